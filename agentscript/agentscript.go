@@ -1,0 +1,232 @@
+// Package agentscript defines the agent script language: the contract by which
+// a prompt tells a scripted agent what to do.
+//
+// A prompt whose first line does not open with a directive is an echo script:
+// the agent answers with the prompt, byte for byte. That is how "the body is
+// the prompt, verbatim" is observed from outside.
+//
+// A prompt whose first line opens with a directive ("@" followed by a known
+// directive name) is a script: one directive per line, run in order. Blank
+// lines and lines starting with "#" are ignored. Text arguments are taken
+// verbatim up to the end of the line; a text argument that starts with a
+// double quote is a Go string literal, so "\n" and surrounding spaces can be
+// written.
+//
+//	@say TEXT                          content event with TEXT
+//	@pause DURATION                    stay quiet for DURATION (Go syntax: 800ms, 21s)
+//	@waiting                           waitingOnModel event
+//	@toolinput NAME [JSON]             toolInput event for tool NAME
+//	@tool NAME [JSON]                  toolCall event: call tool NAME with JSON arguments
+//	@tools                             content event listing the tools this run has (see FormatTools)
+//	@step DESCRIPTION                  step event
+//	@ask [sensitive] [fields=a,b] MSG  prompt event (an OAuth-style request for input)
+//	@fail MESSAGE                      the run fails with MESSAGE
+//
+// The same language is spoken by the fake reference server's agent and by the
+// scripted model server, so one scenario can drive either.
+package agentscript
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind names a directive.
+type Kind string
+
+// The directives of the language.
+const (
+	Say       Kind = "say"
+	Pause     Kind = "pause"
+	Waiting   Kind = "waiting"
+	ToolInput Kind = "toolinput"
+	Tool      Kind = "tool"
+	Tools     Kind = "tools"
+	Step      Kind = "step"
+	Ask       Kind = "ask"
+	Fail      Kind = "fail"
+)
+
+// MaxPause bounds a single pause so that a typo cannot hang a run for hours.
+const MaxPause = 10 * time.Minute
+
+var kinds = map[Kind]bool{Say: true, Pause: true, Waiting: true, ToolInput: true, Tool: true,
+	Tools: true, Step: true, Ask: true, Fail: true}
+
+// Directive is one parsed line of a script.
+type Directive struct {
+	Kind      Kind
+	Line      int             // 1-based line in the prompt
+	Text      string          // say, step, ask (the message), fail
+	Duration  time.Duration   // pause
+	Name      string          // tool, toolinput
+	Args      json.RawMessage // tool, toolinput; "{}" when not given
+	Fields    []string        // ask
+	Sensitive bool            // ask
+}
+
+// Script is a parsed prompt.
+type Script struct {
+	// Echo is true when the prompt held no directives; Directives is then a
+	// single Say of the whole prompt.
+	Echo       bool
+	Directives []Directive
+}
+
+// IsScript reports whether the prompt opens with a directive line.
+func IsScript(prompt string) bool {
+	first, _, _ := strings.Cut(prompt, "\n")
+	k, _ := splitDirective(strings.TrimRight(first, "\r"))
+	return kinds[k]
+}
+
+// Parse turns a prompt into a script. A prompt that does not open with a
+// directive line parses to an echo script and never fails.
+func Parse(prompt string) (Script, error) {
+	if !IsScript(prompt) {
+		return Script{Echo: true, Directives: []Directive{{Kind: Say, Line: 1, Text: prompt}}}, nil
+	}
+	var s Script
+	for i, raw := range strings.Split(prompt, "\n") {
+		line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		d, err := parseLine(line)
+		if err != nil {
+			return Script{}, fmt.Errorf("agent script line %d: %w", i+1, err)
+		}
+		d.Line = i + 1
+		s.Directives = append(s.Directives, d)
+	}
+	return s, nil
+}
+
+// splitDirective splits "@name rest" into its name and the rest.
+func splitDirective(line string) (Kind, string) {
+	if !strings.HasPrefix(line, "@") {
+		return "", ""
+	}
+	name, rest, _ := strings.Cut(line[1:], " ")
+	return Kind(strings.ToLower(name)), rest
+}
+
+func parseLine(line string) (Directive, error) {
+	k, rest := splitDirective(line)
+	if !kinds[k] {
+		return Directive{}, fmt.Errorf("unknown directive %q (want one of @say @pause @waiting @toolinput @tool @tools @step @ask @fail)", line)
+	}
+	d := Directive{Kind: k}
+	switch k {
+	case Say, Step, Fail:
+		text, err := parseText(rest)
+		if err != nil {
+			return d, err
+		}
+		d.Text = text
+	case Pause:
+		dur, err := time.ParseDuration(strings.TrimSpace(rest))
+		if err != nil {
+			return d, fmt.Errorf("@pause wants a duration such as 800ms or 21s: %w", err)
+		}
+		if dur < 0 || dur > MaxPause {
+			return d, fmt.Errorf("@pause %s is outside 0..%s", dur, MaxPause)
+		}
+		d.Duration = dur
+	case Waiting, Tools:
+		if strings.TrimSpace(rest) != "" {
+			return d, fmt.Errorf("@%s takes no argument", k)
+		}
+	case Tool, ToolInput:
+		name, args, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		if name == "" {
+			return d, fmt.Errorf("@%s wants a tool name", k)
+		}
+		d.Name = name
+		d.Args = json.RawMessage("{}")
+		if args = strings.TrimSpace(args); args != "" {
+			if !json.Valid([]byte(args)) {
+				return d, fmt.Errorf("@%s %s: arguments are not valid JSON", k, name)
+			}
+			d.Args = json.RawMessage(args)
+		}
+	case Ask:
+		return parseAsk(rest)
+	}
+	return d, nil
+}
+
+func parseAsk(rest string) (Directive, error) {
+	d := Directive{Kind: Ask}
+	rest = strings.TrimSpace(rest)
+	for {
+		word, tail, _ := strings.Cut(rest, " ")
+		switch {
+		case word == "sensitive":
+			d.Sensitive = true
+		case strings.HasPrefix(word, "fields="):
+			for _, f := range strings.Split(strings.TrimPrefix(word, "fields="), ",") {
+				if f = strings.TrimSpace(f); f != "" {
+					d.Fields = append(d.Fields, f)
+				}
+			}
+		default:
+			text, err := parseText(rest)
+			if err != nil {
+				return d, err
+			}
+			if text == "" {
+				return d, fmt.Errorf("@ask wants a message")
+			}
+			d.Text = text
+			return d, nil
+		}
+		rest = strings.TrimSpace(tail)
+	}
+}
+
+func parseText(rest string) (string, error) {
+	if strings.HasPrefix(rest, `"`) {
+		s, err := strconv.Unquote(strings.TrimSpace(rest))
+		if err != nil {
+			return "", fmt.Errorf("bad quoted text %s: %w", rest, err)
+		}
+		return s, nil
+	}
+	return rest, nil
+}
+
+// toolsPrefix opens the content written by @tools.
+const toolsPrefix = "tools:"
+
+// FormatTools renders the answer of @tools: "tools:" followed by the sorted,
+// comma-separated tool names ("tools:" alone when the run has none).
+func FormatTools(names []string) string {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	return toolsPrefix + strings.Join(sorted, ",")
+}
+
+// ParseTools reads an answer written by FormatTools out of a run's text,
+// which may hold other content before or after it on other lines.
+func ParseTools(answer string) ([]string, bool) {
+	for _, line := range strings.Split(answer, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, toolsPrefix) {
+			continue
+		}
+		names := []string{}
+		for _, n := range strings.Split(strings.TrimPrefix(line, toolsPrefix), ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		return names, true
+	}
+	return nil, false
+}

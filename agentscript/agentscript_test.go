@@ -1,0 +1,85 @@
+package agentscript
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name   string
+		prompt string
+		want   []Directive
+		echo   bool
+	}{
+		{"plain text echoes", "hello", []Directive{{Kind: Say, Line: 1, Text: "hello"}}, true},
+		{"json echoes verbatim", `{"messages":[]}`, []Directive{{Kind: Say, Line: 1, Text: `{"messages":[]}`}}, true},
+		{"unknown at-word echoes", "@alice hi", []Directive{{Kind: Say, Line: 1, Text: "@alice hi"}}, true},
+		{"whitespace kept on echo", "  a\n b \n", []Directive{{Kind: Say, Line: 1, Text: "  a\n b \n"}}, true},
+		{"say and pause", "@say hi there\n\n# comment\n@pause 800ms\n@say \" x\\n\"", []Directive{
+			{Kind: Say, Line: 1, Text: "hi there"},
+			{Kind: Pause, Line: 4, Duration: 800 * time.Millisecond},
+			{Kind: Say, Line: 5, Text: " x\n"},
+		}, false},
+		{"tool with args", "@tool search-web {\"q\":\"go\"}\r\n@tools", []Directive{
+			{Kind: Tool, Line: 1, Name: "search-web", Args: json.RawMessage(`{"q":"go"}`)},
+			{Kind: Tools, Line: 2},
+		}, false},
+		{"ask", "@ask sensitive fields=user, Log in to GitHub", []Directive{
+			{Kind: Ask, Line: 1, Sensitive: true, Fields: []string{"user"}, Text: "Log in to GitHub"},
+		}, false},
+		{"ask fields", "@ask fields=user,token Log in", []Directive{
+			{Kind: Ask, Line: 1, Fields: []string{"user", "token"}, Text: "Log in"},
+		}, false},
+		{"others", "@waiting\n@toolinput calc\n@step Planning\n@fail boom", []Directive{
+			{Kind: Waiting, Line: 1},
+			{Kind: ToolInput, Line: 2, Name: "calc", Args: json.RawMessage("{}")},
+			{Kind: Step, Line: 3, Text: "Planning"},
+			{Kind: Fail, Line: 4, Text: "boom"},
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse(tt.prompt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Echo != tt.echo || !reflect.DeepEqual(s.Directives, tt.want) {
+				t.Fatalf("Parse(%q) = %+v, want echo=%v %+v", tt.prompt, s, tt.echo, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, prompt := range []string{
+		"@say hi\n@dance",
+		"@pause soon",
+		"@pause 11m",
+		"@tool",
+		"@tool x {bad",
+		"@tools now",
+		"@ask sensitive",
+		"@say \"unterminated",
+	} {
+		if _, err := Parse(prompt); err == nil {
+			t.Errorf("Parse(%q) succeeded, want an error", prompt)
+		}
+	}
+}
+
+func TestToolsRoundTrip(t *testing.T) {
+	got, ok := ParseTools("before\n" + FormatTools([]string{"b", "a"}) + "\nafter")
+	if !ok || !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Fatalf("ParseTools = %v %v", got, ok)
+	}
+	got, ok = ParseTools(FormatTools(nil))
+	if !ok || len(got) != 0 {
+		t.Fatalf("empty list: %v %v", got, ok)
+	}
+	if _, ok := ParseTools("no list here"); ok {
+		t.Fatal("found a list in plain text")
+	}
+}

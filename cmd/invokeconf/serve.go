@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address (127.0.0.1:0 picks a free port)")
+	seedPath := fs.String("fixtures", "", "seed file in the target-profile format (default: the embedded fixtures/reference.yaml)")
+	writeProfile := fs.String("write-profile", "", "write the profile of the served target to this file")
+	quiet := fs.Bool("quiet", false, "do not log requests")
+	var defects multiFlag
+	fs.Var(&defects, "defect", "switch on a defect (repeatable); see 'invokeconf defects'")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var seed *profile.Profile
+	var err error
+	if *seedPath == "" {
+		seed, err = fixtures.Reference()
+	} else {
+		seed, err = profile.Load(*seedPath)
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	var logger *slog.Logger
+	if !*quiet {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects, Logger: logger}, *addr)
+	if err != nil {
+		return usageError{err}
+	}
+	defer srv.Close()
+	served := seed.Clone()
+	served.BaseURL = srv.URL
+	if *writeProfile != "" {
+		b, err := served.Marshal()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*writeProfile, b, 0o600); err != nil {
+			return fmt.Errorf("write profile: %w", err)
+		}
+	}
+	printServeInfo(stdout, served, defects, *writeProfile)
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(stdout, "invokeconf serve: stopping")
+		return nil
+	case <-srv.Done():
+		return srv.Err()
+	}
+}
+
+// printServeInfo tells a developer what they need to use the server. The
+// reference server's keys are fixtures, not secrets, so they are shown.
+func printServeInfo(w io.Writer, p *profile.Profile, defects []string, profilePath string) {
+	fmt.Fprintf(w, "invokeconf reference server listening on %s\n", p.BaseURL)
+	if len(defects) > 0 {
+		fmt.Fprintf(w, "defects switched on: %s\n", strings.Join(defects, ", "))
+	}
+	fmt.Fprintln(w, "\nkeys by role:")
+	for _, role := range fakeserver.KeyRoles(p) {
+		k, _ := p.Key(role)
+		fmt.Fprintf(w, "  %-16s %s\n", role, k)
+	}
+	fmt.Fprintln(w, "\nagents:")
+	for _, role := range []string{"main", "other", "restricted"} {
+		a, err := p.Agent(role)
+		if err != nil {
+			continue
+		}
+		line := a.ID
+		if a.Alias != "" {
+			line += " (alias " + a.Alias + ")"
+		}
+		fmt.Fprintf(w, "  %-16s %s\n", role, line)
+	}
+	if p.Projects.Main.ID != "" {
+		fmt.Fprintf(w, "\nproject main:      %s\n", p.Projects.Main.ID)
+	}
+	if p.NonAgentID != "" {
+		fmt.Fprintf(w, "non-agent ID:      %s\n", p.NonAgentID)
+	}
+	if profilePath != "" {
+		fmt.Fprintf(w, "\nprofile written to %s\n", profilePath)
+	}
+	if k, err := p.Key("agent"); err == nil {
+		fmt.Fprintf(w, "\ntry it:\n  curl -N -H 'Authorization: Bearer %s' -H 'Accept: text/event-stream' -H 'Content-Type: text/plain' --data-binary 'Hello, agent' %s/api/invoke/%s\n",
+			k, p.BaseURL, p.Agents.Main.ID)
+	}
+	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
+}

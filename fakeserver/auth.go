@@ -1,0 +1,124 @@
+package fakeserver
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// Spec: Authentication. Keys look like sk-svc-<user>-<key>-<secret>.
+
+type apiKey struct {
+	user    *user
+	id      string // "<user>-<key>", safe to log
+	secret  [32]byte
+	scopes  []string
+	expired bool
+	// lastThread is the newest thread the key started (new-thread-reused).
+	lastThread *thread
+}
+
+type keyParts struct{ user, key, secret string }
+
+var errMalformedKey = errors.New("malformed API key: want sk-svc-<user>-<key>-<secret>")
+
+func parseKey(tok string) (keyParts, error) {
+	parts := strings.Split(tok, "-")
+	if len(parts) != 5 || parts[0] != "sk" || parts[1] != "svc" {
+		return keyParts{}, errMalformedKey
+	}
+	for _, p := range parts[2:] {
+		if p == "" || strings.TrimFunc(p, isKeyChar) != "" {
+			return keyParts{}, errMalformedKey
+		}
+	}
+	return keyParts{user: parts[2], key: parts[3], secret: parts[4]}, nil
+}
+
+func isKeyChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+}
+
+func secretSum(secret string) [32]byte { return sha256.Sum256([]byte(secret)) }
+
+// authError carries the status an authentication failure answers with.
+type authError struct {
+	status int
+	msg    string
+}
+
+func (e *authError) Error() string { return e.msg }
+
+func unauthorized(msg string) error { return &authError{http.StatusUnauthorized, msg} }
+func forbidden(msg string) error    { return &authError{http.StatusForbidden, msg} }
+
+// authenticate finds the key of a request. ERR-02..ERR-05: a Bearer that is
+// missing, malformed, unknown or expired is 401. ERR-07: a key on an instance
+// with API access disabled is 403.
+func (s *Server) authenticate(r *http.Request) (*apiKey, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		if s.defect("missing-key-403") {
+			return nil, forbidden("missing Authorization")
+		}
+		return nil, unauthorized("missing Authorization: Bearer sk-svc-<user>-<key>-<secret>")
+	}
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return nil, unauthorized("Authorization is not a Bearer token")
+	}
+	parts, err := parseKey(tok)
+	if err != nil {
+		if s.defect("malformed-key-400") {
+			return nil, &authError{http.StatusBadRequest, err.Error()}
+		}
+		return nil, unauthorized(err.Error())
+	}
+	s.st.mu.Lock()
+	k := s.st.keys[parts.user+"-"+parts.key]
+	s.st.mu.Unlock()
+	// Compare a digest even for an unknown key, in constant time, so timing
+	// does not tell which key IDs exist.
+	want := secretSum("\x00unknown")
+	if k != nil {
+		want = k.secret
+	}
+	got := secretSum(parts.secret)
+	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || k == nil {
+		if s.defect("unknown-key-403") {
+			return nil, forbidden("unknown API key")
+		}
+		return nil, unauthorized("unknown API key")
+	}
+	if k.expired {
+		if s.defect("expired-403") {
+			return nil, forbidden("API key expired")
+		}
+		return nil, unauthorized("API key expired")
+	}
+	if k.user.apiDisabled && !s.defect("api-disabled-ignored") {
+		return nil, forbidden("API access is disabled for this instance")
+	}
+	return k, nil
+}
+
+// has reports whether the key holds a scope exactly.
+func (k *apiKey) has(scope string) bool {
+	for _, sc := range k.scopes {
+		if sc == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// canChat reports whether the key's scopes cover agent:chat:<value>, where
+// value is the literal path value (AUTH-01, AUTH-02).
+func (k *apiKey) canChat(value string) bool {
+	return k.has("agent:chat:"+value) || k.has("agent:chat:*")
+}
+
+// hasWildcard reports whether the key is a wildcard chat key.
+func (k *apiKey) hasWildcard() bool { return k.has("agent:chat:*") }

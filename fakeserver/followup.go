@@ -1,0 +1,210 @@
+package fakeserver
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Spec: Endpoints, Follow-up routes for async runs.
+
+// threadForFollowUp authenticates a follow-up request and finds its thread.
+// allowed says whether the key may use the route on that thread.
+func (s *Server) threadForFollowUp(w http.ResponseWriter, r *http.Request, allowed func(*apiKey, *thread) bool) (*apiKey, *thread, bool) {
+	k, err := s.authenticate(r)
+	if err != nil {
+		s.problemErr(w, err)
+		return nil, nil, false
+	}
+	t := s.st.thread(r.PathValue("id"))
+	if t == nil {
+		s.problem(w, http.StatusNotFound, "no thread %s", r.PathValue("id"))
+		return nil, nil, false
+	}
+	if !allowed(k, t) || !k.user.canOpen(t.agent) {
+		s.problem(w, http.StatusForbidden, "the key's scopes do not cover thread %s", t.id)
+		return nil, nil, false
+	}
+	return k, t, true
+}
+
+// canRead: AUTH-06, GET /api/threads/{id}/events needs thread:read (agent)
+// or project:threads (project of the conversation).
+func (s *Server) canRead(k *apiKey, t *thread) bool {
+	if s.defect("events-unscoped") {
+		return true
+	}
+	if t.project != nil {
+		return k.has("project:threads")
+	}
+	return k.has("thread:read")
+}
+
+// canChatOn: AUTH-07, abort is covered by agent:chat: any chat scope that
+// would let the key invoke the thread.
+func (s *Server) canChatOn(k *apiKey, t *thread) bool {
+	if s.defect("abort-needs-wildcard") {
+		return k.hasWildcard()
+	}
+	if t.project != nil && k.has("project:chat:"+t.project.id) {
+		return true
+	}
+	return k.canChat(t.agent.id) || (t.agent.alias != "" && k.canChat(t.agent.alias)) || k.canChat(t.id)
+}
+
+// handleEvents serves GET /api/threads/{id}/events. With runID: that run's
+// events (ASYNC-02); without: the thread's last completed run (ASYNC-03).
+// Accept: application/json waits for the run to finish (ASYNC-04);
+// text/event-stream replays the events so far, marks the end of the replay
+// with replayComplete, then follows the run live; anything else answers at
+// once with the events so far.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	_, t, ok := s.threadForFollowUp(w, r, s.canRead)
+	if !ok {
+		return
+	}
+	run, err := s.runForEvents(t, r.URL.Query().Get("runID"))
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	w.Header().Set("X-SVC-Thread-Id", t.id)
+	switch s.responseForm(r) {
+	case formSSE:
+		s.replaySSE(w, r, run)
+	case formJSON:
+		if !s.defect("events-no-wait") && !run.wait(r.Context()) {
+			return
+		}
+		fallthrough
+	default:
+		writeJSON(w, http.StatusOK, s.envelope(run))
+	}
+}
+
+func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	if runID != "" && !s.defect("events-runid-ignored") {
+		for _, r := range t.runs {
+			if r.id == runID {
+				return r, nil
+			}
+		}
+		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no run %s on thread %s", runID, t.id)}
+	}
+	if s.defect("events-latest-run") && len(t.runs) > 0 {
+		return t.runs[len(t.runs)-1], nil // Defect: the newest run, finished or not.
+	}
+	if t.lastCompleted == nil {
+		return nil, &authError{http.StatusNotFound, fmt.Sprintf("thread %s has no completed run", t.id)}
+	}
+	return t.lastCompleted, nil
+}
+
+// replaySSE writes the run's events as an SSE stream: what exists, then an
+// event with replayComplete, then live events.
+func (s *Server) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	frame := func(b []byte) error {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if frame([]byte("event: start\ndata: {}\n\n")) != nil {
+		return
+	}
+	existing, done, _ := run.snapshot(0)
+	for _, ev := range existing {
+		if frame(sseEventFrame(s, ev)) != nil {
+			return
+		}
+	}
+	if !done {
+		marker := Event{ReplayComplete: true, RunID: run.id, ThreadID: run.thread.id}
+		if frame(sseEventFrame(s, marker)) != nil {
+			return
+		}
+		// Follow the run without cancelling it when this reader leaves.
+		if !s.follow(r, run, len(existing), func(ev Event) error { return frame(sseEventFrame(s, ev)) }) {
+			return
+		}
+	}
+	_ = frame([]byte("event: close\ndata: {}\n\n"))
+}
+
+// follow writes a run's events from index from on until the run is done or
+// the reader leaves; unlike stream it never cancels the run.
+func (s *Server) follow(r *http.Request, run *run, from int, write func(Event) error) bool {
+	next := from
+	for {
+		evs, done, changed := run.snapshot(next)
+		for _, ev := range evs {
+			if write(ev) != nil {
+				return false
+			}
+			next++
+		}
+		if done {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-r.Context().Done():
+			return false
+		}
+	}
+}
+
+// handleAbort serves POST /api/threads/{id}/abort: it cancels the thread's
+// runs that are still going (ASYNC-06).
+func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
+	_, t, ok := s.threadForFollowUp(w, r, s.canChatOn)
+	if !ok {
+		return
+	}
+	s.st.mu.Lock()
+	runs := append([]*run(nil), t.runs...)
+	s.st.mu.Unlock()
+	aborted := []string{}
+	for _, run := range runs {
+		if run.isDone() {
+			continue
+		}
+		if !s.defect("abort-ignored") {
+			run.cancel()
+		}
+		aborted = append(aborted, run.id)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"threadID": t.id, "aborted": aborted})
+}
+
+// handleThread serves GET /api/threads/{id}: it answers at once and reports
+// completion through lastRunID (ASYNC-05).
+func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
+	_, t, ok := s.threadForFollowUp(w, r, func(k *apiKey, t *thread) bool { return s.canRead(k, t) || s.canChatOn(k, t) })
+	if !ok {
+		return
+	}
+	if s.defect("thread-get-waits") {
+		s.st.mu.Lock()
+		runs := append([]*run(nil), t.runs...)
+		s.st.mu.Unlock()
+		for _, run := range runs {
+			run.wait(r.Context())
+		}
+	}
+	s.st.mu.Lock()
+	body := map[string]any{"id": t.id, "agentID": t.agent.id, "lastRunID": nil}
+	if t.lastCompleted != nil {
+		body["lastRunID"] = t.lastCompleted.id
+	}
+	if t.project != nil {
+		body["projectID"] = t.project.id
+	}
+	s.st.mu.Unlock()
+	writeJSON(w, http.StatusOK, body)
+}

@@ -1,0 +1,261 @@
+package fakeserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Spec: Endpoints, Invoke routes; Thread selection rules; Authentication 2-4.
+
+// handleInvoke serves POST /api/invoke/{id}, /api/invoke/{id}/thread/{thread}
+// and /api/invoke/{id}/threads/{thread}.
+func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+	k, err := s.authenticate(r)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	if s.defect("threads-route-missing") && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/") {
+		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+		return
+	}
+	value := r.PathValue("id")
+	a, pathThread, err := s.authorizeAgentPath(k, value)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	if s.defect("thread-id-new-thread") {
+		pathThread = nil
+	}
+	t, err := s.selectThread(r, k, a, nil, pathThread)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	s.invoke(w, r, k, t)
+}
+
+// authorizeAgentPath applies the scope rules of /api/invoke/{id} and resolves
+// {id} (ROUTE-01..03): an agent ID, an alias, or a thread ID (whose agent runs
+// and whose thread continues).
+func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, error) {
+	// AUTH-01, AUTH-02: the required scope is agent:chat:<value in path>, the
+	// literal value, checked before anything is resolved.
+	covered := k.canChat(value) || s.defect("scope-unchecked")
+	a, t, err := s.resolve(value)
+	if s.defect("scope-resolved") && a != nil {
+		// Defect: the scope is checked against the resolved agent, so an
+		// ID-scoped key reaches the alias and an agent key reaches its threads.
+		covered = k.canChat(a.id) || (a.alias != "" && k.canChat(a.alias))
+	}
+	if !covered {
+		return nil, nil, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", value))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// AUTH-04: a key is re-checked against its owner's access; for a wildcard
+	// key that is the only check there is.
+	if !k.user.canOpen(a) && !(s.defect("wildcard-unchecked") && k.hasWildcard()) {
+		return nil, nil, forbidden(fmt.Sprintf("the key's owner cannot open agent %s", a.id))
+	}
+	return a, t, nil
+}
+
+// resolve maps a path value to its agent, and to its thread when it is a
+// thread ID. ERR-01: an ID that exists but names no agent is 400. ERR-08: an
+// ID that does not exist is 404.
+func (s *Server) resolve(value string) (*agent, *thread, error) {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	if a := s.st.agents[value]; a != nil && !s.defect("agent-id-unresolved") {
+		return a, nil, nil
+	}
+	if a := s.st.aliases[value]; a != nil && !s.defect("alias-unresolved") {
+		return a, nil, nil
+	}
+	if t := s.st.threads[value]; t != nil {
+		return t.agent, t, nil
+	}
+	if s.st.nonAgents[value] && !s.defect("non-agent-404") {
+		return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("%s resolves to no agent", value)}
+	}
+	if s.defect("unknown-400") {
+		return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("%s resolves to no agent", value)}
+	}
+	return nil, nil, &authError{http.StatusNotFound, fmt.Sprintf("no agent, alias or thread %s", value)}
+}
+
+// selectThread applies the thread selection rules: the path's thread segment
+// (THREAD-01), else the X-SVC-Thread-Id header (THREAD-02), else a new thread
+// (THREAD-03). pathThread is the thread named by {id} itself, if any.
+func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (*thread, error) {
+	segment := r.PathValue("thread")
+	if segment == "" {
+		segment = r.PathValue("thread_id")
+	}
+	if s.defect("thread-segment-ignored") {
+		segment = ""
+	}
+	header := r.Header.Get("X-SVC-Thread-Id")
+	if s.defect("thread-header-ignored") {
+		header = ""
+	}
+	if s.defect("thread-header-wins") && header != "" {
+		segment = header
+	}
+	var id string
+	switch {
+	case segment != "":
+		id = segment
+	case pathThread != nil:
+		return pathThread, nil
+	case header != "":
+		id = header
+	default:
+		if s.defect("new-thread-reused") {
+			if t := s.st.lastThreadOf(k, a, p); t != nil {
+				return t, nil
+			}
+		}
+		t := s.st.newThread(a, p)
+		s.st.rememberThread(k, t)
+		return t, nil
+	}
+	t := s.st.thread(id)
+	if t == nil || t.agent != a || t.project != p {
+		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
+	}
+	if s.defect("thread-needs-thread-scope") && !k.canChat(t.id) {
+		return nil, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", t.id))
+	}
+	return t, nil
+}
+
+// invoke reads the prompt, starts the run and answers in the form the
+// request asks for. Shared by the agent and project routes.
+func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thread) {
+	async, err := parseAsync(r.URL.Query())
+	if s.defect("async-false-as-true") && r.URL.Query().Has("async") {
+		async = true
+	}
+	if err != nil {
+		s.problem(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	// BODY-01, BODY-02: the body is the prompt, verbatim; it is never parsed.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.problem(w, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", tooBig.Limit)
+			return
+		}
+		s.problem(w, http.StatusBadRequest, "read request body: %v", err)
+		return
+	}
+	prompt := string(body)
+	if s.defect("json-prompt-parsed") {
+		prompt = extractJSONPrompt(prompt)
+	}
+	run := s.startRun(t, k, prompt, s.runTools(r, k, t))
+
+	// THREAD-04: every response carries X-SVC-Thread-Id.
+	if !s.defect("no-thread-header") {
+		w.Header().Set("X-SVC-Thread-Id", t.id)
+	}
+	if async && !s.defect("async-ignored") {
+		writeJSON(w, http.StatusOK, map[string]string{"threadID": t.id, "runID": run.id}) // ASYNC-01
+		return
+	}
+	switch s.responseForm(r) {
+	case formSSE:
+		s.writeSSE(w, r, run)
+	case formJSON:
+		s.writeEnvelope(w, r, run)
+	default:
+		s.writePlain(w, r, run)
+	}
+}
+
+// parseAsync reads the async query parameter (default false).
+func parseAsync(q map[string][]string) (bool, error) {
+	v := ""
+	if vs := q["async"]; len(vs) > 0 {
+		v = vs[len(vs)-1]
+	}
+	switch v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, fmt.Errorf("async must be true or false, not %q", v)
+}
+
+type responseForm int
+
+const (
+	formPlain responseForm = iota
+	formSSE
+	formJSON
+)
+
+// responseForm applies the response format rules: the Accept header alone
+// decides, compared literally and as a whole (FMT-01..FMT-05). Several Accept
+// lines count as their comma-joined whole.
+func (s *Server) responseForm(r *http.Request) responseForm {
+	accept := strings.Join(r.Header.Values("Accept"), ", ")
+	switch {
+	case accept == "text/event-stream":
+		return formSSE
+	case accept == "application/json":
+		return formJSON
+	case s.defect("accept-prefix") && strings.HasPrefix(accept, "text/event-stream"):
+		return formSSE
+	case s.defect("accept-json-contains") && strings.Contains(accept, "application/json"):
+		return formJSON
+	case s.defect("plain-default-json") && accept == "":
+		return formJSON
+	}
+	return formPlain
+}
+
+// runTools decides which tools a run has: the agent's, minus credential-backed
+// tools the key may not use (CRED-01).
+func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) []string {
+	var tools []string
+	for _, tool := range t.agent.tools {
+		if cred, ok := t.agent.credTools[tool]; ok && !k.has("credential:use:"+cred) && !k.has("credential:use:*") {
+			continue
+		}
+		tools = append(tools, tool)
+	}
+	return tools
+}
+
+// extractJSONPrompt serves the json-prompt-parsed defect: it reads a prompt
+// out of a JSON body the way a server that wrongly parses it would.
+func extractJSONPrompt(body string) string {
+	var v struct {
+		Prompt   string `json:"prompt"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return body
+	}
+	if n := len(v.Messages); n > 0 {
+		return v.Messages[n-1].Content
+	}
+	if v.Prompt != "" {
+		return v.Prompt
+	}
+	return body
+}

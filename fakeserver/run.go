@@ -1,0 +1,237 @@
+package fakeserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/invokeconf/invokeconf/agentscript"
+)
+
+// Event is the spec's event object (Resources: Event object). The
+// always-available fields are always written; the richer ones only when set,
+// and at most one of them per event (EVT-04).
+type Event struct {
+	Content     string `json:"content"`
+	ContentID   string `json:"contentID,omitempty"`
+	RunID       string `json:"runID"`
+	ThreadID    string `json:"threadID"`
+	RunComplete bool   `json:"runComplete"`
+	Error       string `json:"error,omitempty"`
+	Time        string `json:"time"`
+
+	WaitingOnModel bool       `json:"waitingOnModel,omitempty"`
+	ToolInput      *ToolInput `json:"toolInput,omitempty"`
+	ToolCall       *ToolCall  `json:"toolCall,omitempty"`
+	Step           *Step      `json:"step,omitempty"`
+	Prompt         *Prompt    `json:"prompt,omitempty"`
+	Input          string     `json:"input,omitempty"`
+	ReplayComplete bool       `json:"replayComplete,omitempty"`
+	Username       string     `json:"username,omitempty"`
+}
+
+// ToolInput is the richer field of an event whose model composes tool
+// arguments.
+type ToolInput struct {
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolCall is the richer field of a tool invocation; clients read Name.
+type ToolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Step is the richer field of a step change; clients read Description.
+type Step struct {
+	Description string `json:"description"`
+}
+
+// Prompt is the richer field of a request for user input.
+type Prompt struct {
+	Fields    []string `json:"fields"`
+	Message   string   `json:"message"`
+	Sensitive bool     `json:"sensitive"`
+}
+
+// run is one run of an agent on a thread. Its event log only grows; readers
+// wait on changed, which is closed and replaced on every append.
+type run struct {
+	id     string
+	thread *thread
+	tools  []string
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	events  []Event
+	done    bool
+	changed chan struct{}
+}
+
+// snapshot returns the events from index from on, whether the run is done,
+// and a channel closed at the next change.
+func (r *run) snapshot(from int) ([]Event, bool, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var evs []Event
+	if from < len(r.events) {
+		evs = append(evs, r.events[from:]...)
+	}
+	return evs, r.done, r.changed
+}
+
+func (r *run) isDone() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
+func (r *run) append(ev Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev.RunID, ev.ThreadID = r.id, r.thread.id
+	ev.Time = time.Now().UTC().Format(time.RFC3339Nano)
+	r.events = append(r.events, ev)
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// wait blocks until the run is done or ctx ends.
+func (r *run) wait(ctx context.Context) bool {
+	for {
+		_, done, ch := r.snapshot(0)
+		if done {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// startRun creates a run on the thread and starts the agent on the prompt.
+// The run lives on the server's context: a synchronous handler cancels it when
+// its client goes away (FMT-08), an async run outlives its request.
+func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *run {
+	ctx, cancel := context.WithCancel(s.ctx)
+	r := &run{id: newID("run"), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
+	s.st.mu.Lock()
+	t.runs = append(t.runs, r)
+	if s.defect("lastrun-at-start") {
+		t.lastCompleted = r // Defect: reported as completed as soon as it starts.
+	}
+	s.st.mu.Unlock()
+	go s.execute(ctx, r, k, prompt)
+	return r
+}
+
+// execute runs the agent: it interprets the prompt as an agent script
+// (package agentscript) and appends the events it produces.
+func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
+	defer r.cancel()
+	r.append(Event{Input: prompt})
+	r.append(Event{Username: k.user.name})
+	if err := s.interpret(ctx, r, prompt); err != nil {
+		r.append(Event{Error: err.Error()})
+	}
+	s.finish(r)
+}
+
+// finish appends the final event (SSE-03) and records the run as the
+// thread's last completed one.
+func (s *Server) finish(r *run) {
+	r.append(Event{RunComplete: true})
+	s.st.mu.Lock()
+	r.thread.lastCompleted = r
+	s.st.mu.Unlock()
+	r.mu.Lock()
+	r.done = true
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+func (s *Server) interpret(ctx context.Context, r *run, prompt string) error {
+	if s.defect("prompt-trimmed") {
+		prompt = strings.TrimSpace(prompt)
+	}
+	script, err := agentscript.Parse(prompt)
+	if err != nil {
+		return err
+	}
+	contentID, sofar := "", ""
+	for _, d := range script.Directives {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("run cancelled")
+		}
+		if d.Kind != agentscript.Say && d.Kind != agentscript.Tools && d.Kind != agentscript.Pause {
+			contentID = ""
+		}
+		switch d.Kind {
+		case agentscript.Say, agentscript.Tools:
+			text := d.Text
+			if d.Kind == agentscript.Tools {
+				text = agentscript.FormatTools(r.tools)
+			}
+			if contentID == "" {
+				contentID = newID("cnt")
+			}
+			sofar += text
+			if s.defect("content-cumulative") {
+				text = sofar
+			}
+			r.append(Event{Content: text, ContentID: contentID})
+		case agentscript.Pause:
+			t := time.NewTimer(d.Duration)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return fmt.Errorf("run cancelled")
+			}
+		case agentscript.Waiting:
+			if !s.defect("waiting-dropped") {
+				r.append(Event{WaitingOnModel: true})
+			}
+		case agentscript.ToolInput:
+			if !s.defect("toolinput-dropped") {
+				r.append(Event{ToolInput: &ToolInput{Name: d.Name, Input: d.Args}})
+			}
+		case agentscript.Tool:
+			if !contains(r.tools, d.Name) {
+				return fmt.Errorf("tool %q is not available in this run", d.Name)
+			}
+			if s.defect("richer-merged") {
+				r.append(Event{ToolCall: &ToolCall{Name: d.Name, Arguments: d.Args}, Step: &Step{Description: "calling " + d.Name}})
+				continue
+			}
+			r.append(Event{ToolCall: &ToolCall{Name: d.Name, Arguments: d.Args}})
+		case agentscript.Step:
+			r.append(Event{Step: &Step{Description: d.Text}})
+		case agentscript.Ask:
+			fields := d.Fields
+			if fields == nil {
+				fields = []string{}
+			}
+			r.append(Event{Prompt: &Prompt{Fields: fields, Message: d.Text, Sensitive: d.Sensitive}})
+		case agentscript.Fail:
+			return fmt.Errorf("%s", d.Text)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

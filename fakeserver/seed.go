@@ -1,0 +1,97 @@
+package fakeserver
+
+import (
+	"fmt"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// roleScopes is what each key role of the profile stands for on the reference
+// server. A vendor provisions keys with the same scopes on their service.
+func roleScopes(p *profile.Profile) map[string][]string {
+	main, other := p.Agents.Main, p.Agents.Other
+	proj := p.Projects.Main.ID
+	return map[string][]string{
+		"agent":           {"agent:chat:" + main.ID, "thread:read"},
+		"alias":           {"agent:chat:" + main.Alias},
+		"wildcard":        {"agent:chat:*", "thread:read"},
+		"wildcardLimited": {"agent:chat:*"},
+		"otherAgent":      {"agent:chat:" + other.ID},
+		"expired":         {"agent:chat:*", "thread:read"},
+		"project":         {"project:chat:" + proj, "project:threads"},
+		"apiDisabled":     {"agent:chat:*"},
+	}
+}
+
+// seed builds the store from a profile.
+func seed(p *profile.Profile) (*store, error) {
+	st := newStore()
+	for role, a := range p.Agents.Roles() {
+		if a.ID == "" {
+			continue
+		}
+		ag := &agent{id: a.ID, alias: a.Alias, tools: append([]string(nil), a.Tools...), credTools: map[string]string{}}
+		for tool, cred := range a.CredentialTools {
+			ag.credTools[tool] = cred
+		}
+		if _, dup := st.agents[a.ID]; dup {
+			return nil, fmt.Errorf("agents.%s: duplicate agent ID %q", role, a.ID)
+		}
+		st.agents[a.ID] = ag
+		if a.Alias != "" {
+			st.aliases[a.Alias] = ag
+		}
+	}
+	if p.Projects.Main.ID != "" {
+		main := st.agents[p.Agents.Main.ID]
+		if main == nil {
+			return nil, fmt.Errorf("projects.main needs agents.main")
+		}
+		st.projects[p.Projects.Main.ID] = &project{id: p.Projects.Main.ID, agent: main}
+		st.nonAgents[p.Projects.Main.ID] = true
+	}
+	if p.NonAgentID != "" {
+		st.nonAgents[p.NonAgentID] = true
+	}
+
+	scopes := roleScopes(p)
+	for role, tok := range p.Keys.Roles() {
+		if *tok == "" {
+			continue
+		}
+		k, err := parseKey(*tok)
+		if err != nil {
+			return nil, fmt.Errorf("keys.%s: %w", role, err)
+		}
+		u := st.users[k.user]
+		if u == nil {
+			u = &user{name: k.user, denied: map[string]bool{}}
+			st.users[k.user] = u
+		}
+		switch role {
+		case "wildcardLimited":
+			u.denied[p.Agents.Restricted.ID] = true
+		case "apiDisabled":
+			u.apiDisabled = true
+		}
+		id := k.user + "-" + k.key
+		if _, dup := st.keys[id]; dup {
+			return nil, fmt.Errorf("keys.%s: key ID %q used twice", role, id)
+		}
+		st.keys[id] = &apiKey{user: u, id: id, secret: secretSum(k.secret), scopes: scopes[role], expired: role == "expired"}
+	}
+	return st, nil
+}
+
+// KeyRoles lists the key roles a profile fills, in a stable order.
+func KeyRoles(p *profile.Profile) []string {
+	var roles []string
+	for _, role := range keyRoleOrder {
+		if k, err := p.Key(role); err == nil && k != "" {
+			roles = append(roles, role)
+		}
+	}
+	return roles
+}
+
+var keyRoleOrder = []string{"agent", "alias", "wildcard", "wildcardLimited", "otherAgent", "expired", "project", "apiDisabled"}

@@ -1,0 +1,158 @@
+// Package fakeserver is the reference implementation of the Agent Invoke
+// Service: every rule of the spec, in memory, on any listener. It is the
+// embedded default target of the harness and a local stand-in for developers.
+//
+// Each file holds one area of the spec (auth.go: Authentication, invoke.go:
+// Invoke routes, deliver.go: response forms and SSE framing, followup.go:
+// follow-up routes). A rule's code can be found by searching its ID.
+//
+// Defect switches (Config.Defects) each turn on one realistic deviation from
+// one rule, so the harness can show that it catches it.
+package fakeserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Profile seeds the server: its keys, agents and projects (see seed.go for
+	// what each role stands for). Its BaseURL is ignored.
+	Profile *profile.Profile
+	// Defects names the defect switches to turn on (see Defects).
+	Defects []string
+	// Keepalive is the quiet time after which an SSE stream gets a ": ping"
+	// comment. Zero means the spec's 20 seconds.
+	Keepalive time.Duration
+	// MaxBody bounds a request body. Zero means 1 MiB.
+	MaxBody int64
+	// Logger receives one line per request; keys are never logged. Nil
+	// discards.
+	Logger *slog.Logger
+}
+
+// Spec limits.
+const (
+	DefaultKeepalive = 20 * time.Second // Limits: keepalive
+	DefaultMaxBody   = 1 << 20
+)
+
+// Server is the reference implementation. It is an http.Handler.
+type Server struct {
+	cfg     Config
+	defects map[string]bool
+	st      *store
+	mux     *http.ServeMux
+	log     *slog.Logger
+
+	// ctx bounds every run; Close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// New builds a server seeded from cfg.Profile.
+func New(cfg Config) (*Server, error) {
+	if cfg.Profile == nil {
+		return nil, fmt.Errorf("fakeserver: no profile to seed from")
+	}
+	if cfg.Keepalive == 0 {
+		cfg.Keepalive = DefaultKeepalive
+	}
+	if cfg.MaxBody == 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	defects, err := resolveDefects(cfg.Defects)
+	if err != nil {
+		return nil, err
+	}
+	st, err := seed(cfg.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("fakeserver: seed: %w", err)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, defects: defects, st: st, log: log, ctx: ctx, cancel: cancel}
+	s.routes()
+	return s, nil
+}
+
+// Close cancels every run still going. It does not close listeners.
+func (s *Server) Close() { s.cancel() }
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	s.mux.ServeHTTP(rec, r)
+	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+		"key", keyIDForLog(r.Header.Get("Authorization")), "elapsed", time.Since(start).Round(time.Millisecond))
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	// Invoke routes (spec: Endpoints, Invoke routes).
+	m.HandleFunc("POST /api/invoke/{id}", s.handleInvoke)
+	m.HandleFunc("POST /api/invoke/{id}/thread/{thread}", s.handleInvoke)
+	m.HandleFunc("POST /api/invoke/{id}/threads/{thread}", s.handleInvoke)
+	// Follow-up routes for async runs.
+	m.HandleFunc("GET /api/threads/{id}/events", s.handleEvents)
+	m.HandleFunc("POST /api/threads/{id}/abort", s.handleAbort)
+	m.HandleFunc("GET /api/threads/{id}", s.handleThread)
+	for _, ext := range extensions {
+		ext(s, m)
+	}
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+	})
+	s.mux = m
+}
+
+// extensions lets other files of the package add routes (project invoke,
+// bundles) without one routes table that every area edits.
+var extensions []func(*Server, *http.ServeMux)
+
+// defect reports whether a defect switch is on.
+func (s *Server) defect(name string) bool { return s.defects[name] }
+
+// statusRecorder remembers the status for the request log and passes
+// flushes through.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func keyIDForLog(auth string) string {
+	tok, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok {
+		return "-"
+	}
+	return profile.RedactKey(tok)
+}

@@ -1,0 +1,90 @@
+@async
+Feature: Async runs and the follow-up routes
+  Spec: Endpoints / Query parameters (async); Follow-up routes for async runs.
+  Event shapes of the follow-up routes are not shown, so answers are looked for as text.
+
+  Background:
+    Given the "agent" key
+
+  @ASYNC-01 @scripted
+  Scenario: async=true answers at once with threadID and runID while the run goes on
+    When I start "/api/invoke/${agents.main.id}" asynchronously with the prompt:
+      """
+      @say started
+      @pause 2s
+      @say "${escaped:done}"
+      """
+    Then the async answer came within 1s with a threadID and a runID, remembered as run "R" on thread "T"
+    And the response header "X-SVC-Thread-Id" is thread "T"
+    And the events of run "R" on thread "T", once it has finished, contain "${marker:done}"
+
+  @ASYNC-02 @scripted
+  Scenario: The events route with runID delivers that run's events
+    Given a thread "T" on the main agent whose run "R1" said "${marker:first}"
+    And run "R2" on thread "T" said "${marker:second}"
+    When I fetch the events of thread "T" with runID of run "R1" as JSON
+    Then the status is 200
+    And the body contains "${marker:first}" but not "${marker:second}"
+
+  @ASYNC-03 @scripted
+  Scenario: The events route without runID returns the last completed run
+    Given a thread "T" on the main agent whose run "R1" said "${marker:first}"
+    When I start "/api/invoke/${agents.main.id}/thread/${thread:T}" asynchronously with the prompt:
+      """
+      @pause 2s
+      @say ${marker:second}
+      """
+    And I fetch the events of thread "T" without runID as JSON
+    Then the status is 200
+    And the body contains "${marker:first}" but not "${marker:second}"
+
+  @ASYNC-04 @scripted
+  Scenario: With Accept application/json the events route waits for the run to finish
+    When I start "/api/invoke/${agents.main.id}" asynchronously with the prompt:
+      """
+      @say early
+      @pause 1500ms
+      @say "${escaped:late}"
+      """
+    And I remember the async run as "R" on thread "T"
+    And I fetch the events of thread "T" with runID of run "R" as JSON
+    Then the status is 200
+    And the body contains "${marker:late}"
+
+  @ASYNC-05 @scripted
+  Scenario: GET /api/threads/{id} answers at once and reports completion through lastRunID
+    When I start "/api/invoke/${agents.main.id}" asynchronously with the prompt:
+      """
+      @pause 2s
+      @say done
+      """
+    And I remember the async run as "R" on thread "T"
+    And I get thread "T"
+    Then the status is 200
+    And the answer came within 1s
+    And lastRunID is not run "R"
+    And lastRunID of thread "T" eventually becomes run "R"
+
+  @ASYNC-06 @scripted
+  Scenario: Abort cancels a run
+    When I start "/api/invoke/${agents.main.id}" asynchronously with the prompt:
+      """
+      @say "${escaped:working}"
+      @pause 3s
+      @say "${escaped:after}"
+      """
+    And I remember the async run as "R" on thread "T"
+    And I abort thread "T"
+    Then the status is 2xx
+    And the events of run "R" on thread "T", once it has finished, contain "${marker:working}" but not "${marker:after}"
+
+  @ASYNC-07 @scripted
+  Scenario Outline: Without async=true the call is synchronous
+    When I invoke "/api/invoke/${agents.main.id}<query>" with the prompt "sync ${marker:s}"
+    Then the status is 200
+    And the plain-text answer is "sync ${marker:s}"
+
+    Examples:
+      | query        |
+      |              |
+      | ?async=false |

@@ -1,0 +1,74 @@
+@auth
+Feature: Authentication and scopes
+  Spec: Authentication 1-4; Follow-up routes. The required scope comes from the literal
+  path value; wildcard keys are re-checked against their owner's access.
+
+  @AUTH-01
+  Scenario Outline: The scope is agent:chat:<literal path value>
+    Given the "<key>" key
+    When I invoke "<path>" with the prompt "scope check"
+    Then the status is <status>
+
+    Examples:
+      | key   | path                              | status |
+      | agent | /api/invoke/${agents.main.id}     | 200    |
+      | agent | /api/invoke/${agents.main.alias}  | 403    |
+      | alias | /api/invoke/${agents.main.alias}  | 200    |
+      | alias | /api/invoke/${agents.main.id}     | 403    |
+
+  @AUTH-02
+  Scenario Outline: A thread ID in {id} needs agent:chat:<thread> or a wildcard key
+    Given a thread "T" on the main agent
+    And the "<key>" key
+    When I invoke "/api/invoke/${thread:T}" with the prompt "thread in id"
+    Then the status is <status>
+
+    Examples:
+      | key      | status |
+      | agent    | 403    |
+      | wildcard | 200    |
+
+  @AUTH-03
+  Scenario Outline: An agent-scoped key continues a thread with the agent in the path
+    Given a thread "T" on the main agent
+    And the "agent" key
+    And the request header "X-SVC-Thread-Id" is <header>
+    When I invoke "<path>" with the prompt "continue"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" is thread "T"
+
+    Examples:
+      | header     | path                                               |
+      | thread "T" | /api/invoke/${agents.main.id}                      |
+      | absent     | /api/invoke/${agents.main.id}/thread/${thread:T}   |
+
+  @AUTH-04
+  Scenario Outline: A wildcard key reaches only agents its owner can open
+    Given the "wildcardLimited" key
+    When I invoke "/api/invoke/${agents.<agent>.id}" with the prompt "who may?"
+    Then the status is <status>
+
+    Examples:
+      | agent      | status |
+      | main       | 200    |
+      | restricted | 403    |
+
+  @AUTH-06
+  Scenario Outline: The events route needs thread:read
+    Given a thread "T" on the main agent
+    And the "<key>" key
+    When I fetch the events of thread "T" without runID as JSON
+    Then the status is <status>
+
+    Examples:
+      | key   | status |
+      | agent | 200    |
+      | alias | 403    |
+
+  @AUTH-07
+  Scenario: Abort is covered by agent:chat
+    Given the "agent" key
+    When I start "/api/invoke/${agents.main.id}" asynchronously with the prompt "@pause 2s"
+    And I remember the async run as "R" on thread "T"
+    And I abort thread "T"
+    Then the status is 2xx

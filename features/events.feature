@@ -1,0 +1,98 @@
+@events @scripted
+Feature: Event objects
+  Spec: Resources / Event object. Each SSE data frame is one JSON object; at most one
+  richer field per event; tool calls, steps and prompts carry the fields clients read.
+
+  Background:
+    Given the "agent" key
+    And the request header "Accept" is "text/event-stream"
+
+  @EVT-01 @EVT-04
+  Scenario: Every data frame is one JSON object with at most one richer field
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt:
+      """
+      @waiting
+      @say thinking
+      @toolinput ${agents.main.plainTool} {"a":1}
+      @tool ${agents.main.plainTool} {"a":1}
+      @step Summarise
+      @ask sensitive fields=token Paste a token
+      @say done
+      """
+    Then the status is 200
+    And every data frame of the run holds one JSON object
+    And no event has more than one richer field set
+
+  @EVT-02
+  Scenario: Events carry the run ID and the thread ID
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt:
+      """
+      @say one
+      @say two
+      """
+    Then the status is 200
+    And every event has runID equal to its id line and threadID equal to the X-SVC-Thread-Id header
+
+  @EVT-03
+  Scenario: Concatenating content gives the answer
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt:
+      """
+      @say Hel
+      @say "lo, "
+      @pause 100ms
+      @say world
+      """
+    Then the status is 200
+    And the SSE answer is "Hello, world"
+
+  @EVT-05
+  Scenario: A tool call event carries the tool's name
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt:
+      """
+      @tool ${agents.main.plainTool} {"x":2}
+      @say used it
+      """
+    Then the status is 200
+    And an event has toolCall with name "${agents.main.plainTool}"
+
+  @EVT-06
+  Scenario: A step event carries its description
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt:
+      """
+      @step Collecting sources
+      @say collected
+      """
+    Then the status is 200
+    And an event has step with description "Collecting sources"
+
+  @EVT-07
+  Scenario Outline: A prompt event carries fields, message and the sensitive flag
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "<script>"
+    Then the status is 200
+    And an event has prompt with message "<message>" and sensitive <sensitive>, and carries fields
+
+    Examples:
+      | script                                                       | message                | sensitive |
+      | @ask sensitive fields=username,password Log in to Example    | Log in to Example      | true      |
+      | @ask fields=choice Pick a repository                         | Pick a repository      | false     |
+
+  @EVT-08
+  Scenario: Waiting on the model is signalled with waitingOnModel
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt:
+      """
+      @waiting
+      @pause 300ms
+      @say here I am
+      """
+    Then the status is 200
+    And an event has waitingOnModel set
+
+  @EVT-09
+  Scenario: Composing tool arguments is signalled with toolInput
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt:
+      """
+      @toolinput ${agents.main.plainTool} {"q":"x"}
+      @tool ${agents.main.plainTool} {"q":"x"}
+      """
+    Then the status is 200
+    And an event has toolInput set

@@ -1,0 +1,60 @@
+@threads
+Feature: Thread selection
+  Spec: Endpoints / Thread selection rules. Path segment, then X-SVC-Thread-Id, then a new
+  thread; every response carries X-SVC-Thread-Id.
+
+  Background:
+    Given a thread "T" on the main agent
+    And the "agent" key
+
+  @THREAD-01
+  Scenario: The thread segment of the path wins over the header
+    Given a thread "U" on the main agent
+    And the request header "X-SVC-Thread-Id" is thread "U"
+    When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "which thread?"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" is thread "T"
+
+  @THREAD-02
+  Scenario: Without a thread segment the X-SVC-Thread-Id header is used
+    Given the request header "X-SVC-Thread-Id" is thread "T"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "continue by header"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" is thread "T"
+
+  @THREAD-03
+  Scenario: Without segment or header a new thread is created for every call
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "new conversation"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N1"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "another new conversation"
+    Then the response header "X-SVC-Thread-Id" names a new thread, remembered as "N2"
+
+  @THREAD-04
+  Scenario Outline: Every response form carries X-SVC-Thread-Id for a resumed thread
+    Given the request header "Accept" is "<accept>"
+    And the request header "X-SVC-Thread-Id" is thread "T"
+    When I invoke "/api/invoke/${agents.main.id}<query>" with the prompt "resumed"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" is thread "T"
+
+    Examples:
+      | accept            | query       |
+      | text/event-stream |             |
+      | application/json  |             |
+      | text/plain        |             |
+      | application/json  | ?async=true |
+
+  @THREAD-04
+  Scenario Outline: Every response form carries X-SVC-Thread-Id for a new thread
+    Given the request header "Accept" is "<accept>"
+    When I invoke "/api/invoke/${agents.main.id}<query>" with the prompt "fresh"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N"
+
+    Examples:
+      | accept            | query       |
+      | text/event-stream |             |
+      | application/json  |             |
+      | */*               |             |
+      | application/json  | ?async=true |

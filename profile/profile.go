@@ -1,0 +1,233 @@
+// Package profile reads a target profile: the YAML file that tells the harness
+// where the service under test is and which keys, agents and projects a vendor
+// provisioned for it. The spec does not show how those are created, so the
+// profile names them by role ("a key scoped to exactly the main agent") and the
+// scenarios ask for roles, never for literal strings.
+//
+// The reference server seeds itself from the same format, so the fixtures file
+// fixtures/reference.yaml is a complete worked example.
+package profile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Profile describes one target.
+type Profile struct {
+	// BaseURL is the service's {base_url}, e.g. http://127.0.0.1:8080.
+	BaseURL string `yaml:"baseURL"`
+	// Keys are Bearer tokens by role.
+	Keys Keys `yaml:"keys"`
+	// Agents are the provisioned agents by role.
+	Agents Agents `yaml:"agents"`
+	// Projects are the provisioned projects by role.
+	Projects Projects `yaml:"projects"`
+	// NonAgentID is an ID that exists on the target but resolves to no agent
+	// (the spec's 400 case), for example a project or knowledge-set ID.
+	NonAgentID string `yaml:"nonAgentID"`
+	// Capabilities say what the target can be made to show.
+	Capabilities Capabilities `yaml:"capabilities"`
+	// Routes are extension routes for what the spec leaves out.
+	Routes map[string]string `yaml:"routes,omitempty"`
+}
+
+// Keys holds a Bearer token per role. The comment on each field is the scope
+// set the role stands for; a vendor provisions keys to match.
+type Keys struct {
+	Agent           string `yaml:"agent"`           // agent:chat:<agents.main.id>, thread:read
+	Alias           string `yaml:"alias"`           // agent:chat:<agents.main.alias> only
+	Wildcard        string `yaml:"wildcard"`        // agent:chat:*, thread:read; the owner can open every agent
+	WildcardLimited string `yaml:"wildcardLimited"` // agent:chat:*; the owner cannot open agents.restricted
+	OtherAgent      string `yaml:"otherAgent"`      // agent:chat:<agents.other.id> only
+	Expired         string `yaml:"expired"`         // a well-formed key that has expired
+	Project         string `yaml:"project"`         // project:chat:<projects.main.id>, project:threads
+	APIDisabled     string `yaml:"apiDisabled"`     // optional: agent:chat:* on an instance with API access disabled
+}
+
+// Roles maps each key role name, as scenarios spell it, to its token.
+func (k *Keys) Roles() map[string]*string {
+	return map[string]*string{
+		"agent":           &k.Agent,
+		"alias":           &k.Alias,
+		"wildcard":        &k.Wildcard,
+		"wildcardLimited": &k.WildcardLimited,
+		"otherAgent":      &k.OtherAgent,
+		"expired":         &k.Expired,
+		"project":         &k.Project,
+		"apiDisabled":     &k.APIDisabled,
+	}
+}
+
+// Agent is one provisioned agent.
+type Agent struct {
+	ID    string `yaml:"id"`
+	Alias string `yaml:"alias,omitempty"`
+	// Tools are the names of the tools configured on the agent.
+	Tools []string `yaml:"tools,omitempty"`
+	// CredentialTools maps a credential-backed tool to the credential it uses.
+	CredentialTools map[string]string `yaml:"credentialTools,omitempty"`
+}
+
+// Agents holds the agents by role.
+type Agents struct {
+	Main       Agent `yaml:"main"`       // the agent most scenarios run
+	Other      Agent `yaml:"other"`      // a second agent, for scope checks
+	Restricted Agent `yaml:"restricted"` // an agent the wildcardLimited key's owner cannot open
+}
+
+// Roles maps each agent role name to its agent.
+func (a *Agents) Roles() map[string]*Agent {
+	return map[string]*Agent{"main": &a.Main, "other": &a.Other, "restricted": &a.Restricted}
+}
+
+// Project is one provisioned project.
+type Project struct {
+	ID string `yaml:"id"`
+}
+
+// Projects holds the projects by role.
+type Projects struct {
+	Main Project `yaml:"main"`
+}
+
+// Capabilities say what the target can be made to show.
+type Capabilities struct {
+	// ScriptedAgent is true when the target's agents follow the agent script
+	// language (the reference server, or a service whose agents run on
+	// `invokeconf model`).
+	ScriptedAgent bool `yaml:"scriptedAgent"`
+}
+
+// Load reads and validates a profile file.
+func Load(path string) (*Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read profile: %w", err)
+	}
+	p, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Parse decodes a profile. Unknown fields are an error: a misspelt role would
+// otherwise silently turn scenarios into "untested".
+func Parse(b []byte) (*Profile, error) {
+	var p Profile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("decode YAML: %w", err)
+	}
+	return &p, nil
+}
+
+// Validate checks what every run needs: a usable base URL.
+func (p *Profile) Validate() error {
+	if p.BaseURL == "" {
+		return errors.New("baseURL is empty")
+	}
+	u, err := url.Parse(p.BaseURL)
+	if err != nil {
+		return fmt.Errorf("baseURL %q: %w", p.BaseURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("baseURL %q: want an absolute http or https URL", p.BaseURL)
+	}
+	return nil
+}
+
+// Key returns the token for a role, or an error naming the missing role.
+func (p *Profile) Key(role string) (string, error) {
+	ptr, ok := p.Keys.Roles()[role]
+	if !ok {
+		return "", fmt.Errorf("unknown key role %q", role)
+	}
+	if *ptr == "" {
+		return "", &MissingError{What: "keys." + role}
+	}
+	return *ptr, nil
+}
+
+// Agent returns the agent for a role.
+func (p *Profile) Agent(role string) (Agent, error) {
+	ptr, ok := p.Agents.Roles()[role]
+	if !ok {
+		return Agent{}, fmt.Errorf("unknown agent role %q", role)
+	}
+	if ptr.ID == "" {
+		return Agent{}, &MissingError{What: "agents." + role + ".id"}
+	}
+	return *ptr, nil
+}
+
+// MissingError says that a profile lacks something a scenario needs. Scenarios
+// that meet it are reported as untested, never as passed.
+type MissingError struct{ What string }
+
+func (e *MissingError) Error() string { return "the profile does not provide " + e.What }
+
+// Secrets returns every key in the profile, for redaction.
+func (p *Profile) Secrets() []string {
+	var out []string
+	for _, v := range p.Keys.Roles() {
+		if *v != "" {
+			out = append(out, *v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// Marshal renders the profile as YAML.
+func (p *Profile) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Clone returns a deep copy, so a caller can change the base URL of a shared
+// fixture without touching it.
+func (p *Profile) Clone() *Profile {
+	b, err := p.Marshal()
+	if err != nil {
+		panic(fmt.Sprintf("profile: marshal for clone: %v", err))
+	}
+	c, err := Parse(b)
+	if err != nil {
+		panic(fmt.Sprintf("profile: parse for clone: %v", err))
+	}
+	return c
+}
+
+// Redact replaces every secret of the profile in s with a marker that keeps
+// the key's public part (sk-svc-<user>-<key>-) so a reader can still tell keys
+// apart.
+func (p *Profile) Redact(s string) string {
+	for _, k := range p.Secrets() {
+		s = strings.ReplaceAll(s, k, RedactKey(k))
+	}
+	return s
+}
+
+// RedactKey hides the secret part of a key.
+func RedactKey(k string) string {
+	if i := strings.LastIndex(k, "-"); i > 0 && strings.HasPrefix(k, "sk-svc-") {
+		return k[:i+1] + "REDACTED"
+	}
+	return "REDACTED"
+}

@@ -1,0 +1,207 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/gavv/httpexpect/v2"
+	"github.com/onsi/gomega"
+)
+
+// asyncSteps: async starts and the follow-up routes of async.feature
+// (ASYNC-*). The follow-up routes' response shapes are not shown, so answers
+// are looked for as text in their bodies, and only lastRunID is read by name.
+func asyncSteps(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^I start "([^"]*)" asynchronously with the prompt:$`, func(path string, doc *godog.DocString) error {
+		return w.invoke(withQuery(path, "async=true"), doc.Content)
+	})
+	sc.Step(`^I start "([^"]*)" asynchronously with the prompt "(.*)"$`, func(path, prompt string) error {
+		return w.invokeQuoted(withQuery(path, "async=true"), prompt)
+	})
+	sc.Step(`^the async answer came within (\d+)s with a threadID and a runID, remembered as run "(\w+)" on thread "(\w+)"$`, w.asyncAck)
+	sc.Step(`^I remember the async run as "(\w+)" on thread "(\w+)"$`, func(run, thread string) error {
+		return w.rememberAsync(run, thread)
+	})
+	sc.Step(`^I fetch the events of thread "(\w+)" with runID of run "(\w+)" as JSON$`, func(thread, run string) error {
+		_, err := w.fetchEvents(thread, run)
+		return err
+	})
+	sc.Step(`^I fetch the events of thread "(\w+)" without runID as JSON$`, func(thread string) error {
+		_, err := w.fetchEvents(thread, "")
+		return err
+	})
+	sc.Step(`^I get thread "(\w+)"$`, func(thread string) error {
+		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
+		return err
+	})
+	sc.Step(`^I abort thread "(\w+)"$`, func(thread string) error {
+		_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
+		return err
+	})
+	sc.Step(`^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
+	sc.Step(`^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
+		return w.waitFinished(run, thread)
+	})
+	sc.Step(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)"$`, func(run, thread, want string) error {
+		return w.finishedEventsContain(run, thread, want, "")
+	})
+	sc.Step(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)" but not "([^"]*)"$`, w.finishedEventsContain)
+	sc.Step(`^the events of that run, once it has finished, contain "([^"]*)" but not "([^"]*)"$`, func(want, notWant string) error {
+		return w.finishedEventsContain("that", "that", want, notWant)
+	})
+}
+
+// follow makes a plain request/response call with httpexpect and keeps the
+// result as the last response.
+func (w *World) follow(method, path, accept string, query ...string) (*Response, error) {
+	p, err := w.expand(path)
+	if err != nil {
+		return nil, need(err)
+	}
+	e, rep := w.expect()
+	req, err := w.withAuth(e.Request(method, p))
+	if err != nil {
+		return nil, err
+	}
+	if accept != "" {
+		req = req.WithHeader("Accept", accept)
+	}
+	for i := 0; i+1 < len(query); i += 2 {
+		req = req.WithQuery(query[i], query[i+1])
+	}
+	sent := time.Now()
+	r := req.Expect()
+	if err := rep.err(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, p, err)
+	}
+	elapsed := time.Since(sent)
+	raw := r.Raw()
+	body := []byte(r.Body().Raw())
+	resp := &Response{Method: method, URL: raw.Request.URL.String(), Status: raw.StatusCode, Header: raw.Header,
+		Body: body, Sent: sent, HeadersAt: elapsed, Reads: []Read{{At: elapsed, End: len(body)}}, Complete: true}
+	w.resp = resp
+	return resp, nil
+}
+
+func (w *World) asyncAck(within int, run, thread string) error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	if err := w.status2xx(); err != nil {
+		return err
+	}
+	if end, limit := w.resp.End(), time.Duration(within)*time.Second; end > limit {
+		return fmt.Errorf("the async answer took %s, want at most %s (it should not wait for the run)", end.Round(time.Millisecond), limit)
+	}
+	return w.rememberAsync(run, thread)
+}
+
+// rememberAsync reads {threadID, runID} from an async start (ASYNC-01).
+func (w *World) rememberAsync(run, thread string) error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	var ack struct {
+		ThreadID *string `json:"threadID"`
+		RunID    *string `json:"runID"`
+	}
+	if err := json.Unmarshal(w.resp.Body, &ack); err != nil {
+		return fmt.Errorf("the async answer is not JSON {threadID, runID}: %s", abbreviate(w.resp.Body))
+	}
+	return check(func(g gomega.Gomega) {
+		g.Expect(ack.ThreadID).NotTo(gomega.BeNil(), "the async answer has no threadID: %s", w.resp.Body)
+		g.Expect(ack.RunID).NotTo(gomega.BeNil(), "the async answer has no runID: %s", w.resp.Body)
+		g.Expect(*ack.ThreadID).NotTo(gomega.BeEmpty())
+		g.Expect(*ack.RunID).NotTo(gomega.BeEmpty())
+		w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
+	})
+}
+
+// fetchEvents calls GET /api/threads/{id}/events with Accept:
+// application/json, with or without runID.
+func (w *World) fetchEvents(thread, run string) (*Response, error) {
+	path := "/api/threads/${thread:" + thread + "}/events"
+	if run == "" {
+		return w.follow("GET", path, "application/json")
+	}
+	id, ok := w.runs[run]
+	if !ok {
+		return nil, fmt.Errorf("no run named %q in this scenario", run)
+	}
+	return w.follow("GET", path, "application/json", "runID", id)
+}
+
+// lastRunID reads lastRunID from GET /api/threads/{id}; "" when absent or
+// null.
+func (w *World) lastRunID(thread string) (string, error) {
+	e, rep := w.expect()
+	p, err := w.expand("/api/threads/${thread:" + thread + "}")
+	if err != nil {
+		return "", err
+	}
+	req, err := w.withAuth(e.GET(p))
+	if err != nil {
+		return "", err
+	}
+	obj := req.Expect().Status(200).JSON(httpexpect.ContentOpts{MediaType: ""}).Object()
+	if err := rep.err(); err != nil {
+		return "", fmt.Errorf("GET %s: %w", p, err)
+	}
+	v, _ := obj.Raw()["lastRunID"].(string)
+	return v, nil
+}
+
+func (w *World) lastRunIDIsNot(run string) error {
+	var v struct {
+		LastRunID *string `json:"lastRunID"`
+	}
+	if err := json.Unmarshal(w.resp.Body, &v); err != nil {
+		return fmt.Errorf("the thread is not a JSON object: %s", abbreviate(w.resp.Body))
+	}
+	if v.LastRunID != nil && *v.LastRunID == w.runs[run] {
+		return fmt.Errorf("lastRunID already names run %q (%s) while it is still going", run, w.runs[run])
+	}
+	return nil
+}
+
+// waitFinished polls the thread, within the scenario's deadline, until its
+// lastRunID names the run (ASYNC-05: completion is reported through it).
+func (w *World) waitFinished(run, thread string) error {
+	want, ok := w.runs[run]
+	if !ok {
+		return fmt.Errorf("no run named %q in this scenario", run)
+	}
+	var lastErr error
+	err := check(func(g gomega.Gomega) {
+		g.Eventually(func() string {
+			v, err := w.lastRunID(thread)
+			lastErr = err
+			return v
+		}).WithTimeout(w.deadline).WithPolling(100*time.Millisecond).Should(gomega.Equal(want),
+			"lastRunID of thread %q should come to name run %q", thread, run)
+	})
+	if err != nil && lastErr != nil {
+		return fmt.Errorf("%w (last error: %v)", err, lastErr)
+	}
+	return err
+}
+
+// finishedEventsContain waits until the thread reports the run complete
+// (lastRunID), then reads the run's events as JSON, which also waits.
+func (w *World) finishedEventsContain(run, thread, want, notWant string) error {
+	if _, ok := w.threads[thread]; !ok {
+		return fmt.Errorf("no thread named %q in this scenario", thread)
+	}
+	if err := w.waitFinished(run, thread); err != nil {
+		return err
+	}
+	if _, err := w.fetchEvents(thread, run); err != nil {
+		return err
+	}
+	if err := w.statusIs(200); err != nil {
+		return fmt.Errorf("events of run %q: %w", run, err)
+	}
+	return w.bodyContains(want, notWant)
+}

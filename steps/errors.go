@@ -1,0 +1,32 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/cucumber/godog"
+)
+
+// errorSteps: errors.feature (ERR-*). The problem format's body shape is not
+// shown, so only what it must not be is checked.
+func errorSteps(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^the body is not an OpenAI error envelope$`, w.notOpenAIError)
+}
+
+// notOpenAIError: ERR-10. The OpenAI envelope is {"error": {"message": ...,
+// "type": ...}}.
+func (w *World) notOpenAIError() error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	var v struct {
+		Error *struct {
+			Message *string `json:"message"`
+			Type    *string `json:"type"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(w.resp.Body, &v) == nil && v.Error != nil && v.Error.Message != nil {
+		return fmt.Errorf("the error body is the OpenAI error envelope, not the platform's problem format: %s", abbreviate(w.resp.Body))
+	}
+	return nil
+}

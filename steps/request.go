@@ -1,0 +1,334 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/onsi/gomega"
+)
+
+// requestSteps: keys, headers, invoking, statuses and the thread header.
+// Shared by every area.
+func requestSteps(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^the "(\w+)" key$`, w.useKey)
+	sc.Step(`^no key$`, w.useNoKey)
+	sc.Step(`^the Authorization header "([^"]*)"$`, w.useAuthorization)
+	sc.Step(`^the request header "([^"]*)" is "([^"]*)"$`, w.setHeader)
+	sc.Step(`^the request header "([^"]*)" is thread "(\w+)"$`, w.setThreadHeader)
+	sc.Step(`^the request header "([^"]*)" is absent$`, w.dropHeader)
+	sc.Step(`^a thread "(\w+)" on the main agent$`, func(name string) error { return w.openThread(name, "", "opening turn") })
+	sc.Step(`^a thread "(\w+)" on the main agent whose run "(\w+)" said "(.*)"$`, w.openThread)
+	sc.Step(`^run "(\w+)" on thread "(\w+)" said "(.*)"$`, w.continueThread)
+
+	sc.Step(`^I invoke "([^"]*)" with the prompt "(?s)(.*)"$`, w.invokeQuoted)
+	sc.Step(`^I invoke "([^"]*)" with the prompt:$`, func(path string, doc *godog.DocString) error {
+		return w.invoke(path, doc.Content)
+	})
+
+	sc.Step(`^the status is (\d{3})$`, w.statusIs)
+	sc.Step(`^the status is 2xx$`, w.status2xx)
+	sc.Step(`^the response header "([^"]*)" is thread "(\w+)"$`, w.headerIsThread)
+	sc.Step(`^the response header "X-SVC-Thread-Id" names a new thread, remembered as "(\w+)"$`, w.headerIsNewThread)
+	sc.Step(`^the plain-text answer is the prompt, byte for byte$`, w.plainIsPrompt)
+	sc.Step(`^the plain-text answer is "(.*)"$`, w.plainIs)
+	sc.Step(`^the body contains "([^"]*)"$`, func(s string) error { return w.bodyContains(s, "") })
+	sc.Step(`^the body contains "([^"]*)" but not "([^"]*)"$`, w.bodyContains)
+	sc.Step(`^the answer came within (\d+)s$`, w.answeredWithin)
+}
+
+func (w *World) useKey(role string) error {
+	if _, err := w.P.Key(role); err != nil {
+		return need(err)
+	}
+	w.keyRole, w.noKey, w.rawAuth = role, false, nil
+	return nil
+}
+
+func (w *World) useNoKey() error {
+	w.keyRole, w.noKey, w.rawAuth = "", true, nil
+	return nil
+}
+
+// useAuthorization sets the Authorization header literally. Two values are
+// derived from the profile's agent key: "the agent key without Bearer" and
+// "the agent key with another secret".
+func (w *World) useAuthorization(v string) error {
+	switch v {
+	case "the agent key without Bearer", "the agent key with another secret":
+		k, err := w.P.Key("agent")
+		if err != nil {
+			return need(err)
+		}
+		if v == "the agent key without Bearer" {
+			v = k
+			break
+		}
+		i := strings.LastIndex(k, "-")
+		if i < 0 {
+			return fmt.Errorf("the profile's agent key %q is not of the form sk-svc-<user>-<key>-<secret>", redactForError(k))
+		}
+		v = "Bearer " + k[:i+1] + "0ther5ecret0000"
+	}
+	w.rawAuth = &v
+	return nil
+}
+
+func redactForError(k string) string {
+	if i := strings.LastIndex(k, "-"); i > 0 {
+		return k[:i+1] + "REDACTED"
+	}
+	return "REDACTED"
+}
+
+// setHeader sets a request header exactly as given; "(none)" leaves it out.
+func (w *World) setHeader(name, value string) error {
+	if value == "(none)" {
+		return w.dropHeader(name)
+	}
+	v, err := w.expand(value)
+	if err != nil {
+		return need(err)
+	}
+	delete(w.noHeaders, name)
+	w.headers[name] = v
+	return nil
+}
+
+func (w *World) setThreadHeader(name, thread string) error {
+	id, ok := w.threads[thread]
+	if !ok {
+		return fmt.Errorf("no thread named %q in this scenario", thread)
+	}
+	w.headers[name] = id
+	delete(w.noHeaders, name)
+	return nil
+}
+
+func (w *World) dropHeader(name string) error {
+	delete(w.headers, name)
+	w.noHeaders[name] = true
+	return nil
+}
+
+// unquote reads a prompt written in a step as the body of a Go string
+// literal, so \n, \t, \" and \u0020 can be written. Gherkin has already
+// turned \n in a table cell into a newline; such raw line breaks are kept.
+func unquote(s string) (string, error) {
+	s = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+	v, err := strconv.Unquote(`"` + s + `"`)
+	if err != nil {
+		return "", fmt.Errorf("the prompt %q is not a valid Go string body: %w", s, err)
+	}
+	return v, nil
+}
+
+func (w *World) invokeQuoted(path, prompt string) error {
+	p, err := unquote(prompt)
+	if err != nil {
+		return err
+	}
+	return w.invoke(path, p)
+}
+
+// prompt remembers the last prompt sent, after expansion.
+func (w *World) invoke(path, prompt string) error {
+	p, err := w.expand(prompt)
+	if err != nil {
+		return need(err)
+	}
+	w.saved["prompt"] = p
+	_, err = w.do(request{method: "POST", path: path, body: &p})
+	return err
+}
+
+// sideRequest runs a request with the given key role and headers without
+// touching the scenario's own request settings.
+func (w *World) sideRequest(role string, headers map[string]string, rq request) (*Response, error) {
+	keyRole, noKey, rawAuth, hs, no, last := w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders, w.resp
+	defer func() {
+		w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders, w.resp = keyRole, noKey, rawAuth, hs, no, last
+	}()
+	if err := w.useKey(role); err != nil {
+		return nil, err
+	}
+	w.headers, w.noHeaders = headers, map[string]bool{}
+	resp, err := w.do(rq)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.complete(); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// openThread starts a thread on the main agent with the agent key and names
+// it; with a run name, it also names the run and the prompt is its answer.
+func (w *World) openThread(name, runName, text string) error {
+	return w.runOn(name, runName, "/api/invoke/${agents.main.id}", text)
+}
+
+func (w *World) continueThread(runName, thread, text string) error {
+	if _, ok := w.threads[thread]; !ok {
+		return fmt.Errorf("no thread named %q in this scenario", thread)
+	}
+	return w.runOn(thread, runName, "/api/invoke/${agents.main.id}/thread/${thread:"+thread+"}", text)
+}
+
+// runOn makes one synchronous JSON-envelope run and remembers its thread and
+// run IDs.
+func (w *World) runOn(thread, runName, path, text string) error {
+	body, err := w.expand(text)
+	if err != nil {
+		return need(err)
+	}
+	resp, err := w.sideRequest("agent", map[string]string{"Accept": "application/json"},
+		request{method: "POST", path: path, body: &body})
+	if err != nil {
+		return fmt.Errorf("set up thread %q: %w", thread, err)
+	}
+	if resp.Status != 200 {
+		return fmt.Errorf("set up thread %q: status %d, want 200: %s", thread, resp.Status, abbreviate(resp.Body))
+	}
+	id := resp.Header.Get("X-SVC-Thread-Id")
+	if id == "" {
+		return fmt.Errorf("set up thread %q: the response has no X-SVC-Thread-Id", thread)
+	}
+	w.threads[thread] = id
+	if runName == "" {
+		return nil
+	}
+	items, err := resp.EnvelopeItems()
+	if err != nil {
+		return fmt.Errorf("set up run %q: %w", runName, err)
+	}
+	for _, it := range items {
+		if r, ok := it["runID"].(string); ok && r != "" {
+			w.runs[runName] = r
+			return nil
+		}
+	}
+	return fmt.Errorf("set up run %q: no item of the envelope carries a runID", runName)
+}
+
+func (w *World) statusIs(want int) error {
+	if w.resp == nil {
+		return errors.New("no response yet")
+	}
+	if w.resp.Status != want {
+		return fmt.Errorf("status %d, want %d; body: %s", w.resp.Status, want, abbreviate(w.resp.Body))
+	}
+	return nil
+}
+
+func (w *World) status2xx() error {
+	if w.resp == nil {
+		return errors.New("no response yet")
+	}
+	if w.resp.Status < 200 || w.resp.Status > 299 {
+		return fmt.Errorf("status %d, want 2xx; body: %s", w.resp.Status, abbreviate(w.resp.Body))
+	}
+	return nil
+}
+
+func (w *World) headerIsThread(name, thread string) error {
+	id, ok := w.threads[thread]
+	if !ok {
+		return fmt.Errorf("no thread named %q in this scenario", thread)
+	}
+	return check(func(g gomega.Gomega) {
+		g.Expect(w.resp.Header.Values(name)).To(gomega.Equal([]string{id}),
+			"response header %s should name thread %q (%s)", name, thread, id)
+	})
+}
+
+func (w *World) headerIsNewThread(name string) error {
+	return check(func(g gomega.Gomega) {
+		got := w.resp.Header.Values("X-SVC-Thread-Id")
+		g.Expect(got).To(gomega.HaveLen(1), "the response should carry one X-SVC-Thread-Id")
+		g.Expect(got[0]).NotTo(gomega.BeEmpty())
+		for other, id := range w.threads {
+			g.Expect(got[0]).NotTo(gomega.Equal(id), "X-SVC-Thread-Id should name a new thread, not thread %q", other)
+		}
+		w.threads[name] = got[0]
+	})
+}
+
+func (w *World) plainIsPrompt() error {
+	return w.plainIsExactly(w.saved["prompt"])
+}
+
+func (w *World) plainIs(want string) error {
+	v, err := unquote(want)
+	if err != nil {
+		return err
+	}
+	if v, err = w.expand(v); err != nil {
+		return need(err)
+	}
+	return w.plainIsExactly(v)
+}
+
+// plainIsExactly: the plain-text form's body is the answer itself, nothing
+// around it (not an SSE stream, not an envelope).
+func (w *World) plainIsExactly(want string) error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	return check(func(g gomega.Gomega) {
+		g.Expect(string(w.resp.Body)).To(gomega.Equal(want), "the plain-text body should be exactly the answer")
+	})
+}
+
+func (w *World) bodyContains(want, notWant string) error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	want, err := w.expand(want)
+	if err != nil {
+		return need(err)
+	}
+	if notWant, err = w.expand(notWant); err != nil {
+		return need(err)
+	}
+	return check(func(g gomega.Gomega) {
+		g.Expect(string(w.resp.Body)).To(gomega.ContainSubstring(want))
+		if notWant != "" {
+			g.Expect(string(w.resp.Body)).NotTo(gomega.ContainSubstring(notWant))
+		}
+	})
+}
+
+func (w *World) answeredWithin(secs int) error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	limit := time.Duration(secs) * time.Second
+	if end := w.resp.End(); end > limit {
+		return fmt.Errorf("the answer took %s, want at most %s", end.Round(time.Millisecond), limit)
+	}
+	return nil
+}
+
+// withQuery adds a query parameter to a path that may already have a query.
+func withQuery(path, kv string) string {
+	if strings.Contains(path, "?") {
+		return path + "&" + kv
+	}
+	return path + "?" + kv
+}
+
+// durationArg reads a step's duration such as "1s", "21.5s" or "800ms".
+var durationArg = regexp.MustCompile(`^[0-9.]+(ms|s)$`)
+
+func parseDuration(s string) (time.Duration, error) {
+	if !durationArg.MatchString(s) {
+		return 0, fmt.Errorf("bad duration %q", s)
+	}
+	return time.ParseDuration(s)
+}

@@ -1,0 +1,166 @@
+package steps
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"strings"
+	"time"
+
+	sse "github.com/tmaxmax/go-sse"
+
+	"github.com/invokeconf/invokeconf/sseframe"
+)
+
+// MediaType returns the response's media type without parameters.
+func (r *Response) MediaType() string {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+// Frame is a raw SSE frame with the time it arrived.
+type Frame struct {
+	sseframe.Frame
+	At time.Duration
+}
+
+// IsEvent reports whether a frame carries an event object: it has a data
+// line and is not a named control frame (start, close).
+func (f Frame) IsEvent() bool {
+	if _, ok := f.Field("data"); !ok {
+		return false
+	}
+	_, named := f.Field("event")
+	return !named
+}
+
+// Object decodes the frame's data as a JSON object.
+func (f Frame) Object() (map[string]any, error) {
+	data, _ := f.Field("data")
+	return decodeObject([]byte(data))
+}
+
+// Frames splits the body into raw SSE frames.
+func (r *Response) Frames() ([]Frame, error) {
+	raw, err := sseframe.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Frame, len(raw))
+	for i, f := range raw {
+		out[i] = Frame{Frame: f, At: r.ArrivalOf(f.End)}
+	}
+	return out, nil
+}
+
+// EventFrames returns the frames that carry event objects.
+func (r *Response) EventFrames() ([]Frame, error) {
+	frames, err := r.Frames()
+	if err != nil {
+		return nil, err
+	}
+	var out []Frame
+	for _, f := range frames {
+		if f.IsEvent() {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// Events parses the body with go-sse, as a conformant client would, and
+// decodes the data of every unnamed event as an event object.
+func (r *Response) Events() ([]map[string]any, error) {
+	var out []map[string]any
+	for ev, err := range sse.Read(bytes.NewReader(r.Body), nil) {
+		if err != nil {
+			return out, fmt.Errorf("parse SSE: %w", err)
+		}
+		if ev.Type != "" {
+			continue // start, close
+		}
+		obj, err := decodeObject([]byte(ev.Data))
+		if err != nil {
+			return out, err
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// EnvelopeItems decodes a JSON envelope {"items":[...]}.
+func (r *Response) EnvelopeItems() ([]map[string]any, error) {
+	var env struct {
+		Items *[]map[string]any `json:"items"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(r.Body))
+	dec.UseNumber()
+	if err := dec.Decode(&env); err != nil {
+		return nil, fmt.Errorf("body is not a JSON envelope: %w", err)
+	}
+	if env.Items == nil {
+		return nil, fmt.Errorf("body has no items array: %s", abbreviate(r.Body))
+	}
+	return *env.Items, nil
+}
+
+// concatContent joins the content of events; missing content counts as empty.
+func concatContent(evs []map[string]any) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if s, ok := ev["content"].(string); ok {
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+func decodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("data is not JSON: %q", abbreviate(b))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("data holds more than one JSON value: %q", abbreviate(b))
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("data is JSON but not an object: %q", abbreviate(b))
+	}
+	return obj, nil
+}
+
+// richerFields are the event fields of which at most one is set per event.
+var richerFields = []string{"waitingOnModel", "toolInput", "toolCall", "step", "prompt", "input", "replayComplete", "username"}
+
+// isSet reports whether an event field is set: present and not null, false
+// or the empty string.
+func isSet(ev map[string]any, field string) bool {
+	v, ok := ev[field]
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	}
+	return true
+}
+
+func abbreviate(b []byte) string {
+	const max = 300
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}

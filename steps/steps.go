@@ -1,0 +1,76 @@
+package steps
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/cucumber/godog"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// Observer hears how each scenario ended, with the transcript of its
+// exchanges (secrets redacted). The runner builds its reports from it.
+type Observer interface {
+	ScenarioDone(sc *godog.Scenario, err error, transcript []Exchange)
+}
+
+// Suite binds the step definitions to one target.
+type Suite struct {
+	Profile  *profile.Profile
+	Client   *http.Client
+	Observer Observer // may be nil
+}
+
+// stepSets are the step groups, one per spec area; each registers its steps
+// on a scenario's context.
+var stepSets = []func(*godog.ScenarioContext, *World){
+	requestSteps,
+	formatSteps,
+	sseSteps,
+	eventSteps,
+	asyncSteps,
+	errorSteps,
+}
+
+// InitializeScenario is a godog ScenarioInitializer. godog calls it once per
+// scenario, so the World captured by the step closures is the scenario's own.
+func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
+	client := s.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	w := &World{}
+	w.reset(context.Background(), s.Profile, client, nil)
+	sc.Before(func(ctx context.Context, gsc *godog.Scenario) (context.Context, error) {
+		tags := make([]string, 0, len(gsc.Tags))
+		for _, t := range gsc.Tags {
+			tags = append(tags, t.Name)
+		}
+		w.reset(ctx, s.Profile, client, tags)
+		return ctx, nil
+	})
+	// godog hands the After hook the last step's error, which is nil when an
+	// earlier step was skipped as untested: keep the first error ourselves.
+	sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+		if err != nil && w.firstErr == nil {
+			w.firstErr = err
+		}
+		return ctx, err
+	})
+	sc.After(func(ctx context.Context, gsc *godog.Scenario, err error) (context.Context, error) {
+		for _, cancel := range w.cancels {
+			cancel()
+		}
+		if err == nil {
+			err = w.firstErr
+		}
+		if s.Observer != nil {
+			s.Observer.ScenarioDone(gsc, err, w.Transcript())
+		}
+		return ctx, nil
+	})
+	for _, set := range stepSets {
+		set(sc, w)
+	}
+}

@@ -1,0 +1,287 @@
+// Package steps holds the godog step definitions. They drive any target
+// described by a profile: every path, key and ID comes from the profile by
+// role, never from the reference server.
+//
+// One World lives per scenario. Steps are grouped by spec area in files named
+// like the features they serve (sse.go for sse.feature, ...).
+package steps
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// Deadlines. Every network read is bounded by one of them, so a target that
+// hangs fails its scenario, never the run.
+const (
+	// DefaultDeadline bounds one request and its whole response.
+	DefaultDeadline = 15 * time.Second
+	// SlowDeadline bounds the requests of @slow scenarios (the 20 s keepalive).
+	SlowDeadline = 45 * time.Second
+)
+
+// World is the state of one scenario.
+type World struct {
+	P        *profile.Profile
+	client   *http.Client
+	ctx      context.Context
+	deadline time.Duration
+	tags     []string
+
+	// Request being prepared.
+	keyRole   string            // "" with noKey: no Authorization
+	noKey     bool              // send no Authorization header
+	rawAuth   *string           // an Authorization value given literally
+	headers   map[string]string // extra request headers, sent exactly
+	noHeaders map[string]bool   // headers to leave out
+
+	// Results.
+	resp *Response // last response
+
+	threads map[string]string // name -> thread ID
+	runs    map[string]string // name -> run ID
+	markers map[string]string // name -> unique text
+	saved   map[string]string // name -> remembered answer
+
+	// firstErr is the first step error of the scenario.
+	firstErr error
+
+	// cancels release the deadlines of httpexpect requests.
+	cancels []context.CancelFunc
+
+	mu         sync.Mutex
+	transcript []Exchange
+}
+
+// Exchange is one request and its response, as a report shows it.
+type Exchange struct {
+	Method     string      `json:"method"`
+	URL        string      `json:"url"`
+	Header     http.Header `json:"header"`
+	Body       string      `json:"body,omitempty"`
+	Status     int         `json:"status,omitempty"`
+	RespHeader http.Header `json:"respHeader,omitempty"`
+	RespBody   string      `json:"respBody,omitempty"`
+	Elapsed    string      `json:"elapsed,omitempty"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// maxTranscriptBody bounds the bytes of one body kept in a transcript.
+const maxTranscriptBody = 16 << 10
+
+// reset prepares the World for a new scenario.
+func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Client, tags []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.P, w.client, w.ctx, w.tags = p, client, ctx, tags
+	w.deadline = DefaultDeadline
+	for _, t := range tags {
+		if t == "@slow" {
+			w.deadline = SlowDeadline
+		}
+	}
+	w.keyRole, w.noKey, w.rawAuth = "", false, nil
+	w.headers, w.noHeaders = map[string]string{}, map[string]bool{}
+	w.resp = nil
+	w.threads, w.runs = map[string]string{}, map[string]string{}
+	w.markers, w.saved = map[string]string{}, map[string]string{}
+	w.cancels, w.transcript, w.firstErr = nil, nil, nil
+}
+
+// Transcript returns the scenario's exchanges with secrets redacted.
+func (w *World) Transcript() []Exchange {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]Exchange, len(w.transcript))
+	for i, e := range w.transcript {
+		e.URL = w.P.Redact(e.URL)
+		e.Header = redactHeader(w.P, e.Header)
+		e.RespHeader = redactHeader(w.P, e.RespHeader)
+		e.Body = w.P.Redact(e.Body)
+		e.RespBody = w.P.Redact(e.RespBody)
+		e.Error = w.P.Redact(e.Error)
+		out[i] = e
+	}
+	return out
+}
+
+func (w *World) record(e Exchange) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(e.Body) > maxTranscriptBody {
+		e.Body = e.Body[:maxTranscriptBody] + "\n[... truncated]"
+	}
+	if len(e.RespBody) > maxTranscriptBody {
+		e.RespBody = e.RespBody[:maxTranscriptBody] + "\n[... truncated]"
+	}
+	w.transcript = append(w.transcript, e)
+}
+
+func redactHeader(p *profile.Profile, h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := http.Header{}
+	for k, vs := range h {
+		for _, v := range vs {
+			out.Add(k, p.Redact(v))
+		}
+	}
+	return out
+}
+
+// untested marks a scenario that cannot run because the profile lacks a
+// prerequisite. It wraps godog.ErrSkip so the scenario is never green.
+type untested struct{ reason string }
+
+func (u *untested) Error() string { return "untested: " + u.reason }
+func (u *untested) Unwrap() error { return godog.ErrSkip }
+
+// Untested returns the reason when err says a scenario could not run.
+func Untested(err error) (string, bool) {
+	var u *untested
+	if errors.As(err, &u) {
+		return u.reason, true
+	}
+	return "", false
+}
+
+// need turns a profile gap into an untested error and passes others through.
+func need(err error) error {
+	var m *profile.MissingError
+	if errors.As(err, &m) {
+		return &untested{reason: m.Error()}
+	}
+	return err
+}
+
+// authorization returns the Authorization value the next request carries, or
+// "" for none.
+func (w *World) authorization() (string, error) {
+	switch {
+	case w.rawAuth != nil:
+		return *w.rawAuth, nil
+	case w.noKey || w.keyRole == "":
+		return "", nil
+	}
+	k, err := w.P.Key(w.keyRole)
+	if err != nil {
+		return "", need(err)
+	}
+	return "Bearer " + k, nil
+}
+
+var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.:-]+)\}`)
+
+// expand replaces ${...} placeholders with values from the profile and the
+// scenario: ${agents.main.id}, ${agents.main.alias}, ${agents.main.plainTool}
+// (a tool of the main agent that needs no credential), ${projects.main.id},
+// ${nonAgentID}, ${unknownID} (an ID that exists nowhere), ${thread:NAME},
+// ${run:NAME}, ${marker:NAME} (a unique token, the same for one NAME within
+// a scenario) and ${escaped:NAME} (that token written as \x escapes).
+func (w *World) expand(s string) (string, error) {
+	var firstErr error
+	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		v, err := w.lookup(placeholder.FindStringSubmatch(m)[1])
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return v
+	})
+	return out, firstErr
+}
+
+func (w *World) lookup(name string) (string, error) {
+	kind, arg, hasArg := strings.Cut(name, ":")
+	if hasArg {
+		switch kind {
+		case "thread":
+			if v, ok := w.threads[arg]; ok {
+				return v, nil
+			}
+			return "", fmt.Errorf("no thread named %q in this scenario", arg)
+		case "run":
+			if v, ok := w.runs[arg]; ok {
+				return v, nil
+			}
+			return "", fmt.Errorf("no run named %q in this scenario", arg)
+		case "marker":
+			return w.marker(arg), nil
+		case "escaped":
+			// The marker as \x escapes, for a quoted @say: the agent's
+			// output holds the marker while the prompt (which a service may
+			// echo in an input event) does not.
+			var b strings.Builder
+			for _, c := range []byte(w.marker(arg)) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+			return b.String(), nil
+		}
+		return "", fmt.Errorf("unknown placeholder ${%s}", name)
+	}
+	switch name {
+	case "nonAgentID":
+		if w.P.NonAgentID == "" {
+			return "", need(&profile.MissingError{What: "nonAgentID"})
+		}
+		return w.P.NonAgentID, nil
+	case "unknownID":
+		return w.marker("unknownID"), nil
+	case "projects.main.id":
+		if w.P.Projects.Main.ID == "" {
+			return "", need(&profile.MissingError{What: "projects.main.id"})
+		}
+		return w.P.Projects.Main.ID, nil
+	}
+	parts := strings.Split(name, ".")
+	if len(parts) == 3 && parts[0] == "agents" {
+		a, err := w.P.Agent(parts[1])
+		if err != nil {
+			return "", need(err)
+		}
+		switch parts[2] {
+		case "id":
+			return a.ID, nil
+		case "alias":
+			if a.Alias == "" {
+				return "", need(&profile.MissingError{What: "agents." + parts[1] + ".alias"})
+			}
+			return a.Alias, nil
+		case "plainTool":
+			for _, t := range a.Tools {
+				if _, gated := a.CredentialTools[t]; !gated {
+					return t, nil
+				}
+			}
+			return "", need(&profile.MissingError{What: "a tool of agents." + parts[1] + " that uses no credential"})
+		}
+	}
+	return "", fmt.Errorf("unknown placeholder ${%s}", name)
+}
+
+// marker returns the unique token for a name.
+func (w *World) marker(name string) string {
+	if v, ok := w.markers[name]; ok {
+		return v
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	v := "m" + hex.EncodeToString(b[:])
+	if name == "unknownID" {
+		v = "zz_unknown_" + hex.EncodeToString(b[:])
+	}
+	w.markers[name] = v
+	return v
+}
