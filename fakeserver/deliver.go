@@ -91,25 +91,15 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	}
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
-	started := false
-	start := func() error {
-		started = true
-		return frame([]byte("event: start\ndata: {}\n\n"))
+	if s.defect("start-late") {
+		// Defect: nothing is written until the agent's first output.
+		waitForContent(r, run)
 	}
-	if !s.defect("start-late") {
-		if err := start(); err != nil {
-			s.abandon(run)
-			return
-		}
+	if err := frame([]byte("event: start\ndata: {}\n\n")); err != nil {
+		s.abandon(run)
+		return
 	}
-	write := func(ev Event) error {
-		if !started {
-			if err := start(); err != nil {
-				return err
-			}
-		}
-		return frame(sseEventFrame(s, ev))
-	}
+	write := func(ev Event) error { return frame(sseEventFrame(s, ev)) }
 	ping := func() error { return frame([]byte(": ping\n\n")) } // SSE-04
 	if s.defect("no-ping") {
 		ping = nil
@@ -184,6 +174,26 @@ func renameInner(m map[string]any, field, from, to string) {
 	if inner, ok := m[field].(map[string]any); ok {
 		inner[to] = inner[from]
 		delete(inner, from)
+	}
+}
+
+// waitForContent blocks until the run has produced content or ended.
+func waitForContent(r *http.Request, run *run) {
+	for {
+		evs, done, changed := run.snapshot(0)
+		for _, ev := range evs {
+			if ev.Content != "" {
+				return
+			}
+		}
+		if done {
+			return
+		}
+		select {
+		case <-changed:
+		case <-r.Context().Done():
+			return
+		}
 	}
 }
 
