@@ -36,8 +36,12 @@ type Profile struct {
 	NonAgentID string `yaml:"nonAgentID"`
 	// Capabilities say what the target can be made to show.
 	Capabilities Capabilities `yaml:"capabilities"`
-	// Routes are extension routes for what the spec leaves out.
+	// Routes are extension routes for what the spec leaves out, by name
+	// (see the Route* constants), each "METHOD /path" with {id} where an
+	// installation ID goes.
 	Routes map[string]string `yaml:"routes,omitempty"`
+	// Bundles describes what the bundle scenarios need beyond routes.
+	Bundles Bundles `yaml:"bundles,omitempty"`
 }
 
 // Keys holds a Bearer token per role. The comment on each field is the scope
@@ -51,6 +55,7 @@ type Keys struct {
 	Expired         string `yaml:"expired"`         // a well-formed key that has expired
 	Project         string `yaml:"project"`         // project:chat:<projects.main.id>, project:threads
 	APIDisabled     string `yaml:"apiDisabled"`     // optional: agent:chat:* on an instance with API access disabled
+	Bundles         string `yaml:"bundles"`         // may export, install, update and uninstall bundles and delete tasks
 }
 
 // Roles maps each key role name, as scenarios spell it, to its token.
@@ -64,6 +69,7 @@ func (k *Keys) Roles() map[string]*string {
 		"expired":         &k.Expired,
 		"project":         &k.Project,
 		"apiDisabled":     &k.APIDisabled,
+		"bundles":         &k.Bundles,
 	}
 }
 
@@ -105,6 +111,13 @@ type Capabilities struct {
 	// language (the reference server, or a service whose agents run on
 	// `invokeconf model`).
 	ScriptedAgent bool `yaml:"scriptedAgent"`
+	// Bundles is true when the target exports and installs project bundles
+	// through the spec's bundle routes and the extension routes of Routes.
+	Bundles bool `yaml:"bundles"`
+	// BundleTestHooks is true when the target honours the test hooks of a
+	// bundle document's children (docs/bundles.md: failInstall,
+	// interruptOnce, tripEvalGate).
+	BundleTestHooks bool `yaml:"bundleTestHooks"`
 }
 
 // Load reads and validates a profile file.
