@@ -20,6 +20,7 @@ func roleScopes(p *profile.Profile) map[string][]string {
 		"expired":         {"agent:chat:*", "thread:read"},
 		"project":         {"project:chat:" + proj, "project:threads"},
 		"apiDisabled":     {"agent:chat:*"},
+		"bundles":         {bundleScope},
 	}
 }
 
@@ -52,6 +53,10 @@ func seed(p *profile.Profile) (*store, error) {
 	}
 	if p.NonAgentID != "" {
 		st.nonAgents[p.NonAgentID] = true
+	}
+
+	if err := seedBundles(st, p); err != nil {
+		return nil, err
 	}
 
 	scopes := roleScopes(p)
@@ -94,4 +99,4 @@ func KeyRoles(p *profile.Profile) []string {
 	return roles
 }
 
-var keyRoleOrder = []string{"agent", "alias", "wildcard", "wildcardLimited", "otherAgent", "expired", "project", "apiDisabled"}
+var keyRoleOrder = []string{"agent", "alias", "wildcard", "wildcardLimited", "otherAgent", "expired", "project", "apiDisabled", "bundles"}

@@ -19,6 +19,9 @@ type store struct {
 	// nonAgents are IDs that exist but name no agent (knowledge sets and the
 	// like): invoking one is the spec's 400.
 	nonAgents map[string]bool
+	// bundles is what bundles install, and their installation records
+	// (bundle_store.go).
+	bundles *bundleStore
 }
 
 func newStore() *store {

@@ -1,0 +1,309 @@
+package fakeserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// Spec: Bundle routes (export); Dropped on export.
+
+// handleExport serves GET /api/assistants/{assistant_id}/projects/{project_id}/bundle.
+// The export holds the project and its tasks in spec.payload (BUNDLE-01),
+// the agent (EXPORT-01), every standalone knowledge set attached to it
+// (EXPORT-02), every connector the project or the agent references
+// (EXPORT-03), and the app only when ?app=<publicID> names one (EXPORT-04);
+// then every "Dropped on export" item is stripped (DROP-01..06). It answers
+// YAML, or JSON when Accept asks for application/json.
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	if !s.bundleAuth(w, r) {
+		return
+	}
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	b := s.st.bundles
+	p := b.projects[r.PathValue("project_id")]
+	if p == nil {
+		s.problem(w, http.StatusNotFound, "no project %s", r.PathValue("project_id"))
+		return
+	}
+	if p.agentID != r.PathValue("assistant_id") {
+		s.problem(w, http.StatusNotFound, "project %s is not a project of assistant %s", p.id, r.PathValue("assistant_id"))
+		return
+	}
+	if p.installationID != "" && s.defect("installed-project-not-exportable") {
+		s.problem(w, http.StatusConflict, "project %s is managed by installation %s and cannot be exported", p.id, p.installationID)
+		return
+	}
+	// EXPORT-04: a project has no app association the export could read, so
+	// the app comes only from ?app=<publicID>.
+	var app *resource
+	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect("export-app-ignored") {
+		for _, res := range b.resourcesOf(kindApp) {
+			if res.publicID == pub {
+				app = res
+			}
+		}
+		if app == nil {
+			s.problem(w, http.StatusNotFound, "no app with publicID %s", pub)
+			return
+		}
+	} else if pub == "" && s.defect("export-app-always") {
+		if apps := b.resourcesOf(kindApp); len(apps) > 0 {
+			app = apps[0]
+		}
+	}
+	doc := s.buildExport(p, app)
+	strip(doc, s.defect)
+	out := toMap(doc)
+	spec, _ := out["spec"].(map[string]any)
+	if payload, ok := spec["payload"].(map[string]any); ok && s.defect("export-tasks-outside-payload") {
+		spec["tasks"] = payload["tasks"]
+		delete(payload, "tasks")
+	}
+	if s.defect("agent-inlined") {
+		var kept []any
+		for _, c := range spec["includes"].([]any) {
+			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
+				spec["payload"].(map[string]any)["agent"] = c
+				continue
+			}
+			kept = append(kept, c)
+		}
+		spec["includes"] = kept
+	}
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	y, err := yaml.Marshal(out)
+	if err != nil {
+		s.problemErr(w, fmt.Errorf("encode export: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/yaml")
+	_, _ = w.Write(y)
+}
+
+// toMap turns a document into its generic JSON form.
+func toMap(doc *bundleDoc) map[string]any {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		panic(fmt.Sprintf("fakeserver: encode export: %v", err))
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(fmt.Sprintf("fakeserver: encode export: %v", err))
+	}
+	return out
+}
+
+// buildExport assembles a project's bundle before stripping.
+func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
+	b := s.st.bundles
+	tasks := []any{}
+	for _, id := range p.taskIDs {
+		if t := b.tasks[id]; t != nil {
+			m := deepCopy(t.payload)
+			m["name"] = t.name
+			tasks = append(tasks, m)
+		}
+	}
+	doc := &bundleDoc{Kind: "Bundle", Metadata: docMeta{Name: scalar(p.name), Version: scalar(p.version)},
+		Spec: docSpec{Type: kindProject, Payload: map[string]any{"thread": deepCopy(p.thread), "tasks": tasks}}}
+	ag := b.resources[p.agentID]
+
+	var connectors []string
+	switch {
+	case s.defect("export-all-connectors"):
+		for _, r := range b.resourcesOf(kindConnector) {
+			connectors = append(connectors, r.id)
+		}
+	case s.defect("export-agent-connectors-only"):
+		if ag != nil {
+			connectors = ag.connectors
+		}
+	default:
+		connectors = append(connectors, p.connectors...)
+		if ag != nil {
+			for _, id := range ag.connectors {
+				if !contains(connectors, id) {
+					connectors = append(connectors, id)
+				}
+			}
+		}
+	}
+	var knowledge []string
+	if s.defect("export-all-knowledge") {
+		for _, r := range b.resourcesOf(kindKnowledge) {
+			knowledge = append(knowledge, r.id)
+		}
+	} else if ag != nil {
+		knowledge = ag.knowledge
+	}
+	add := func(id string) {
+		if r := b.resources[id]; r != nil {
+			doc.Spec.Includes = append(doc.Spec.Includes, bundleDoc{
+				Metadata: docMeta{Name: scalar(r.name), Version: scalar(r.version)},
+				Spec:     docSpec{Type: r.kind, Payload: deepCopy(r.payload)}})
+		}
+	}
+	for _, id := range connectors {
+		add(id)
+	}
+	for _, id := range knowledge {
+		add(id)
+	}
+	if ag != nil {
+		add(ag.id)
+	}
+	if app != nil {
+		add(app.id)
+	}
+	return doc
+}
+
+// seedBundles builds the project the export scenarios export from the
+// profile's bundles.export: its agent with attached knowledge sets and
+// connectors, a knowledge set and a connector it does not use, an app, and
+// tasks that carry every trigger kind and every item of the "Dropped on
+// export" table, so each row is observable.
+func seedBundles(st *store, p *profile.Profile) error {
+	st.bundles = newBundleStore()
+	e := p.Bundles.Export
+	if e.ProjectID == "" {
+		return nil
+	}
+	if e.AgentID == "" {
+		return fmt.Errorf("bundles.export: agentID is required with projectID")
+	}
+	if st.agents[e.AgentID] != nil {
+		return fmt.Errorf("bundles.export: agent %q is also another role's agent", e.AgentID)
+	}
+	b := st.bundles
+	add := func(kind, name string, payload map[string]any) *resource {
+		r := &resource{id: newID(idPrefix[kind]), kind: kind, name: name, version: "1.0.0", payload: payload}
+		b.resources[r.id] = r
+		st.nonAgents[r.id] = true
+		return r
+	}
+	ids := func(rs []*resource) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.id)
+		}
+		return out
+	}
+	var attached, referenced []*resource
+	for _, n := range e.KnowledgeAttached {
+		attached = append(attached, add(kindKnowledge, n, map[string]any{"documents": []any{n + ".md"}}))
+	}
+	for _, n := range e.KnowledgeDetached {
+		add(kindKnowledge, n, map[string]any{"documents": []any{n + ".md"}})
+	}
+	for _, n := range e.ConnectorsReferenced {
+		referenced = append(referenced, add(kindConnector, n, map[string]any{"url": "https://mcp.example.test/" + n}))
+	}
+	for _, n := range e.ConnectorsUnreferenced {
+		add(kindConnector, n, map[string]any{"url": "https://mcp.example.test/" + n})
+	}
+	if e.AppPublicID != "" {
+		app := add(kindApp, e.AppName, map[string]any{"publicID": e.AppPublicID, "title": e.AppName})
+		app.publicID = e.AppPublicID
+	}
+	// The first referenced connector is the project's, the rest the agent's.
+	var projConn, agentConn []*resource
+	if len(referenced) > 0 {
+		projConn, agentConn = referenced[:1], referenced[1:]
+	}
+	names := func(rs []*resource) []any {
+		out := []any{}
+		for _, r := range rs {
+			out = append(out, r.name)
+		}
+		return out
+	}
+	agentName := e.AgentName
+	if agentName == "" {
+		agentName = e.AgentID
+	}
+	ag := &resource{id: e.AgentID, kind: kindAgent, name: agentName, version: "1.0.0",
+		payload:   map[string]any{"instructions": "Keep the ledger.", "connectors": names(agentConn)},
+		knowledge: ids(attached), connectors: ids(agentConn)}
+	b.resources[ag.id] = ag
+	st.agents[ag.id] = &agent{id: ag.id, credTools: map[string]string{}}
+
+	env := []any{}
+	envNames := make([]string, 0, len(e.EnvVars))
+	for name := range e.EnvVars {
+		envNames = append(envNames, name)
+	}
+	sort.Strings(envNames)
+	for _, name := range envNames {
+		env = append(env, map[string]any{"name": name, "value": e.EnvVars[name]})
+	}
+	d := e.Dropped
+	lead := map[string]any{
+		"name": "export project", "project": true, "instructions": "Keep the books.",
+		"connectors": names(projConn), "env": env,
+		"capabilities": anyList(d.Capabilities), "sharedTasks": anyList(d.SharedTasks),
+		"members": anyList(d.Members), "roleGrants": anyList(d.RoleGrants), "files": anyList(d.Files),
+		"credentials": anyList(d.Credentials), "status": map[string]any{"notes": anyList(d.Status)},
+	}
+	proj := &bundleProject{id: e.ProjectID, name: "export project", version: "1.0.0", agentID: ag.id,
+		thread: lead, connectors: ids(projConn)}
+	pr := &project{id: proj.id, agent: st.agents[ag.id]}
+	th := &thread{id: newID("thr"), agent: pr.agent, project: pr}
+	proj.threadID = th.id
+	st.threads[th.id] = th
+	if _, dup := st.projects[proj.id]; dup {
+		return fmt.Errorf("bundles.export: project %q is also another role's project", proj.id)
+	}
+	st.projects[proj.id] = pr
+	st.nonAgents[proj.id] = true
+	b.projects[proj.id] = proj
+
+	taskNames := e.Tasks
+	if len(taskNames) == 0 {
+		taskNames = []string{"exported-task"}
+	}
+	first, last := taskNames[0], taskNames[len(taskNames)-1]
+	for i, name := range taskNames {
+		var triggers []any
+		payload := map[string]any{"name": name, "prompt": "Run " + name + "."}
+		if i == 0 {
+			triggers = append(triggers,
+				map[string]any{"type": "schedule", "cron": "0 6 * * *"},
+				map[string]any{"type": "webhook", "path": "/hooks/" + name},
+				map[string]any{"type": "email", "address": name + "@inbound.example.test"})
+			payload["steps"] = []any{map[string]any{"name": "review", "approval": map[string]any{"approvers": anyList(d.Approvers)}}}
+		}
+		if name == last {
+			triggers = append(triggers,
+				map[string]any{"type": "onDemand"},
+				map[string]any{"type": "poll", "url": "https://feeds.example.test/" + name, "every": "15m"},
+				map[string]any{"type": "onSlackMessage", "channel": "#" + name},
+				map[string]any{"type": "onDiscordMessage", "channel": name},
+				map[string]any{"type": "onTaskComplete", "task": first})
+		}
+		payload["triggers"] = triggers
+		t := &task{id: newID("tsk"), name: name, projectID: proj.id, payload: payload}
+		b.tasks[t.id] = t
+		proj.taskIDs = append(proj.taskIDs, t.id)
+	}
+	return nil
+}
+
+func anyList(ss []string) []any {
+	out := []any{}
+	for _, s := range ss {
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,249 @@
+package fakeserver
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// Spec: States and transitions (Installed rows); Bundle rules 6 and 7;
+// Errors 5; Versioning. Every function here runs with store.mu held.
+
+// update applies a document to an installation: a composite update of a
+// project installation, or a direct update of a child's own installation.
+func (s *Server) update(in *installation, doc *bundleDoc) error {
+	if in.kind == kindProject {
+		return s.updateProject(in, doc)
+	}
+	return s.updateChild(in, doc)
+}
+
+// planStep is what a composite update does to one child.
+type planStep struct {
+	doc    *bundleDoc
+	cur    *installation // nil for a child the update adds
+	action string        // install, update or skip
+}
+
+// updateProject is the composite update. It is idempotent and resumable
+// (UPDATE-01, UPDATE-07): a child already at its target version is skipped,
+// so the same request sent again after a partial stop finishes the update
+// and, after a complete one, writes nothing. Every child's eval gate is
+// checked before anything is written (UPDATE-02); a child whose own
+// installation was updated directly is at its target version and so no
+// longer trips it (UPDATE-03). A task the payload no longer declares loses
+// the bundle's marker and stays (UPDATE-04); a child spec.includes no
+// longer declares is recorded as orphaned and left alone (UPDATE-05).
+func (s *Server) updateProject(in *installation, doc *bundleDoc) error {
+	b := s.st.bundles
+	view, err := s.validateProject(doc)
+	if err != nil {
+		return err
+	}
+	if doc.name() != in.name {
+		return badDoc("metadata.name is %q, but installation %s installed bundle %q", doc.name(), in.id, in.name)
+	}
+	if in.state == stateFailed {
+		return refuse(http.StatusConflict, "installation %s failed: uninstall it, then install again", in.id)
+	}
+	warnings := s.stripOnInstall(doc)
+
+	var plan []planStep
+	declared := map[string]bool{}
+	for _, c := range s.childrenInOrder(doc) {
+		declared[childKey(c.Spec.Type, c.name())] = true
+		st := planStep{doc: c, cur: in.child(c.Spec.Type, c.name()), action: "install"}
+		if st.cur != nil {
+			st.action = "update"
+			if st.cur.version == c.version() && !s.defect("rerun-reinstalls-up-to-date") {
+				st.action = "skip"
+			}
+		}
+		plan = append(plan, st)
+	}
+	// UPDATE-02: refuse the whole update before writing anything when one
+	// child would trip its own eval gate.
+	for i, st := range plan {
+		if st.doc.Spec.TestHook != hookTripEvalGate {
+			continue
+		}
+		if st.action == "update" || st.cur != nil && s.defect("gate-ignores-direct-update") {
+			if s.defect("gate-refusal-after-write") {
+				for _, w := range plan[:i] {
+					s.applyStep(in, w)
+				}
+			}
+			if s.defect("gate-error-unnamed") {
+				return refuse(http.StatusConflict, "composite update refused: a child's eval gate would trip")
+			}
+			return refuse(http.StatusConflict,
+				"composite update refused before anything was written: updating child %s to %s would trip its eval gate; update that child's own installation directly, then re-run the composite update",
+				childKey(st.doc.Spec.Type, st.doc.name()), st.doc.version())
+		}
+	}
+
+	in.state = stateUpdating
+	for _, st := range plan {
+		if st.action != "skip" && st.doc.Spec.TestHook == hookInterruptOnce {
+			key := childKey(st.doc.Spec.Type, st.doc.name()) + "@" + st.doc.version()
+			if !in.interrupted[key] {
+				in.interrupted[key] = true
+				b.logTo(in, "interrupt", st.doc.Spec.Type, st.doc.name(), st.doc.version(), "test hook interruptOnce")
+				return refuse(http.StatusServiceUnavailable,
+					"update interrupted before child %s (test hook interruptOnce); send the same request again to finish it", childKey(st.doc.Spec.Type, st.doc.name()))
+			}
+		}
+		s.applyStep(in, st)
+	}
+	s.orphanUndeclared(in, declared)
+	s.link(in)
+	s.updateProjectItself(in, doc, view)
+	in.version = doc.version()
+	in.state = stateInstalled
+	in.warnings = warnings
+	return nil
+}
+
+// applyStep writes one child of a composite update.
+func (s *Server) applyStep(in *installation, st planStep) {
+	b := s.st.bundles
+	switch st.action {
+	case "install":
+		s.installChild(in, st.doc)
+	case "update":
+		s.writeChild(st.cur, st.doc)
+		b.logTo(in, "update", st.cur.kind, st.cur.name, st.cur.version, "")
+	default:
+		b.logTo(in, "skip", st.cur.kind, st.cur.name, st.cur.version, "already at the target version")
+	}
+}
+
+// writeChild updates a child's resource and its own record to a document.
+func (s *Server) writeChild(ci *installation, doc *bundleDoc) {
+	b := s.st.bundles
+	if res := b.resources[ci.resourceID]; res != nil {
+		res.version, res.payload = doc.version(), deepCopy(doc.Spec.Payload)
+		if res.payload == nil {
+			res.payload = map[string]any{}
+		}
+		if res.kind == kindApp {
+			res.publicID, _ = res.payload["publicID"].(string)
+		}
+	}
+	ci.version = doc.version()
+	b.logTo(ci, "update", ci.kind, ci.name, ci.version, "")
+}
+
+// orphanUndeclared records the children a document no longer declares as
+// orphaned, leaving their resources and own records untouched (UPDATE-05).
+func (s *Server) orphanUndeclared(in *installation, declared map[string]bool) {
+	b := s.st.bundles
+	var kept []*installation
+	for _, c := range in.children {
+		if declared[childKey(c.kind, c.name)] {
+			kept = append(kept, c)
+			continue
+		}
+		switch {
+		case s.defect("undeclared-child-removed"):
+			s.removeChildResource(c)
+			delete(b.installations, c.id)
+			b.logTo(in, "remove", c.kind, c.name, c.version, "no longer declared")
+		case s.defect("orphan-not-recorded"):
+			b.logTo(in, "orphan", c.kind, c.name, c.version, "no longer declared")
+		default:
+			in.orphaned = append(in.orphaned, c)
+			b.logTo(in, "orphan", c.kind, c.name, c.version, "no longer declared; left untouched")
+		}
+	}
+	in.children = kept
+}
+
+// updateProjectItself updates the project and its tasks: a new version
+// rewrites the lead thread; tasks are written when they changed; a task no
+// longer declared loses the marker and stays an ordinary task (UPDATE-04).
+func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *projectView) {
+	b := s.st.bundles
+	p := b.projects[in.projectID]
+	if p == nil {
+		return
+	}
+	rewrite := s.defect("update-rewrites-everything")
+	if ac := in.agentChild(); ac != nil && ac.resourceID != p.agentID {
+		p.agentID = ac.resourceID
+		if pr := s.st.projects[p.id]; pr != nil {
+			pr.agent = s.st.agents[p.agentID]
+		}
+		if th := s.st.threads[p.threadID]; th != nil {
+			th.agent = s.st.agents[p.agentID]
+		}
+	}
+	if p.version != doc.version() || rewrite {
+		p.version, p.thread = doc.version(), deepCopy(view.thread)
+		if name, _ := view.thread["name"].(string); name != "" {
+			p.name = name
+		}
+		p.connectors = in.connectorIDs(stringList(view.thread["connectors"]))
+		b.logTo(in, "update", kindProject, p.name, p.version, "")
+	}
+	own := map[string]*task{}
+	for _, t := range b.ownTasks(in) {
+		own[t.name] = t
+	}
+	wanted := map[string]bool{}
+	for _, m := range view.tasks {
+		name, _ := m["name"].(string)
+		wanted[name] = true
+		t := own[name]
+		switch {
+		case t == nil:
+			s.createTask(in, p, m)
+		case rewrite || !sameJSON(t.payload, m):
+			t.payload = deepCopy(m)
+			b.logTo(in, "update", kindTask, name, "", "")
+		}
+	}
+	for _, t := range b.ownTasks(in) {
+		if wanted[t.name] {
+			continue
+		}
+		switch {
+		case s.defect("undeclared-task-deleted"):
+			b.removeTask(t)
+			b.logTo(in, "remove", kindTask, t.name, "", "no longer declared")
+		case s.defect("undeclared-task-keeps-marker"):
+		default:
+			t.installationID = ""
+			b.logTo(in, "unmark", kindTask, t.name, "", "no longer declared: now an ordinary task of the project")
+		}
+	}
+}
+
+// updateChild is a direct update of a child's own installation (bundle
+// rule 7). It passes the child's eval gate: the gate belongs to the
+// child's own installation, and updating that is how the spec clears it.
+func (s *Server) updateChild(ci *installation, doc *bundleDoc) error {
+	b := s.st.bundles
+	switch {
+	case doc.Spec.Type != ci.kind:
+		return badDoc("installation %s is a %s; the document's spec.type is %q", ci.id, ci.kind, doc.Spec.Type)
+	case doc.name() != ci.name:
+		return badDoc("metadata.name is %q, but installation %s installed %s %q", doc.name(), ci.id, ci.kind, ci.name)
+	case doc.version() == "":
+		return badDoc("metadata.version is missing")
+	}
+	if doc.version() == ci.version {
+		b.logTo(ci, "skip", ci.kind, ci.name, ci.version, "already at the target version")
+		return nil
+	}
+	s.writeChild(ci, doc)
+	if parent := b.installations[ci.parentID]; parent != nil && parent.child(ci.kind, ci.name) == ci {
+		s.link(parent)
+	}
+	return nil
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
