@@ -1,0 +1,86 @@
+@bundle
+Feature: The project bundle document
+  Spec: Resources / Project bundle; Limits (project bundle children); What the service does 6.
+  Installing, the document's schema beyond spec.type, spec.payload and spec.includes, and the
+  installation record are extensions the spec leaves out: docs/bundles.md defines them and the
+  profile names their routes. A document that is not a valid project bundle is the client's
+  mistake: it gets a 4xx naming the problem, and nothing of it is installed.
+
+  Background:
+    Given a target that manages bundles
+
+  @BUNDLE-01
+  Scenario: An export is a project bundle, with the project and its tasks in spec.payload
+    When I export the export project
+    Then the status is 200
+    And the export is a project bundle
+    And the payload of the export holds every task of the export project
+
+  @BUNDLE-01 @BUNDLE-02 @BUNDLE-04
+  Scenario Outline: A project bundle with one agent, knowledge sets and connectors installs, as YAML or as JSON
+    When I install the bundle "<document>" as "B"
+    Then installation "B" is installed with every child of "<document>"
+
+    Examples:
+      | document     |
+      | desk-v1.yaml |
+      | desk-v1.json |
+
+  @BUNDLE-03 @BUNDLE-04
+  Scenario Outline: Apps, knowledge sets and connectors are optional, and any number of the last two install
+    When I install the bundle "<document>" as "B"
+    Then installation "B" is installed with every child of "<document>"
+
+    Examples:
+      | document     |
+      | minimal.yaml |
+      | many.yaml    |
+
+  @BUNDLE-01
+  Scenario Outline: A document that is not a project bundle is refused and nothing of it is installed
+    When I install the bundle "<document>" as "B"
+    Then the install is refused with a 4xx naming "<problem>"
+    And nothing of the bundle is installed
+
+    Examples:
+      | document        | problem |
+      | malformed.yaml  |         |
+      | malformed.json  |         |
+      | no-payload.yaml | payload |
+
+  @BUNDLE-02
+  Scenario Outline: A project bundle without exactly one agent is refused and nothing of it is installed
+    When I install the bundle "<document>" as "B"
+    Then the install is refused with a 4xx naming "agent"
+    And nothing of the bundle is installed
+
+    Examples:
+      | document        |
+      | two-agents.yaml |
+      | no-agent.yaml   |
+
+  @BUNDLE-03
+  Scenario: A project bundle with two apps is refused and nothing of it is installed
+    When I install the bundle "two-apps.yaml" as "B"
+    Then the install is refused with a 4xx naming "app"
+    And nothing of the bundle is installed
+
+  @BUNDLE-05
+  Scenario: A project bundle that nests another project is refused and nothing of it is installed
+    When I install the bundle "nested-project.yaml" as "B"
+    Then the install is refused with a 4xx naming "project"
+    And nothing of the bundle is installed
+
+  @BUNDLE-08
+  Scenario: A child of a type the spec does not list is refused and nothing of it is installed
+    When I install the bundle "unknown-type.yaml" as "B"
+    Then the install is refused with a 4xx naming "spreadsheet"
+    And nothing of the bundle is installed
+
+  @BUNDLE-06
+  Scenario: Installing a bundle creates a normal project, which exports like any other
+    Given installation "B" of "desk-v1.yaml"
+    When I export the project of installation "B"
+    Then the status is 200
+    And the export is a project bundle
+    And the payload of the export holds the tasks "digest-${marker:b}, triage-${marker:b}"

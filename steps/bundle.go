@@ -1,0 +1,525 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// bundleSteps: the project bundle lifecycle of bundle.feature,
+// export.feature, install.feature, update.feature and uninstall.feature
+// (BUNDLE-*, EXPORT-*, DROP-*, INSTALL-*, UPDATE-*, UNINSTALL-*).
+//
+// The spec shows the export route, DELETE /api/bundles/installations/{id}
+// and DELETE /api/tasks/{id}. Installing, updating and reading an
+// installation are extension routes the profile names (routes.bundleInstall,
+// bundleUpdate, bundleInstallation, bundleInstallations); the documents
+// installed are fixtures/bundles/*, and the installation record they answer
+// with follows docs/bundles.md. Orders, versions, skips, orphans and the
+// bundle marker on tasks are read from that record.
+//
+// Every document names its resources with ${marker:b}, unique to the
+// scenario, so scenarios run concurrently against one target; what a
+// scenario installed is uninstalled after it, as far as the target lets.
+func bundleSteps(sc *godog.ScenarioContext, w *World) {
+	bw := &bundleWorld{w: w}
+	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+		bw.reset()
+		return ctx, nil
+	})
+	sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+		bw.cleanUp()
+		return ctx, err
+	})
+
+	sc.Step(`^a target that manages bundles$`, bw.managesBundles)
+	sc.Step(`^the target honours the bundle test hooks$`, bw.honoursTestHooks)
+
+	sc.Step(`^I install the bundle "([^"]*)" as "(\w+)"$`, bw.install)
+	sc.Step(`^installation "(\w+)" of "([^"]*)"$`, bw.givenInstalled)
+	sc.Step(`^I update installation "(\w+)" with "([^"]*)"$`, bw.update)
+	sc.Step(`^installation "(\w+)" was updated with "([^"]*)"$`, bw.givenUpdated)
+	sc.Step(`^I send the same update again$`, bw.updateAgain)
+	sc.Step(`^I update the "(\w+)" child of installation "(\w+)" directly with "([^"]*)"$`, bw.updateChild)
+	sc.Step(`^I uninstall installation "(\w+)"$`, bw.uninstall)
+	sc.Step(`^I delete the task "([^"]*)" of installation "(\w+)"$`, bw.deleteTask)
+	sc.Step(`^I uninstall the own installation of orphaned child "([^"]*)"$`, bw.uninstallOrphan)
+
+	sc.Step(`^installation "(\w+)" is installed$`, func(name string) error { return bw.isInstalled(name, "", false) })
+	sc.Step(`^installation "(\w+)" is installed with every child of "([^"]*)"$`, func(name, doc string) error { return bw.isInstalled(name, doc, false) })
+	sc.Step(`^installation "(\w+)" is installed with every child at its version in "([^"]*)"$`, func(name, doc string) error { return bw.isInstalled(name, doc, true) })
+	sc.Step(`^installation "(\w+)" is still installed$`, bw.stillInstalled)
+	sc.Step(`^the install is refused with a 4xx naming "([^"]*)"$`, bw.installRefused)
+	sc.Step(`^nothing of the bundle is installed$`, bw.nothingInstalled)
+	sc.Step(`^the (?:update|uninstall) is refused, naming "([^"]*)"$`, bw.refusedNaming)
+	sc.Step(`^the log of installation "(\w+)" installed in the order (.+)$`, bw.installOrder)
+	sc.Step(`^the final record of installation "(\w+)" removed in the order (.+)$`, bw.removalOrder)
+	sc.Step(`^installation "(\w+)" is marked failed with an error naming "([^"]*)"$`, bw.markedFailed)
+	sc.Step(`^installation "(\w+)" still records "([^"]*)" as installed, each with its own installation record$`, bw.stillRecords)
+	sc.Step(`^installation "(\w+)" and every child it recorded are gone$`, bw.allGone)
+	sc.Step(`^the update of installation "(\w+)" stopped partway$`, bw.stoppedPartway)
+	sc.Step(`^the log of installation "(\w+)" updated each child once$`, bw.updatedOnce)
+	sc.Step(`^the (?:refused|last) update wrote nothing to installation "(\w+)"$`, bw.wroteNothing)
+	sc.Step(`^installation "(\w+)" no longer counts the task "([^"]*)" as its own$`, bw.taskUnmarked)
+	sc.Step(`^installation "(\w+)" records the "(\w+)" child "([^"]*)" as orphaned$`, bw.recordsOrphan)
+	sc.Step(`^the own installation of orphaned child "([^"]*)" is still there at version "([^"]*)"$`, bw.orphanUntouched)
+	sc.Step(`^the own installation of orphaned child "([^"]*)" is gone$`, bw.orphanGone)
+	sc.Step(`^installation "(\w+)" warned about each of "([^"]*)"$`, bw.warnedAbout)
+
+	exportSteps(sc, bw)
+}
+
+// bundleWorld is the bundle state of one scenario.
+type bundleWorld struct {
+	w        *World
+	installs map[string]*installState // by the scenario's name for it
+	// tasks and children map names to IDs, from every record read, so a
+	// task or child can be found after the record stops listing it.
+	tasks    map[string]string
+	children map[string]recordChild
+	// lastUpdate is the last update request, for "the same update again".
+	lastUpdate *bundleCall
+	// created are the installations the scenario made, for clean-up.
+	created []string
+}
+
+type installState struct {
+	id string
+	// before is the record read just before the last update or uninstall.
+	before *installRecord
+	// doc is the document last sent for it.
+	doc string
+}
+
+type bundleCall struct {
+	name, method, path, contentType, body string
+}
+
+func (bw *bundleWorld) reset() {
+	bw.installs = map[string]*installState{}
+	bw.tasks = map[string]string{}
+	bw.children = map[string]recordChild{}
+	bw.lastUpdate, bw.created = nil, nil
+}
+
+// installRecord is the installation record of docs/bundles.md, as far as the
+// scenarios read it.
+type installRecord struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Version  string   `json:"version"`
+	State    string   `json:"state"`
+	Error    string   `json:"error"`
+	Warnings []string `json:"warnings"`
+	Project  *struct {
+		ID      string `json:"id"`
+		AgentID string `json:"agentID"`
+	} `json:"project"`
+	Children []recordChild `json:"children"`
+	Orphaned []recordChild `json:"orphaned"`
+	Tasks    []struct {
+		Name string `json:"name"`
+		ID   string `json:"id"`
+	} `json:"tasks"`
+	Log []recordEntry `json:"log"`
+}
+
+type recordChild struct {
+	Type           string `json:"type"`
+	Name           string `json:"name"`
+	Version        string `json:"version"`
+	InstallationID string `json:"installationID"`
+}
+
+type recordEntry struct {
+	Action  string `json:"action"`
+	Type    string `json:"type"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// writes are the log actions that change something; skip and interrupt
+// entries do not.
+var writes = map[string]bool{"install": true, "attach": true, "update": true, "orphan": true, "unmark": true, "remove": true, "fail": true}
+
+func decodeRecord(b []byte) (*installRecord, error) {
+	var r installRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("the installation record is not JSON (docs/bundles.md): %v: %s", err, abbreviate(b))
+	}
+	if r.ID == "" {
+		return nil, fmt.Errorf("the installation record has no id: %s", abbreviate(b))
+	}
+	return &r, nil
+}
+
+func (bw *bundleWorld) managesBundles() error {
+	if !bw.w.P.Capabilities.Bundles {
+		return need(&profile.MissingError{What: "capabilities.bundles"})
+	}
+	return bw.w.useKey("bundles")
+}
+
+func (bw *bundleWorld) honoursTestHooks() error {
+	if !bw.w.P.Capabilities.BundleTestHooks {
+		return need(&profile.MissingError{What: "capabilities.bundleTestHooks (docs/bundles.md: test hooks)"})
+	}
+	return nil
+}
+
+// document reads a fixture document with the scenario's markers filled in.
+func (bw *bundleWorld) document(name string) (body, contentType string, err error) {
+	raw, err := fixtures.BundleDocument(name)
+	if err != nil {
+		return "", "", err
+	}
+	body, err = bw.w.expand(string(raw))
+	if err != nil {
+		return "", "", need(err)
+	}
+	contentType = "application/yaml"
+	if path.Ext(name) == ".json" {
+		contentType = "application/json"
+	}
+	return body, contentType, nil
+}
+
+// route returns an extension route's method and path with {id} filled in.
+func (bw *bundleWorld) route(name, id string) (string, string, error) {
+	method, p, err := bw.w.P.Route(name)
+	if err != nil {
+		return "", "", need(err)
+	}
+	return method, strings.ReplaceAll(p, "{id}", url.PathEscape(id)), nil
+}
+
+// call sends one bundle request with the bundles key and keeps its response
+// as the scenario's last.
+func (bw *bundleWorld) call(method, p, contentType string, body *string, accept string) (*Response, error) {
+	w := bw.w
+	role, noKey, raw, hs, no := w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders
+	defer func() { w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders = role, noKey, raw, hs, no }()
+	if err := w.useKey("bundles"); err != nil {
+		return nil, err
+	}
+	w.headers, w.noHeaders = map[string]string{}, map[string]bool{}
+	if accept != "" {
+		w.headers["Accept"] = accept
+	}
+	if contentType != "" {
+		w.headers["Content-Type"] = contentType
+	}
+	resp, err := w.do(request{method: method, path: p, body: body})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.complete(); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// look is call for a read that a later step should not mistake for the
+// scenario's last response.
+func (bw *bundleWorld) look(method, p string) (*Response, error) {
+	last := bw.w.resp
+	defer func() { bw.w.resp = last }()
+	return bw.call(method, p, "", nil, "application/json")
+}
+
+func (bw *bundleWorld) state(name string) (*installState, error) {
+	st, ok := bw.installs[name]
+	if !ok || st.id == "" {
+		return nil, fmt.Errorf("no installation named %q in this scenario (did its install succeed?)", name)
+	}
+	return st, nil
+}
+
+// read fetches an installation record through routes.bundleInstallation.
+func (bw *bundleWorld) read(name string) (*installRecord, error) {
+	st, err := bw.state(name)
+	if err != nil {
+		return nil, err
+	}
+	return bw.readID(st.id, name)
+}
+
+func (bw *bundleWorld) readID(id, what string) (*installRecord, error) {
+	method, p, err := bw.route(profile.RouteBundleInstallation, id)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := bw.look(method, p)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status != http.StatusOK {
+		return nil, fmt.Errorf("read installation %s (%s): status %d, want 200: %s", what, id, resp.Status, abbreviate(resp.Body))
+	}
+	rec, err := decodeRecord(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	bw.learn(rec)
+	return rec, nil
+}
+
+// statusOf returns the status a GET of an installation record answers.
+func (bw *bundleWorld) statusOf(id string) (int, error) {
+	method, p, err := bw.route(profile.RouteBundleInstallation, id)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := bw.look(method, p)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Status, nil
+}
+
+// learn remembers the task and child IDs a record names.
+func (bw *bundleWorld) learn(rec *installRecord) {
+	for _, t := range rec.Tasks {
+		bw.tasks[t.Name] = t.ID
+	}
+	for _, c := range append(append([]recordChild(nil), rec.Children...), rec.Orphaned...) {
+		if c.InstallationID != "" {
+			bw.children[c.Name] = c
+		}
+	}
+}
+
+func (bw *bundleWorld) install(doc, name string) error {
+	body, ct, err := bw.document(doc)
+	if err != nil {
+		return err
+	}
+	method, p, err := bw.route(profile.RouteBundleInstall, "")
+	if err != nil {
+		return err
+	}
+	resp, err := bw.call(method, p, ct, &body, "application/json")
+	if err != nil {
+		return err
+	}
+	st := &installState{doc: doc}
+	bw.installs[name] = st
+	// docs/bundles.md: whenever an installation exists, even a failed one,
+	// the answer is its record.
+	if rec, err := decodeRecord(resp.Body); err == nil {
+		st.id = rec.ID
+		bw.created = append(bw.created, rec.ID)
+		bw.learn(rec)
+	}
+	return nil
+}
+
+func (bw *bundleWorld) givenInstalled(name, doc string) error {
+	if err := bw.install(doc, name); err != nil {
+		return err
+	}
+	if err := bw.w.status2xx(); err != nil {
+		return fmt.Errorf("install %s: %w", doc, err)
+	}
+	return bw.isInstalled(name, "", false)
+}
+
+func (bw *bundleWorld) update(name, doc string) error {
+	st, err := bw.state(name)
+	if err != nil {
+		return err
+	}
+	body, ct, err := bw.document(doc)
+	if err != nil {
+		return err
+	}
+	method, p, err := bw.route(profile.RouteBundleUpdate, st.id)
+	if err != nil {
+		return err
+	}
+	bw.lastUpdate = &bundleCall{name: name, method: method, path: p, contentType: ct, body: body}
+	st.doc = doc
+	return bw.send(bw.lastUpdate)
+}
+
+// send sends an update, reading the record just before it.
+func (bw *bundleWorld) send(c *bundleCall) error {
+	st, err := bw.state(c.name)
+	if err != nil {
+		return err
+	}
+	if st.before, err = bw.read(c.name); err != nil {
+		return err
+	}
+	body := c.body
+	_, err = bw.call(c.method, c.path, c.contentType, &body, "application/json")
+	return err
+}
+
+func (bw *bundleWorld) updateAgain() error {
+	if bw.lastUpdate == nil {
+		return errors.New("no update was sent in this scenario")
+	}
+	return bw.send(bw.lastUpdate)
+}
+
+func (bw *bundleWorld) givenUpdated(name, doc string) error {
+	if err := bw.update(name, doc); err != nil {
+		return err
+	}
+	if err := bw.w.status2xx(); err != nil {
+		return fmt.Errorf("update with %s: %w", doc, err)
+	}
+	return bw.isInstalled(name, "", false)
+}
+
+// updateChild updates a child's own installation directly (UPDATE-03).
+func (bw *bundleWorld) updateChild(kind, name, doc string) error {
+	rec, err := bw.read(name)
+	if err != nil {
+		return err
+	}
+	var id string
+	for _, c := range rec.Children {
+		if c.Type == kind {
+			id = c.InstallationID
+		}
+	}
+	if id == "" {
+		return fmt.Errorf("installation %q records no %s child with an installationID", name, kind)
+	}
+	body, ct, err := bw.document(doc)
+	if err != nil {
+		return err
+	}
+	method, p, err := bw.route(profile.RouteBundleUpdate, id)
+	if err != nil {
+		return err
+	}
+	_, err = bw.call(method, p, ct, &body, "application/json")
+	return err
+}
+
+// uninstall sends DELETE /api/bundles/installations/{id} (spec route),
+// reading the record just before it so the children it holds are known.
+func (bw *bundleWorld) uninstall(name string) error {
+	st, err := bw.state(name)
+	if err != nil {
+		return err
+	}
+	if st.before, err = bw.read(name); err != nil {
+		return err
+	}
+	_, err = bw.call("DELETE", "/api/bundles/installations/"+url.PathEscape(st.id), "", nil, "application/json")
+	return err
+}
+
+func (bw *bundleWorld) deleteTask(taskName, name string) error {
+	if _, err := bw.read(name); err != nil {
+		return err
+	}
+	n, err := bw.w.expand(taskName)
+	if err != nil {
+		return need(err)
+	}
+	id, ok := bw.tasks[n]
+	if !ok {
+		return fmt.Errorf("no installation record of this scenario ever listed task %q with its id", n)
+	}
+	_, err = bw.call("DELETE", "/api/tasks/"+url.PathEscape(id), "", nil, "")
+	return err
+}
+
+func (bw *bundleWorld) orphanID(child string) (recordChild, error) {
+	n, err := bw.w.expand(child)
+	if err != nil {
+		return recordChild{}, need(err)
+	}
+	c, ok := bw.children[n]
+	if !ok {
+		return recordChild{}, fmt.Errorf("no installation record of this scenario listed child %q with its installationID", n)
+	}
+	return c, nil
+}
+
+func (bw *bundleWorld) uninstallOrphan(child string) error {
+	c, err := bw.orphanID(child)
+	if err != nil {
+		return err
+	}
+	_, err = bw.call("DELETE", "/api/bundles/installations/"+url.PathEscape(c.InstallationID), "", nil, "application/json")
+	return err
+}
+
+// cleanUp uninstalls what the scenario installed, best effort and outside
+// the transcript: parents (after deleting the tasks they know of when an
+// orphaned task blocks them), then children an update orphaned. Failures are
+// ignored; the verdict is already in.
+func (bw *bundleWorld) cleanUp() {
+	if len(bw.created) == 0 {
+		return
+	}
+	w := bw.w
+	key, err := w.P.Key("bundles")
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	del := func(p string) int {
+		req, err := http.NewRequestWithContext(ctx, "DELETE", strings.TrimRight(w.P.BaseURL, "/")+p, nil)
+		if err != nil {
+			return 0
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := w.client.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := len(bw.created) - 1; i >= 0; i-- {
+		p := "/api/bundles/installations/" + url.PathEscape(bw.created[i])
+		if status := del(p); status >= 400 && status != http.StatusNotFound {
+			for _, id := range bw.tasks {
+				del("/api/tasks/" + url.PathEscape(id))
+			}
+			del(p)
+		}
+	}
+	for _, c := range bw.children {
+		del("/api/bundles/installations/" + url.PathEscape(c.InstallationID))
+	}
+}
+
+// docChildren lists the children a fixture document declares, with the
+// scenario's markers filled in.
+func (bw *bundleWorld) docChildren(doc string) ([]recordChild, error) {
+	body, _, err := bw.document(doc)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := parseTree([]byte(body))
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s: %w", doc, err)
+	}
+	var out []recordChild
+	for _, c := range includesOf(tree) {
+		meta, _ := c["metadata"].(map[string]any)
+		out = append(out, recordChild{Type: childType(c), Name: scalarString(meta["name"]), Version: scalarString(meta["version"])})
+	}
+	return out, nil
+}
