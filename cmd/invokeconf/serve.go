@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
@@ -94,6 +95,7 @@ func printServeInfo(w io.Writer, p *profile.Profile, defects []string, profilePa
 	if p.NonAgentID != "" {
 		fmt.Fprintf(w, "non-agent ID:      %s\n", p.NonAgentID)
 	}
+	printBundleInfo(w, p)
 	if profilePath != "" {
 		fmt.Fprintf(w, "\nprofile written to %s\n", profilePath)
 	}
@@ -102,4 +104,24 @@ func printServeInfo(w io.Writer, p *profile.Profile, defects []string, profilePa
 			k, p.BaseURL, p.Agents.Main.ID)
 	}
 	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
+}
+
+// printBundleInfo shows the bundle extension routes and the export project
+// (docs/bundles.md).
+func printBundleInfo(w io.Writer, p *profile.Profile) {
+	if len(p.Routes) > 0 {
+		fmt.Fprintln(w, "\nextension routes (docs/bundles.md):")
+		names := make([]string, 0, len(p.Routes))
+		for n := range p.Routes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(w, "  %-20s %s\n", n, p.Routes[n])
+		}
+	}
+	if e := p.Bundles.Export; e.ProjectID != "" {
+		fmt.Fprintf(w, "export project:    %s (agent %s): GET %s/api/assistants/%s/projects/%s/bundle\n",
+			e.ProjectID, e.AgentID, p.BaseURL, e.AgentID, e.ProjectID)
+	}
 }
