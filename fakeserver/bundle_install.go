@@ -154,7 +154,9 @@ func (s *Server) link(in *installation) {
 }
 
 // createProject creates the project (its lead thread, flagged as a
-// project) and its tasks, each marked as the installation's own.
+// project) and its tasks, each marked as the installation's own. It is a
+// normal project (BUNDLE-06): registered with the other projects and
+// threads, its agent invocable, exported like any other.
 func (s *Server) createProject(in *installation, doc *bundleDoc, view *projectView) {
 	b := s.st.bundles
 	p := &bundleProject{id: newID("prj"), version: doc.version(), thread: deepCopy(view.thread), installationID: in.id}

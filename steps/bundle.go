@@ -426,6 +426,8 @@ func (bw *bundleWorld) uninstall(name string) error {
 	return err
 }
 
+// deleteTask: UNINSTALL-03, DELETE /api/tasks/{id} on an orphaned task,
+// found by name in the records read earlier.
 func (bw *bundleWorld) deleteTask(taskName, name string) error {
 	if _, err := bw.read(name); err != nil {
 		return err

@@ -18,7 +18,9 @@ import (
 
 // isInstalled: the last install or update answered 2xx and the record says
 // installed; with a document, the record holds each of its children (and,
-// withVersions, at the document's version).
+// withVersions, at the document's version). BUNDLE-02, BUNDLE-03, BUNDLE-04:
+// one agent, no or one app, any number of knowledge sets and connectors
+// install.
 func (bw *bundleWorld) isInstalled(name, doc string, withVersions bool) error {
 	if _, err := bw.state(name); err != nil {
 		if bw.w.resp != nil {
@@ -70,8 +72,10 @@ func (bw *bundleWorld) stillInstalled(name string) error {
 	return nil
 }
 
-// installRefused: BUNDLE-01..05, BUNDLE-08. A document that is not a valid
-// project bundle gets a 4xx that names the problem.
+// installRefused: BUNDLE-01, BUNDLE-02 (not exactly one agent), BUNDLE-03
+// (two apps), BUNDLE-05 (a nested project), BUNDLE-08 (an unknown child
+// type). A document that is not a valid project bundle gets a 4xx that names
+// the problem.
 func (bw *bundleWorld) installRefused(problem string) error {
 	r := bw.w.resp
 	if r == nil {
