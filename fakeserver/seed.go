@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -83,15 +84,14 @@ func seed(p *profile.Profile) (*store, error) {
 	return st, nil
 }
 
-// KeyRoles lists the key roles a profile fills, in a stable order.
+// KeyRoles lists the key roles a profile fills, sorted.
 func KeyRoles(p *profile.Profile) []string {
 	var roles []string
-	for _, role := range keyRoleOrder {
-		if k, err := p.Key(role); err == nil && k != "" {
+	for role, k := range p.Keys.Roles() {
+		if *k != "" {
 			roles = append(roles, role)
 		}
 	}
+	sort.Strings(roles)
 	return roles
 }
-
-var keyRoleOrder = []string{"agent", "alias", "wildcard", "wildcardLimited", "otherAgent", "expired", "project", "apiDisabled"}
