@@ -268,8 +268,17 @@ func (w *World) lookup(name string) (string, error) {
 			return "", need(&profile.MissingError{What: "a tool of agents." + parts[1] + " that uses no credential"})
 		}
 	}
+	for _, ext := range placeholderExts {
+		if v, ok, err := ext(w, name); ok {
+			return v, err
+		}
+	}
 	return "", fmt.Errorf("unknown placeholder ${%s}", name)
 }
+
+// placeholderExts let step files of other areas add placeholders; each
+// answers ok=false for names it does not know.
+var placeholderExts []func(w *World, name string) (v string, ok bool, err error)
 
 // marker returns the unique token for a name.
 func (w *World) marker(name string) string {
