@@ -190,7 +190,9 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.:-]+)\}`)
 // (a tool of the main agent that needs no credential), ${projects.main.id},
 // ${nonAgentID}, ${unknownID} (an ID that exists nowhere), ${thread:NAME},
 // ${run:NAME}, ${marker:NAME} (a unique token, the same for one NAME within
-// a scenario) and ${escaped:NAME} (that token written as \x escapes).
+// a scenario) and ${escaped:NAME} (that token written as \x escapes). Step
+// files add more through placeholderExts (tools.go: tool lists, the project's
+// tasks, credentials and model).
 func (w *World) expand(s string) (string, error) {
 	var firstErr error
 	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
