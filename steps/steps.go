@@ -31,6 +31,7 @@ var stepSets = []func(*godog.ScenarioContext, *World){
 	eventSteps,
 	asyncSteps,
 	errorSteps,
+	toolSteps,
 }
 
 // InitializeScenario is a godog ScenarioInitializer. godog calls it once per
