@@ -21,21 +21,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // newTestServer starts a reference server seeded from the fixtures.
 func newTestServer(t testing.TB, cfg Config) (*httptest.Server, *profile.Profile) {
 	t.Helper()
-	p, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Profile = p
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testServer(t, cfg)
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() {
-		s.Close()
+		s.Close() // end the runs first, so that open streams let ts.Close return
 		ts.Close()
 	})
-	return ts, p
+	return ts, s.cfg.Profile
 }
 
 func post(t testing.TB, url, key, accept, body string) *http.Response {

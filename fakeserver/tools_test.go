@@ -46,7 +46,7 @@ func TestHeaderList(t *testing.T) {
 }
 
 // testServer is a reference server seeded with the fixtures.
-func testServer(t *testing.T, cfg Config) *Server {
+func testServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
 	p, err := fixtures.Reference()
 	if err != nil {

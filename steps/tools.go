@@ -73,21 +73,7 @@ func (w *World) offersResearch() error {
 // openThreadWith starts a thread with one synchronous run of a key role on a
 // path and names it.
 func (w *World) openThreadWith(role, name, path string) error {
-	body := "opening turn"
-	resp, err := w.sideRequest(role, map[string]string{"Accept": "application/json"},
-		request{method: "POST", path: path, body: &body})
-	if err != nil {
-		return fmt.Errorf("set up thread %q: %w", name, err)
-	}
-	if resp.Status != 200 {
-		return fmt.Errorf("set up thread %q: status %d, want 200: %s", name, resp.Status, abbreviate(resp.Body))
-	}
-	id := resp.Header.Get("X-SVC-Thread-Id")
-	if id == "" {
-		return fmt.Errorf("set up thread %q: the response has no X-SVC-Thread-Id", name)
-	}
-	w.threads[name] = id
-	return nil
+	return w.runOn(role, name, "", path, "opening turn")
 }
 
 // toolPlaceholder expands the placeholders of this area:
