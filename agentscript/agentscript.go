@@ -18,9 +18,17 @@
 //	@toolinput NAME [JSON]             toolInput event for tool NAME
 //	@tool NAME [JSON]                  toolCall event: call tool NAME with JSON arguments
 //	@tools                             content event listing the tools this run has (see FormatTools)
+//	@model                             content event naming the model this run uses (see FormatModel)
 //	@step DESCRIPTION                  step event
 //	@ask [sensitive] [fields=a,b] MSG  prompt event (an OAuth-style request for input)
 //	@fail MESSAGE                      the run fails with MESSAGE
+//
+// @tools and @model make a run's set-up visible: the tools it really has
+// (narrowed by X-SVC-Scoped-Tools, added to by run modes, gated by credential
+// scopes and the project) and the model its settings select (a project's
+// model settings apply only inside the project). A scripted model server
+// answers them from the tools and the model name its chat-completions request
+// carries.
 //
 // The same language is spoken by the fake reference server's agent and by the
 // scripted model server, so one scenario can drive either.
@@ -46,6 +54,7 @@ const (
 	ToolInput Kind = "toolinput"
 	Tool      Kind = "tool"
 	Tools     Kind = "tools"
+	Model     Kind = "model"
 	Step      Kind = "step"
 	Ask       Kind = "ask"
 	Fail      Kind = "fail"
@@ -55,7 +64,7 @@ const (
 const MaxPause = 10 * time.Minute
 
 var kinds = map[Kind]bool{Say: true, Pause: true, Waiting: true, ToolInput: true, Tool: true,
-	Tools: true, Step: true, Ask: true, Fail: true}
+	Tools: true, Model: true, Step: true, Ask: true, Fail: true}
 
 // Directive is one parsed line of a script.
 type Directive struct {
@@ -118,7 +127,7 @@ func splitDirective(line string) (Kind, string) {
 func parseLine(line string) (Directive, error) {
 	k, rest := splitDirective(line)
 	if !kinds[k] {
-		return Directive{}, fmt.Errorf("unknown directive %q (want one of @say @pause @waiting @toolinput @tool @tools @step @ask @fail)", line)
+		return Directive{}, fmt.Errorf("unknown directive %q (want one of @say @pause @waiting @toolinput @tool @tools @model @step @ask @fail)", line)
 	}
 	d := Directive{Kind: k}
 	switch k {
@@ -137,7 +146,7 @@ func parseLine(line string) (Directive, error) {
 			return d, fmt.Errorf("@pause %s is outside 0..%s", dur, MaxPause)
 		}
 		d.Duration = dur
-	case Waiting, Tools:
+	case Waiting, Tools, Model:
 		if strings.TrimSpace(rest) != "" {
 			return d, fmt.Errorf("@%s takes no argument", k)
 		}
@@ -229,4 +238,22 @@ func ParseTools(answer string) ([]string, bool) {
 		return names, true
 	}
 	return nil, false
+}
+
+// modelPrefix opens the content written by @model.
+const modelPrefix = "model:"
+
+// FormatModel renders the answer of @model: "model:" followed by the name of
+// the model the run uses.
+func FormatModel(name string) string { return modelPrefix + name }
+
+// ParseModel reads an answer written by FormatModel out of a run's text,
+// which may hold other content before or after it on other lines.
+func ParseModel(answer string) (string, bool) {
+	for _, line := range strings.Split(answer, "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), modelPrefix); ok {
+			return strings.TrimSpace(name), true
+		}
+	}
+	return "", false
 }

@@ -23,9 +23,10 @@ func TestParse(t *testing.T) {
 			{Kind: Pause, Line: 4, Duration: 800 * time.Millisecond},
 			{Kind: Say, Line: 5, Text: " x\n"},
 		}, false},
-		{"tool with args", "@tool search-web {\"q\":\"go\"}\r\n@tools", []Directive{
+		{"tool with args", "@tool search-web {\"q\":\"go\"}\r\n@tools\n@model", []Directive{
 			{Kind: Tool, Line: 1, Name: "search-web", Args: json.RawMessage(`{"q":"go"}`)},
 			{Kind: Tools, Line: 2},
+			{Kind: Model, Line: 3},
 		}, false},
 		{"ask", "@ask sensitive fields=user, Log in to GitHub", []Directive{
 			{Kind: Ask, Line: 1, Sensitive: true, Fields: []string{"user"}, Text: "Log in to GitHub"},
@@ -61,6 +62,7 @@ func TestParseErrors(t *testing.T) {
 		"@tool",
 		"@tool x {bad",
 		"@tools now",
+		"@model gpt",
 		"@ask sensitive",
 		"@say \"unterminated",
 	} {
@@ -81,5 +83,23 @@ func TestToolsRoundTrip(t *testing.T) {
 	}
 	if _, ok := ParseTools("no list here"); ok {
 		t.Fatal("found a list in plain text")
+	}
+}
+
+func TestModelRoundTrip(t *testing.T) {
+	tests := []struct {
+		answer string
+		want   string
+		ok     bool
+	}{
+		{FormatModel("scripted-project-model"), "scripted-project-model", true},
+		{"tools:a\n" + FormatModel("m1") + "\nbye", "m1", true},
+		{"no model here", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseModel(tt.answer)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseModel(%q) = %q %v, want %q %v", tt.answer, got, ok, tt.want, tt.ok)
+		}
 	}
 }

@@ -191,6 +191,9 @@ func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.removeTask(t)
+	if p := b.projects[t.projectID]; p != nil {
+		s.syncTasks(p)
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

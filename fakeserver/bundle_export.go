@@ -258,7 +258,7 @@ func seedBundles(st *store, p *profile.Profile) error {
 	}
 	proj := &bundleProject{id: e.ProjectID, name: "export project", version: "1.0.0", agentID: ag.id,
 		thread: lead, connectors: ids(projConn)}
-	pr := &project{id: proj.id, agent: st.agents[ag.id]}
+	pr := &project{id: proj.id, agent: st.agents[ag.id], credentials: map[string]bool{}}
 	th := &thread{id: newID("thr"), agent: pr.agent, project: pr}
 	proj.threadID = th.id
 	st.threads[th.id] = th
@@ -296,6 +296,7 @@ func seedBundles(st *store, p *profile.Profile) error {
 		t := &task{id: newID("tsk"), name: name, projectID: proj.id, payload: payload}
 		b.tasks[t.id] = t
 		proj.taskIDs = append(proj.taskIDs, t.id)
+		pr.tasks = append(pr.tasks, name)
 	}
 	return nil
 }

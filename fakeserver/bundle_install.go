@@ -170,7 +170,7 @@ func (s *Server) createProject(in *installation, doc *bundleDoc, view *projectVi
 		p.agentID = ac.resourceID
 		ag = s.st.agents[ac.resourceID]
 	}
-	pr := &project{id: p.id, agent: ag}
+	pr := &project{id: p.id, agent: ag, credentials: map[string]bool{}}
 	th := &thread{id: newID("thr"), agent: ag, project: pr}
 	p.threadID = th.id
 	if ag != nil { // only the agentless-accepted defect lets a project lack its agent
@@ -186,12 +186,29 @@ func (s *Server) createProject(in *installation, doc *bundleDoc, view *projectVi
 	}
 }
 
+// syncTasks gives the project's runs its current tasks as tools (PROJ-04),
+// as for any project. The slice is replaced, never changed in place.
+func (s *Server) syncTasks(p *bundleProject) {
+	pr := s.st.projects[p.id]
+	if pr == nil {
+		return
+	}
+	var names []string
+	for _, id := range p.taskIDs {
+		if t := s.st.bundles.tasks[id]; t != nil {
+			names = append(names, t.name)
+		}
+	}
+	pr.tasks = names
+}
+
 func (s *Server) createTask(in *installation, p *bundleProject, payload map[string]any) *task {
 	b := s.st.bundles
 	t := &task{id: newID("tsk"), projectID: p.id, payload: deepCopy(payload), installationID: in.id}
 	t.name, _ = payload["name"].(string)
 	b.tasks[t.id] = t
 	p.taskIDs = append(p.taskIDs, t.id)
+	s.syncTasks(p)
 	b.logTo(in, "install", kindTask, t.name, "", "")
 	return t
 }

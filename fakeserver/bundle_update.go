@@ -209,6 +209,7 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 		switch {
 		case s.defect("undeclared-task-deleted"):
 			b.removeTask(t)
+			s.syncTasks(p)
 			b.logTo(in, "remove", kindTask, t.name, "", "no longer declared")
 		case s.defect("undeclared-task-keeps-marker"):
 		default:

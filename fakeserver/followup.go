@@ -33,7 +33,7 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 	if s.defect("events-unscoped") {
 		return true
 	}
-	if t.project != nil {
+	if t.project != nil && !s.defect("events-project-needs-thread-read") {
 		return k.has("project:threads")
 	}
 	return k.has("thread:read")
@@ -44,6 +44,9 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 func (s *Server) canChatOn(k *apiKey, t *thread) bool {
 	if s.defect("abort-needs-wildcard") {
 		return k.hasWildcard()
+	}
+	if s.defect("abort-unscoped") {
+		return true
 	}
 	if t.project != nil && k.has("project:chat:"+t.project.id) {
 		return true

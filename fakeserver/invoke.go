@@ -163,7 +163,12 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	if s.defect("json-prompt-parsed") {
 		prompt = extractJSONPrompt(prompt)
 	}
-	run := s.startRun(t, k, prompt, s.runTools(r, k, t))
+	tools, err := s.runTools(r, k, t) // tools.go
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	run := s.startRun(t, k, prompt, tools)
 
 	// THREAD-04: every response carries X-SVC-Thread-Id.
 	if !s.defect("no-thread-header") {
@@ -224,19 +229,6 @@ func (s *Server) responseForm(r *http.Request) responseForm {
 		return formJSON
 	}
 	return formPlain
-}
-
-// runTools decides which tools a run has: the agent's, minus credential-backed
-// tools the key may not use (CRED-01).
-func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) []string {
-	var tools []string
-	for _, tool := range t.agent.tools {
-		if cred, ok := t.agent.credTools[tool]; ok && !k.has("credential:use:"+cred) && !k.has("credential:use:*") {
-			continue
-		}
-		tools = append(tools, tool)
-	}
-	return tools
 }
 
 // extractJSONPrompt serves the json-prompt-parsed defect: it reads a prompt

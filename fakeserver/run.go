@@ -119,7 +119,7 @@ func (r *run) wait(ctx context.Context) bool {
 // The run lives on the server's context: a synchronous handler cancels it when
 // its client goes away (FMT-08), an async run outlives its request.
 func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *run {
-	ctx, cancel := context.WithCancel(s.ctx)
+	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
 	r := &run{id: newID("run"), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
 	s.st.mu.Lock()
 	t.runs = append(t.runs, r)
@@ -168,16 +168,19 @@ func (s *Server) interpret(ctx context.Context, r *run, prompt string) error {
 	contentID, sofar := "", ""
 	for _, d := range script.Directives {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("run cancelled")
+			return stopped(ctx)
 		}
-		if d.Kind != agentscript.Say && d.Kind != agentscript.Tools && d.Kind != agentscript.Pause {
+		if d.Kind != agentscript.Say && d.Kind != agentscript.Tools && d.Kind != agentscript.Model && d.Kind != agentscript.Pause {
 			contentID = ""
 		}
 		switch d.Kind {
-		case agentscript.Say, agentscript.Tools:
+		case agentscript.Say, agentscript.Tools, agentscript.Model:
 			text := d.Text
 			if d.Kind == agentscript.Tools {
 				text = agentscript.FormatTools(r.tools)
+			}
+			if d.Kind == agentscript.Model {
+				text = agentscript.FormatModel(s.runModel(r.thread)) // project.go: PROJ-06
 			}
 			if contentID == "" {
 				contentID = newID("cnt")
@@ -193,7 +196,7 @@ func (s *Server) interpret(ctx context.Context, r *run, prompt string) error {
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return fmt.Errorf("run cancelled")
+				return stopped(ctx)
 			}
 		case agentscript.Waiting:
 			if !s.defect("waiting-dropped") {
@@ -212,6 +215,9 @@ func (s *Server) interpret(ctx context.Context, r *run, prompt string) error {
 				continue
 			}
 			r.append(Event{ToolCall: &ToolCall{Name: d.Name, Arguments: d.Args}})
+			if err := s.useTool(ctx, r, d.Name, d.Args); err != nil { // research.go
+				return err
+			}
 		case agentscript.Step:
 			r.append(Event{Step: &Step{Description: d.Text}})
 		case agentscript.Ask:

@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -20,7 +21,14 @@ func roleScopes(p *profile.Profile) map[string][]string {
 		"expired":         {"agent:chat:*", "thread:read"},
 		"project":         {"project:chat:" + proj, "project:threads"},
 		"apiDisabled":     {"agent:chat:*"},
-		"bundles":         {bundleScope},
+
+		// Credential scopes and run modes (issue 3).
+		"credentialSearch": {"agent:chat:" + main.ID, "credential:use:search"},
+		"credentialAll":    {"agent:chat:" + main.ID, "project:chat:" + proj, "credential:use:*"},
+		"notEntitled":      {"agent:chat:" + main.ID, "credential:use:*"},
+
+		// Project bundles (issue 4).
+		"bundles": {bundleScope},
 	}
 }
 
@@ -48,7 +56,12 @@ func seed(p *profile.Profile) (*store, error) {
 		if main == nil {
 			return nil, fmt.Errorf("projects.main needs agents.main")
 		}
-		st.projects[p.Projects.Main.ID] = &project{id: p.Projects.Main.ID, agent: main}
+		pm := p.Projects.Main
+		prj := &project{id: pm.ID, agent: main, tasks: append([]string(nil), pm.Tasks...), credentials: map[string]bool{}, model: pm.Model}
+		for _, c := range pm.Credentials {
+			prj.credentials[c] = true
+		}
+		st.projects[pm.ID] = prj
 		st.nonAgents[p.Projects.Main.ID] = true
 	}
 	if p.NonAgentID != "" {
@@ -78,6 +91,8 @@ func seed(p *profile.Profile) (*store, error) {
 			u.denied[p.Agents.Restricted.ID] = true
 		case "apiDisabled":
 			u.apiDisabled = true
+		case "notEntitled":
+			u.noResearch = true
 		}
 		id := k.user + "-" + k.key
 		if _, dup := st.keys[id]; dup {
@@ -85,18 +100,36 @@ func seed(p *profile.Profile) (*store, error) {
 		}
 		st.keys[id] = &apiKey{user: u, id: id, secret: secretSum(k.secret), scopes: scopes[role], expired: role == "expired"}
 	}
+	if err := checkEntitlements(p); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
-// KeyRoles lists the key roles a profile fills, in a stable order.
+// checkEntitlements: the notEntitled key's user stands for a workspace
+// without the 'Research mode' entitlement, so it may not own the keys whose
+// workspace must hold it.
+func checkEntitlements(p *profile.Profile) error {
+	ne, err := parseKey(p.Keys.NotEntitled)
+	if p.Keys.NotEntitled == "" || err != nil {
+		return nil
+	}
+	for _, role := range []string{"agent", "credentialSearch", "credentialAll"} {
+		if k, err := parseKey(*p.Keys.Roles()[role]); err == nil && k.user == ne.user {
+			return fmt.Errorf("keys.notEntitled and keys.%s belong to the same user %q: one workspace cannot both lack and hold the research entitlement", role, ne.user)
+		}
+	}
+	return nil
+}
+
+// KeyRoles lists the key roles a profile fills, sorted.
 func KeyRoles(p *profile.Profile) []string {
 	var roles []string
-	for _, role := range keyRoleOrder {
-		if k, err := p.Key(role); err == nil && k != "" {
+	for role, k := range p.Keys.Roles() {
+		if *k != "" {
 			roles = append(roles, role)
 		}
 	}
+	sort.Strings(roles)
 	return roles
 }
-
-var keyRoleOrder = []string{"agent", "alias", "wildcard", "wildcardLimited", "otherAgent", "expired", "project", "apiDisabled", "bundles"}

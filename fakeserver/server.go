@@ -4,7 +4,10 @@
 //
 // Each file holds one area of the spec (auth.go: Authentication, invoke.go:
 // Invoke routes, deliver.go: response forms and SSE framing, followup.go:
-// follow-up routes). A rule's code can be found by searching its ID.
+// follow-up routes, project.go: the project variant, tools.go: a run's tools
+// from scoped tools, run modes and credential scopes, research.go: the
+// research tool and its run-time cap). A rule's code can be found by searching
+// its ID.
 //
 // Defect switches (Config.Defects) each turn on one realistic deviation from
 // one rule, so the harness can show that it catches it.
@@ -34,6 +37,9 @@ type Config struct {
 	Keepalive time.Duration
 	// MaxBody bounds a request body. Zero means 1 MiB.
 	MaxBody int64
+	// ResearchLimit caps the run time of a run with the research tool
+	// (X-SVC-Run-Mode: research). Zero means the spec's 30 minutes.
+	ResearchLimit time.Duration
 	// Logger receives one line per request; keys are never logged. Nil
 	// discards.
 	Logger *slog.Logger
@@ -68,6 +74,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.ResearchLimit == 0 {
+		cfg.ResearchLimit = DefaultResearchLimit
 	}
 	defects, err := resolveDefects(cfg.Defects)
 	if err != nil {

@@ -42,6 +42,9 @@ type user struct {
 	apiDisabled bool
 	// denied are agent IDs the user cannot open in the browser.
 	denied map[string]bool
+	// noResearch: the user's workspace lacks the 'Research mode'
+	// entitlement (MODE-03).
+	noResearch bool
 }
 
 func (u *user) canOpen(a *agent) bool { return !u.denied[a.id] }
@@ -51,11 +54,19 @@ type agent struct {
 	tools     []string
 	// credTools maps a credential-backed tool to its credential.
 	credTools map[string]string
+	// stickyScope serves the scoped-tools-sticky defect only.
+	stickyScope []string
 }
 
 type project struct {
 	id    string
 	agent *agent
+	// tasks appear as tools of runs inside the project (PROJ-04).
+	tasks []string
+	// credentials are scoped to the project: usable only inside it (PROJ-05).
+	credentials map[string]bool
+	// model is the project's model setting (PROJ-06); "" keeps the agent's.
+	model string
 }
 
 type thread struct {
@@ -97,6 +108,18 @@ func (st *store) lastThreadOf(k *apiKey, a *agent, p *project) *thread {
 	defer st.mu.Unlock()
 	if t := k.lastThread; t != nil && t.agent == a && t.project == p {
 		return t
+	}
+	return nil
+}
+
+// projectOf returns a project whose agent is a, or nil.
+func (st *store) projectOf(a *agent) *project {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, p := range st.projects {
+		if p.agent == a {
+			return p
+		}
 	}
 	return nil
 }

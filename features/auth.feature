@@ -72,3 +72,65 @@ Feature: Authentication and scopes
     And I remember the async run as "R" on thread "T"
     And I abort thread "T"
     Then the status is 2xx
+
+  @AUTH-05
+  Scenario Outline: The project route needs project:chat:<project_id>; an agent scope does not cover it
+    Given the "<key>" key
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "project scope"
+    Then the status is <status>
+
+    Examples:
+      | key      | status |
+      | project  | 200    |
+      | agent    | 403    |
+      | wildcard | 403    |
+
+  @AUTH-05
+  Scenario Outline: The project thread route needs project:chat:<project_id>; an agent scope does not cover it
+    Given a project thread "P" on the main project
+    And the "<key>" key
+    When I invoke "/api/projects/${projects.main.id}/invoke/thread/${thread:P}" with the prompt "project scope"
+    Then the status is <status>
+
+    Examples:
+      | key     | status |
+      | project | 200    |
+      | agent   | 403    |
+
+  @AUTH-01 @ERR-06
+  Scenario: A project key does not cover the agent routes of the project's agent
+    Given the "project" key
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "agent route"
+    Then the status is 403
+
+  @AUTH-04
+  Scenario Outline: A wildcard key cannot continue a thread of an agent its owner cannot open
+    Given a thread "R" on the restricted agent, opened with the "wildcard" key
+    And the "<key>" key
+    When I invoke "<path>" with the prompt "whose thread?"
+    Then the status is <status>
+
+    Examples:
+      | key             | path                                                   | status |
+      | wildcard        | /api/invoke/${thread:R}                                | 200    |
+      | wildcardLimited | /api/invoke/${thread:R}                                | 403    |
+      | wildcardLimited | /api/invoke/${agents.restricted.id}/thread/${thread:R} | 403    |
+
+  @AUTH-06
+  Scenario Outline: The events of a project thread need project:threads
+    Given a project thread "P" on the main project
+    And the "<key>" key
+    When I fetch the events of thread "P" without runID as JSON
+    Then the status is <status>
+
+    Examples:
+      | key     | status |
+      | project | 200    |
+      | alias   | 403    |
+
+  @AUTH-07
+  Scenario: Abort needs agent:chat for the thread's agent
+    Given a thread "T" on the main agent
+    And the "otherAgent" key
+    When I abort thread "T"
+    Then the status is 403

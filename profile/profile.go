@@ -55,7 +55,14 @@ type Keys struct {
 	Expired         string `yaml:"expired"`         // a well-formed key that has expired
 	Project         string `yaml:"project"`         // project:chat:<projects.main.id>, project:threads
 	APIDisabled     string `yaml:"apiDisabled"`     // optional: agent:chat:* on an instance with API access disabled
-	Bundles         string `yaml:"bundles"`         // may export, install, update and uninstall bundles and delete tasks
+	// Credential scopes and run modes (issue 3). The workspace of the keys
+	// agent, credentialSearch and credentialAll holds the 'Research mode'
+	// entitlement when capabilities.researchMode is true.
+	CredentialSearch string `yaml:"credentialSearch"` // agent:chat:<agents.main.id>, credential:use:search
+	CredentialAll    string `yaml:"credentialAll"`    // agent:chat:<agents.main.id>, project:chat:<projects.main.id>, credential:use:*
+	NotEntitled      string `yaml:"notEntitled"`      // agent:chat:<agents.main.id>, credential:use:*; its workspace lacks the 'Research mode' entitlement
+	// Project bundles (issue 4).
+	Bundles string `yaml:"bundles"` // may export, install, update and uninstall bundles and delete tasks
 }
 
 // Roles maps each key role name, as scenarios spell it, to its token.
@@ -69,7 +76,14 @@ func (k *Keys) Roles() map[string]*string {
 		"expired":         &k.Expired,
 		"project":         &k.Project,
 		"apiDisabled":     &k.APIDisabled,
-		"bundles":         &k.Bundles,
+
+		// Credential scopes and run modes.
+		"credentialSearch": &k.CredentialSearch,
+		"credentialAll":    &k.CredentialAll,
+		"notEntitled":      &k.NotEntitled,
+
+		// Project bundles.
+		"bundles": &k.Bundles,
 	}
 }
 
@@ -95,9 +109,19 @@ func (a *Agents) Roles() map[string]*Agent {
 	return map[string]*Agent{"main": &a.Main, "other": &a.Other, "restricted": &a.Restricted}
 }
 
-// Project is one provisioned project.
+// Project is one provisioned project. Its agent is agents.main.
 type Project struct {
 	ID string `yaml:"id"`
+	// Tasks are the project's tasks, named as they appear among the tools of
+	// a run inside the project.
+	Tasks []string `yaml:"tasks,omitempty"`
+	// Credentials are the credentials scoped to the project: a tool of
+	// agents.main that uses one of them works only inside the project.
+	Credentials []string `yaml:"credentials,omitempty"`
+	// Model is the model the project's model settings select, as a run
+	// inside the project reports it (agent script: @model). Bare-agent runs
+	// of agents.main must not use it.
+	Model string `yaml:"model,omitempty"`
 }
 
 // Projects holds the projects by role.
@@ -111,6 +135,10 @@ type Capabilities struct {
 	// language (the reference server, or a service whose agents run on
 	// `invokeconf model`).
 	ScriptedAgent bool `yaml:"scriptedAgent"`
+	// ResearchMode is true when the target offers the run mode research and
+	// the workspace of the keys agent, credentialSearch and credentialAll
+	// holds the 'Research mode' entitlement.
+	ResearchMode bool `yaml:"researchMode"`
 	// Bundles is true when the target exports and installs project bundles
 	// through the spec's bundle routes and the extension routes of Routes.
 	Bundles bool `yaml:"bundles"`

@@ -170,24 +170,24 @@ func (w *World) sideRequest(role string, headers map[string]string, rq request) 
 // openThread starts a thread on the main agent with the agent key and names
 // it; with a run name, it also names the run and the prompt is its answer.
 func (w *World) openThread(name, runName, text string) error {
-	return w.runOn(name, runName, "/api/invoke/${agents.main.id}", text)
+	return w.runOn("agent", name, runName, "/api/invoke/${agents.main.id}", text)
 }
 
 func (w *World) continueThread(runName, thread, text string) error {
 	if _, ok := w.threads[thread]; !ok {
 		return fmt.Errorf("no thread named %q in this scenario", thread)
 	}
-	return w.runOn(thread, runName, "/api/invoke/${agents.main.id}/thread/${thread:"+thread+"}", text)
+	return w.runOn("agent", thread, runName, "/api/invoke/${agents.main.id}/thread/${thread:"+thread+"}", text)
 }
 
-// runOn makes one synchronous JSON-envelope run and remembers its thread and
-// run IDs.
-func (w *World) runOn(thread, runName, path, text string) error {
+// runOn makes one synchronous JSON-envelope run with a key role and
+// remembers its thread and, when runName is set, its run ID.
+func (w *World) runOn(role, thread, runName, path, text string) error {
 	body, err := w.expand(text)
 	if err != nil {
 		return need(err)
 	}
-	resp, err := w.sideRequest("agent", map[string]string{"Accept": "application/json"},
+	resp, err := w.sideRequest(role, map[string]string{"Accept": "application/json"},
 		request{method: "POST", path: path, body: &body})
 	if err != nil {
 		return fmt.Errorf("set up thread %q: %w", thread, err)

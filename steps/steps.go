@@ -31,6 +31,7 @@ var stepSets = []func(*godog.ScenarioContext, *World){
 	eventSteps,
 	asyncSteps,
 	errorSteps,
+	toolSteps,
 	bundleSteps,
 }
 
@@ -57,7 +58,7 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if err != nil && w.firstErr == nil {
 			w.firstErr = err
 		}
-		return ctx, err
+		return ctx, nil // godog keeps the step's own error; returning it would repeat it
 	})
 	sc.After(func(ctx context.Context, gsc *godog.Scenario, err error) (context.Context, error) {
 		for _, cancel := range w.cancels {

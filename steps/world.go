@@ -190,7 +190,9 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.:-]+)\}`)
 // (a tool of the main agent that needs no credential), ${projects.main.id},
 // ${nonAgentID}, ${unknownID} (an ID that exists nowhere), ${thread:NAME},
 // ${run:NAME}, ${marker:NAME} (a unique token, the same for one NAME within
-// a scenario) and ${escaped:NAME} (that token written as \x escapes).
+// a scenario) and ${escaped:NAME} (that token written as \x escapes). Step
+// files add more through placeholderExts (tools.go: tool lists, the project's
+// tasks, credentials and model).
 func (w *World) expand(s string) (string, error) {
 	var firstErr error
 	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
@@ -268,8 +270,17 @@ func (w *World) lookup(name string) (string, error) {
 			return "", need(&profile.MissingError{What: "a tool of agents." + parts[1] + " that uses no credential"})
 		}
 	}
+	for _, ext := range placeholderExts {
+		if v, ok, err := ext(w, name); ok {
+			return v, err
+		}
+	}
 	return "", fmt.Errorf("unknown placeholder ${%s}", name)
 }
+
+// placeholderExts let step files of other areas add placeholders; each
+// answers ok=false for names it does not know.
+var placeholderExts []func(w *World, name string) (v string, ok bool, err error)
 
 // marker returns the unique token for a name.
 func (w *World) marker(name string) string {

@@ -1,0 +1,126 @@
+package fakeserver
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Spec: What the service does 4-5; Endpoints, Invoke routes (the project
+// variant); Authentication 2 (project:chat:<project_id>).
+
+func init() {
+	extensions = append(extensions, func(s *Server, m *http.ServeMux) {
+		m.HandleFunc("POST /api/projects/{project_id}/invoke", s.handleProjectInvoke)
+		m.HandleFunc("POST /api/projects/{project_id}/invoke/thread/{thread_id}", s.handleProjectInvoke)
+	})
+}
+
+// AgentModel is the model a bare-agent run uses. A project's model setting
+// replaces it inside the project (PROJ-06).
+const AgentModel = "scripted-agent-model"
+
+// handleProjectInvoke serves POST /api/projects/{project_id}/invoke and
+// .../invoke/thread/{thread_id}: the project's agent runs inside the project
+// (PROJ-01, PROJ-02), exactly like the agent routes otherwise (PROJ-03).
+func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
+	if s.defect("project-route-missing") {
+		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+		return
+	}
+	k, err := s.authenticate(r)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	p, err := s.authorizeProject(k, r.PathValue("project_id"))
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	if s.defect("project-thread-segment-ignored") {
+		r.SetPathValue("thread_id", "")
+	}
+	if s.defect("project-thread-header-ignored") {
+		r.Header.Del("X-SVC-Thread-Id")
+	}
+	// PROJ-01: the agent is the project's; the caller never names it.
+	t, err := s.selectThread(r, k, p.agent, p, nil)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	if s.defect("project-envelope-only") {
+		r.Header.Set("Accept", "application/json")
+	}
+	if s.defect("project-async-ignored") {
+		q := r.URL.Query()
+		q.Del("async")
+		r.URL.RawQuery = q.Encode()
+	}
+	if s.defect("project-no-thread-header") {
+		w = &dropHeaderWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
+	}
+	s.invoke(w, r, k, t)
+}
+
+// authorizeProject applies AUTH-05: the project routes need
+// project:chat:<project_id>, the literal path value, checked before the
+// project is looked up; an agent scope does not cover them.
+func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
+	s.st.mu.Lock()
+	p := s.st.projects[id]
+	s.st.mu.Unlock()
+	covered := k.has("project:chat:" + id)
+	switch {
+	case s.defect("project-needs-agent-scope"):
+		covered = p != nil && k.canChat(p.agent.id)
+	case s.defect("project-agent-scope-accepted") && p != nil:
+		covered = covered || k.canChat(p.agent.id)
+	}
+	if !covered {
+		return nil, forbidden(fmt.Sprintf("the key's scopes do not cover project:chat:%s", id))
+	}
+	if p == nil {
+		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no project %s", id)}
+	}
+	if !k.user.canOpen(p.agent) {
+		return nil, forbidden(fmt.Sprintf("the key's owner cannot open the agent of project %s", id))
+	}
+	return p, nil
+}
+
+// runModel is the model a run on the thread uses: the project's model
+// setting inside a project, the agent's model otherwise (PROJ-06).
+func (s *Server) runModel(t *thread) string {
+	p := t.project
+	if s.defect("project-context-dropped") {
+		p = nil
+	}
+	if p == nil && s.defect("project-model-everywhere") {
+		p = s.st.projectOf(t.agent)
+	}
+	if p != nil && p.model != "" {
+		return p.model
+	}
+	return AgentModel
+}
+
+// dropHeaderWriter serves the project-no-thread-header defect: it removes a
+// response header just before the status is written.
+type dropHeaderWriter struct {
+	http.ResponseWriter
+	name string
+}
+
+func (d *dropHeaderWriter) WriteHeader(code int) {
+	d.ResponseWriter.Header().Del(d.name)
+	d.ResponseWriter.WriteHeader(code)
+}
+
+func (d *dropHeaderWriter) Write(b []byte) (int, error) {
+	d.ResponseWriter.Header().Del(d.name)
+	return d.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush.
+func (d *dropHeaderWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }

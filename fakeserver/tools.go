@@ -1,0 +1,266 @@
+package fakeserver
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// Spec: Endpoints, X-SVC-Scoped-Tools and X-SVC-Run-Mode; Authentication 5
+// (credential scopes); What the service does 5 (a project's tasks and
+// credentials). runTools decides the tools of a run; the agent script's @tools
+// directive lists them, which is how all of this is observed from outside.
+
+// Request headers of this area.
+const (
+	HeaderScopedTools = "X-SVC-Scoped-Tools"
+	HeaderRunMode     = "X-SVC-Run-Mode"
+)
+
+// ResearchTool is the tool the run mode research adds (MODE-06). Its name is
+// the server's choice: the spec does not name it.
+const ResearchTool = "deep-research"
+
+// runMode is a mode X-SVC-Run-Mode can switch on (spec: the X-SVC-Run-Mode
+// table). The server decides which tools a mode brings (MODE-02).
+type runMode struct {
+	// entitled reports whether the key owner's workspace holds the mode's
+	// entitlement.
+	entitled func(*user) bool
+	// tools maps each tool the mode adds to the credential it uses.
+	tools map[string]string
+}
+
+// runModes are the modes the server knows.
+var runModes = map[string]runMode{
+	// MODE-06: research needs the workspace entitlement 'Research mode' and
+	// uses the credential search.
+	"research": {entitled: func(u *user) bool { return !u.noResearch }, tools: map[string]string{ResearchTool: "search"}},
+}
+
+// candidate is a tool a run may get, before the credential gate.
+type candidate struct {
+	name, cred string // cred is "" for a tool that uses no credential
+	fromMode   bool
+}
+
+// headerList reads a comma-separated header (every line of it): entries are
+// trimmed of whitespace and empty entries dropped (TOOLS-01, MODE-01). ok is
+// false when the header is absent or holds no entry at all: a header that
+// names nothing restricts nothing (the spec is silent on that case).
+func headerList(h http.Header, name string, trim bool) (entries []string, ok bool) {
+	for _, line := range h.Values(name) {
+		for _, e := range strings.Split(line, ",") {
+			if trim {
+				e = strings.TrimSpace(e)
+			}
+			if strings.TrimSpace(e) != "" {
+				entries = append(entries, e)
+			}
+		}
+	}
+	return entries, len(entries) > 0
+}
+
+// hasEmptyEntry serves the scoped-tools-empty-400 defect.
+func hasEmptyEntry(h http.Header, name string) bool {
+	for _, line := range h.Values(name) {
+		for _, e := range strings.Split(line, ",") {
+			if strings.TrimSpace(e) == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runTools decides which tools a run has:
+//
+//  1. the agent's configured tools and, inside a project, the project's
+//     tasks (PROJ-04);
+//  2. narrowed by X-SVC-Scoped-Tools, which can only narrow and changes
+//     nothing beyond this run (TOOLS-01..03);
+//  3. plus the tools of every run mode in X-SVC-Run-Mode that the server
+//     knows and the workspace is entitled to; other names are ignored
+//     (MODE-01..04, MODE-06). Mode tools are added after the narrowing: the
+//     spec has X-SVC-Scoped-Tools restrict the agent's configured tools;
+//  4. minus every tool whose credential the run may not use: a
+//     project-scoped credential outside its project (PROJ-05), or one the key
+//     has no credential:use scope for (CRED-01, CRED-02, MODE-05). The removal
+//     is silent.
+//
+// The clean server never refuses a run here; the error serves defects that
+// refuse where the spec says to ignore or remove.
+func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, error) {
+	proj := t.project
+	if s.defect("project-context-dropped") {
+		proj = nil
+	}
+
+	// 1. The agent's tools and the project's tasks.
+	var base []candidate
+	for _, tool := range t.agent.tools {
+		base = append(base, candidate{name: tool, cred: t.agent.credTools[tool]})
+	}
+	for _, task := range s.tasksFor(t.agent, proj) {
+		base = append(base, candidate{name: task})
+	}
+
+	// 2. X-SVC-Scoped-Tools.
+	scoped, narrow := headerList(r.Header, HeaderScopedTools, !s.defect("scoped-tools-untrimmed"))
+	if s.defect("scoped-tools-empty-400") && hasEmptyEntry(r.Header, HeaderScopedTools) {
+		return nil, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
+	}
+	if s.defect("scoped-tools-ignored") {
+		narrow = false
+	}
+	if s.defect("scoped-tools-sticky") {
+		scoped, narrow = s.stickyScope(t.agent, scoped, narrow)
+	}
+	named := map[string]bool{}
+	for _, n := range scoped {
+		named[n] = true
+	}
+	if narrow {
+		var kept []candidate
+		have := map[string]bool{}
+		for _, c := range base {
+			if named[c.name] {
+				kept = append(kept, c)
+				have[c.name] = true
+			}
+		}
+		if s.defect("scoped-tools-widen") {
+			for _, n := range scoped {
+				if !have[n] {
+					kept = append(kept, candidate{name: n})
+					have[n] = true
+				}
+			}
+		}
+		base = kept
+	}
+
+	// 3. X-SVC-Run-Mode.
+	modes, _ := headerList(r.Header, HeaderRunMode, !s.defect("mode-header-untrimmed"))
+	if s.defect("mode-list-first-only") && len(modes) > 1 {
+		modes = modes[:1]
+	}
+	var added []candidate
+	for _, name := range modes {
+		mode, known := runModes[name]
+		if s.defect("research-mode-missing") && name == "research" {
+			known = false
+		}
+		if !known {
+			if s.defect("unknown-mode-400") {
+				return nil, &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", name)}
+			}
+			continue // MODE-04: ignored, not refused
+		}
+		if !mode.entitled(k.user) && !s.defect("mode-entitlement-ignored") {
+			if s.defect("mode-unentitled-403") {
+				return nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))
+			}
+			continue // MODE-03: ignored, not refused
+		}
+		if s.defect("mode-replaces-tools") {
+			base = nil
+		}
+		for _, tool := range sortedKeys(mode.tools) {
+			added = append(added, candidate{name: tool, cred: mode.tools[tool], fromMode: true})
+		}
+	}
+
+	// 4. The credential gate.
+	var tools []string
+	seen := map[string]bool{}
+	for _, c := range append(base, added...) {
+		if c.cred != "" && !s.credentialUsable(k, c, proj, named[c.name]) {
+			switch {
+			case s.defect("credential-removal-403") && !c.fromMode:
+				return nil, forbidden(fmt.Sprintf("the key may not use credential %s (tool %s)", c.cred, c.name))
+			case s.defect("mode-credential-403") && c.fromMode:
+				return nil, forbidden(fmt.Sprintf("the key may not use credential %s (run-mode tool %s)", c.cred, c.name))
+			}
+			continue // CRED-01, MODE-05: removed, silently
+		}
+		if !seen[c.name] {
+			seen[c.name] = true
+			tools = append(tools, c.name)
+		}
+	}
+	return tools, nil
+}
+
+// credentialUsable applies the credential gate to one tool. The credential
+// must exist for the run (a project-scoped credential only inside its
+// project: PROJ-05) and the key must hold credential:use:<credential> or
+// credential:use:* (CRED-01, CRED-02; MODE-05 for tools a mode attaches).
+func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedInHeader bool) bool {
+	if s.projectScoped(c.cred) && (proj == nil || !proj.credentials[c.cred]) && !s.defect("project-credentials-everywhere") {
+		return false
+	}
+	switch {
+	case s.defect("credential-gate-ignored") && !c.fromMode,
+		s.defect("mode-tools-ungated") && c.fromMode,
+		s.defect("scoped-tools-bypass-credentials") && namedInHeader:
+		return true
+	case s.defect("research-needs-wildcard-credential") && c.name == ResearchTool:
+		return k.has("credential:use:*")
+	case s.defect("credential-wildcard-ignored"):
+		return k.has("credential:use:" + c.cred)
+	}
+	return k.has("credential:use:"+c.cred) || k.has("credential:use:*")
+}
+
+// projectScoped reports whether some project scopes the credential.
+func (s *Server) projectScoped(cred string) bool {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	for _, p := range s.st.projects {
+		if p.credentials[cred] {
+			return true
+		}
+	}
+	return false
+}
+
+// tasksFor returns the project tasks a run has as tools: its project's, and
+// none outside a project (PROJ-04).
+func (s *Server) tasksFor(a *agent, proj *project) []string {
+	if proj != nil {
+		return proj.tasks
+	}
+	if s.defect("project-tasks-everywhere") {
+		if p := s.st.projectOf(a); p != nil {
+			return p.tasks
+		}
+	}
+	return nil
+}
+
+// stickyScope serves the scoped-tools-sticky defect: the restriction is
+// saved on the agent and applies to later runs without the header.
+func (s *Server) stickyScope(a *agent, scoped []string, narrow bool) ([]string, bool) {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	if narrow {
+		a.stickyScope = append([]string(nil), scoped...)
+		return scoped, true
+	}
+	if a.stickyScope != nil {
+		return a.stickyScope, true
+	}
+	return scoped, narrow
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,144 @@
+@project @scripted
+Feature: The project variant of the invoke interface
+  Spec: What the service does 4-5; Endpoints / Invoke routes. The project routes run the
+  project's agent inside the project and otherwise behave like the agent routes. A run
+  inside the project has the project's tasks as tools and its credentials and model
+  settings; a bare-agent run of the same agent has none of them. The agent script's
+  directives tools and model show what a run has.
+
+  @PROJ-01
+  Scenario: The project route runs the project's agent inside the project
+    Given the "project" key
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "@tools"
+    Then the status is 200
+    And the run's tools include "${agents.main.plainTools}"
+
+  @PROJ-02
+  Scenario: The project thread route continues the thread in the path
+    Given a project thread "P" on the main project
+    And the "project" key
+    When I invoke "/api/projects/${projects.main.id}/invoke/thread/${thread:P}" with the prompt "second turn"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" is thread "P"
+    And the plain-text answer is "second turn"
+
+  @PROJ-03
+  Scenario Outline: The body is the prompt, verbatim, on the project route
+    Given the "project" key
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "<prompt>"
+    Then the status is 200
+    And the plain-text answer is the prompt, byte for byte
+
+    Examples:
+      | prompt                                                                    |
+      | \u0020 line one\nline two\t                                              |
+      | {\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"model\":\"gpt-x\"} |
+
+  @PROJ-03
+  Scenario: Accept text/event-stream gives an SSE stream on the project route
+    Given the "project" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt:
+      """
+      @say "in the "
+      @say project
+      """
+    Then the status is 200
+    And the response is an SSE stream
+    And the SSE answer is "in the project"
+    And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N"
+
+  @PROJ-03
+  Scenario: Accept application/json gives one JSON envelope on the project route
+    Given the "project" key
+    And the request header "Accept" is "application/json"
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt:
+      """
+      @say "in the "
+      @say project
+      """
+    Then the status is 200
+    And the response is a JSON envelope whose items' content is "in the project"
+    And the envelope's last item has runComplete true
+    And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N"
+
+  @PROJ-03
+  Scenario Outline: Any other Accept value gives plain text on the project route
+    Given the "project" key
+    And the request header "Accept" is "<accept>"
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt:
+      """
+      @say "plain "
+      @say project
+      """
+    Then the status is 200
+    And the plain-text answer is "plain project"
+    And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N"
+
+    Examples:
+      | accept                  |
+      | (none)                  |
+      | text/event-stream, */*  |
+      | application/json; q=0.9 |
+
+  @PROJ-03
+  Scenario: async=true answers at once on the project route while the run goes on
+    Given the "project" key
+    When I start "/api/projects/${projects.main.id}/invoke" asynchronously with the prompt:
+      """
+      @pause 1500ms
+      @say "${escaped:done}"
+      """
+    Then the async answer came within 1s with a threadID and a runID, remembered as run "R" on thread "T"
+    And the response header "X-SVC-Thread-Id" is thread "T"
+    And the events of run "R" on thread "T", once it has finished, contain "${marker:done}"
+
+  @PROJ-03
+  Scenario: X-SVC-Thread-Id continues a project thread on the project route
+    Given a project thread "P" on the main project
+    And the "project" key
+    And the request header "X-SVC-Thread-Id" is thread "P"
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "by header"
+    Then the status is 200
+    And the response header "X-SVC-Thread-Id" is thread "P"
+
+  @PROJ-04
+  Scenario: A run inside the project has the project's tasks as tools
+    Given the "project" key
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "@tools"
+    Then the status is 200
+    And the run's tools include "${projects.main.tasks}"
+
+  @PROJ-04
+  Scenario: A bare-agent run of the project's agent has no project tasks as tools
+    Given the "agent" key
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
+    Then the status is 200
+    And the run's tools do not include "${projects.main.tasks}"
+
+  @PROJ-05
+  Scenario: A project-scoped credential works inside the project
+    Given the "credentialAll" key
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "@tools"
+    Then the status is 200
+    And the run's tools include "${projects.main.credentialTools}"
+
+  @PROJ-05
+  Scenario: A project-scoped credential does not work in a bare-agent run, even with credential:use:*
+    Given the "credentialAll" key
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
+    Then the status is 200
+    And the run's tools do not include "${projects.main.credentialTools}"
+    And the run's tools include "${agents.main.plainTools}"
+
+  @PROJ-06
+  Scenario: A run inside the project uses the project's model settings
+    Given the "project" key
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "@model"
+    Then the run's model is "${projects.main.model}"
+
+  @PROJ-06
+  Scenario: A bare-agent run of the project's agent does not use the project's model settings
+    Given the "agent" key
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "@model"
+    Then the run's model is not "${projects.main.model}"

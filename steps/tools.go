@@ -1,0 +1,379 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cucumber/godog"
+	"github.com/onsi/gomega"
+
+	"github.com/invokeconf/invokeconf/agentscript"
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// toolSteps: the project variant (project.feature, PROJ-*), X-SVC-Scoped-Tools
+// (tools.feature, TOOLS-*), X-SVC-Run-Mode (modes.feature, MODE-*), credential
+// scopes (credentials.feature, CRED-*) and the scope matrix of auth.feature.
+// What a run has is read from the agent script: @tools lists the run's tools,
+// @model names its model.
+func toolSteps(sc *godog.ScenarioContext, w *World) {
+	answers := map[string]*Response{} // remembered answers of this scenario
+
+	sc.Step(`^the target offers research mode$`, w.offersResearch)
+	sc.Step(`^a project thread "(\w+)" on the main project$`, func(name string) error {
+		return w.openThreadWith("project", name, "/api/projects/${projects.main.id}/invoke")
+	})
+	sc.Step(`^a thread "(\w+)" on the (\w+) agent, opened with the "(\w+)" key$`, func(name, agent, role string) error {
+		return w.openThreadWith(role, name, "/api/invoke/${agents."+agent+".id}")
+	})
+
+	sc.Step(`^the answer is remembered as "(\w+)"$`, func(name string) error {
+		if err := w.complete(); err != nil {
+			return err
+		}
+		answers[name] = w.resp
+		return nil
+	})
+	sc.Step(`^the run's tools include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, true) })
+	sc.Step(`^the run's tools do not include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, false) })
+	sc.Step(`^the run's tools are exactly "([^"]*)"$`, w.toolsExactly)
+	sc.Step(`^the run's tools are those of answer "(\w+)"( and more)?$`, func(name, more string) error {
+		base, ok := answers[name]
+		if !ok {
+			return fmt.Errorf("no answer named %q in this scenario", name)
+		}
+		return w.toolsLike(name, base, more != "")
+	})
+	sc.Step(`^the run's model is( not)? "([^"]*)"$`, w.modelIs)
+	sc.Step(`^no event of the run has error set$`, w.noErrorEvent)
+	sc.Step(`^the run's answer and kinds of events are those of answer "(\w+)"$`, func(name string) error {
+		base, ok := answers[name]
+		if !ok {
+			return fmt.Errorf("no answer named %q in this scenario", name)
+		}
+		return w.sameEvents(name, base)
+	})
+}
+
+func init() {
+	placeholderExts = append(placeholderExts, toolPlaceholder)
+}
+
+// offersResearch: scenarios that need the research entitlement are untested
+// when the profile does not say the target offers research mode.
+func (w *World) offersResearch() error {
+	if !w.P.Capabilities.ResearchMode {
+		return need(&profile.MissingError{What: "capabilities.researchMode (research mode, with the entitlement for the workspace of the keys agent, credentialSearch and credentialAll)"})
+	}
+	return nil
+}
+
+// openThreadWith starts a thread with one synchronous run of a key role on a
+// path and names it.
+func (w *World) openThreadWith(role, name, path string) error {
+	return w.runOn(role, name, "", path, "opening turn")
+}
+
+// toolPlaceholder expands the placeholders of this area:
+//
+//	${agents.main.plainTool2}       a second tool of the main agent that uses no credential
+//	${agents.main.plainTools}       every tool of the main agent that uses no credential
+//	${agents.main.searchTool}       a tool of the main agent that uses the credential search
+//	${agents.main.searchTools}      every tool of the main agent that uses the credential search
+//	${projects.main.tasks}          the main project's tasks
+//	${projects.main.credentialTools} the main agent's tools that use a credential of the project
+//	${projects.main.model}          the model the main project's settings select
+//	${unknownTool}, ${unknownMode}  names no target knows
+//
+// Lists are comma-separated.
+func toolPlaceholder(w *World, name string) (string, bool, error) {
+	switch name {
+	case "unknownTool", "unknownMode":
+		return w.marker(name), true, nil
+	case "projects.main.tasks":
+		return nonEmpty(w.P.Projects.Main.Tasks, "projects.main.tasks")
+	case "projects.main.model":
+		if w.P.Projects.Main.Model == "" {
+			return "", true, need(&profile.MissingError{What: "projects.main.model"})
+		}
+		return w.P.Projects.Main.Model, true, nil
+	case "projects.main.credentialTools":
+		a, err := w.P.Agent("main")
+		if err != nil {
+			return "", true, need(err)
+		}
+		scoped := map[string]bool{}
+		for _, c := range w.P.Projects.Main.Credentials {
+			scoped[c] = true
+		}
+		return nonEmpty(toolsWhere(a, func(cred string, gated bool) bool { return gated && scoped[cred] }),
+			"projects.main.credentials naming a credential that a tool of agents.main uses")
+	}
+	a, err := w.P.Agent("main")
+	if err != nil {
+		return "", true, need(err)
+	}
+	plain := func(_ string, gated bool) bool { return !gated }
+	search := func(cred string, gated bool) bool { return gated && cred == "search" }
+	switch name {
+	case "agents.main.plainTool2":
+		tools := toolsWhere(a, plain)
+		if len(tools) < 2 {
+			return "", true, need(&profile.MissingError{What: "two tools of agents.main that use no credential"})
+		}
+		return tools[1], true, nil
+	case "agents.main.plainTools":
+		return nonEmpty(toolsWhere(a, plain), "a tool of agents.main that uses no credential")
+	case "agents.main.searchTools":
+		return nonEmpty(toolsWhere(a, search), "a tool of agents.main that uses the credential search (agents.main.credentialTools)")
+	case "agents.main.searchTool":
+		v, ok, err := nonEmpty(toolsWhere(a, search), "a tool of agents.main that uses the credential search (agents.main.credentialTools)")
+		first, _, _ := strings.Cut(v, ",")
+		return first, ok, err
+	}
+	return "", false, nil
+}
+
+// toolsWhere returns the agent's tools, in profile order, whose credential
+// (gated: it uses one) passes keep.
+func toolsWhere(a profile.Agent, keep func(cred string, gated bool) bool) []string {
+	var out []string
+	for _, t := range a.Tools {
+		cred, gated := a.CredentialTools[t]
+		if keep(cred, gated) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func nonEmpty(list []string, what string) (string, bool, error) {
+	if len(list) == 0 {
+		return "", true, need(&profile.MissingError{What: what})
+	}
+	return strings.Join(list, ","), true, nil
+}
+
+// splitList reads a step's comma-separated list after expansion.
+func (w *World) splitList(list string) ([]string, error) {
+	v, err := w.expand(list)
+	if err != nil {
+		return nil, need(err)
+	}
+	out := []string{}
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// answerText returns the answer of a complete response in any form: the
+// concatenated content of an SSE stream or a JSON envelope, else the body.
+func answerText(r *Response) (string, error) {
+	if r.MediaType() == "text/event-stream" {
+		evs, err := r.Events()
+		if err != nil {
+			return "", err
+		}
+		return concatContent(evs), nil
+	}
+	if r.MediaType() == "application/json" {
+		if items, err := r.EnvelopeItems(); err == nil {
+			return concatContent(items), nil
+		}
+	}
+	return string(r.Body), nil
+}
+
+// runTools reads the tool list a run printed for @tools.
+func runTools(r *Response) ([]string, error) {
+	if r.Status != 200 {
+		return nil, fmt.Errorf("status %d, want 200: %s", r.Status, abbreviate(r.Body))
+	}
+	text, err := answerText(r)
+	if err != nil {
+		return nil, err
+	}
+	tools, ok := agentscript.ParseTools(text)
+	if !ok {
+		return nil, fmt.Errorf("the answer holds no tool list (the agent script's @tools): %s", abbreviate([]byte(text)))
+	}
+	return tools, nil
+}
+
+func (w *World) lastTools() ([]string, error) {
+	if err := w.complete(); err != nil {
+		return nil, err
+	}
+	return runTools(w.resp)
+}
+
+func (w *World) toolsInclude(list string, include bool) error {
+	want, err := w.splitList(list)
+	if err != nil {
+		return err
+	}
+	got, err := w.lastTools()
+	if err != nil {
+		return err
+	}
+	return check(func(g gomega.Gomega) {
+		for _, tool := range want {
+			if include {
+				g.Expect(got).To(gomega.ContainElement(tool), "the run's tools should include %q", tool)
+			} else {
+				g.Expect(got).NotTo(gomega.ContainElement(tool), "the run's tools should not include %q", tool)
+			}
+		}
+	})
+}
+
+func (w *World) toolsExactly(list string) error {
+	want, err := w.splitList(list)
+	if err != nil {
+		return err
+	}
+	got, err := w.lastTools()
+	if err != nil {
+		return err
+	}
+	return check(func(g gomega.Gomega) {
+		g.Expect(got).To(gomega.ConsistOf(want), "the run's tools")
+	})
+}
+
+// toolsLike compares the run's tools with a remembered answer's: the same,
+// or (more) a strict superset of them.
+func (w *World) toolsLike(name string, base *Response, more bool) error {
+	own, err := runTools(base)
+	if err != nil {
+		return fmt.Errorf("answer %q: %w", name, err)
+	}
+	got, err := w.lastTools()
+	if err != nil {
+		return err
+	}
+	return check(func(g gomega.Gomega) {
+		if !more {
+			g.Expect(got).To(gomega.ConsistOf(own), "the run's tools should be those of answer %q", name)
+			return
+		}
+		g.Expect(got).To(gomega.ContainElements(own), "the run should keep every tool of answer %q", name)
+		g.Expect(len(got)).To(gomega.BeNumerically(">", len(own)), "the run should have more tools than answer %q %v, has %v", name, own, got)
+	})
+}
+
+func (w *World) modelIs(not, want string) error {
+	want, err := w.expand(want)
+	if err != nil {
+		return need(err)
+	}
+	if err := w.complete(); err != nil {
+		return err
+	}
+	if err := w.statusIs(200); err != nil {
+		return err
+	}
+	text, err := answerText(w.resp)
+	if err != nil {
+		return err
+	}
+	got, ok := agentscript.ParseModel(text)
+	if !ok {
+		return fmt.Errorf("the answer names no model (the agent script's @model): %s", abbreviate([]byte(text)))
+	}
+	return check(func(g gomega.Gomega) {
+		if not != "" {
+			g.Expect(got).NotTo(gomega.Equal(want), "the run's model")
+			return
+		}
+		g.Expect(got).To(gomega.Equal(want), "the run's model")
+	})
+}
+
+// responseEvents returns the event objects of an SSE stream or a JSON
+// envelope.
+func responseEvents(r *Response) ([]map[string]any, error) {
+	switch r.MediaType() {
+	case "text/event-stream":
+		return r.Events()
+	case "application/json":
+		return r.EnvelopeItems()
+	}
+	return nil, errors.New("the response is neither an SSE stream nor a JSON envelope, so its events cannot be read")
+}
+
+// noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error.
+func (w *World) noErrorEvent() error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	evs, err := responseEvents(w.resp)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		if isSet(ev, "error") {
+			return fmt.Errorf("an event has error set: %v", ev["error"])
+		}
+	}
+	return nil
+}
+
+// eventKinds is the set of kinds of a run's events: the richer field each
+// sets, "content" and "error". waitingOnModel and toolInput are left out:
+// whether they show up depends on the model's timing, not on the run.
+func eventKinds(r *Response) ([]string, error) {
+	evs, err := responseEvents(r)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, ev := range evs {
+		for _, f := range append([]string{"content", "error"}, richerFields...) {
+			if f != "waitingOnModel" && f != "toolInput" && isSet(ev, f) {
+				set[f] = true
+			}
+		}
+	}
+	kinds := make([]string, 0, len(set))
+	for k := range set {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	return kinds, nil
+}
+
+// sameEvents: MODE-05, a silent removal adds no event: the run
+// gives the same answer, with events of the same kinds, as the same script
+// in a run that never had the tool.
+func (w *World) sameEvents(name string, base *Response) error {
+	if err := w.complete(); err != nil {
+		return err
+	}
+	wantKinds, err := eventKinds(base)
+	if err != nil {
+		return fmt.Errorf("answer %q: %w", name, err)
+	}
+	gotKinds, err := eventKinds(w.resp)
+	if err != nil {
+		return err
+	}
+	want, err := answerText(base)
+	if err != nil {
+		return fmt.Errorf("answer %q: %w", name, err)
+	}
+	got, err := answerText(w.resp)
+	if err != nil {
+		return err
+	}
+	return check(func(g gomega.Gomega) {
+		g.Expect(got).To(gomega.Equal(want), "the run's answer, compared with answer %q", name)
+		g.Expect(gotKinds).To(gomega.Equal(wantKinds), "kinds of events, compared with answer %q", name)
+	})
+}
