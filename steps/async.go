@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -40,6 +41,8 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
 		return err
 	})
+	sc.Step(`^I invoke "([^"]*)" with the prompt below and abort its thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
+	sc.Step(`^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
 	sc.Step(`^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
 	sc.Step(`^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
 		return w.waitFinished(run, thread)
@@ -204,4 +207,61 @@ func (w *World) finishedEventsContain(run, thread, want, notWant string) error {
 		return fmt.Errorf("events of run %q: %w", run, err)
 	}
 	return w.bodyContains(want, notWant)
+}
+
+// invokeAndAbort reads an SSE stream and, once an event carries the given
+// content, aborts the stream's thread through POST /api/threads/{id}/abort
+// while it goes on reading (ASYNC-06). Waiting for the content first makes
+// sure the run is under way when the abort lands.
+func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error {
+	content, err := w.expand(content)
+	if err != nil {
+		return need(err)
+	}
+	prompt, err := w.expand(doc.Content)
+	if err != nil {
+		return need(err)
+	}
+	var abortErr error
+	abortStatus := 0
+	abortOnce := func(r *Response) bool {
+		if abortStatus != 0 || abortErr != nil || !sseHasContent(r.Body, content) {
+			return false
+		}
+		w.threads["that"] = r.Header.Get("X-SVC-Thread-Id")
+		var ab *Response
+		if ab, abortErr = w.follow("POST", "/api/threads/${thread:that}/abort", ""); abortErr == nil {
+			abortStatus = ab.Status
+		}
+		return false
+	}
+	resp, err := w.do(request{method: "POST", path: path, body: &prompt, stop: abortOnce})
+	if err != nil {
+		return err
+	}
+	if abortErr != nil {
+		return fmt.Errorf("abort: %w", abortErr)
+	}
+	if abortStatus == 0 {
+		return fmt.Errorf("the stream never carried the content %q, so nothing was aborted: %s", content, abbreviate(resp.Body))
+	}
+	w.saved["abortStatus"] = fmt.Sprint(abortStatus)
+	return nil
+}
+
+func (w *World) abortedStream(notWant string) error {
+	if st, _ := strconv.Atoi(w.saved["abortStatus"]); st < 200 || st > 299 {
+		return fmt.Errorf("the abort answered %d, want 2xx", st)
+	}
+	if err := w.complete(); err != nil {
+		return fmt.Errorf("the stream did not end after the abort: %w", err)
+	}
+	notWant, err := w.expand(notWant)
+	if err != nil {
+		return need(err)
+	}
+	if sseHasContent(w.resp.Body, notWant) {
+		return fmt.Errorf("the run went on after the abort: the stream carries %q", notWant)
+	}
+	return nil
 }

@@ -186,6 +186,22 @@ func (w *World) fragmentsSpaced(list string, minGapMS int) error {
 	return nil
 }
 
+// sseHasContent reports whether a (partial) SSE body holds a complete event
+// frame with that content.
+func sseHasContent(body []byte, content string) bool {
+	frames, _ := sseframe.ReadAll(body)
+	for _, f := range frames {
+		if !f.Terminated {
+			continue
+		}
+		data, _ := f.Field("data")
+		if obj, err := decodeObject([]byte(data)); err == nil && obj["content"] == content {
+			return true
+		}
+	}
+	return false
+}
+
 // invokeAndDisconnect reads an SSE stream until an event carries the given
 // content, then closes the connection.
 func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) error {
@@ -197,19 +213,7 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 	if err != nil {
 		return need(err)
 	}
-	seen := func(body []byte) bool {
-		frames, _ := sseframe.ReadAll(body)
-		for _, f := range frames {
-			if !f.Terminated {
-				continue
-			}
-			data, _ := f.Field("data")
-			if obj, err := decodeObject([]byte(data)); err == nil && obj["content"] == content {
-				return true
-			}
-		}
-		return false
-	}
+	seen := func(r *Response) bool { return sseHasContent(r.Body, content) }
 	resp, err := w.do(request{method: "POST", path: path, body: &prompt, stop: seen})
 	if err != nil {
 		return err

@@ -56,9 +56,10 @@ func (r *Response) End() time.Duration { return r.ArrivalOf(len(r.Body)) }
 type request struct {
 	method, path string
 	body         *string
-	// stop, when set, is asked after every read; when it returns true the
-	// client stops reading and closes the connection (a disconnect).
-	stop func(body []byte) bool
+	// stop, when set, is asked after every read with the response so far;
+	// when it returns true the client stops reading and closes the
+	// connection (a disconnect).
+	stop func(r *Response) bool
 }
 
 // do sends a request with the scenario's key and headers and reads the whole
@@ -121,7 +122,7 @@ func (w *World) do(rq request) (*Response, error) {
 		if n > 0 {
 			resp.Body = append(resp.Body, buf[:n]...)
 			resp.Reads = append(resp.Reads, Read{At: time.Since(resp.Sent), End: len(resp.Body)})
-			if rq.stop != nil && rq.stop(resp.Body) {
+			if rq.stop != nil && rq.stop(resp) {
 				cancel() // close the connection: the client goes away
 				resp.Err = errStopped
 				break
