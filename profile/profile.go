@@ -120,9 +120,17 @@ func Load(path string) (*Profile, error) {
 	return p, nil
 }
 
-// Parse decodes a profile. Unknown fields are an error: a misspelt role would
-// otherwise silently turn scenarios into "untested".
+// Parse decodes a profile. Unknown fields are an error (an
+// *UnknownFieldsError naming every one, with a suggestion): a misspelt role
+// would otherwise silently turn scenarios into "untested".
 func Parse(b []byte) (*Profile, error) {
+	unknown, err := FindUnknownFields(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(unknown) > 0 {
+		return nil, &UnknownFieldsError{Fields: unknown}
+	}
 	var p Profile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
