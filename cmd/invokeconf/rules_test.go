@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/invokeconf/invokeconf/features"
+)
+
+// TestRulesListsEveryRuleWithItsScenarios, in both formats.
+func TestRulesListsEveryRuleWithItsScenarios(t *testing.T) {
+	rules, err := features.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pickles, err := features.Pickles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, md, _ := invoke(t, "rules")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, r := range rules {
+		if !strings.Contains(md, "\n| "+r.ID+" | "+r.Level+" | "+r.Area+" |") {
+			t.Errorf("markdown lacks %s", r.ID)
+		}
+	}
+	for _, pk := range pickles {
+		if !strings.Contains(md, pk.ID) {
+			t.Errorf("markdown lacks scenario %s", pk.ID)
+		}
+	}
+
+	code, js, _ := invoke(t, "rules", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var out []struct {
+		ID        string `json:"id"`
+		Spec      string `json:"spec"`
+		Scenarios []struct {
+			ID, Name string
+			Tags     []string
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal([]byte(js), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(rules) {
+		t.Fatalf("%d rules in JSON, %d in the catalog", len(out), len(rules))
+	}
+	n := 0
+	for _, r := range out {
+		for _, sc := range r.Scenarios {
+			n++
+			if sc.ID == "" || sc.Name == "" || !strings.Contains(strings.Join(sc.Tags, " "), "@"+r.ID) {
+				t.Errorf("%s: scenario %+v", r.ID, sc)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no scenarios listed")
+	}
+	if code, _, _ := invoke(t, "rules", "--format", "yaml"); code != 2 {
+		t.Errorf("--format yaml: exit %d, want 2", code)
+	}
+}
