@@ -24,8 +24,9 @@ type Field struct {
 	// Kind says how the variable's value is read: "string", "bool", "int",
 	// "list" (comma-separated) or "map" (comma-separated name=value pairs).
 	Kind string
-	// Secret is true for every field under keys: its value never appears in
-	// a report or log line.
+	// Secret is true for every field under keys, and for fields tagged
+	// `invokeconf:"secret"` (and everything inside them): their values never
+	// appear in a report or log line.
 	Secret bool
 
 	v reflect.Value
@@ -114,11 +115,11 @@ func (f Field) set(s string) error {
 // returned fields write through to p.
 func (p *Profile) Fields() []Field {
 	var out []Field
-	walkFields(reflect.ValueOf(p).Elem(), "", &out)
+	walkFields(reflect.ValueOf(p).Elem(), "", false, &out)
 	return out
 }
 
-func walkFields(v reflect.Value, prefix string, out *[]Field) {
+func walkFields(v reflect.Value, prefix string, secret bool, out *[]Field) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
@@ -131,8 +132,9 @@ func walkFields(v reflect.Value, prefix string, out *[]Field) {
 			path = prefix + "." + name
 		}
 		fv := v.Field(i)
+		sec := secret || path == "keys" || sf.Tag.Get("invokeconf") == "secret"
 		if fv.Kind() == reflect.Struct {
-			walkFields(fv, path, out)
+			walkFields(fv, path, sec, out)
 			continue
 		}
 		kind := fv.Kind().String()
@@ -144,7 +146,7 @@ func walkFields(v reflect.Value, prefix string, out *[]Field) {
 		case reflect.Int64:
 			kind = "int"
 		}
-		*out = append(*out, Field{Path: path, Env: EnvName(path), Kind: kind, Secret: strings.HasPrefix(path, "keys."), v: fv})
+		*out = append(*out, Field{Path: path, Env: EnvName(path), Kind: kind, Secret: sec, v: fv})
 	}
 }
 

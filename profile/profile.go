@@ -185,12 +185,13 @@ type MissingError struct{ What string }
 
 func (e *MissingError) Error() string { return "the profile does not provide " + e.What }
 
-// Secrets returns every key in the profile, for redaction.
+// Secrets returns every key in the profile (every secret field, see
+// Field.Secret), for redaction.
 func (p *Profile) Secrets() []string {
 	var out []string
-	for _, v := range p.Keys.Roles() {
-		if *v != "" {
-			out = append(out, *v)
+	for _, f := range p.Fields() {
+		if f.Secret && f.Kind == "string" && f.Value() != "" {
+			out = append(out, f.Value())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })

@@ -161,7 +161,7 @@ func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) {
 			unsel++
 		}
 	}
-	fmt.Fprintf(w, "invokeconf: %s: %d scenarios to run", plan.Selection, plan.ToRun())
+	fmt.Fprintf(w, "invokeconf: selection: %s; %d scenarios to run", plan.Selection, plan.ToRun())
 	if unsel > 0 {
 		fmt.Fprintf(w, ", %d not selected", unsel)
 	}
