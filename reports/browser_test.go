@@ -70,7 +70,7 @@ func TestReportInChromium(t *testing.T) {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profileDir(t)),
 		chromedp.WindowSize(1280, 800),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
@@ -224,4 +224,22 @@ func writeArtifact(t *testing.T, name string, b []byte) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s", path)
+}
+
+// profileDir is a fresh --user-data-dir. Chromium's helper processes can
+// still write into it for a moment after the browser stops, so removal is
+// retried for a few seconds, and a leftover never fails the test.
+func profileDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "invokeconf-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for os.RemoveAll(dir) != nil && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond) // polling a removal the OS finishes, not synchronising with our code
+		}
+	})
+	return dir
 }

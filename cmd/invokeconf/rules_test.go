@@ -67,3 +67,26 @@ func TestRulesListsEveryRuleWithItsScenarios(t *testing.T) {
 		t.Errorf("--format yaml: exit %d, want 2", code)
 	}
 }
+
+// TestProfileVars lists a variable for every field and, with a profile,
+// which are set, without showing a key.
+func TestProfileVars(t *testing.T) {
+	p, path := serveProfile(t)
+	code, out, stderr := invoke(t, "profile", "vars", "--profile", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range p.Fields() {
+		if !strings.Contains(out, f.Env) {
+			t.Errorf("no line for %s", f.Env)
+		}
+	}
+	if !strings.Contains(out, "INVOKECONF_KEYS_AGENT") || !strings.Contains(out, "(set, secret)") || !strings.Contains(out, p.BaseURL) {
+		t.Errorf("output:\n%s", out)
+	}
+	for _, k := range p.Secrets() {
+		if strings.Contains(out, k) {
+			t.Errorf("profile vars shows a key")
+		}
+	}
+}
