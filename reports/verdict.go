@@ -100,7 +100,7 @@ type RuleResult struct {
 	Verdict Verdict `json:"verdict"`
 	// Reason explains every verdict but pass: what is missing, why not
 	// observable, which baseline entry expects the failure.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason"`
 	// Scenarios are the IDs of the rule's scenarios in this run.
 	Scenarios []string `json:"scenarios"`
 }
@@ -122,12 +122,12 @@ type Failure struct {
 	// sentences are the expectation).
 	Rules []features.Rule `json:"rules"`
 	// Baseline is the reason the baseline gives, for an expected failure.
-	Baseline string `json:"baseline,omitempty"`
+	Baseline string `json:"baseline"`
 	// Message split into the check, and what was expected and observed,
 	// when the message has gomega's shape; Actual holds the whole message
 	// otherwise.
-	Check    string `json:"check,omitempty"`
-	Expected string `json:"expected,omitempty"`
+	Check    string `json:"check"`
+	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 	// Curl holds one command per exchange of the transcript; the last one
 	// is the request the scenario judged last.

@@ -75,7 +75,7 @@ type ScenarioResult struct {
 	Tags     []string      `json:"tags"`
 	Rules    []string      `json:"rules"`
 	Status   string        `json:"status"`
-	Error    string        `json:"error,omitempty"`
+	Error    string        `json:"error"`
 	Duration time.Duration `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
 	// references to their environment variables ($INVOKECONF_KEYS_AGENT).
