@@ -182,7 +182,11 @@ func printGaps(w io.Writer, gaps []runner.Gap) {
 	}
 	fmt.Fprintln(w, "profile gaps (these fields are empty; the scenarios that need them will be untested):")
 	for _, g := range gaps {
-		fmt.Fprintf(w, "  %-22s (%s): %d scenarios", g.Path, g.Env, len(g.Scenarios))
+		n := fmt.Sprintf("%d scenarios", len(g.Scenarios))
+		if len(g.Scenarios) == 1 {
+			n = "1 scenario"
+		}
+		fmt.Fprintf(w, "  %-22s (%s): %s", g.Path, g.Env, n)
 		if len(g.Rules) > 0 {
 			fmt.Fprintf(w, "; rules left untested: %s", strings.Join(g.Rules, " "))
 		}
