@@ -161,9 +161,17 @@ func Load(path string) (*Profile, error) {
 	return p, nil
 }
 
-// Parse decodes a profile. Unknown fields are an error: a misspelt role would
-// otherwise silently turn scenarios into "untested".
+// Parse decodes a profile. Unknown fields are an error (an
+// *UnknownFieldsError naming every one, with a suggestion): a misspelt role
+// would otherwise silently turn scenarios into "untested".
 func Parse(b []byte) (*Profile, error) {
+	unknown, err := FindUnknownFields(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(unknown) > 0 {
+		return nil, &UnknownFieldsError{Fields: unknown}
+	}
 	var p Profile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -218,12 +226,13 @@ type MissingError struct{ What string }
 
 func (e *MissingError) Error() string { return "the profile does not provide " + e.What }
 
-// Secrets returns every key in the profile, for redaction.
+// Secrets returns every key in the profile (every secret field, see
+// Field.Secret), for redaction.
 func (p *Profile) Secrets() []string {
 	var out []string
-	for _, v := range p.Keys.Roles() {
-		if *v != "" {
-			out = append(out, *v)
+	for _, f := range p.Fields() {
+		if f.Secret && f.Kind == "string" && f.Value() != "" {
+			out = append(out, f.Value())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -34,14 +35,20 @@ const (
 // Config says what to run against which target.
 type Config struct {
 	Profile *profile.Profile
-	// Tags is a godog tag expression ("@SSE-01,@SSE-02", "~@slow").
+	// Plan decides which scenarios run (see NewPlan); nil plans a run of the
+	// scenarios Tags selects.
+	Plan *Plan
+	// Tags is a godog tag expression ("@SSE-01,@SSE-02", "~@slow"), used
+	// only when Plan is nil.
 	Tags string
 	// Concurrency is how many scenarios run at once; 0 means 16. Scenarios
 	// mostly wait on the target, so slow ones overlap.
 	Concurrency int
-	// OutDir receives junit.xml and cucumber.json; "" writes no files.
+	// OutDir receives cucumber.json; "" writes no file. The other reports
+	// are written by package reports from the Result.
 	OutDir string
-	// Console receives progress; nil discards it.
+	// Console receives one progress line per finished scenario; nil
+	// discards them.
 	Console io.Writer
 	// NoColors turns off ANSI colours on the console.
 	NoColors bool
@@ -49,27 +56,40 @@ type Config struct {
 
 // Status of a scenario.
 const (
-	Passed   = "passed"
-	Failed   = "failed"
-	Untested = "untested"
+	Passed        = "passed"
+	Failed        = "failed"
+	Untested      = "untested"       // a prerequisite is missing; the reason names it
+	NotApplicable = "not applicable" // the target lacks an optional capability
+	HarnessError  = "harness error"  // the harness broke, not the target
+	NotSelected   = "not selected"   // left out by the selection (only in a Plan)
 )
 
 // ScenarioResult is how one scenario ended.
 type ScenarioResult struct {
-	Feature    string           `json:"feature"`
-	Name       string           `json:"name"`
-	URI        string           `json:"uri"`
-	Tags       []string         `json:"tags"`
-	Rules      []string         `json:"rules"`
-	Status     string           `json:"status"`
-	Error      string           `json:"error,omitempty"`
+	// ID is "file:line" (the example row's line for an outline row).
+	ID       string        `json:"id"`
+	Feature  string        `json:"feature"`
+	Name     string        `json:"name"`
+	URI      string        `json:"uri"`
+	Line     int           `json:"line"`
+	Tags     []string      `json:"tags"`
+	Rules    []string      `json:"rules"`
+	Status   string        `json:"status"`
+	Error    string        `json:"error"`
+	Duration time.Duration `json:"-"`
+	// Transcript is every exchange of the scenario, keys replaced by
+	// references to their environment variables ($INVOKECONF_KEYS_AGENT).
 	Transcript []steps.Exchange `json:"transcript,omitempty"`
 }
 
 // Result is a whole run.
 type Result struct {
+	// Scenarios holds every scenario the plan selected: those that ran and
+	// those the profile made not applicable or untested before the run.
 	Scenarios   []ScenarioResult
+	Plan        *Plan
 	GodogStatus int
+	Started     time.Time
 	Duration    time.Duration
 }
 
@@ -84,17 +104,33 @@ func (r *Result) Count(status string) int {
 	return n
 }
 
-// ExitCode maps the result to the CLI's exit code.
+// Ran counts the scenarios that were executed.
+func (r *Result) Ran() int {
+	return len(r.Scenarios) - r.Count(NotApplicable) - r.Count(NotSelected) - r.planUntested()
+}
+
+func (r *Result) planUntested() int {
+	if r.Plan == nil {
+		return 0
+	}
+	n := 0
+	for _, p := range r.Plan.Scenarios {
+		if p.Status == Untested {
+			n++
+		}
+	}
+	return n
+}
+
+// ExitCode maps the scenario statuses alone to an exit code: any failed
+// scenario is 1. The CLI uses reports.Report.ExitCode, which also weighs
+// rule levels (a SHOULD failure is a warning) and the baseline.
 func (r *Result) ExitCode() int {
 	switch {
-	case len(r.Scenarios) == 0:
+	case r.Ran() == 0, r.Count(HarnessError) > 0, r.GodogStatus == 2:
 		return ExitHarness
-	case r.Count(Failed) > 0:
+	case r.Count(Failed) > 0, r.GodogStatus != 0:
 		return ExitFail
-	case r.GodogStatus == 2:
-		return ExitHarness
-	case r.GodogStatus != 0:
-		return ExitFail // undefined or pending steps under Strict
 	}
 	return ExitPass
 }
@@ -110,11 +146,25 @@ func (r *Result) Failed() []ScenarioResult {
 	return out
 }
 
-// collector is the steps.Observer that gathers scenario results.
+// collector is the steps.Observer that gathers scenario results and prints
+// a progress line for each.
 type collector struct {
+	ctx      context.Context
+	p        *profile.Profile
+	planned  map[string]Planned // by features.Pickle.Key
+	total    int
+	console  io.Writer
+	noColors bool
+
 	mu      sync.Mutex
+	started map[string]time.Time // by godog pickle ID
 	results []ScenarioResult
-	p       *profile.Profile
+}
+
+func (c *collector) begin(sc *godog.Scenario) {
+	c.mu.Lock()
+	c.started[sc.Id] = time.Now()
+	c.mu.Unlock()
 }
 
 func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []steps.Exchange) {
@@ -122,24 +172,69 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []ste
 	for _, t := range sc.Tags {
 		tags = append(tags, t.Name)
 	}
-	r := ScenarioResult{Name: sc.Name, URI: sc.Uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: transcript}
-	r.Feature = strings.TrimSuffix(filepath.Base(sc.Uri), ".feature")
-	switch reason, untested := steps.Untested(err); {
-	case err == nil:
-		r.Status = Passed
-	case untested:
-		r.Status, r.Error = Untested, reason
-	case errors.Is(err, godog.ErrSkip):
-		r.Status, r.Error = Untested, "skipped"
-	default:
-		r.Status, r.Error = Failed, c.p.Redact(err.Error())
+	stepTexts := make([]string, 0, len(sc.Steps))
+	for _, st := range sc.Steps {
+		stepTexts = append(stepTexts, features.StepText(st))
 	}
+	uri := path.Clean(strings.TrimPrefix(sc.Uri, "./"))
+	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: transcript}
+	r.Feature = strings.TrimSuffix(path.Base(uri), ".feature")
+	r.ID = uri
+	if pl, ok := c.planned[features.PickleKey(uri, sc.Name, stepTexts)]; ok {
+		r.ID, r.URI, r.Line = pl.ID, pl.File, pl.Line
+	}
+	r.Status, r.Error = c.classify(err)
 	c.mu.Lock()
+	if t, ok := c.started[sc.Id]; ok {
+		r.Duration = time.Since(t)
+	}
 	c.results = append(c.results, r)
+	c.progress(len(c.results), r) // under the lock: lines come out in order
 	c.mu.Unlock()
 }
 
-// Run runs the features matched by cfg.Tags against cfg.Profile's target.
+// classify turns a scenario's error into its status.
+func (c *collector) classify(err error) (status, msg string) {
+	reason, untested := steps.Untested(err)
+	switch {
+	case err == nil:
+		return Passed, ""
+	case untested:
+		return Untested, c.p.RedactEnv(reason)
+	case errors.Is(err, godog.ErrSkip):
+		return Untested, "skipped"
+	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
+		return HarnessError, c.p.RedactEnv(err.Error())
+	case fmt.Sprintf("%T", err) == "*godog.traceError":
+		// godog's only sign that a step panicked: a harness bug, whatever
+		// the target answered.
+		return HarnessError, "a step panicked: " + c.p.RedactEnv(err.Error())
+	case c.ctx.Err() != nil:
+		return HarnessError, "the run was interrupted: " + c.p.RedactEnv(err.Error())
+	}
+	return Failed, c.p.RedactEnv(err.Error())
+}
+
+// progress prints one line per finished scenario. The caller holds c.mu.
+func (c *collector) progress(n int, r ScenarioResult) {
+	if c.console == nil {
+		return
+	}
+	colour := map[string]string{Passed: "32", Failed: "31", Untested: "33", HarnessError: "35"}[r.Status]
+	status := fmt.Sprintf("%-13s", r.Status)
+	if !c.noColors && colour != "" {
+		status = "\x1b[" + colour + "m" + status + "\x1b[0m"
+	}
+	line := fmt.Sprintf("[%*d/%d] %s %-22s %-14s %s (%s)", len(fmt.Sprint(c.total)), n, c.total, status, r.ID,
+		strings.Join(r.Rules, ","), r.Name, r.Duration.Round(time.Millisecond))
+	if r.Error != "" {
+		first, _, _ := strings.Cut(r.Error, "\n")
+		line += "\n      " + first
+	}
+	fmt.Fprintln(c.console, line)
+}
+
+// Run runs the planned scenarios against cfg.Profile's target.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Profile == nil {
 		return nil, errors.New("runner: no profile")
@@ -147,48 +242,84 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.Profile.Validate(); err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}
+	plan := cfg.Plan
+	if plan == nil {
+		var err error
+		if plan, err = NewPlan(cfg.Profile, Selection{Tags: cfg.Tags}); err != nil {
+			return nil, err
+		}
+	}
 	conc := cfg.Concurrency
 	if conc <= 0 {
 		conc = 16
-	}
-	console := cfg.Console
-	if console == nil {
-		console = io.Discard
 	}
 	format := "progress"
 	if cfg.OutDir != "" {
 		if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
 			return nil, fmt.Errorf("create output folder: %w", err)
 		}
-		format += ",junit:" + filepath.Join(cfg.OutDir, "junit.xml") + ",cucumber:" + filepath.Join(cfg.OutDir, "cucumber.json")
+		format += ",cucumber:" + filepath.Join(cfg.OutDir, "cucumber.json")
 	}
-	col := &collector{p: cfg.Profile}
+	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]Planned{}, total: plan.ToRun(),
+		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}}
+	for _, pl := range plan.Scenarios {
+		col.planned[pl.Key()] = pl
+	}
 	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col}
-	start := time.Now()
-	status := godog.TestSuite{
-		Name:                "invokeconf",
-		ScenarioInitializer: suite.InitializeScenario,
-		Options: &godog.Options{
-			Format:         format,
-			Output:         console,
-			Paths:          []string{"."},
-			FS:             features.FS,
-			Tags:           cfg.Tags,
-			Concurrency:    conc,
-			Strict:         true,
-			NoColors:       cfg.NoColors,
-			DefaultContext: ctx,
-		},
-	}.Run()
-	res := &Result{Scenarios: col.results, GodogStatus: status, Duration: time.Since(start)}
+	res := &Result{Plan: plan, Started: time.Now()}
+	if plan.ToRun() > 0 {
+		res.GodogStatus = godog.TestSuite{
+			Name: "invokeconf",
+			ScenarioInitializer: func(sc *godog.ScenarioContext) {
+				sc.Before(func(ctx context.Context, gsc *godog.Scenario) (context.Context, error) {
+					col.begin(gsc)
+					return ctx, nil
+				})
+				suite.InitializeScenario(sc)
+			},
+			Options: &godog.Options{
+				Format: format,
+				// The console gets the collector's lines; godog's own
+				// progress dots would interleave with them.
+				Output:         io.Discard,
+				Paths:          []string{"."},
+				FS:             features.FS,
+				Tags:           plan.Expr,
+				Concurrency:    conc,
+				Strict:         true,
+				NoColors:       true,
+				DefaultContext: ctx,
+			},
+		}.Run()
+	}
+	res.Duration = time.Since(res.Started)
+	res.Scenarios = col.results
+	reported := map[string]bool{}
+	for _, r := range col.results {
+		reported[r.ID] = true
+	}
+	for _, pl := range plan.Scenarios {
+		switch {
+		case pl.Status == NotApplicable || pl.Status == Untested:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
+		case pl.Status == "" && !reported[pl.ID] && res.GodogStatus != 2:
+			// Planned but never reported: godog and the plan disagree.
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, HarnessError, "the scenario was planned but godog did not run it"))
+		}
+	}
 	sort.SliceStable(res.Scenarios, func(i, j int) bool {
 		a, b := res.Scenarios[i], res.Scenarios[j]
 		if a.URI != b.URI {
 			return a.URI < b.URI
 		}
-		return a.Name < b.Name
+		return a.Line < b.Line
 	})
 	return res, nil
+}
+
+func fromPlan(pl Planned, status, reason string) ScenarioResult {
+	return ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
+		Line: pl.Line, Tags: pl.Tags, Rules: pl.Rules, Status: status, Error: reason}
 }
 
 // newClient returns the HTTP client the steps use: no overall timeout (that

@@ -54,6 +54,8 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	})
 	// godog hands the After hook the last step's error, which is nil when an
 	// earlier step was skipped as untested: keep the first error ourselves.
+	// The hook returns nil: godog would join a returned error to the step's
+	// own, and every failure message would read twice.
 	sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 		if err != nil && w.firstErr == nil {
 			w.firstErr = err

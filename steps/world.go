@@ -100,18 +100,21 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.cancels, w.transcript, w.firstErr = nil, nil, nil
 }
 
-// Transcript returns the scenario's exchanges with secrets redacted.
+// Transcript returns the scenario's exchanges with every key replaced by a
+// reference to its environment variable ($INVOKECONF_KEYS_AGENT), so a
+// report can turn an exchange into a curl command that works once the
+// variables are set.
 func (w *World) Transcript() []Exchange {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := make([]Exchange, len(w.transcript))
 	for i, e := range w.transcript {
-		e.URL = w.P.Redact(e.URL)
+		e.URL = w.P.RedactEnv(e.URL)
 		e.Header = redactHeader(w.P, e.Header)
 		e.RespHeader = redactHeader(w.P, e.RespHeader)
-		e.Body = w.P.Redact(e.Body)
-		e.RespBody = w.P.Redact(e.RespBody)
-		e.Error = w.P.Redact(e.Error)
+		e.Body = w.P.RedactEnv(e.Body)
+		e.RespBody = w.P.RedactEnv(e.RespBody)
+		e.Error = w.P.RedactEnv(e.Error)
 		out[i] = e
 	}
 	return out
@@ -136,7 +139,7 @@ func redactHeader(p *profile.Profile, h http.Header) http.Header {
 	out := http.Header{}
 	for k, vs := range h {
 		for _, v := range vs {
-			out.Add(k, p.Redact(v))
+			out.Add(k, p.RedactEnv(v))
 		}
 	}
 	return out

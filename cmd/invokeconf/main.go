@@ -1,8 +1,11 @@
 // Command invokeconf is the conformance harness for the Agent Invoke Service.
 //
-//	invokeconf run [--profile FILE] [--tags EXPR] [--out DIR]   run the suite (no profile: against the embedded reference server)
+//	invokeconf run [--profile FILE] [--rules IDS] [--areas AREAS] [--tags EXPR] [--quick]
+//	               [--baseline FILE] [--write-baseline FILE] [--out DIR]   run the suite (no profile: against the embedded reference server)
+//	invokeconf profile check --profile FILE                      validate a profile against its live target
+//	invokeconf profile vars                                      list the INVOKECONF_* variables that override profile fields
 //	invokeconf serve [--addr ADDR] [--defect NAME]...            run the reference server
-//	invokeconf rules [--format markdown|json]                    list the rule catalog
+//	invokeconf rules [--format markdown|json]                    list the rule catalog with the scenarios of each rule
 //	invokeconf defects                                           list the reference server's defect switches
 //
 // Exit codes: 0 every applicable MUST rule passed; 1 a rule failed; 2 bad
@@ -26,6 +29,8 @@ const usage = `invokeconf: conformance harness for the Agent Invoke Service
 
 Usage:
   invokeconf run [flags]      run the suite; without --profile, against the embedded reference server
+  invokeconf profile check    validate a profile against its live target (reachable, keys accepted)
+  invokeconf profile vars     list the INVOKECONF_* environment variables that override profile fields
   invokeconf serve [flags]    run the reference server on loopback
   invokeconf rules [flags]    list the rule catalog
   invokeconf defects          list the reference server's defect switches
@@ -53,6 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "profile":
+		err = cmdProfile(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, stderr)
 	case "rules":

@@ -16,49 +16,74 @@ func cmdRules(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if *format != "markdown" && *format != "json" {
+		return usageError{fmt.Errorf("--format must be markdown or json, not %q", *format)}
+	}
 	rules, err := features.Rules()
 	if err != nil {
 		return err
 	}
-	scenarios, err := features.Scenarios()
+	pickles, err := features.Pickles()
 	if err != nil {
 		return err
 	}
-	byRule := map[string][]string{}
-	for _, sc := range scenarios {
-		for _, id := range sc.Rules {
-			byRule[id] = append(byRule[id], fmt.Sprintf("%s:%d %s", sc.File, sc.Line, sc.Name))
+	// A scenario of the rules listing: one per scenario or example row.
+	type scenario struct {
+		ID   string   `json:"id"`
+		Name string   `json:"name"`
+		Tags []string `json:"tags"`
+	}
+	byRule := map[string][]scenario{}
+	for _, pk := range pickles {
+		for _, id := range pk.Rules {
+			byRule[id] = append(byRule[id], scenario{pk.ID, pk.Name, pk.Tags})
 		}
 	}
-	switch *format {
-	case "json":
+	if *format == "json" {
 		type entry struct {
 			features.Rule
-			Scenarios []string `json:"scenarios"`
+			Scenarios []scenario `json:"scenarios"`
 		}
 		out := make([]entry, 0, len(rules))
 		for _, r := range rules {
-			out = append(out, entry{r, byRule[r.ID]})
+			scs := byRule[r.ID]
+			if scs == nil {
+				scs = []scenario{}
+			}
+			out = append(out, entry{r, scs})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
-	case "markdown":
-		fmt.Fprintln(stdout, "| rule | level | section | statement | checked by |")
-		fmt.Fprintln(stdout, "|---|---|---|---|---|")
-		for _, r := range rules {
-			by := fmt.Sprintf("%d scenarios", len(byRule[r.ID]))
-			switch {
-			case !r.Observable:
-				by = "not observable: " + r.Why
-			case r.Pending != "" && len(byRule[r.ID]) == 0:
-				by = "pending (" + r.Pending + ")"
-			}
-			fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.Section, mdEscape(r.Rule), mdEscape(by))
-		}
-		return nil
 	}
-	return usageError{fmt.Errorf("--format must be markdown or json, not %q", *format)}
+	fmt.Fprintln(stdout, "| rule | level | area | section | statement | checked by |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|")
+	for _, r := range rules {
+		// Outline rows share a name: list each name once with its IDs.
+		var names []string
+		ids := map[string][]string{}
+		for _, sc := range byRule[r.ID] {
+			if _, ok := ids[sc.Name]; !ok {
+				names = append(names, sc.Name)
+			}
+			ids[sc.Name] = append(ids[sc.Name], sc.ID)
+		}
+		var by []string
+		for _, n := range names {
+			by = append(by, fmt.Sprintf("%s (%s)", n, strings.Join(ids[n], ", ")))
+		}
+		checked := strings.Join(by, "<br>")
+		switch {
+		case !r.Observable:
+			checked = "not observable: " + r.Why
+		case r.Pending != "" && len(by) == 0:
+			checked = "pending (" + r.Pending + ")"
+		case len(by) == 0:
+			checked = "no scenario"
+		}
+		fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.Area, r.Section, mdEscape(r.Rule), mdEscape(checked))
+	}
+	return nil
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -2,31 +2,44 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("run", stderr)
-	profilePath := fs.String("profile", "", "target profile (YAML); without it the embedded reference server is started and tested")
-	tags := fs.String("tags", "", "godog tag expression selecting scenarios, e.g. '@SSE-01,@SSE-02' or '~@slow'")
+	profilePath := fs.String("profile", "", "target profile (YAML; every field can be overridden by an INVOKECONF_* variable, see 'invokeconf profile vars'); without it the embedded reference server is started and tested")
+	tags := fs.String("tags", "", "godog tag expression selecting scenarios, e.g. '@sse && ~@slow' or '@FMT-01,@FMT-02'")
+	rules := fs.String("rules", "", "comma-separated rule IDs to check, e.g. SSE-01,SSE-02")
+	areas := fs.String("areas", "", "comma-separated spec areas to check, e.g. sse,events (see 'invokeconf rules')")
 	quick := fs.Bool("quick", false, "skip @slow scenarios (the 20 s keepalive)")
-	out := fs.String("out", filepath.Join("reports", "out"), "folder for junit.xml and cucumber.json")
+	out := fs.String("out", filepath.Join("reports", "out"), "folder for report.html, summary.json, junit.xml and cucumber.json")
 	concurrency := fs.Int("concurrency", 16, "scenarios run at once")
+	baseline := fs.String("baseline", "", "YAML file of expected failures (rule or scenario, each with a reason); an entry that now passes fails the run")
+	writeBaseline := fs.String("write-baseline", "", "write a baseline of this run's failures to this file")
 	var defects multiFlag
 	fs.Var(&defects, "defect", "with the embedded server: switch on a defect (repeatable); see 'invokeconf defects'")
 	if err := parse(fs, args); err != nil {
 		return 0, err
+	}
+	sel := runner.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick}
+
+	var bl *reports.Baseline
+	if *baseline != "" {
+		var err error
+		if bl, err = reports.LoadBaseline(*baseline); err != nil {
+			return 0, usageError{err}
+		}
 	}
 
 	var p *profile.Profile
@@ -51,23 +64,49 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if len(defects) > 0 {
 			return 0, usageError{fmt.Errorf("--defect only applies to the embedded reference server (no --profile)")}
 		}
+		var used []string
 		var err error
-		if p, err = profile.Load(*profilePath); err != nil {
+		if p, used, err = profile.LoadWithEnv(*profilePath, os.LookupEnv); err != nil {
 			return 0, usageError{err}
 		}
 		if err := p.Validate(); err != nil {
 			return 0, usageError{fmt.Errorf("profile %s: %w", *profilePath, err)}
 		}
 		target = p.BaseURL
+		fmt.Fprintf(stdout, "invokeconf: profile %s", *profilePath)
+		if len(used) > 0 {
+			fmt.Fprintf(stdout, " with %s from the environment", strings.Join(used, ", "))
+		}
+		fmt.Fprintln(stdout)
 	}
-	expr := *tags
-	if *quick {
-		expr = joinTags(expr, "~@slow")
+
+	plan, err := runner.NewPlan(p, sel)
+	if err != nil {
+		var se *runner.SelectionError
+		if errors.As(err, &se) {
+			return 0, usageError{err}
+		}
+		return 0, err
 	}
 	fmt.Fprintf(stdout, "invokeconf: testing %s\n", target)
+	printPlan(stdout, p, plan)
+
+	// An unreachable target would fail every scenario one by one: say so
+	// once, at once.
+	if *profilePath != "" {
+		if err := runner.Reachable(ctx, p); err != nil {
+			return 0, usageError{err}
+		}
+	}
+	if *out != "" {
+		for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, reports.CucumberFile} {
+			_ = os.Remove(filepath.Join(*out, f)) // no stale report from an earlier run
+		}
+	}
+
 	res, err := runner.Run(ctx, runner.Config{
 		Profile:     p,
-		Tags:        expr,
+		Plan:        plan,
 		Concurrency: *concurrency,
 		OutDir:      *out,
 		Console:     stdout,
@@ -76,65 +115,97 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	printSummary(stdout, res, *out)
-	return res.ExitCode(), nil
-}
-
-// joinTags ANDs two godog tag expressions.
-func joinTags(a, b string) string {
-	if a == "" {
-		return b
+	rep, err := reports.Build(reports.Input{Result: res, Profile: p, Target: p.RedactEnv(target), Baseline: bl})
+	if err != nil {
+		return 0, err
 	}
-	return a + " && " + b
+	var paths []string
+	if *out != "" {
+		if paths, err = reports.Write(*out, rep, p); err != nil {
+			return 0, err
+		}
+	}
+	if *writeBaseline != "" {
+		if err := writeBaselineFile(*writeBaseline, rep); err != nil {
+			return 0, err
+		}
+		paths = append(paths, *writeBaseline+" (baseline)")
+	}
+	reports.WriteConsole(stdout, rep, paths)
+	return rep.ExitCode, nil
 }
 
-// printSummary writes the per-area summary, the failures and the reports.
-func printSummary(w io.Writer, res *runner.Result, out string) {
-	type counts struct{ passed, failed, untested int }
-	areas := map[string]*counts{}
-	for _, s := range res.Scenarios {
-		c := areas[s.Feature]
-		if c == nil {
-			c = &counts{}
-			areas[s.Feature] = c
-		}
+func writeBaselineFile(path string, rep *reports.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write baseline: %w", err)
+	}
+	if err := reports.WriteBaseline(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("write baseline: %w", err)
+	}
+	return f.Close()
+}
+
+// printPlan says up front what the run will do and what the profile keeps
+// it from doing.
+func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) {
+	na, untested, unsel := 0, 0, 0
+	for _, s := range plan.Scenarios {
 		switch s.Status {
-		case runner.Passed:
-			c.passed++
-		case runner.Failed:
-			c.failed++
-		default:
-			c.untested++
+		case runner.NotApplicable:
+			na++
+		case runner.Untested:
+			untested++
+		case runner.NotSelected:
+			unsel++
 		}
 	}
-	names := make([]string, 0, len(areas))
-	for n := range areas {
-		names = append(names, n)
+	fmt.Fprintf(w, "invokeconf: selection: %s; %d scenarios to run", plan.Selection, plan.ToRun())
+	if unsel > 0 {
+		fmt.Fprintf(w, ", %d not selected", unsel)
 	}
-	sort.Strings(names)
-	fmt.Fprintf(w, "\n%-14s %7s %7s %9s\n", "area", "passed", "failed", "untested")
-	for _, n := range names {
-		c := areas[n]
-		fmt.Fprintf(w, "%-14s %7d %7d %9d\n", n, c.passed, c.failed, c.untested)
+	if na > 0 {
+		fmt.Fprintf(w, ", %d not applicable (capabilities the profile declares absent)", na)
 	}
-	fmt.Fprintf(w, "%-14s %7d %7d %9d   (%d scenarios in %s)\n", "total",
-		res.Count(runner.Passed), res.Count(runner.Failed), res.Count(runner.Untested),
-		len(res.Scenarios), res.Duration.Round(100*time.Millisecond))
-	for _, s := range res.Failed() {
-		fmt.Fprintf(w, "\nFAILED %s [%s] (%s)\n  %s\n", s.Name, strings.Join(s.Rules, " "), s.URI,
-			strings.ReplaceAll(s.Error, "\n", "\n  "))
+	if untested > 0 {
+		fmt.Fprintf(w, ", %d untested (capabilities they need are declared absent)", untested)
 	}
-	for _, s := range res.Scenarios {
-		if s.Status == runner.Untested {
-			fmt.Fprintf(w, "UNTESTED %s [%s]: %s\n", s.Name, strings.Join(s.Rules, " "), s.Error)
+	fmt.Fprintln(w)
+	printGaps(w, runner.Gaps(p, plan))
+}
+
+// printGaps reports the profile's empty fields and what they disable.
+func printGaps(w io.Writer, gaps []runner.Gap) {
+	if len(gaps) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "profile gaps (these fields are empty; the scenarios that need them will be untested):")
+	for _, g := range gaps {
+		n := fmt.Sprintf("%d scenarios", len(g.Scenarios))
+		if len(g.Scenarios) == 1 {
+			n = "1 scenario"
+		}
+		fmt.Fprintf(w, "  %-22s (%s): %s", g.Path, g.Env, n)
+		if len(g.Rules) > 0 {
+			fmt.Fprintf(w, "; rules left untested: %s", strings.Join(g.Rules, " "))
+		}
+		if len(g.Weakened) > 0 {
+			fmt.Fprintf(w, "; rules with fewer scenarios: %s", strings.Join(g.Weakened, " "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// splitList splits a comma-separated flag value.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
 		}
 	}
-	if len(res.Scenarios) == 0 {
-		fmt.Fprintln(w, "\nno scenario ran: check --tags")
-	}
-	if out != "" {
-		fmt.Fprintf(w, "\nreports: %s, %s\n", filepath.Join(out, "junit.xml"), filepath.Join(out, "cucumber.json"))
-	}
+	return out
 }
 
 // multiFlag is a repeatable string flag.

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/runner"
+)
+
+const profileUsage = `Usage:
+  invokeconf profile check --profile FILE   validate a profile against its live target before a long run
+  invokeconf profile vars [--profile FILE]  list the environment variables that override profile fields
+`
+
+func cmdProfile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, profileUsage)
+		return usageError{fmt.Errorf("profile needs a subcommand: check or vars")}
+	}
+	switch args[0] {
+	case "check":
+		return cmdProfileCheck(ctx, args[1:], stdout, stderr)
+	case "vars":
+		return cmdProfileVars(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, profileUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, profileUsage)
+	return usageError{fmt.Errorf("unknown profile subcommand %q", args[0])}
+}
+
+// cmdProfileCheck reads a profile the way run does and asks its target: is
+// it reachable, are the keys accepted. It also says what the profile's gaps
+// and absent capabilities will leave unjudged.
+func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("profile check", stderr)
+	path := fs.String("profile", "", "target profile (YAML), with INVOKECONF_* overrides from the environment")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *path == "" {
+		return usageError{fmt.Errorf("--profile is required")}
+	}
+	p, used, err := profile.LoadWithEnv(*path, os.LookupEnv)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := p.Validate(); err != nil {
+		return usageError{fmt.Errorf("profile %s: %w", *path, err)}
+	}
+	fmt.Fprintf(stdout, "profile %s: well formed", *path)
+	if len(used) > 0 {
+		fmt.Fprintf(stdout, "; from the environment: %s", strings.Join(used, ", "))
+	}
+	fmt.Fprintln(stdout)
+
+	var problems []string
+	if err := runner.Reachable(ctx, p); err != nil {
+		fmt.Fprintf(stdout, "target: %v\n", err)
+		return usageError{fmt.Errorf("the target is not reachable")}
+	}
+	fmt.Fprintf(stdout, "target %s: reachable\n", p.RedactEnv(p.BaseURL))
+	fmt.Fprintln(stdout, "keys (each sent once to an agent that does not exist, so no run starts):")
+	for _, kc := range runner.CheckKeys(ctx, p) {
+		mark := "ok     "
+		if !kc.OK {
+			mark = "PROBLEM"
+			problems = append(problems, "keys."+kc.Role)
+		}
+		fmt.Fprintf(stdout, "  %s %-16s %-34s %s\n", mark, kc.Role, kc.Env, kc.Note)
+	}
+	plan, err := runner.NewPlan(p, runner.Selection{})
+	if err != nil {
+		return err
+	}
+	var absent []string
+	for _, name := range profile.CapabilityNames() {
+		if on, _ := p.Capability(name); !on {
+			absent = append(absent, name)
+		}
+	}
+	if len(absent) > 0 {
+		n := len(plan.Scenarios) - plan.ToRun()
+		fmt.Fprintf(stdout, "capabilities declared absent: %s (%d scenarios will be not applicable or untested)\n", strings.Join(absent, ", "), n)
+	}
+	printGaps(stdout, runner.Gaps(p, plan))
+	if len(problems) > 0 {
+		return usageError{fmt.Errorf("the target does not accept %s", strings.Join(problems, ", "))}
+	}
+	fmt.Fprintln(stdout, "profile check passed")
+	return nil
+}
+
+// cmdProfileVars lists every profile field with its variable; with a
+// profile, also whether it is set (keys are never shown).
+func cmdProfileVars(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("profile vars", stderr)
+	path := fs.String("profile", "", "show which fields this profile sets")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	p := &profile.Profile{}
+	if *path != "" {
+		var err error
+		if p, _, err = profile.LoadWithEnv(*path, os.LookupEnv); err != nil {
+			return usageError{err}
+		}
+	}
+	fmt.Fprintf(stdout, "%-36s %-28s %-6s %s\n", "variable", "profile field", "kind", "value")
+	for _, f := range p.Fields() {
+		v := f.Value()
+		switch {
+		case *path == "":
+			v = ""
+		case f.IsZero():
+			v = "(empty)"
+		case f.Secret:
+			v = "(set, secret)"
+		}
+		fmt.Fprintf(stdout, "%-36s %-28s %-6s %s\n", f.Env, f.Path, f.Kind, v)
+	}
+	fmt.Fprintln(stdout, "\nlists are comma-separated (a,b); maps are comma-separated name=value pairs; a variable set to \"\" clears its field.")
+	return nil
+}

@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/reports"
+)
+
+// invoke runs the CLI in-process and returns its exit code and output.
+func invoke(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// serveProfile starts a reference server with defects and writes the
+// profile a vendor would write for it.
+func serveProfile(t *testing.T, defects ...string) (*profile.Profile, string) {
+	t.Helper()
+	seed, err := fixtures.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	p := seed.Clone()
+	p.BaseURL = srv.URL
+	b, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "target.yaml")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, path
+}
+
+// TestRunWritesEveryReport: a run writes the HTML report, the JSON summary,
+// JUnit whose test names carry rule IDs, and Cucumber JSON.
+func TestRunWritesEveryReport(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	code, stdout, stderr := invoke(t, "run", "--areas", "sse,body", "--quick", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, reports.CucumberFile} {
+		path := filepath.Join(out, f)
+		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+		if !strings.Contains(stdout, path) {
+			t.Errorf("the console does not name %s", path)
+		}
+	}
+	for _, want := range []string{"[ 1/", "Rule verdicts per area", "sse", "Verdict: PASS (exit 0)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the console lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	var sum struct {
+		Schema   string `json:"schema"`
+		ExitCode int    `json:"exitCode"`
+		Rules    []struct {
+			ID, Area, Verdict string
+		} `json:"rules"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, reports.JSONFile))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Schema != reports.SchemaVersion || sum.ExitCode != 0 || len(sum.Rules) < 100 {
+		t.Errorf("summary: schema %q, exit %d, %d rules", sum.Schema, sum.ExitCode, len(sum.Rules))
+	}
+	for _, r := range sum.Rules {
+		if r.Area != "sse" && r.Area != "body" && r.Verdict != "not selected" && r.Verdict != "not observable" {
+			t.Errorf("%s (%s) is %s, outside the selected areas", r.ID, r.Area, r.Verdict)
+		}
+		if r.ID == "SSE-04" && r.Verdict != "not selected" {
+			t.Errorf("SSE-04 (@slow) is %s under --quick", r.Verdict)
+		}
+	}
+
+	var junit struct {
+		Cases []struct {
+			Name string `xml:"name,attr"`
+		} `xml:"testsuite>testcase"`
+	}
+	b, _ = os.ReadFile(filepath.Join(out, reports.JUnitFile))
+	if err := xml.Unmarshal(b, &junit); err != nil {
+		t.Fatal(err)
+	}
+	ruleInName := regexp.MustCompile(`^\[(SSE|BODY)-\d\d( [A-Z]+-\d\d)*\] `)
+	if len(junit.Cases) == 0 {
+		t.Fatal("no JUnit test cases")
+	}
+	for _, c := range junit.Cases {
+		if !ruleInName.MatchString(c.Name) {
+			t.Errorf("JUnit test name %q does not start with its rule IDs", c.Name)
+		}
+	}
+}
+
+// TestDefectRunFails: a run against a defect exits 1 and its report's
+// failure section names the rule, its spec sentence and a curl command.
+func TestDefectRunFails(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	code, stdout, _ := invoke(t, "run", "--defect", "no-close", "--rules", "SSE-05,SSE-01", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, stdout)
+	}
+	html, _ := os.ReadFile(filepath.Join(out, reports.HTMLFile))
+	i := bytes.Index(html, []byte(`<section id="failures">`))
+	if i < 0 {
+		t.Fatal("no failure section")
+	}
+	failures := string(html[i:])
+	for _, want := range []string{"SSE-05", "A missing event: close is an abnormal end", "curl -sS", "$INVOKECONF_KEYS_AGENT"} {
+		if !strings.Contains(failures, want) {
+			t.Errorf("the failure section lacks %q", want)
+		}
+	}
+	if strings.Contains(failures, "SSE-01 ·") {
+		t.Error("the passing rule SSE-01 is listed as a failure")
+	}
+	if !strings.Contains(stdout, "FAIL  sse.feature") || !strings.Contains(stdout, "spec: At the end") {
+		t.Errorf("the console does not show the failure with its spec sentence:\n%s", stdout)
+	}
+}
+
+// TestBaseline: --write-baseline records the failures; with it the same
+// defect passes; once the defect is gone the entry is stale and fails the
+// run; a baseline entry without a reason or with an unknown rule is bad
+// usage.
+func TestBaseline(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bl := filepath.Join(dir, "known.yaml")
+	code, stdout, _ := invoke(t, "run", "--defect", "expired-403", "--areas", "errors", "--out", "", "--write-baseline", bl)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, stdout)
+	}
+	written, err := reports.LoadBaseline(bl)
+	if err != nil {
+		t.Fatalf("the written baseline does not load: %v", err)
+	}
+	if len(written.Expected) != 1 || written.Expected[0].Rule != "ERR-05" || written.Expected[0].Reason == "" {
+		t.Fatalf("written baseline: %+v", written.Expected)
+	}
+
+	code, stdout, _ = invoke(t, "run", "--defect", "expired-403", "--areas", "errors", "--out", "", "--baseline", bl)
+	if code != 0 || !strings.Contains(stdout, "1 expected failure") {
+		t.Errorf("with the baseline: exit %d, want 0:\n%s", code, stdout)
+	}
+
+	code, stdout, _ = invoke(t, "run", "--areas", "errors", "--out", "", "--baseline", bl)
+	if code != 1 || !strings.Contains(stdout, "STALE rule ERR-05") || !strings.Contains(stdout, "stale") {
+		t.Errorf("stale baseline: exit %d, want 1:\n%s", code, stdout)
+	}
+
+	for name, doc := range map[string]string{
+		"no reason":    "version: 1\nexpected:\n  - rule: ERR-05\n",
+		"unknown rule": "version: 1\nexpected:\n  - rule: ERR-99\n    reason: x\n",
+		"no version":   "expected:\n  - rule: ERR-05\n    reason: x\n",
+		"bad scenario": "version: 1\nexpected:\n  - scenario: no such scenario\n    reason: x\n",
+	} {
+		path := filepath.Join(dir, "bad.yaml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := invoke(t, "run", "--baseline", path, "--out", ""); code != 2 {
+			t.Errorf("%s: exit %d, want 2: %s", name, code, stderr)
+		}
+	}
+
+	// A scenario entry, by name.
+	path := filepath.Join(dir, "scenario.yaml")
+	doc := "version: 1\nexpected:\n  - scenario: An expired key is 401\n    reason: our gateway answers 403\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := invoke(t, "run", "--defect", "expired-403", "--rules", "ERR-05", "--out", "", "--baseline", path); code != 0 {
+		t.Errorf("scenario entry: exit %d, want 0:\n%s", code, stdout)
+	}
+}
+
+// TestUnreachableTarget: a profile whose target does not answer gets a clear
+// message and exit 2 at once, not a wall of failures.
+func TestUnreachableTarget(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte("baseURL: http://"+addr+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, stdout, stderr := invoke(t, "run", "--profile", path, "--out", "")
+	if code != 2 || !strings.Contains(stderr, "is not reachable") || strings.Contains(stdout, "FAIL") {
+		t.Errorf("exit %d, want 2 with a clear message:\n%s\n%s", code, stdout, stderr)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s", d)
+	}
+	if code, _, stderr := invoke(t, "profile", "check", "--profile", path); code != 2 || !strings.Contains(stderr, "not reachable") {
+		t.Errorf("profile check: exit %d: %s", code, stderr)
+	}
+}
+
+// TestProfileCheck: a profile for a live target passes the check; a wrong
+// key is named; gaps are reported with the rules they leave untested.
+func TestProfileCheck(t *testing.T) {
+	p, path := serveProfile(t)
+	code, stdout, stderr := invoke(t, "profile", "check", "--profile", path)
+	if code != 0 || !strings.Contains(stdout, "reachable") || !strings.Contains(stdout, "profile check passed") {
+		t.Errorf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+
+	// A wrong key from the environment, and an empty role.
+	t.Setenv("INVOKECONF_KEYS_ALIAS", "sk-svc-alice-kalias-notthesecret")
+	t.Setenv("INVOKECONF_KEYS_API_DISABLED", "")
+	code, stdout, stderr = invoke(t, "profile", "check", "--profile", path)
+	if code != 2 || !strings.Contains(stderr, "keys.alias") {
+		t.Errorf("wrong alias key: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "keys.apiDisabled") || !strings.Contains(stdout, "ERR-07") || !strings.Contains(stdout, "INVOKECONF_KEYS_API_DISABLED") {
+		t.Errorf("the gap of keys.apiDisabled is not reported with ERR-07:\n%s", stdout)
+	}
+	if strings.Contains(stdout+stderr, p.Keys.Agent) || strings.Contains(stdout+stderr, "notthesecret") {
+		t.Error("profile check printed a key")
+	}
+}
+
+func TestUnknownProfileField(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	doc := "baseURL: http://127.0.0.1:1\nkeys:\n  agnet: sk-svc-a-b-c\n  wildcardlimited: sk-svc-a-b-d\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := invoke(t, "run", "--profile", path)
+	if code != 2 || !strings.Contains(stderr, "keys.agnet (did you mean keys.agent?)") || !strings.Contains(stderr, "keys.wildcardLimited?") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestEnvironmentOverridesProfile: the base URL and a key from the
+// environment win over the file.
+func TestEnvironmentOverridesProfile(t *testing.T) {
+	p, path := serveProfile(t)
+	b, _ := os.ReadFile(path)
+	broken := strings.Replace(string(b), p.BaseURL, "http://127.0.0.1:1", 1)
+	broken = strings.Replace(broken, p.Keys.Agent, "sk-svc-alice-kagent-wrong", 1)
+	if err := os.WriteFile(path, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("INVOKECONF_BASE_URL", p.BaseURL)
+	t.Setenv("INVOKECONF_KEYS_AGENT", p.Keys.Agent)
+	code, stdout, stderr := invoke(t, "run", "--profile", path, "--rules", "ROUTE-01", "--out", "")
+	if code != 0 || !strings.Contains(stdout, "INVOKECONF_BASE_URL, INVOKECONF_KEYS_AGENT from the environment") {
+		t.Errorf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestSelectionUsage(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"run", "--rules", "SSE-99"},
+		{"run", "--areas", "nowhere"},
+		{"run", "--tags", "@sse,,@x"},
+		{"run", "--profile", "/no/such/file.yaml"},
+	} {
+		if code, _, stderr := invoke(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+	// A selection that runs nothing is a harness error, not a pass.
+	if code, stdout, _ := invoke(t, "run", "--tags", "@no-such-tag", "--out", ""); code != 3 || !strings.Contains(stdout, "no scenario ran") {
+		t.Errorf("empty selection: exit %d, want 3:\n%s", code, stdout)
+	}
+}
+
+// TestSecretsNeverLeak runs the quick suite through the CLI against a target
+// with defects (so failures carry transcripts and curl commands) and looks
+// for every key of the profile, and for each key's secret part alone, in the
+// console, in every report and in the written baseline.
+func TestSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
+	p, path := serveProfile(t, "no-close", "expired-403", "openai-errors", "thread-id-new-thread", "waiting-dropped")
+	out := t.TempDir()
+	bl := filepath.Join(out, "baseline.yaml")
+	code, stdout, stderr := invoke(t, "run", "--profile", path, "--quick", "--out", out, "--write-baseline", bl)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, stdout, stderr)
+	}
+	texts := map[string]string{"console": stdout + stderr}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[e.Name()] = string(b)
+	}
+	for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, reports.CucumberFile, "baseline.yaml"} {
+		if _, ok := texts[f]; !ok {
+			t.Errorf("%s was not written", f)
+		}
+	}
+	secrets := p.Secrets()
+	for _, k := range p.Secrets() {
+		secrets = append(secrets, k[strings.LastIndex(k, "-")+1:])
+	}
+	for name, text := range texts {
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				t.Errorf("%s contains the secret %s...", name, s[:4])
+			}
+		}
+	}
+	// The keys were used, so their references must be there instead.
+	if !strings.Contains(texts[reports.HTMLFile], "$INVOKECONF_KEYS_AGENT") || !strings.Contains(texts[reports.JSONFile], "$INVOKECONF_KEYS_EXPIRED") {
+		t.Error("the reports show no key references: were the keys sent at all?")
+	}
+}

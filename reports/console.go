@@ -1,0 +1,113 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// consoleColumns are the verdicts the console's area table counts.
+var consoleColumns = []struct {
+	v     Verdict
+	title string
+}{
+	{Pass, "pass"}, {Fail, "fail"}, {Warning, "warn"}, {ExpectedFailure, "xfail"}, {Untested, "untested"},
+	{NotApplicable, "n/a"}, {HarnessError, "error"}, {NotSelected, "unsel"}, {NotObservable, "unobs"},
+}
+
+// WriteConsole prints the end of a run for a person at a terminal: rule
+// verdicts per area, each failure with its rule, spec sentence, expected vs
+// actual and a curl command, the untested rules grouped by reason, the
+// baseline, the verdict and the paths of the reports.
+func WriteConsole(w io.Writer, rep *Report, paths []string) {
+	fmt.Fprintf(w, "\nRule verdicts per area:\n%-12s", "area")
+	for _, c := range consoleColumns {
+		fmt.Fprintf(w, " %8s", c.title)
+	}
+	fmt.Fprintf(w, "  %s\n", "verdict")
+	for _, a := range rep.Areas {
+		fmt.Fprintf(w, "%-12s", a.Area)
+		for _, c := range consoleColumns {
+			fmt.Fprintf(w, " %8s", dash(a.Counts.Get(c.v)))
+		}
+		fmt.Fprintf(w, "  %s\n", a.Verdict)
+	}
+	fmt.Fprintf(w, "%-12s", "total")
+	for _, c := range consoleColumns {
+		fmt.Fprintf(w, " %8s", dash(rep.Counts.Get(c.v)))
+	}
+	fmt.Fprintf(w, "  (%d scenarios in %.1fs)\n", len(rep.Scenarios), rep.Duration)
+
+	for _, f := range rep.Failures {
+		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), f.Scenario.ID, f.Scenario.Name)
+		for _, r := range f.Rules {
+			fmt.Fprintf(w, "  %s %s (%s): %s\n    spec: %s\n", r.ID, r.Level, r.Section, r.Rule, r.Spec)
+		}
+		if f.Baseline != "" {
+			fmt.Fprintf(w, "  baseline: %s\n", f.Baseline)
+		}
+		if f.Check != "" {
+			fmt.Fprintf(w, "  check:    %s\n", indent(f.Check, "            "))
+		}
+		if f.Expected != "" {
+			fmt.Fprintf(w, "  expected: %s\n", indent(clip(f.Expected, 600), "            "))
+		}
+		fmt.Fprintf(w, "  actual:   %s\n", indent(clip(f.Actual, 600), "            "))
+		if n := len(f.Curl); n > 0 {
+			fmt.Fprintf(w, "  reproduce (export the INVOKECONF_KEYS_* variables first):\n    %s\n", indent(f.Curl[n-1], "    "))
+		}
+	}
+
+	var untested []RuleResult
+	for _, r := range rep.Rules {
+		if r.Verdict == Untested || r.Verdict == NotApplicable {
+			untested = append(untested, r)
+		}
+	}
+	if len(untested) > 0 {
+		fmt.Fprintln(w, "\nNot judged:")
+		groups := map[string][]string{}
+		var order []string
+		for _, r := range untested {
+			key := string(r.Verdict) + ": " + r.Reason
+			if _, ok := groups[key]; !ok {
+				order = append(order, key)
+			}
+			groups[key] = append(groups[key], r.ID)
+		}
+		sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]]) < len(groups[order[j]]) })
+		for _, key := range order {
+			fmt.Fprintf(w, "  %s\n    %s\n", key, strings.Join(groups[key], " "))
+		}
+	}
+	if bc := rep.Baseline; bc != nil {
+		fmt.Fprintf(w, "\nBaseline %s: %d used, %d stale, %d idle\n", bc.File, len(bc.Used), len(bc.Stale), len(bc.Idle))
+		for _, e := range bc.Stale {
+			fmt.Fprintf(w, "  STALE %s now passes (reason was: %s): remove it from the baseline\n", e, e.Reason)
+		}
+	}
+	fmt.Fprintf(w, "\nVerdict: %s (exit %d): %s\n", strings.ToUpper(rep.Outcome), rep.ExitCode, rep.Headline)
+	if len(paths) > 0 {
+		fmt.Fprintln(w, "Reports:")
+		for _, p := range paths {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+}
+
+func dash(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+func indent(s, prefix string) string { return strings.ReplaceAll(s, "\n", "\n"+prefix) }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + " [...]"
+}

@@ -1,0 +1,57 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestSummarySchemaIsStable pins the field names of the JSON summary that
+// consumers read. Adding a field is fine (add it here); renaming or removing
+// one needs a new SchemaVersion.
+func TestSummarySchemaIsStable(t *testing.T) {
+	f := defectRun(t)
+	var b bytes.Buffer
+	if err := WriteJSON(&b, f.rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["schema"] != "invokeconf.summary/v1" {
+		t.Fatalf("schema %v", doc["schema"])
+	}
+	first := func(key string) map[string]any {
+		list, _ := doc[key].([]any)
+		if len(list) == 0 {
+			t.Fatalf("%s is empty", key)
+		}
+		m, _ := list[0].(map[string]any)
+		return m
+	}
+	for what, tc := range map[string]struct {
+		obj  map[string]any
+		want string
+	}{
+		"top level": {doc, "areas baseURL counts durationSeconds exitCode failures harness headline outcome profile profileGaps rules scenarios schema selection started target"},
+		"counts":    {doc["counts"].(map[string]any), "expectedFailure fail harnessError notApplicable notObservable notSelected pass untested warning"},
+		"rule":      {first("rules"), "area id level observable reason rule scenarios section spec verdict"},
+		"area":      {first("areas"), "area counts verdict"},
+		"scenario":  {first("scenarios"), "error feature id line name rules status tags uri"},
+		"failure":   {first("failures"), "actual baseline check curl expected rules scenario verdict"},
+	} {
+		var keys []string
+		for k := range tc.obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range strings.Fields(tc.want) {
+			if _, ok := tc.obj[k]; !ok {
+				t.Errorf("%s: field %q is gone (have %v): bump SchemaVersion if that is meant", what, k, keys)
+			}
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cucumber/godog"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// TestClassify: how the collector turns a scenario's error into a status.
+// The errors come from a real godog run, so an upgrade of godog that
+// changes how it reports a panicking or undefined step shows up here.
+func TestClassify(t *testing.T) {
+	feature := `Feature: f
+  Scenario: passes
+    Given a step that passes
+  Scenario: fails
+    Given a step that fails
+  Scenario: panics
+    Given a step that panics
+  Scenario: is undefined
+    Given a step nobody wrote
+  Scenario: is skipped
+    Given a step that skips
+`
+	var mu sync.Mutex
+	errs := map[string]error{}
+	godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			sc.Step(`^a step that passes$`, func() error { return nil })
+			sc.Step(`^a step that fails$`, func() error { return errors.New("status 403, want 401") })
+			sc.Step(`^a step that panics$`, func() error { var m map[string]int; m["x"]++; return nil })
+			sc.Step(`^a step that skips$`, func() error { return godog.ErrSkip })
+			sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
+				mu.Lock()
+				errs[s.Name] = err
+				mu.Unlock()
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{Format: "progress", Output: io.Discard, FS: fstest.MapFS{"f.feature": {Data: []byte(feature)}},
+			Paths: []string{"."}, Strict: true},
+	}.Run()
+	c := &collector{ctx: context.Background(), p: &profile.Profile{}}
+	want := map[string]string{"passes": Passed, "fails": Failed, "panics": HarnessError, "is undefined": HarnessError, "is skipped": Untested}
+	for name, status := range want {
+		err, ok := errs[name]
+		if !ok {
+			t.Errorf("scenario %q did not report", name)
+			continue
+		}
+		if got, msg := c.classify(err); got != status {
+			t.Errorf("%q (%v): %s %q, want %s", name, err, got, msg, status)
+		}
+	}
+
+	// A run cut short: its failures are the harness's, not the target's.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c.ctx = ctx
+	if got, _ := c.classify(fmt.Errorf("POST /x: %w", context.Canceled)); got != HarnessError {
+		t.Errorf("interrupted: %s", got)
+	}
+}

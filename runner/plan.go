@@ -1,0 +1,302 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// Tags that tie a scenario to a capability of the profile (see README,
+// "Capabilities"). NAME is a field of the profile's capabilities section.
+const (
+	// CapabilityTag marks a scenario that checks an optional capability the
+	// spec lets a target lack: @capability-NAME. A profile that declares
+	// NAME false makes the scenario "not applicable".
+	CapabilityTag = "@capability-"
+	// NeedsTag marks a scenario that needs something of the target only the
+	// harness cares about: @needs-NAME. A profile that declares NAME false
+	// leaves the scenario "untested", with the reason named.
+	NeedsTag = "@needs-"
+	// ScriptedTag is shorthand for @needs-scriptedAgent.
+	ScriptedTag = "@scripted"
+	// SlowTag marks the scenarios --quick leaves out.
+	SlowTag = "@slow"
+)
+
+// Selection says which scenarios a run covers. Empty fields select all.
+type Selection struct {
+	Rules []string `json:"rules,omitempty"` // rule IDs, e.g. SSE-01
+	Areas []string `json:"areas,omitempty"` // catalog areas, e.g. sse
+	Tags  string   `json:"tags,omitempty"`  // godog tag expression
+	Quick bool     `json:"quick,omitempty"` // skip @slow
+}
+
+// Scoped reports whether the selection narrows by rule or area.
+func (s Selection) Scoped() bool { return len(s.Rules) > 0 || len(s.Areas) > 0 }
+
+// String renders the selection as its flags.
+func (s Selection) String() string {
+	var parts []string
+	if len(s.Rules) > 0 {
+		parts = append(parts, "--rules "+strings.Join(s.Rules, ","))
+	}
+	if len(s.Areas) > 0 {
+		parts = append(parts, "--areas "+strings.Join(s.Areas, ","))
+	}
+	if s.Tags != "" {
+		parts = append(parts, "--tags '"+s.Tags+"'")
+	}
+	if s.Quick {
+		parts = append(parts, "--quick")
+	}
+	if len(parts) == 0 {
+		return "every scenario"
+	}
+	return strings.Join(parts, " ")
+}
+
+// Planned is one scenario and what the plan decided for it: Status is ""
+// when it runs, else NotApplicable, Untested or NotSelected, with a Reason.
+type Planned struct {
+	features.Pickle
+	Status string
+	Reason string
+}
+
+// Plan is what a run will do, decided before it starts.
+type Plan struct {
+	Selection Selection
+	Scenarios []Planned
+	// Expr is the godog tag expression that runs exactly the scenarios with
+	// an empty Status.
+	Expr string
+	// scope holds the rule IDs the selection names (nil: every rule).
+	scope map[string]bool
+}
+
+// InScope reports whether the selection covers a rule (every rule when it
+// names neither rules nor areas).
+func (p *Plan) InScope(ruleID string) bool { return p.scope == nil || p.scope[ruleID] }
+
+// ToRun counts the scenarios the run will execute.
+func (p *Plan) ToRun() int {
+	n := 0
+	for _, s := range p.Scenarios {
+		if s.Status == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// SelectionError is bad usage: an unknown rule, area or tag expression.
+type SelectionError struct{ msg string }
+
+func (e *SelectionError) Error() string { return e.msg }
+
+// NewPlan decides, for every scenario of the features, whether it runs
+// against the target p describes.
+func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
+	rules, err := features.Rules()
+	if err != nil {
+		return nil, err
+	}
+	pickles, err := features.Pickles()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTagExpr(sel.Tags); err != nil {
+		return nil, err
+	}
+	plan := &Plan{Selection: sel}
+	var groups []string
+	if sel.Scoped() {
+		scope, err := scopeOf(rules, sel)
+		if err != nil {
+			return nil, err
+		}
+		plan.scope = scope
+		var tags []string
+		for id := range scope {
+			tags = append(tags, "@"+id)
+		}
+		sort.Strings(tags)
+		if len(tags) > 0 {
+			groups = append(groups, strings.Join(tags, ","))
+		}
+	}
+	if sel.Tags != "" {
+		groups = append(groups, sel.Tags)
+	}
+	if sel.Quick {
+		groups = append(groups, "~"+SlowTag)
+	}
+	selected := strings.Join(groups, " && ")
+	excluded := map[string]bool{}
+	for _, pk := range pickles {
+		pl := Planned{Pickle: pk}
+		switch {
+		case sel.Scoped() && !anyIn(pk.Rules, plan.scope):
+			pl.Status, pl.Reason = NotSelected, "outside --rules/--areas"
+		case !matchTags(selected, pk.Tags):
+			pl.Status, pl.Reason = NotSelected, "excluded by "+sel.String()
+		default:
+			status, reason, tag, err := applicability(p, pk.Tags)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", pk.ID, err)
+			}
+			if status != "" {
+				pl.Status, pl.Reason = status, reason
+				excluded[tag] = true
+			}
+		}
+		plan.Scenarios = append(plan.Scenarios, pl)
+	}
+	var ex []string
+	for tag := range excluded {
+		ex = append(ex, "~"+tag)
+	}
+	sort.Strings(ex)
+	plan.Expr = strings.Join(append(nonEmpty(selected), ex...), " && ")
+	return plan, nil
+}
+
+// applicability checks a scenario's capability tags against the profile.
+// It returns the tag that excludes the scenario, if any.
+func applicability(p *profile.Profile, tags []string) (status, reason, tag string, err error) {
+	for _, t := range tags {
+		var name, kind string
+		switch {
+		case strings.HasPrefix(t, CapabilityTag):
+			name, kind = strings.TrimPrefix(t, CapabilityTag), NotApplicable
+		case strings.HasPrefix(t, NeedsTag):
+			name, kind = strings.TrimPrefix(t, NeedsTag), Untested
+		case t == ScriptedTag:
+			name, kind = "scriptedAgent", Untested
+		default:
+			continue
+		}
+		on, known := p.Capability(name)
+		if !known {
+			return "", "", "", fmt.Errorf("tag %s names no capability of the profile (known: %s)", t, strings.Join(profile.CapabilityNames(), ", "))
+		}
+		if on {
+			continue
+		}
+		if kind == NotApplicable {
+			return kind, "the profile declares capabilities." + name + " false: the target lacks this optional capability", t, nil
+		}
+		return kind, "the profile declares capabilities." + name + " false, and this scenario needs it", t, nil
+	}
+	return "", "", "", nil
+}
+
+// scopeOf resolves --rules and --areas to a set of rule IDs.
+func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
+	byID := map[string]features.Rule{}
+	areas := map[string]bool{}
+	for _, r := range rules {
+		byID[r.ID] = r
+		areas[r.Area] = true
+	}
+	scope := map[string]bool{}
+	var unknown []string
+	for _, id := range sel.Rules {
+		id = strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(id), "@"))
+		if _, ok := byID[id]; !ok {
+			unknown = append(unknown, id)
+			continue
+		}
+		scope[id] = true
+	}
+	if len(unknown) > 0 {
+		return nil, &SelectionError{fmt.Sprintf("--rules: unknown rule %s (see 'invokeconf rules')", strings.Join(unknown, ", "))}
+	}
+	for _, a := range sel.Areas {
+		a = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(a), "@"))
+		if !areas[a] {
+			unknown = append(unknown, a)
+			continue
+		}
+		for _, r := range rules {
+			if r.Area == a {
+				scope[r.ID] = true
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		known := make([]string, 0, len(areas))
+		for a := range areas {
+			known = append(known, a)
+		}
+		sort.Strings(known)
+		return nil, &SelectionError{fmt.Sprintf("--areas: unknown area %s (known: %s)", strings.Join(unknown, ", "), strings.Join(known, ", "))}
+	}
+	return scope, nil
+}
+
+var tagToken = regexp.MustCompile(`^~?@?[^\s,&~@]+$`)
+
+// checkTagExpr rejects expressions godog would misread or panic on (an empty
+// alternative such as "@a,,@b").
+func checkTagExpr(expr string) error {
+	if expr == "" {
+		return nil
+	}
+	for _, and := range strings.Split(expr, "&&") {
+		for _, tok := range strings.Split(and, ",") {
+			if !tagToken.MatchString(strings.TrimSpace(tok)) {
+				return &SelectionError{fmt.Sprintf("--tags %q: %q is not a tag (write @tag or ~@tag, join with , for or and && for and)", expr, strings.TrimSpace(tok))}
+			}
+		}
+	}
+	return nil
+}
+
+// matchTags evaluates a godog tag expression the way godog v0.15 does:
+// groups joined by && must all hold; within a group, alternatives joined by
+// commas, any one of which holds; ~ negates.
+func matchTags(expr string, tags []string) bool {
+	if expr == "" {
+		return true
+	}
+	has := map[string]bool{}
+	for _, t := range tags {
+		has[strings.TrimPrefix(t, "@")] = true
+	}
+	for _, and := range strings.Split(expr, "&&") {
+		ok := false
+		for _, tok := range strings.Split(and, ",") {
+			tok = strings.ReplaceAll(strings.TrimSpace(tok), "@", "")
+			if neg, found := strings.CutPrefix(tok, "~"); found {
+				ok = ok || !has[neg]
+			} else {
+				ok = ok || has[tok]
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func anyIn(ids []string, set map[string]bool) bool {
+	for _, id := range ids {
+		if set[id] {
+			return true
+		}
+	}
+	return false
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
