@@ -35,7 +35,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown defect", []string{"run", "--defect", "nope", "--tags", "@ERR-02"}, 2, "unknown defect"},
 		{"zero scenarios", []string{"run", "--tags", "@NO-SUCH-TAG", "--out", dir}, 3, "no scenario ran"},
 		{"passing rule", []string{"run", "--tags", "@ERR-02", "--out", dir}, 0, "total"},
-		{"broken rule", []string{"run", "--defect", "missing-key-403", "--tags", "@ERR-02", "--out", dir}, 1, "FAILED"},
+		{"broken rule", []string{"run", "--defect", "missing-key-403", "--tags", "@ERR-02", "--out", dir}, 1, "FAIL  errors.feature"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
