@@ -57,6 +57,12 @@ const MaxPause = 10 * time.Minute
 var kinds = map[Kind]bool{Say: true, Pause: true, Waiting: true, ToolInput: true, Tool: true,
 	Tools: true, Step: true, Ask: true, Fail: true}
 
+// Kinds lists every directive of the language, in the order of the package
+// documentation.
+func Kinds() []Kind {
+	return []Kind{Say, Pause, Waiting, ToolInput, Tool, Tools, Step, Ask, Fail}
+}
+
 // Directive is one parsed line of a script.
 type Directive struct {
 	Kind      Kind

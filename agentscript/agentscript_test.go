@@ -83,3 +83,14 @@ func TestToolsRoundTrip(t *testing.T) {
 		t.Fatal("found a list in plain text")
 	}
 }
+
+func TestKindsAreKnown(t *testing.T) {
+	if len(Kinds()) != len(kinds) {
+		t.Fatalf("Kinds() lists %d directives, the parser knows %d", len(Kinds()), len(kinds))
+	}
+	for _, k := range Kinds() {
+		if !kinds[k] {
+			t.Errorf("Kinds() lists %q, which the parser does not know", k)
+		}
+	}
+}
