@@ -37,6 +37,13 @@ type Config struct {
 	// Logger receives one line per request; keys are never logged. Nil
 	// discards.
 	Logger *slog.Logger
+	// ModelURL, when set, is the base URL of an OpenAI-compatible
+	// chat-completions API (such as `invokeconf model`, .../v1) that the
+	// agent runs on. Empty: the prompt is interpreted in process.
+	ModelURL string
+	// ModelName is the model asked for at ModelURL; "" means
+	// modelserver.DefaultModel.
+	ModelName string
 }
 
 // Spec limits.
@@ -52,6 +59,7 @@ type Server struct {
 	st      *store
 	mux     *http.ServeMux
 	log     *slog.Logger
+	model   Model // what the agent runs on (model.go)
 
 	// ctx bounds every run; Close cancels it.
 	ctx    context.Context
@@ -81,8 +89,14 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	var model Model = scriptModel{}
+	if cfg.ModelURL != "" {
+		if model, err = newRemoteModel(cfg.ModelURL, cfg.ModelName); err != nil {
+			return nil, fmt.Errorf("fakeserver: %w", err)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, defects: defects, st: st, log: log, ctx: ctx, cancel: cancel}
+	s := &Server{cfg: cfg, defects: defects, st: st, log: log, model: model, ctx: ctx, cancel: cancel}
 	s.routes()
 	return s, nil
 }

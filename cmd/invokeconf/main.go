@@ -2,6 +2,7 @@
 //
 //	invokeconf run [--profile FILE] [--tags EXPR] [--out DIR]   run the suite (no profile: against the embedded reference server)
 //	invokeconf serve [--addr ADDR] [--defect NAME]...            run the reference server
+//	invokeconf model [--addr ADDR]                               run the scripted model server (OpenAI-compatible)
 //	invokeconf rules [--format markdown|json]                    list the rule catalog
 //	invokeconf defects                                           list the reference server's defect switches
 //
@@ -27,6 +28,7 @@ const usage = `invokeconf: conformance harness for the Agent Invoke Service
 Usage:
   invokeconf run [flags]      run the suite; without --profile, against the embedded reference server
   invokeconf serve [flags]    run the reference server on loopback
+  invokeconf model [flags]    run the scripted model server: an OpenAI-compatible model that follows agent scripts
   invokeconf rules [flags]    list the rule catalog
   invokeconf defects          list the reference server's defect switches
 
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, stderr)
+	case "model":
+		err = cmdModel(ctx, args[1:], stdout, stderr)
 	case "rules":
 		err = cmdRules(args[1:], stdout, stderr)
 	case "defects":
