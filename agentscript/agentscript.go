@@ -23,7 +23,9 @@
 //	@fail MESSAGE                      the run fails with MESSAGE
 //
 // The same language is spoken by the fake reference server's agent and by the
-// scripted model server, so one scenario can drive either.
+// scripted model server (package modelserver, `invokeconf model`), so one
+// scenario can drive either. docs/vendor-guide.md says, directive by
+// directive, what each of them does.
 package agentscript
 
 import (

@@ -4,7 +4,9 @@
 //
 // Each file holds one area of the spec (auth.go: Authentication, invoke.go:
 // Invoke routes, deliver.go: response forms and SSE framing, followup.go:
-// follow-up routes). A rule's code can be found by searching its ID.
+// follow-up routes). A rule's code can be found by searching its ID. The
+// agent runs on a Model (model.go): the prompt interpreted in process
+// (run.go), or a remote OpenAI-compatible model (remote.go, Config.ModelURL).
 //
 // Defect switches (Config.Defects) each turn on one realistic deviation from
 // one rule, so the harness can show that it catches it.
