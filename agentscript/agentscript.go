@@ -31,7 +31,9 @@
 // carries.
 //
 // The same language is spoken by the fake reference server's agent and by the
-// scripted model server, so one scenario can drive either.
+// scripted model server (package modelserver, `invokeconf model`), so one
+// scenario can drive either. docs/vendor-guide.md says, directive by
+// directive, what each of them does.
 package agentscript
 
 import (
@@ -65,6 +67,12 @@ const MaxPause = 10 * time.Minute
 
 var kinds = map[Kind]bool{Say: true, Pause: true, Waiting: true, ToolInput: true, Tool: true,
 	Tools: true, Model: true, Step: true, Ask: true, Fail: true}
+
+// Kinds lists every directive of the language, in the order of the package
+// documentation.
+func Kinds() []Kind {
+	return []Kind{Say, Pause, Waiting, ToolInput, Tool, Tools, Model, Step, Ask, Fail}
+}
 
 // Directive is one parsed line of a script.
 type Directive struct {

@@ -103,3 +103,14 @@ func TestModelRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestKindsAreKnown(t *testing.T) {
+	if len(Kinds()) != len(kinds) {
+		t.Fatalf("Kinds() lists %d directives, the parser knows %d", len(Kinds()), len(kinds))
+	}
+	for _, k := range Kinds() {
+		if !kinds[k] {
+			t.Errorf("Kinds() lists %q, which the parser does not know", k)
+		}
+	}
+}

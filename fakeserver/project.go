@@ -89,9 +89,10 @@ func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
 	return p, nil
 }
 
-// runModel is the model a run on the thread uses: the project's model
-// setting inside a project, the agent's model otherwise (PROJ-06).
-func (s *Server) runModel(t *thread) string {
+// projectModel is the model setting that applies to a run on the thread:
+// the project's inside a project, "" (the agent's own model) otherwise
+// (PROJ-06).
+func (s *Server) projectModel(t *thread) string {
 	p := t.project
 	if s.defect("project-context-dropped") {
 		p = nil
@@ -99,10 +100,10 @@ func (s *Server) runModel(t *thread) string {
 	if p == nil && s.defect("project-model-everywhere") {
 		p = s.st.projectOf(t.agent)
 	}
-	if p != nil && p.model != "" {
+	if p != nil {
 		return p.model
 	}
-	return AgentModel
+	return ""
 }
 
 // dropHeaderWriter serves the project-no-thread-header defect: it removes a

@@ -47,31 +47,33 @@ func stopped(ctx context.Context) error {
 }
 
 // useTool runs the behaviour of a tool the agent called, after its toolCall
-// event. Only the research tool has one; other tools just get called.
-func (s *Server) useTool(ctx context.Context, r *run, name string, args json.RawMessage) error {
+// event, and returns the tool's result. Only the research tool has one; other
+// tools just get called.
+func (s *Server) useTool(ctx context.Context, emit func(Event), name string, args json.RawMessage) (string, error) {
 	if name != ResearchTool {
-		return nil
+		return `{"ok":true}`, nil
 	}
 	var in struct {
 		Question string `json:"question"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Question) == "" {
-		return fmt.Errorf(`%s wants arguments {"question": "..."}`, ResearchTool)
+		return "", fmt.Errorf(`%s wants arguments {"question": "..."}`, ResearchTool)
 	}
 	rep := planResearch(strings.TrimSpace(in.Question))
-	r.append(Event{Step: &Step{Description: fmt.Sprintf("Research plan: %d sub-questions", len(rep.Parts))}})
+	emit(Event{Step: &Step{Description: fmt.Sprintf("Research plan: %d sub-questions", len(rep.Parts))}})
 	for _, p := range rep.Parts {
 		if ctx.Err() != nil {
-			return stopped(ctx)
+			return "", stopped(ctx)
 		}
-		r.append(Event{Step: &Step{Description: "Searching the web: " + p.SubQuestion}})
-		r.append(Event{Step: &Step{Description: "Reading " + p.Source.URL}})
+		emit(Event{Step: &Step{Description: "Searching the web: " + p.SubQuestion}})
+		emit(Event{Step: &Step{Description: "Reading " + p.Source.URL}})
 	}
 	if ctx.Err() != nil {
-		return stopped(ctx)
+		return "", stopped(ctx)
 	}
-	r.append(Event{Content: rep.Render(), ContentID: newID("cnt")})
-	return nil
+	report := rep.Render()
+	emit(Event{Content: report})
+	return report, nil
 }
 
 // researchReport is what the research tool returns.

@@ -37,7 +37,7 @@ type Event struct {
 // arguments.
 type ToolInput struct {
 	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
+	Input json.RawMessage `json:"input,omitempty"`
 }
 
 // ToolCall is the richer field of a tool invocation; clients read Name.
@@ -131,13 +131,17 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *
 	return r
 }
 
-// execute runs the agent: it interprets the prompt as an agent script
-// (package agentscript) and appends the events it produces.
+// execute runs the agent: its model (Config.ModelURL: a remote
+// OpenAI-compatible model; otherwise the in-process script interpreter)
+// plays the turn, and the events it makes are appended to the run.
 func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
 	defer r.cancel()
 	r.append(Event{Input: prompt})
 	r.append(Event{Username: k.user.name})
-	if err := s.interpret(ctx, r, prompt); err != nil {
+	if s.defect("prompt-trimmed") {
+		prompt = strings.TrimSpace(prompt)
+	}
+	if err := s.model.Play(ctx, s.turn(r, prompt)); err != nil {
 		r.append(Event{Error: err.Error()})
 	}
 	s.finish(r)
@@ -157,75 +161,52 @@ func (s *Server) finish(r *run) {
 	r.mu.Unlock()
 }
 
-func (s *Server) interpret(ctx context.Context, r *run, prompt string) error {
-	if s.defect("prompt-trimmed") {
-		prompt = strings.TrimSpace(prompt)
-	}
-	script, err := agentscript.Parse(prompt)
+// scriptModel is the in-process model: it interprets the prompt as an
+// agent script (package agentscript).
+type scriptModel struct{}
+
+// Play implements Model.
+func (scriptModel) Play(ctx context.Context, t Turn) error { return interpret(ctx, t) }
+
+func interpret(ctx context.Context, t Turn) error {
+	script, err := agentscript.Parse(t.Prompt)
 	if err != nil {
 		return err
 	}
-	contentID, sofar := "", ""
 	for _, d := range script.Directives {
 		if err := ctx.Err(); err != nil {
 			return stopped(ctx)
 		}
-		if d.Kind != agentscript.Say && d.Kind != agentscript.Tools && d.Kind != agentscript.Model && d.Kind != agentscript.Pause {
-			contentID = ""
-		}
 		switch d.Kind {
-		case agentscript.Say, agentscript.Tools, agentscript.Model:
-			text := d.Text
-			if d.Kind == agentscript.Tools {
-				text = agentscript.FormatTools(r.tools)
-			}
-			if d.Kind == agentscript.Model {
-				text = agentscript.FormatModel(s.runModel(r.thread)) // project.go: PROJ-06
-			}
-			if contentID == "" {
-				contentID = newID("cnt")
-			}
-			sofar += text
-			if s.defect("content-cumulative") {
-				text = sofar
-			}
-			r.append(Event{Content: text, ContentID: contentID})
+		case agentscript.Say:
+			t.Emit(Event{Content: d.Text})
+		case agentscript.Tools:
+			t.Emit(Event{Content: agentscript.FormatTools(t.Tools)})
+		case agentscript.Model:
+			t.Emit(Event{Content: agentscript.FormatModel(t.modelName())}) // PROJ-06
 		case agentscript.Pause:
-			t := time.NewTimer(d.Duration)
+			tm := time.NewTimer(d.Duration)
 			select {
-			case <-t.C:
+			case <-tm.C:
 			case <-ctx.Done():
-				t.Stop()
+				tm.Stop()
 				return stopped(ctx)
 			}
 		case agentscript.Waiting:
-			if !s.defect("waiting-dropped") {
-				r.append(Event{WaitingOnModel: true})
-			}
+			t.Emit(Event{WaitingOnModel: true})
 		case agentscript.ToolInput:
-			if !s.defect("toolinput-dropped") {
-				r.append(Event{ToolInput: &ToolInput{Name: d.Name, Input: d.Args}})
-			}
-		case agentscript.Tool:
-			if !contains(r.tools, d.Name) {
+			if !contains(t.Tools, d.Name) {
 				return fmt.Errorf("tool %q is not available in this run", d.Name)
 			}
-			if s.defect("richer-merged") {
-				r.append(Event{ToolCall: &ToolCall{Name: d.Name, Arguments: d.Args}, Step: &Step{Description: "calling " + d.Name}})
-				continue
-			}
-			r.append(Event{ToolCall: &ToolCall{Name: d.Name, Arguments: d.Args}})
-			if err := s.useTool(ctx, r, d.Name, d.Args); err != nil { // research.go
+			t.Emit(Event{ToolInput: &ToolInput{Name: d.Name, Input: d.Args}})
+		case agentscript.Tool:
+			if _, err := t.Call(ctx, d.Name, d.Args); err != nil {
 				return err
 			}
 		case agentscript.Step:
-			r.append(Event{Step: &Step{Description: d.Text}})
+			t.Emit(Event{Step: &Step{Description: d.Text}})
 		case agentscript.Ask:
-			fields := d.Fields
-			if fields == nil {
-				fields = []string{}
-			}
-			r.append(Event{Prompt: &Prompt{Fields: fields, Message: d.Text, Sensitive: d.Sensitive}})
+			t.Emit(askEvent(d.Text, d.Fields, d.Sensitive))
 		case agentscript.Fail:
 			return fmt.Errorf("%s", d.Text)
 		}

@@ -7,7 +7,9 @@
 // follow-up routes, project.go: the project variant, tools.go: a run's tools
 // from scoped tools, run modes and credential scopes, research.go: the
 // research tool and its run-time cap). A rule's code can be found by searching
-// its ID.
+// its ID. The agent runs on a Model (model.go): the prompt interpreted in
+// process (run.go), or a remote OpenAI-compatible model (remote.go,
+// Config.ModelURL).
 //
 // Defect switches (Config.Defects) each turn on one realistic deviation from
 // one rule, so the harness can show that it catches it.
@@ -43,6 +45,13 @@ type Config struct {
 	// Logger receives one line per request; keys are never logged. Nil
 	// discards.
 	Logger *slog.Logger
+	// ModelURL, when set, is the base URL of an OpenAI-compatible
+	// chat-completions API (such as `invokeconf model`, .../v1) that the
+	// agent runs on. Empty: the prompt is interpreted in process.
+	ModelURL string
+	// ModelName is the model asked for at ModelURL; "" means
+	// modelserver.DefaultModel.
+	ModelName string
 }
 
 // Spec limits.
@@ -58,6 +67,7 @@ type Server struct {
 	st      *store
 	mux     *http.ServeMux
 	log     *slog.Logger
+	model   Model // what the agent runs on (model.go)
 
 	// ctx bounds every run; Close cancels it.
 	ctx    context.Context
@@ -90,8 +100,14 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	var model Model = scriptModel{}
+	if cfg.ModelURL != "" {
+		if model, err = newRemoteModel(cfg.ModelURL, cfg.ModelName); err != nil {
+			return nil, fmt.Errorf("fakeserver: %w", err)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, defects: defects, st: st, log: log, ctx: ctx, cancel: cancel}
+	s := &Server{cfg: cfg, defects: defects, st: st, log: log, model: model, ctx: ctx, cancel: cancel}
 	s.routes()
 	return s, nil
 }

@@ -65,6 +65,8 @@ Feature: Async runs and the follow-up routes
     And lastRunID is not run "R"
     And lastRunID of thread "T" eventually becomes run "R"
 
+  # The abort is sent once the run has said something, so it lands while the run is
+  # under way even on a service whose agent waits on a model.
   @ASYNC-06 @scripted
   Scenario: Abort cancels a run
     Given the request header "Accept" is "text/event-stream"

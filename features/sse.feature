@@ -23,7 +23,7 @@ Feature: SSE framing
     When I invoke "/api/invoke/${agents.main.id}" with the prompt:
       """
       @say one
-      @step Thinking
+      @tool ${agents.main.plainTool}
       @say two
       """
     Then the status is 200
@@ -62,7 +62,7 @@ Feature: SSE framing
     When I invoke "/api/invoke/${agents.main.id}" with the prompt:
       """
       @say a
-      @step last step
+      @tool ${agents.main.plainTool}
       @say b
       """
     Then the status is 200

@@ -241,7 +241,7 @@ func (p *Profile) RedactEnv(s string) string {
 }
 
 // Capability reports whether the profile declares a capability on, by its
-// YAML name under capabilities (e.g. "scriptedAgent"); known is false when
+// YAML name under capabilities (e.g. "researchMode"); known is false when
 // the name is not a capability at all.
 func (p *Profile) Capability(name string) (on, known bool) {
 	for _, f := range p.Fields() {

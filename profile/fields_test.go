@@ -16,7 +16,7 @@ func TestEnvName(t *testing.T) {
 		{"agents.main.id", "INVOKECONF_AGENTS_MAIN_ID"},
 		{"agents.main.credentialTools", "INVOKECONF_AGENTS_MAIN_CREDENTIAL_TOOLS"},
 		{"nonAgentID", "INVOKECONF_NON_AGENT_ID"},
-		{"capabilities.scriptedAgent", "INVOKECONF_CAPABILITIES_SCRIPTED_AGENT"},
+		{"capabilities.researchMode", "INVOKECONF_CAPABILITIES_RESEARCH_MODE"},
 		{"routes.bundleInstall", "INVOKECONF_ROUTES_BUNDLE_INSTALL"},
 		{"a.oauth2Token", "INVOKECONF_A_OAUTH2_TOKEN"},
 	} {
@@ -48,7 +48,7 @@ func TestEveryFieldHasOneVariable(t *testing.T) {
 			t.Errorf("%s: secret is %v", f.Path, f.Secret)
 		}
 	}
-	for _, path := range []string{"baseURL", "keys.agent", "agents.main.tools", "agents.main.credentialTools", "projects.main.id", "nonAgentID", "capabilities.scriptedAgent", "routes"} {
+	for _, path := range []string{"baseURL", "keys.agent", "agents.main.tools", "agents.main.credentialTools", "projects.main.id", "nonAgentID", "capabilities.researchMode", "routes"} {
 		if _, ok := seen[EnvName(path)]; !ok {
 			t.Errorf("no variable for %s", path)
 		}
@@ -65,7 +65,7 @@ func TestApplyEnv(t *testing.T) {
 		"INVOKECONF_KEYS_AGENT":                   "sk-svc-a-b-env",
 		"INVOKECONF_AGENTS_MAIN_TOOLS":            " calculator, search-web ,,notes",
 		"INVOKECONF_AGENTS_MAIN_CREDENTIAL_TOOLS": "search-web=search, mail=smtp",
-		"INVOKECONF_CAPABILITIES_SCRIPTED_AGENT":  "true",
+		"INVOKECONF_CAPABILITIES_RESEARCH_MODE":   "true",
 		"INVOKECONF_ROUTES":                       "install=/x/install",
 		"INVOKECONF_NON_AGENT_ID":                 "",
 	}
@@ -81,7 +81,7 @@ func TestApplyEnv(t *testing.T) {
 		Keys:    Keys{Agent: "sk-svc-a-b-env", Alias: "sk-svc-a-c-keep"},
 		Agents: Agents{Main: Agent{Tools: []string{"calculator", "search-web", "notes"},
 			CredentialTools: map[string]string{"search-web": "search", "mail": "smtp"}}},
-		Capabilities: Capabilities{ScriptedAgent: true},
+		Capabilities: Capabilities{ResearchMode: true},
 		Routes:       map[string]string{"install": "/x/install"},
 	}
 	if !reflect.DeepEqual(p, want) {
@@ -89,8 +89,8 @@ func TestApplyEnv(t *testing.T) {
 	}
 
 	for name, bad := range map[string]string{
-		"INVOKECONF_CAPABILITIES_SCRIPTED_AGENT": "maybe",
-		"INVOKECONF_ROUTES":                      "install",
+		"INVOKECONF_CAPABILITIES_RESEARCH_MODE": "maybe",
+		"INVOKECONF_ROUTES":                     "install",
 	} {
 		_, err := (&Profile{}).ApplyEnv(func(k string) (string, bool) { return bad, k == name })
 		if err == nil || !strings.Contains(err.Error(), name) {
@@ -130,14 +130,14 @@ func TestRedactEnv(t *testing.T) {
 }
 
 func TestCapability(t *testing.T) {
-	p := &Profile{Capabilities: Capabilities{ScriptedAgent: true}}
-	if on, known := p.Capability("scriptedAgent"); !on || !known {
-		t.Errorf("scriptedAgent: on %v known %v", on, known)
+	p := &Profile{Capabilities: Capabilities{ResearchMode: true}}
+	if on, known := p.Capability("researchMode"); !on || !known {
+		t.Errorf("researchMode: on %v known %v", on, known)
 	}
 	if _, known := p.Capability("teleport"); known {
 		t.Error("an unknown capability is known")
 	}
-	if names := CapabilityNames(); !strings.Contains(","+strings.Join(names, ",")+",", ",scriptedAgent,") {
-		t.Errorf("CapabilityNames = %v, want scriptedAgent among them", names)
+	if names := CapabilityNames(); !strings.Contains(","+strings.Join(names, ",")+",", ",researchMode,") {
+		t.Errorf("CapabilityNames = %v, want researchMode among them", names)
 	}
 }

@@ -15,10 +15,13 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/invokeconf/invokeconf/agentscript"
 )
 
 // Profile describes one target.
@@ -131,10 +134,6 @@ type Projects struct {
 
 // Capabilities say what the target can be made to show.
 type Capabilities struct {
-	// ScriptedAgent is true when the target's agents follow the agent script
-	// language (the reference server, or a service whose agents run on
-	// `invokeconf model`).
-	ScriptedAgent bool `yaml:"scriptedAgent"`
 	// ResearchMode is true when the target offers the run mode research and
 	// the workspace of the keys agent, credentialSearch and credentialAll
 	// holds the 'Research mode' entitlement.
@@ -146,6 +145,35 @@ type Capabilities struct {
 	// bundle document's children (docs/bundles.md: failInstall,
 	// interruptOnce, tripEvalGate).
 	BundleTestHooks bool `yaml:"bundleTestHooks"`
+	// Script lists what the target's agent can be made to show through the
+	// agent script language (docs/vendor-guide.md): "echo" (a prompt without
+	// directives is answered verbatim) and each directive it follows (say,
+	// pause, waiting, toolinput, tool, tools, model, step, ask, fail). The reference
+	// server shows all; a service whose agent runs on `invokeconf model`
+	// shows what its model can (steps and prompts only if the service
+	// produces them on cue). A scenario that needs one the list lacks is
+	// reported untested.
+	Script []string `yaml:"script,flow"`
+}
+
+// CanScript reports whether the target's agent can be made to show a script
+// capability (see Capabilities.Script).
+func (c Capabilities) CanScript(name string) bool {
+	for _, s := range c.Script {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ScriptCapabilities lists every name Capabilities.Script may hold.
+func ScriptCapabilities() []string {
+	names := []string{"echo"}
+	for _, k := range agentscript.Kinds() {
+		names = append(names, string(k))
+	}
+	return names
 }
 
 // Load reads and validates a profile file.
@@ -176,12 +204,16 @@ func Parse(b []byte) (*Profile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
+		if strings.Contains(err.Error(), "field scriptedAgent not found") {
+			return nil, fmt.Errorf("decode YAML: %w (capabilities.scriptedAgent was replaced by capabilities.script, a list: see docs/vendor-guide.md)", err)
+		}
 		return nil, fmt.Errorf("decode YAML: %w", err)
 	}
 	return &p, nil
 }
 
-// Validate checks what every run needs: a usable base URL.
+// Validate checks what every run needs: a usable base URL, and known
+// capability names.
 func (p *Profile) Validate() error {
 	if p.BaseURL == "" {
 		return errors.New("baseURL is empty")
@@ -192,6 +224,12 @@ func (p *Profile) Validate() error {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("baseURL %q: want an absolute http or https URL", p.BaseURL)
+	}
+	known := ScriptCapabilities()
+	for _, c := range p.Capabilities.Script {
+		if !slices.Contains(known, c) {
+			return fmt.Errorf("capabilities.script: unknown %q (known: %s)", c, strings.Join(known, ", "))
+		}
 	}
 	return nil
 }

@@ -21,8 +21,6 @@ const (
 	// harness cares about: @needs-NAME. A profile that declares NAME false
 	// leaves the scenario "untested", with the reason named.
 	NeedsTag = "@needs-"
-	// ScriptedTag is shorthand for @needs-scriptedAgent.
-	ScriptedTag = "@scripted"
 	// SlowTag marks the scenarios --quick leaves out.
 	SlowTag = "@slow"
 )
@@ -175,8 +173,6 @@ func applicability(p *profile.Profile, tags []string) (status, reason, tag strin
 			name, kind = strings.TrimPrefix(t, CapabilityTag), NotApplicable
 		case strings.HasPrefix(t, NeedsTag):
 			name, kind = strings.TrimPrefix(t, NeedsTag), Untested
-		case t == ScriptedTag:
-			name, kind = "scriptedAgent", Untested
 		default:
 			continue
 		}

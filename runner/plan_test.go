@@ -105,21 +105,22 @@ func TestSelectionErrors(t *testing.T) {
 }
 
 // TestCapabilityTags: @capability-NAME makes a scenario not applicable and
-// @needs-NAME (and @scripted) leaves it untested, when the profile declares
-// NAME false; neither applies when it is true; an unknown NAME is an error.
+// @needs-NAME leaves it untested, when the profile declares NAME false;
+// neither applies when it is true; an unknown NAME is an error. (What the
+// agent script needs is checked per prompt by the steps: capabilities.script.)
 func TestCapabilityTags(t *testing.T) {
 	off := &profile.Profile{}
-	on := &profile.Profile{Capabilities: profile.Capabilities{ScriptedAgent: true}}
+	on := &profile.Profile{Capabilities: profile.Capabilities{ResearchMode: true}}
 	for _, tc := range []struct {
 		tags   []string
 		p      *profile.Profile
 		status string
 	}{
-		{[]string{"@SSE-01", "@capability-scriptedAgent"}, off, NotApplicable},
-		{[]string{"@SSE-01", "@capability-scriptedAgent"}, on, ""},
-		{[]string{"@needs-scriptedAgent"}, off, Untested},
-		{[]string{"@scripted"}, off, Untested},
-		{[]string{"@scripted"}, on, ""},
+		{[]string{"@MODE-02", "@capability-researchMode"}, off, NotApplicable},
+		{[]string{"@MODE-02", "@capability-researchMode"}, on, ""},
+		{[]string{"@needs-researchMode"}, off, Untested},
+		{[]string{"@needs-researchMode"}, on, ""},
+		{[]string{"@scripted"}, off, ""},
 		{[]string{"@sse", "@slow"}, off, ""},
 	} {
 		status, reason, tag, err := applicability(tc.p, tc.tags)
@@ -127,38 +128,14 @@ func TestCapabilityTags(t *testing.T) {
 			t.Fatal(err)
 		}
 		if status != tc.status {
-			t.Errorf("%v with scriptedAgent %v: status %q, want %q", tc.tags, tc.p.Capabilities.ScriptedAgent, status, tc.status)
+			t.Errorf("%v with researchMode %v: status %q, want %q", tc.tags, tc.p.Capabilities.ResearchMode, status, tc.status)
 		}
-		if status != "" && (!strings.Contains(reason, "capabilities.scriptedAgent") || tag == "") {
+		if status != "" && (!strings.Contains(reason, "capabilities.researchMode") || tag == "") {
 			t.Errorf("%v: reason %q, tag %q", tc.tags, reason, tag)
 		}
 	}
 	if _, _, _, err := applicability(on, []string{"@capability-teleport"}); err == nil {
 		t.Error("an unknown capability tag is accepted")
-	}
-}
-
-// TestScriptedAgentOffPlansUntested: with scriptedAgent false every @scripted
-// scenario is left out of the run as untested, and godog's expression
-// excludes it.
-func TestScriptedAgentOffPlansUntested(t *testing.T) {
-	p := reference(t)
-	p.Capabilities.ScriptedAgent = false
-	plan, err := NewPlan(p, Selection{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, s := range plan.Scenarios {
-		if has(s.Tags, ScriptedTag) != (s.Status == Untested) {
-			t.Errorf("%s: tags %v, status %q", s.ID, s.Tags, s.Status)
-		}
-		if s.Status == Untested {
-			n++
-		}
-	}
-	if n == 0 || !strings.Contains(plan.Expr, "~"+ScriptedTag) {
-		t.Errorf("%d untested, expression %q", n, plan.Expr)
 	}
 }
 

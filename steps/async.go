@@ -51,6 +51,9 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		return w.finishedEventsContain(run, thread, want, "")
 	})
 	sc.Step(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)" but not "([^"]*)"$`, w.finishedEventsContain)
+	sc.Step(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, do not contain "([^"]*)"$`, func(run, thread, notWant string) error {
+		return w.finishedEventsContain(run, thread, "", notWant)
+	})
 	sc.Step(`^the events of that run, once it has finished, contain "([^"]*)" but not "([^"]*)"$`, func(want, notWant string) error {
 		return w.finishedEventsContain("that", "that", want, notWant)
 	})
@@ -221,6 +224,9 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 	prompt, err := w.expand(doc.Content)
 	if err != nil {
 		return need(err)
+	}
+	if err := w.needPrompt(prompt); err != nil {
+		return err
 	}
 	var abortErr error
 	abortStatus := 0

@@ -41,6 +41,9 @@ func (w *World) sseAnswerIs(want string) error {
 	if err := w.complete(); err != nil {
 		return err
 	}
+	if err := w.needEcho(); err != nil {
+		return err
+	}
 	want, err := w.expandQuoted(want)
 	if err != nil {
 		return err
@@ -107,6 +110,9 @@ func (w *World) eventGap(first, gap, second string) error {
 
 func (w *World) envelopeAnswerIs(want string) error {
 	if err := w.complete(); err != nil {
+		return err
+	}
+	if err := w.needEcho(); err != nil {
 		return err
 	}
 	want, err := w.expandQuoted(want)
@@ -212,6 +218,9 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 	prompt, err := w.expand(doc.Content)
 	if err != nil {
 		return need(err)
+	}
+	if err := w.needPrompt(prompt); err != nil {
+		return err
 	}
 	seen := func(r *Response) bool { return sseHasContent(r.Body, content) }
 	resp, err := w.do(request{method: "POST", path: path, body: &prompt, stop: seen})

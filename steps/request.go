@@ -141,6 +141,9 @@ func (w *World) invoke(path, prompt string) error {
 	if err != nil {
 		return need(err)
 	}
+	if err := w.needPrompt(p); err != nil {
+		return err
+	}
 	w.saved["prompt"] = p
 	_, err = w.do(request{method: "POST", path: path, body: &p})
 	return err
@@ -186,6 +189,9 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 	body, err := w.expand(text)
 	if err != nil {
 		return need(err)
+	}
+	if err := w.needPrompt(body); err != nil {
+		return err
 	}
 	resp, err := w.sideRequest(role, map[string]string{"Accept": "application/json"},
 		request{method: "POST", path: path, body: &body})
@@ -280,6 +286,9 @@ func (w *World) plainIsExactly(want string) error {
 	if err := w.complete(); err != nil {
 		return err
 	}
+	if err := w.needEcho(); err != nil {
+		return err
+	}
 	return check(func(g gomega.Gomega) {
 		g.Expect(string(w.resp.Body)).To(gomega.Equal(want), "the plain-text body should be exactly the answer")
 	})
@@ -287,6 +296,9 @@ func (w *World) plainIsExactly(want string) error {
 
 func (w *World) bodyContains(want, notWant string) error {
 	if err := w.complete(); err != nil {
+		return err
+	}
+	if err := w.needEcho(); err != nil {
 		return err
 	}
 	want, err := w.expand(want)

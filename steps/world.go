@@ -57,6 +57,8 @@ type World struct {
 
 	// firstErr is the first step error of the scenario.
 	firstErr error
+	// echoSent: a prompt without directives was sent (capabilities.go).
+	echoSent bool
 
 	// cancels release the deadlines of httpexpect requests.
 	cancels []context.CancelFunc
@@ -98,6 +100,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.threads, w.runs = map[string]string{}, map[string]string{}
 	w.markers, w.saved = map[string]string{}, map[string]string{}
 	w.cancels, w.transcript, w.firstErr = nil, nil, nil
+	w.echoSent = false
 }
 
 // Transcript returns the scenario's exchanges with every key replaced by a

@@ -5,6 +5,7 @@
 //	invokeconf profile check --profile FILE                      validate a profile against its live target
 //	invokeconf profile vars                                      list the INVOKECONF_* variables that override profile fields
 //	invokeconf serve [--addr ADDR] [--defect NAME]...            run the reference server
+//	invokeconf model [--addr ADDR]                               run the scripted model server (OpenAI-compatible)
 //	invokeconf rules [--format markdown|json]                    list the rule catalog with the scenarios of each rule
 //	invokeconf defects                                           list the reference server's defect switches
 //
@@ -32,6 +33,7 @@ Usage:
   invokeconf profile check    validate a profile against its live target (reachable, keys accepted)
   invokeconf profile vars     list the INVOKECONF_* environment variables that override profile fields
   invokeconf serve [flags]    run the reference server on loopback
+  invokeconf model [flags]    run the scripted model server: an OpenAI-compatible model that follows agent scripts
   invokeconf rules [flags]    list the rule catalog
   invokeconf defects          list the reference server's defect switches
 
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdProfile(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, stderr)
+	case "model":
+		err = cmdModel(ctx, args[1:], stdout, stderr)
 	case "rules":
 		err = cmdRules(args[1:], stdout, stderr)
 	case "defects":

@@ -11,6 +11,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/modelserver"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -20,6 +21,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seedPath := fs.String("fixtures", "", "seed file in the target-profile format (default: the embedded fixtures/reference.yaml)")
 	writeProfile := fs.String("write-profile", "", "write the profile of the served target to this file")
 	quiet := fs.Bool("quiet", false, "do not log requests")
+	modelURL := fs.String("model-url", "", "run the agent on this OpenAI-compatible API (base URL, e.g. http://127.0.0.1:8090/v1 from 'invokeconf model') instead of in process")
+	modelName := fs.String("model", "", "with --model-url: the model to ask for (default "+modelserver.DefaultModel+")")
 	var defects multiFlag
 	fs.Var(&defects, "defect", "switch on a defect (repeatable); see 'invokeconf defects'")
 	if err := parse(fs, args); err != nil {
@@ -39,7 +42,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*quiet {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects, Logger: logger}, *addr)
+	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects, Logger: logger,
+		ModelURL: *modelURL, ModelName: *modelName}, *addr)
 	if err != nil {
 		return usageError{err}
 	}
@@ -55,7 +59,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("write profile: %w", err)
 		}
 	}
-	printServeInfo(stdout, served, defects, *writeProfile)
+	printServeInfo(stdout, served, defects, *writeProfile, *modelURL)
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(stdout, "invokeconf serve: stopping")
@@ -67,8 +71,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // printServeInfo tells a developer what they need to use the server. The
 // reference server's keys are fixtures, not secrets, so they are shown.
-func printServeInfo(w io.Writer, p *profile.Profile, defects []string, profilePath string) {
+func printServeInfo(w io.Writer, p *profile.Profile, defects []string, profilePath, modelURL string) {
 	fmt.Fprintf(w, "invokeconf reference server listening on %s\n", p.BaseURL)
+	if modelURL != "" {
+		fmt.Fprintf(w, "the agent runs on the model at %s\n", modelURL)
+	}
 	if len(defects) > 0 {
 		fmt.Fprintf(w, "defects switched on: %s\n", strings.Join(defects, ", "))
 	}

@@ -1,0 +1,166 @@
+package fakeserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Model is what the reference server's agent runs on. Play plays one turn of
+// a run: it reads the prompt and makes the agent act through t.Emit and
+// t.Call; an error fails the run (it becomes the run's error event).
+//
+// Two models exist: scriptModel interprets the prompt in process (the
+// default), remoteModel asks an OpenAI-compatible chat-completions API such
+// as `invokeconf model` (Config.ModelURL). The runtime around them (content
+// streams, tools, the event defects) is the same, so the events of a run do
+// not depend on which one plays it.
+type Model interface {
+	Play(ctx context.Context, t Turn) error
+}
+
+// Turn is one run as its model sees it.
+type Turn struct {
+	// Prompt is the invoke body, verbatim.
+	Prompt string
+	// Tools are the tools the run has (the agent's, narrowed by scopes).
+	Tools []string
+	// History is the thread's earlier turns, oldest first.
+	History []Message
+	// ModelSetting is the model the run's project selects (PROJ-06); empty
+	// outside a project, where the agent's own model applies.
+	ModelSetting string
+	// Emit appends an event to the run. Safe for concurrent use.
+	Emit func(Event)
+	// Call runs one of the run's tools: it emits the toolCall event and
+	// returns the tool's result.
+	Call func(ctx context.Context, name string, args json.RawMessage) (string, error)
+}
+
+// Message is one message of a thread's history.
+type Message struct {
+	Role    string // "user" or "assistant"
+	Content string
+}
+
+// modelName is the model the turn runs on, as @model reports it.
+func (t Turn) modelName() string {
+	if t.ModelSetting != "" {
+		return t.ModelSetting
+	}
+	return AgentModel
+}
+
+// turn prepares the turn a model plays for a run.
+func (s *Server) turn(r *run, prompt string) Turn {
+	em := &emitter{s: s, r: r}
+	return Turn{
+		Prompt:  prompt,
+		Tools:        r.tools,
+		History:      s.history(r),
+		ModelSetting: s.projectModel(r.thread),
+		Emit:    em.emit,
+		Call: func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+			return s.callTool(ctx, r, em.emit, name, args)
+		},
+	}
+}
+
+// emitter appends a model's events to its run. It gives content events the
+// ID of their content stream (a stream ends at any richer event) and applies
+// the event defects, so that both models show them.
+type emitter struct {
+	s *Server
+	r *run
+
+	mu        sync.Mutex
+	contentID string
+	sofar     string
+}
+
+func (e *emitter) emit(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case ev.WaitingOnModel && e.s.defect("waiting-dropped"):
+		return
+	case ev.ToolInput != nil && e.s.defect("toolinput-dropped"):
+		return
+	case ev.ToolCall != nil && e.s.defect("richer-merged"):
+		ev.Step = &Step{Description: "calling " + ev.ToolCall.Name}
+	}
+	if hasRicher(ev) {
+		e.contentID = ""
+		e.r.append(ev)
+		return
+	}
+	if e.contentID == "" {
+		e.contentID = newID("cnt")
+	}
+	ev.ContentID = e.contentID
+	e.sofar += ev.Content
+	if e.s.defect("content-cumulative") {
+		ev.Content = e.sofar
+	}
+	e.r.append(ev)
+}
+
+// hasRicher reports whether a model's event sets a richer field.
+func hasRicher(ev Event) bool {
+	return ev.WaitingOnModel || ev.ToolInput != nil || ev.ToolCall != nil || ev.Step != nil || ev.Prompt != nil
+}
+
+// askEvent is the prompt event of a request for user input (EVT-07).
+func askEvent(message string, fields []string, sensitive bool) Event {
+	if fields == nil {
+		fields = []string{}
+	}
+	return Event{Prompt: &Prompt{Fields: fields, Message: message, Sensitive: sensitive}}
+}
+
+// callTool runs one of the run's tools for its model: a tool the run lacks
+// fails the run; otherwise the toolCall event (EVT-05), then the tool. The
+// reference server's tools do nothing and answer {"ok":true}, except the
+// research tool (research.go).
+func (s *Server) callTool(ctx context.Context, r *run, emit func(Event), name string, args json.RawMessage) (string, error) {
+	if !contains(r.tools, name) {
+		return "", fmt.Errorf("tool %q is not available in this run", name)
+	}
+	if !json.Valid(args) {
+		args, _ = json.Marshal(string(args)) // a remote model's arguments may be any text
+	}
+	emit(Event{ToolCall: &ToolCall{Name: name, Arguments: args}})
+	return s.useTool(ctx, emit, name, args)
+}
+
+// history returns the thread's turns completed before r: each run's prompt
+// and answer (its content).
+func (s *Server) history(r *run) []Message {
+	s.st.mu.Lock()
+	runs := append([]*run(nil), r.thread.runs...)
+	s.st.mu.Unlock()
+	var h []Message
+	for _, prev := range runs {
+		if prev == r {
+			break
+		}
+		evs, done, _ := prev.snapshot(0)
+		if !done {
+			continue
+		}
+		var prompt string
+		var answer strings.Builder
+		for _, ev := range evs {
+			switch {
+			case ev.Input != "":
+				prompt = ev.Input
+			case !hasRicher(ev):
+				answer.WriteString(ev.Content)
+			}
+		}
+		h = append(h, Message{Role: "user", Content: prompt}, Message{Role: "assistant", Content: answer.String()})
+	}
+	return h
+}

@@ -1,0 +1,65 @@
+package runner_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/runner"
+)
+
+// TestMissingCapabilitiesAreUntested: a target whose profile says its agent
+// cannot show steps and does not echo gets the scenarios that need them
+// reported untested with the reason, never passed; scenarios that only need
+// a status still run.
+func TestMissingCapabilitiesAreUntested(t *testing.T) {
+	t.Parallel()
+	seed, err := fixtures.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	p := seed.Clone()
+	p.BaseURL = srv.URL
+	p.Capabilities.Script = []string{"say", "pause", "waiting", "toolinput", "tool", "tools", "ask", "fail"}
+	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-01,@ERR-02,@THREAD-02"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ status, reason string }{
+		"EVT-06":    {runner.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
+		"EVT-09":    {runner.Passed, ""},
+		"BODY-01":   {runner.Untested, "capabilities.script lacks echo"},
+		"ROUTE-01":  {runner.Untested, "capabilities.script lacks echo"},
+		"ERR-02":    {runner.Passed, ""},
+		"THREAD-02": {runner.Passed, ""},
+	}
+	seen := map[string]int{}
+	for _, s := range res.Scenarios {
+		if len(s.Rules) != 1 {
+			t.Fatalf("scenario %q checks %v; this test expects one rule each", s.Name, s.Rules)
+		}
+		w, ok := want[s.Rules[0]]
+		if !ok {
+			t.Fatalf("unexpected scenario %q [%s]", s.Name, s.Rules[0])
+		}
+		seen[s.Rules[0]]++
+		if s.Status != w.status || !strings.Contains(s.Error, w.reason) {
+			t.Errorf("%s %q: %s %q, want %s %q", s.Rules[0], s.Name, s.Status, s.Error, w.status, w.reason)
+		}
+	}
+	for id := range want {
+		if seen[id] == 0 {
+			t.Errorf("no scenario of %s ran", id)
+		}
+	}
+	if res.ExitCode() != runner.ExitPass {
+		t.Errorf("exit code %d: untested scenarios are not failures", res.ExitCode())
+	}
+}

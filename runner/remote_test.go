@@ -1,0 +1,46 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/modelserver"
+	"github.com/invokeconf/invokeconf/runner"
+)
+
+// TestRemoteModelPasses is the vendor's path end to end: the reference
+// server's agent runs on a remote OpenAI-compatible model (`serve
+// --model-url`) that is `invokeconf model`, both on loopback. Every scenario
+// must pass, the 20 s keepalive included: the verdicts TestCleanServerPasses
+// requires of the in-process agent.
+func TestRemoteModelPasses(t *testing.T) {
+	t.Parallel()
+	model, err := modelserver.Listen(modelserver.Config{}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	seed, err := fixtures.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, ModelURL: model.BaseURL}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	p := seed.Clone()
+	p.BaseURL = srv.URL
+	res, err := runner.Run(context.Background(), runner.Config{Profile: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scenarios) == 0 {
+		t.Fatal("no scenario ran")
+	}
+	if res.Count(runner.Passed) != len(res.Scenarios) || res.ExitCode() != runner.ExitPass {
+		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), res.ExitCode(), describe(res))
+	}
+}
