@@ -57,11 +57,11 @@ func (t Turn) modelName() string {
 func (s *Server) turn(r *run, prompt string) Turn {
 	em := &emitter{s: s, r: r}
 	return Turn{
-		Prompt:  prompt,
+		Prompt:       prompt,
 		Tools:        r.tools,
 		History:      s.history(r),
 		ModelSetting: s.projectModel(r.thread),
-		Emit:    em.emit,
+		Emit:         em.emit,
 		Call: func(ctx context.Context, name string, args json.RawMessage) (string, error) {
 			return s.callTool(ctx, r, em.emit, name, args)
 		},
