@@ -1,22 +1,18 @@
 package fakeserver
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
+
+	"github.com/invokeconf/invokeconf/internal/httpserve"
 )
 
 // Running is a Server listening on a loopback port.
 type Running struct {
 	*Server
 	// URL is the base URL, http://127.0.0.1:<port>.
-	URL  string
-	http *http.Server
-	done chan struct{} // closed when Serve returns
-	err  error         // Serve's error, nil after a Close
+	URL string
+	l   *httpserve.Listener
 }
 
 // Listen starts a Server on addr ("127.0.0.1:0" picks a free port).
@@ -25,39 +21,23 @@ func Listen(cfg Config, addr string) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	l, err := httpserve.Start(s, addr)
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("fakeserver: listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("fakeserver: %w", err)
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	r := &Running{Server: s, URL: "http://" + ln.Addr().String(), http: hs, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			r.err = err
-		}
-	}()
-	return r, nil
+	return &Running{Server: s, URL: l.URL, l: l}, nil
 }
 
-// Close stops the server: runs are cancelled and connections closed.
+// Close stops the server: runs are cancelled first, so open streams end and
+// connections close.
 func (r *Running) Close() error {
 	r.Server.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := r.http.Shutdown(ctx); err != nil {
-		_ = r.http.Close()
-	}
-	<-r.done
-	return r.err
+	return r.l.Stop(5 * time.Second)
 }
 
 // Done is closed when the server stops serving; Err then says why.
-func (r *Running) Done() <-chan struct{} { return r.done }
+func (r *Running) Done() <-chan struct{} { return r.l.Done() }
 
 // Err is the error that stopped the server, nil after Close.
-func (r *Running) Err() error {
-	<-r.done
-	return r.err
-}
+func (r *Running) Err() error { return r.l.Err() }

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/invokeconf/invokeconf/internal/httpserve"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -118,9 +119,9 @@ func (s *Server) Close() { s.cancel() }
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
+	rec := &httpserve.StatusRecorder{ResponseWriter: w}
 	s.mux.ServeHTTP(rec, r)
-	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Status,
 		"key", keyIDForLog(r.Header.Get("Authorization")), "elapsed", time.Since(start).Round(time.Millisecond))
 }
 
@@ -149,30 +150,6 @@ var extensions []func(*Server, *http.ServeMux)
 
 // defect reports whether a defect switch is on.
 func (s *Server) defect(name string) bool { return s.defects[name] }
-
-// statusRecorder remembers the status for the request log and passes
-// flushes through.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach Flush.
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 func keyIDForLog(auth string) string {
 	tok, ok := strings.CutPrefix(auth, "Bearer ")

@@ -46,6 +46,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/invokeconf/invokeconf/agentscript"
+	"github.com/invokeconf/invokeconf/internal/httpserve"
 )
 
 // Names and defaults.
@@ -124,9 +125,9 @@ func New(cfg Config) *Server {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
+	rec := &httpserve.StatusRecorder{ResponseWriter: w}
 	s.mux.ServeHTTP(rec, r)
-	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "elapsed", time.Since(start).Round(time.Millisecond))
+	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Status, "elapsed", time.Since(start).Round(time.Millisecond))
 }
 
 func (s *Server) model(m string) map[string]any {
@@ -499,27 +500,3 @@ func randomHex(n int) string {
 	}
 	return hex.EncodeToString(b)
 }
-
-// statusRecorder remembers the status for the request log and passes
-// flushes through.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach Flush.
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
