@@ -286,7 +286,9 @@ func (w *World) lookup(name string) (string, error) {
 }
 
 // placeholderExts let step files of other areas add placeholders; each
-// answers ok=false for names it does not know.
+// answers ok=false for names it does not know. A placeholder that lacks a
+// profile field answers need(&profile.MissingError{...}): that is how its
+// needs are found before a run (PlaceholderNeeds).
 var placeholderExts []func(w *World, name string) (v string, ok bool, err error)
 
 // marker returns the unique token for a name.
