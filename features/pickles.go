@@ -29,6 +29,15 @@ type Pickle struct {
 	// Steps are the step texts, each followed by its doc string or table
 	// cells, as godog sees them.
 	Steps []string `json:"steps"`
+	// Texts are the step texts alone, what godog matches step definitions
+	// against (a text may hold line breaks, from an outline's table cell).
+	Texts []string `json:"-"`
+}
+
+// Arg returns the doc string or table cells of step i, one a line, "" for
+// none: what Steps[i] adds to Texts[i].
+func (p Pickle) Arg(i int) string {
+	return strings.TrimPrefix(strings.TrimPrefix(p.Steps[i], p.Texts[i]), "\n")
 }
 
 // Key identifies a pickle by what godog hands a hook: file, name and step
@@ -97,8 +106,10 @@ func parsePickles(fsys fs.FS) ([]Pickle, error) {
 				tags = append(tags, t.Name)
 			}
 			steps := make([]string, 0, len(pk.Steps))
+			texts := make([]string, 0, len(pk.Steps))
 			for _, st := range pk.Steps {
 				steps = append(steps, StepText(st))
+				texts = append(texts, st.Text)
 			}
 			line := 0
 			// The last AST node is the example row for an outline row,
@@ -108,7 +119,7 @@ func parsePickles(fsys fs.FS) ([]Pickle, error) {
 			}
 			out = append(out, Pickle{
 				ID: fmt.Sprintf("%s:%d", f, line), Feature: doc.Feature.Name, Name: strings.TrimSpace(pk.Name),
-				File: f, Line: line, Tags: tags, Rules: RulesOf(tags), Steps: steps,
+				File: f, Line: line, Tags: tags, Rules: RulesOf(tags), Steps: steps, Texts: texts,
 			})
 		}
 	}

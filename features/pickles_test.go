@@ -3,6 +3,7 @@ package features
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,36 @@ func TestPicklesMatchScenarios(t *testing.T) {
 		if a[i] != b[i] {
 			t.Fatalf("pickle %s where the catalog has scenario %s", a[i], b[i])
 		}
+	}
+}
+
+// TestPickleTexts: each step's text alone, and its argument, make up its
+// Steps entry; some texts hold line breaks and some steps an argument.
+func TestPickleTexts(t *testing.T) {
+	pickles, err := Pickles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	multiline, args := 0, 0
+	for _, p := range pickles {
+		if len(p.Texts) != len(p.Steps) {
+			t.Fatalf("%s: %d texts for %d steps", p.ID, len(p.Texts), len(p.Steps))
+		}
+		for i, text := range p.Texts {
+			want := text
+			if a := p.Arg(i); a != "" {
+				want += "\n" + a
+				args++
+			}
+			if p.Steps[i] != want {
+				t.Errorf("%s step %d: text %q and argument %q do not make %q", p.ID, i, text, p.Arg(i), p.Steps[i])
+			}
+			if strings.Contains(text, "\n") {
+				multiline++
+			}
+		}
+	}
+	if multiline == 0 || args == 0 {
+		t.Errorf("%d texts with line breaks, %d steps with arguments: the cases this test is for are gone", multiline, args)
 	}
 }

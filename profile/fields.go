@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -66,6 +67,11 @@ func (f Field) Value() string {
 func (f Field) IsZero() bool {
 	return f.v.IsZero() || (f.Kind == "list" || f.Kind == "map") && f.v.Len() == 0
 }
+
+// Blank empties the field: "", false, 0, or no items. A profile with the
+// field blanked is what a vendor who leaves it out hands the harness; the
+// scenarios that need it become untested (see runner.Gaps).
+func (f Field) Blank() { f.v.Set(reflect.Zero(f.v.Type())) }
 
 // set parses a variable's value into the field.
 func (f Field) set(s string) error {
@@ -172,6 +178,19 @@ func yamlName(sf reflect.StructField) string {
 // with underscores. baseURL -> INVOKECONF_BASE_URL, keys.wildcardLimited ->
 // INVOKECONF_KEYS_WILDCARD_LIMITED, agents.main.id -> INVOKECONF_AGENTS_MAIN_ID.
 func EnvName(path string) string {
+	if v, ok := envNames.Load(path); ok {
+		return v.(string)
+	}
+	v := envName(path)
+	envNames.Store(path, v)
+	return v
+}
+
+// envNames caches EnvName: every redaction walks the fields (RedactEnv), and
+// a run redacts each exchange of each scenario.
+var envNames sync.Map
+
+func envName(path string) string {
 	var words []string
 	for _, seg := range strings.Split(path, ".") {
 		words = append(words, splitCamel(seg)...)
@@ -224,7 +243,11 @@ func (p *Profile) ApplyEnv(lookup func(string) (string, bool)) ([]string, error)
 // environment variable that sets it ($INVOKECONF_KEYS_AGENT), so a report
 // names the key's role without showing it, and a curl command copied from a
 // report works once the variables are exported.
-func (p *Profile) RedactEnv(s string) string {
+func (p *Profile) RedactEnv(s string) string { return p.EnvRedactor()(s) }
+
+// EnvRedactor returns RedactEnv for the profile's keys as they are now, for
+// a caller that redacts many strings: the keys are looked up once.
+func (p *Profile) EnvRedactor() func(string) string {
 	type secret struct{ value, ref string }
 	var secrets []secret
 	for _, f := range p.Fields() {
@@ -234,10 +257,12 @@ func (p *Profile) RedactEnv(s string) string {
 	}
 	// Longest first, so a key that contains another is replaced whole.
 	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i].value) > len(secrets[j].value) })
-	for _, sc := range secrets {
-		s = strings.ReplaceAll(s, sc.value, sc.ref)
+	return func(s string) string {
+		for _, sc := range secrets {
+			s = strings.ReplaceAll(s, sc.value, sc.ref)
+		}
+		return s
 	}
-	return s
 }
 
 // Capability reports whether the profile declares a capability on, by its

@@ -141,3 +141,20 @@ func TestCapability(t *testing.T) {
 		t.Errorf("CapabilityNames = %v, want researchMode among them", names)
 	}
 }
+
+// TestBlank: every field blanks to its zero value, through to the profile.
+func TestBlank(t *testing.T) {
+	p, err := Parse([]byte("baseURL: http://x\nkeys:\n  agent: sk-svc-a-b-c\nagents:\n  main:\n    tools: [a]\n    credentialTools: {a: b}\ncapabilities:\n  researchMode: true\n  script: [say]\nroutes:\n  x: GET /x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range p.Fields() {
+		f.Blank()
+		if !f.IsZero() || f.Value() != "" && f.Value() != "false" && f.Value() != "0" {
+			t.Errorf("%s: %q after Blank", f.Path, f.Value())
+		}
+	}
+	if !reflect.DeepEqual(p, &Profile{}) {
+		t.Errorf("after blanking every field: %+v", p)
+	}
+}

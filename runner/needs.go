@@ -1,60 +1,29 @@
 package runner
 
 import (
-	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/steps"
 )
 
 // The profile fields a scenario needs are read from its step texts before a
-// run, so that a profile's gaps can be reported up front with what they
-// disable. The steps themselves decide at run time (a missing field makes a
-// scenario untested); TestNeedsPredictUntested shows this prediction agrees
-// with them.
-
-var (
-	placeholderRe = regexp.MustCompile(`\$\{([A-Za-z0-9_.]+)\}`)
-	keyRoleRe     = regexp.MustCompile(`"?(\w+)"? key\b`)
-)
-
-// implicitNeeds are step phrases that use profile fields without naming
-// them: the thread set-up steps run on the main agent with the agent key.
-var implicitNeeds = []struct {
-	phrase *regexp.Regexp
-	paths  []string
-}{
-	{regexp.MustCompile(`on the main agent|^run "\w+" on thread "\w+" said`), []string{"keys.agent", "agents.main.id"}},
-}
+// run (steps.StepNeeds), so that a profile's gaps can be reported up front
+// with what they disable. The steps themselves decide at run time (a missing
+// field makes a scenario untested); TestNeedsPredictUntested shows this
+// prediction agrees with them.
 
 // Needs returns the profile fields (by path, e.g. "keys.agent") that a
-// scenario's steps use.
+// scenario's steps use, sorted. A step whose needs cannot be read (an unknown
+// placeholder) adds those that can: the scenario fails at run time anyway,
+// and TestNeedsResolve keeps the features free of such steps.
 func Needs(pk features.Pickle) []string {
-	fields := map[string]bool{}
-	for _, f := range (&profile.Profile{}).Fields() {
-		fields[f.Path] = true
-	}
-	roles := (&profile.Keys{}).Roles()
 	set := map[string]bool{}
-	for _, st := range pk.Steps {
-		for _, m := range placeholderRe.FindAllStringSubmatch(st, -1) {
-			for _, p := range placeholderNeeds(m[1], fields) {
-				set[p] = true
-			}
-		}
-		for _, m := range keyRoleRe.FindAllStringSubmatch(st, -1) {
-			if _, ok := roles[m[1]]; ok {
-				set["keys."+m[1]] = true
-			}
-		}
-		for _, in := range implicitNeeds {
-			if in.phrase.MatchString(st) {
-				for _, p := range in.paths {
-					set[p] = true
-				}
-			}
+	for i, text := range pk.Texts {
+		paths, _ := steps.StepNeeds(text, pk.Arg(i))
+		for _, p := range paths {
+			set[p] = true
 		}
 	}
 	out := make([]string, 0, len(set))
@@ -62,29 +31,6 @@ func Needs(pk features.Pickle) []string {
 		out = append(out, p)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// placeholderNeeds maps a ${...} placeholder to the fields it reads. A
-// field of a role needs the role's id too (the steps look the role up by
-// it): ${agents.main.alias} reads the agent's id and alias,
-// ${agents.main.plainTool} its id and tools.
-func placeholderNeeds(name string, fields map[string]bool) []string {
-	var out []string
-	if fields[name] {
-		out = append(out, name)
-	}
-	parts := strings.Split(name, ".")
-	if len(parts) < 2 {
-		return out
-	}
-	owner := strings.Join(parts[:len(parts)-1], ".")
-	if fields[owner+".id"] && name != owner+".id" {
-		out = append(out, owner+".id")
-	}
-	if parts[len(parts)-1] == "plainTool" && fields[owner+".tools"] {
-		out = append(out, owner+".tools")
-	}
 	return out
 }
 

@@ -15,33 +15,26 @@ import (
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/steps"
 )
 
-// TestNeedsPredictUntested: for each profile field the scenarios use, a
-// profile without it leaves untested exactly the scenarios that the up-front
-// gap report (runner.Gaps) names, no more and no fewer.
+// TestNeedsPredictUntested: for every profile field, a profile without it
+// leaves untested exactly the scenarios that the up-front gap report
+// (runner.Gaps) names, no more and no fewer.
+//
+// Every field is blanked in turn, not only those some step is known to
+// read: a step that reads a field without declaring it shows up here. Two
+// are left alone: baseURL (nothing runs without it) and capabilities.script,
+// whose needs are per directive, read from the prompts as they are sent
+// (steps/capabilities.go). A field the reference profile leaves empty needs
+// no run: blanking it changes nothing, and the gap report for the reference
+// profile itself must be empty.
 //
 // It does not run in parallel with the other tests: its many runs would load
-// the machine while the mutation tests measure timing rules.
+// the machine while the mutation tests measure timing rules. Its own runs go
+// 8 at a time: a quick run spends most of its time waiting on the scripts'
+// pauses, little on the CPU.
 func TestNeedsPredictUntested(t *testing.T) {
-	pickles, err := features.Pickles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := map[string]bool{}
-	for _, pk := range pickles {
-		for _, n := range runner.Needs(pk) {
-			paths[n] = true
-		}
-	}
-	for _, f := range (&profile.Profile{}).Fields() {
-		if f.Secret {
-			paths[f.Path] = true // every key role, used or not
-		}
-	}
-	if !paths["keys.agent"] || !paths["agents.main.id"] {
-		t.Fatalf("needs found: %v", paths)
-	}
 	seed, err := fixtures.Reference()
 	if err != nil {
 		t.Fatal(err)
@@ -51,21 +44,40 @@ func TestNeedsPredictUntested(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	full := seed.Clone()
+	full.BaseURL = srv.URL
+	plan, err := runner.NewPlan(full, runner.Selection{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gaps := runner.Gaps(full, plan); len(gaps) > 0 {
+		t.Errorf("the reference profile has gaps: %+v", gaps)
+	}
 
-	sem := make(chan struct{}, 4)
+	var paths []string
+	for _, f := range full.Fields() {
+		if f.IsZero() || f.Path == "baseURL" || f.Path == "capabilities.script" {
+			continue
+		}
+		paths = append(paths, f.Path)
+	}
+	if len(paths) < 40 {
+		t.Fatalf("only %d fields to blank: %v", len(paths), paths)
+	}
+
+	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
-	for path := range paths {
+	for _, path := range paths {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p := seed.Clone()
-			p.BaseURL = srv.URL
-			env := profile.EnvName(path)
-			if _, err := p.ApplyEnv(func(k string) (string, bool) { return "", k == env }); err != nil {
-				t.Errorf("%s: %v", path, err)
-				return
+			p := full.Clone()
+			for _, f := range p.Fields() {
+				if f.Path == path {
+					f.Blank()
+				}
 			}
 			plan, err := runner.NewPlan(p, runner.Selection{Quick: true})
 			if err != nil {
@@ -101,6 +113,53 @@ func TestNeedsPredictUntested(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestNeedsResolve: every step of the features has readable needs (its
+// placeholders fill from the reference profile, its declared needs are
+// profile fields), and the thread set-up steps need what they use.
+func TestNeedsResolve(t *testing.T) {
+	pickles, err := features.Pickles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]bool{}
+	for _, f := range (&profile.Profile{}).Fields() {
+		fields[f.Path] = true
+	}
+	for _, pk := range pickles {
+		for i, text := range pk.Texts {
+			paths, err := steps.StepNeeds(text, pk.Arg(i))
+			if err != nil {
+				t.Errorf("%s: %v", pk.ID, err)
+			}
+			for _, p := range paths {
+				if !fields[p] {
+					t.Errorf("%s: %q needs %q, not a profile field", pk.ID, text, p)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		step, arg string
+		want      []string
+	}{
+		{`a thread "T" on the main agent`, "", []string{"agents.main.id", "keys.agent"}},
+		{`a thread "R" on the restricted agent, opened with the "wildcard" key`, "", []string{"agents.restricted.id", "keys.wildcard"}},
+		{`a project thread "P" on the main project`, "", []string{"keys.project", "projects.main.id"}},
+		{`a target that manages bundles`, "", []string{"capabilities.bundles", "keys.bundles"}},
+		{`the export mentions none of the export project's dropped "members"`, "", []string{"bundles.export.agentID", "bundles.export.dropped.members", "bundles.export.projectID"}},
+		{`the "alias" key`, "", []string{"keys.alias"}},
+		{`the Authorization header "the agent key without Bearer"`, "", []string{"keys.agent"}},
+		{"I invoke \"/api/invoke/${agents.main.id}/thread/${thread:T}\" with the prompt:", "@tools ${projects.main.tasks}", []string{"agents.main.id", "projects.main.tasks"}},
+		{`the run's tools include "${projects.main.credentialTools}"`, "", []string{"agents.main.credentialTools", "agents.main.id", "agents.main.tools", "projects.main.credentials"}},
+		{`the status is 200`, "", []string{}},
+	} {
+		got, err := steps.StepNeeds(tc.step, tc.arg)
+		if err != nil || strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("StepNeeds(%q) = %v, %v; want %v", tc.step, got, err, tc.want)
+		}
+	}
 }
 
 func TestReachable(t *testing.T) {

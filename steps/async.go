@@ -15,46 +15,46 @@ import (
 // (ASYNC-*). The follow-up routes' response shapes are not shown, so answers
 // are looked for as text in their bodies, and only lastRunID is read by name.
 func asyncSteps(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^I start "([^"]*)" asynchronously with the prompt:$`, func(path string, doc *godog.DocString) error {
+	step(sc, `^I start "([^"]*)" asynchronously with the prompt:$`, func(path string, doc *godog.DocString) error {
 		return w.invoke(withQuery(path, "async=true"), doc.Content)
 	})
-	sc.Step(`^I start "([^"]*)" asynchronously with the prompt "(.*)"$`, func(path, prompt string) error {
+	step(sc, `^I start "([^"]*)" asynchronously with the prompt "(.*)"$`, func(path, prompt string) error {
 		return w.invokeQuoted(withQuery(path, "async=true"), prompt)
 	})
-	sc.Step(`^the async answer came within (\d+)s with a threadID and a runID, remembered as run "(\w+)" on thread "(\w+)"$`, w.asyncAck)
-	sc.Step(`^I remember the async run as "(\w+)" on thread "(\w+)"$`, func(run, thread string) error {
+	step(sc, `^the async answer came within (\d+)s with a threadID and a runID, remembered as run "(\w+)" on thread "(\w+)"$`, w.asyncAck)
+	step(sc, `^I remember the async run as "(\w+)" on thread "(\w+)"$`, func(run, thread string) error {
 		return w.rememberAsync(run, thread)
 	})
-	sc.Step(`^I fetch the events of thread "(\w+)" with runID of run "(\w+)" as JSON$`, func(thread, run string) error {
+	step(sc, `^I fetch the events of thread "(\w+)" with runID of run "(\w+)" as JSON$`, func(thread, run string) error {
 		_, err := w.fetchEvents(thread, run)
 		return err
 	})
-	sc.Step(`^I fetch the events of thread "(\w+)" without runID as JSON$`, func(thread string) error {
+	step(sc, `^I fetch the events of thread "(\w+)" without runID as JSON$`, func(thread string) error {
 		_, err := w.fetchEvents(thread, "")
 		return err
 	})
-	sc.Step(`^I get thread "(\w+)"$`, func(thread string) error {
+	step(sc, `^I get thread "(\w+)"$`, func(thread string) error {
 		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
 		return err
 	})
-	sc.Step(`^I abort thread "(\w+)"$`, func(thread string) error {
+	step(sc, `^I abort thread "(\w+)"$`, func(thread string) error {
 		_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
 		return err
 	})
-	sc.Step(`^I invoke "([^"]*)" with the prompt below and abort its thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
-	sc.Step(`^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
-	sc.Step(`^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
-	sc.Step(`^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
+	step(sc, `^I invoke "([^"]*)" with the prompt below and abort its thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
+	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
+	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
+	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
 		return w.waitFinished(run, thread)
 	})
-	sc.Step(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)"$`, func(run, thread, want string) error {
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)"$`, func(run, thread, want string) error {
 		return w.finishedEventsContain(run, thread, want, "")
 	})
-	sc.Step(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)" but not "([^"]*)"$`, w.finishedEventsContain)
-	sc.Step(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, do not contain "([^"]*)"$`, func(run, thread, notWant string) error {
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)" but not "([^"]*)"$`, w.finishedEventsContain)
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)", once it has finished, do not contain "([^"]*)"$`, func(run, thread, notWant string) error {
 		return w.finishedEventsContain(run, thread, "", notWant)
 	})
-	sc.Step(`^the events of that run, once it has finished, contain "([^"]*)" but not "([^"]*)"$`, func(want, notWant string) error {
+	step(sc, `^the events of that run, once it has finished, contain "([^"]*)" but not "([^"]*)"$`, func(want, notWant string) error {
 		return w.finishedEventsContain("that", "that", want, notWant)
 	})
 }

@@ -21,65 +21,75 @@ import (
 // (YAML or JSON) and items are looked for as text among its keys and
 // values; a child's type is read from its spec.type (or type).
 func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
-	sc.Step(`^I export the export project$`, func() error { return bw.exportSeeded(false) })
-	sc.Step(`^I export the export project with its app$`, func() error { return bw.exportSeeded(true) })
-	sc.Step(`^I export the project of installation "(\w+)"$`, bw.exportInstalled)
+	step(sc, `^I export the export project$`, func() error { return bw.exportSeeded(false) },
+		exportNeeds("keys.bundles")...)
+	step(sc, `^I export the export project with its app$`, func() error { return bw.exportSeeded(true) },
+		exportNeeds("keys.bundles", "bundles.export.appPublicID")...)
+	step(sc, `^I export the project of installation "(\w+)"$`, bw.exportInstalled, "keys.bundles", "routes")
 
-	sc.Step(`^the export is a project bundle$`, bw.isProjectBundle)
-	sc.Step(`^the payload of the export holds every task of the export project$`, func() error {
+	step(sc, `^the export is a project bundle$`, bw.isProjectBundle)
+	step(sc, `^the payload of the export holds every task of the export project$`, func() error {
 		e, err := bw.exportProject()
 		if err != nil {
 			return err
 		}
 		return bw.payloadHolds(e.Tasks, "bundles.export.tasks")
-	})
-	sc.Step(`^the payload of the export holds the tasks "([^"]*)"$`, func(list string) error {
+	}, exportNeeds("bundles.export.tasks")...)
+	step(sc, `^the payload of the export holds the tasks "([^"]*)"$`, func(list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
 			return need(err)
 		}
 		return bw.payloadHolds(splitList(l), "")
 	})
-	sc.Step(`^the export includes exactly one "(\w+)" child, and it mentions the export (agent|app)$`, bw.exactlyOneChild)
-	sc.Step(`^the export includes no app child and does not mention the export app$`, bw.noApp)
-	sc.Step(`^the export includes a "(\w+)" child for each of "([^"]*)"$`, func(kind, list string) error {
+	step(sc, `^the export includes exactly one "(\w+)" child, and it mentions the export (agent|app)$`, bw.exactlyOneChild, exportNeeds()...)
+	step(sc, `^the export includes no app child and does not mention the export app$`, bw.noApp, exportNeeds()...)
+	step(sc, `^the export includes a "(\w+)" child for each of "([^"]*)"$`, func(kind, list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
 			return need(err)
 		}
 		return bw.childForEach(kind, splitList(l), "")
 	})
-	sc.Step(`^the export includes a "knowledge" child for each knowledge set attached to the export agent$`, func() error {
+	step(sc, `^the export includes a "knowledge" child for each knowledge set attached to the export agent$`, func() error {
 		e, err := bw.exportProject()
 		if err != nil {
 			return err
 		}
 		return bw.childForEach("knowledge", e.KnowledgeAttached, "bundles.export.knowledgeAttached")
-	})
-	sc.Step(`^the export includes a "connector" child for each connector the export project references$`, func() error {
+	}, exportNeeds("bundles.export.knowledgeAttached")...)
+	step(sc, `^the export includes a "connector" child for each connector the export project references$`, func() error {
 		e, err := bw.exportProject()
 		if err != nil {
 			return err
 		}
 		return bw.childForEach("connector", e.ConnectorsReferenced, "bundles.export.connectorsReferenced")
-	})
-	sc.Step(`^the export mentions no knowledge set that is not attached to the export agent$`, func() error {
+	}, exportNeeds("bundles.export.connectorsReferenced")...)
+	step(sc, `^the export mentions no knowledge set that is not attached to the export agent$`, func() error {
 		e, err := bw.exportProject()
 		if err != nil {
 			return err
 		}
 		return bw.mentionsNone(e.KnowledgeDetached, "bundles.export.knowledgeDetached")
-	})
-	sc.Step(`^the export mentions no connector that the export project does not reference$`, func() error {
+	}, exportNeeds("bundles.export.knowledgeDetached")...)
+	step(sc, `^the export mentions no connector that the export project does not reference$`, func() error {
 		e, err := bw.exportProject()
 		if err != nil {
 			return err
 		}
 		return bw.mentionsNone(e.ConnectorsUnreferenced, "bundles.export.connectorsUnreferenced")
-	})
-	sc.Step(`^the export mentions none of the export project's dropped "(\w+)"$`, bw.droppedAbsent)
-	sc.Step(`^the export names every environment variable of the export project but none of their values$`, bw.envNamesOnly)
-	sc.Step(`^the export holds no task trigger but schedule and onDemand, and holds both$`, bw.triggersKept)
+	}, exportNeeds("bundles.export.connectorsUnreferenced")...)
+	step(sc, `^the export mentions none of the export project's dropped "(\w+)"$`, bw.droppedAbsent,
+		exportNeeds("bundles.export.dropped.$1")...)
+	step(sc, `^the export names every environment variable of the export project but none of their values$`, bw.envNamesOnly,
+		exportNeeds("bundles.export.envVars")...)
+	step(sc, `^the export holds no task trigger but schedule and onDemand, and holds both$`, bw.triggersKept, exportNeeds()...)
+}
+
+// exportNeeds are the needs of a step that reads the export project
+// (exportProject): its IDs, and more.
+func exportNeeds(more ...string) []string {
+	return append([]string{"bundles.export.projectID", "bundles.export.agentID"}, more...)
 }
 
 // exportProject returns the profile's export project, or untested.

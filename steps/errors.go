@@ -10,7 +10,7 @@ import (
 // errorSteps: errors.feature (ERR-*). The problem format's body shape is not
 // shown, so only what it must not be is checked.
 func errorSteps(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the body is not an OpenAI error envelope$`, w.notOpenAIError)
+	step(sc, `^the body is not an OpenAI error envelope$`, w.notOpenAIError)
 }
 
 // notOpenAIError: ERR-10. The OpenAI envelope is {"error": {"message": ...,

@@ -11,13 +11,13 @@ import (
 
 // eventSteps: the event objects of events.feature (EVT-*).
 func eventSteps(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^every data frame of the run holds one JSON object$`, w.dataFramesAreObjects)
-	sc.Step(`^no event has more than one richer field set$`, w.atMostOneRicher)
-	sc.Step(`^every event has runID equal to its id line and threadID equal to the X-SVC-Thread-Id header$`, w.eventIDs)
-	sc.Step(`^an event has toolCall with name "(.*)"$`, func(v string) error { return w.innerField("toolCall", "name", v) })
-	sc.Step(`^an event has step with description "(.*)"$`, func(v string) error { return w.innerField("step", "description", v) })
-	sc.Step(`^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, w.promptEvent)
-	sc.Step(`^an event has (waitingOnModel|toolInput) set$`, w.fieldSet)
+	step(sc, `^every data frame of the run holds one JSON object$`, w.dataFramesAreObjects)
+	step(sc, `^no event has more than one richer field set$`, w.atMostOneRicher)
+	step(sc, `^every event has runID equal to its id line and threadID equal to the X-SVC-Thread-Id header$`, w.eventIDs)
+	step(sc, `^an event has toolCall with name "(.*)"$`, func(v string) error { return w.innerField("toolCall", "name", v) })
+	step(sc, `^an event has step with description "(.*)"$`, func(v string) error { return w.innerField("step", "description", v) })
+	step(sc, `^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, w.promptEvent)
+	step(sc, `^an event has (waitingOnModel|toolInput) set$`, w.fieldSet)
 }
 
 // dataFramesAreObjects: EVT-01, on the raw frames so that a frame a parser

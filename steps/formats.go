@@ -15,14 +15,14 @@ import (
 
 // formatSteps: the response forms of formats.feature (FMT-*).
 func formatSteps(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the response is an SSE stream$`, w.isSSE)
-	sc.Step(`^the SSE answer is "(.*)"$`, w.sseAnswerIs)
-	sc.Step(`^the event with content "(.*)" arrived at least (\S+) before the event with content "(.*)"$`, w.eventGap)
-	sc.Step(`^the response is a JSON envelope whose items' content is "(.*)"$`, w.envelopeAnswerIs)
-	sc.Step(`^the envelope's last item has runComplete true$`, w.envelopeLastComplete)
-	sc.Step(`^the body did not begin before (\S+) had passed$`, w.bodyNotBefore)
-	sc.Step(`^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, w.fragmentsSpaced)
-	sc.Step(`^I invoke "([^"]*)" with the prompt below and disconnect after the content "(.*)":$`, w.invokeAndDisconnect)
+	step(sc, `^the response is an SSE stream$`, w.isSSE)
+	step(sc, `^the SSE answer is "(.*)"$`, w.sseAnswerIs)
+	step(sc, `^the event with content "(.*)" arrived at least (\S+) before the event with content "(.*)"$`, w.eventGap)
+	step(sc, `^the response is a JSON envelope whose items' content is "(.*)"$`, w.envelopeAnswerIs)
+	step(sc, `^the envelope's last item has runComplete true$`, w.envelopeLastComplete)
+	step(sc, `^the body did not begin before (\S+) had passed$`, w.bodyNotBefore)
+	step(sc, `^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, w.fragmentsSpaced)
+	step(sc, `^I invoke "([^"]*)" with the prompt below and disconnect after the content "(.*)":$`, w.invokeAndDisconnect)
 }
 
 func (w *World) isSSE() error {

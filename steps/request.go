@@ -15,30 +15,33 @@ import (
 // requestSteps: keys, headers, invoking, statuses and the thread header.
 // Shared by every area.
 func requestSteps(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the "(\w+)" key$`, w.useKey)
-	sc.Step(`^no key$`, w.useNoKey)
-	sc.Step(`^the Authorization header "([^"]*)"$`, w.useAuthorization)
-	sc.Step(`^the request header "([^"]*)" is "([^"]*)"$`, w.setHeader)
-	sc.Step(`^the request header "([^"]*)" is thread "(\w+)"$`, w.setThreadHeader)
-	sc.Step(`^the request header "([^"]*)" is absent$`, w.dropHeader)
-	sc.Step(`^a thread "(\w+)" on the main agent$`, func(name string) error { return w.openThread(name, "", "opening turn") })
-	sc.Step(`^a thread "(\w+)" on the main agent whose run "(\w+)" said "(.*)"$`, w.openThread)
-	sc.Step(`^run "(\w+)" on thread "(\w+)" said "(.*)"$`, w.continueThread)
+	step(sc, `^the "(\w+)" key$`, w.useKey)
+	step(sc, `^no key$`, w.useNoKey)
+	step(sc, `^the Authorization header "([^"]*)"$`, w.useAuthorization)
+	step(sc, `^the request header "([^"]*)" is "([^"]*)"$`, w.setHeader)
+	step(sc, `^the request header "([^"]*)" is thread "(\w+)"$`, w.setThreadHeader)
+	step(sc, `^the request header "([^"]*)" is absent$`, w.dropHeader)
+	step(sc, `^a thread "(\w+)" on the main agent$`, func(name string) error { return w.openThread(name, "", "opening turn") },
+		"keys.agent", mainAgentRoute)
+	step(sc, `^a thread "(\w+)" on the main agent whose run "(\w+)" said "(.*)"$`, w.openThread,
+		"keys.agent", mainAgentRoute)
+	step(sc, `^run "(\w+)" on thread "(\w+)" said "(.*)"$`, w.continueThread,
+		"keys.agent", mainAgentRoute)
 
-	sc.Step(`^I invoke "([^"]*)" with the prompt "(?s)(.*)"$`, w.invokeQuoted)
-	sc.Step(`^I invoke "([^"]*)" with the prompt:$`, func(path string, doc *godog.DocString) error {
+	step(sc, `^I invoke "([^"]*)" with the prompt "(?s)(.*)"$`, w.invokeQuoted)
+	step(sc, `^I invoke "([^"]*)" with the prompt:$`, func(path string, doc *godog.DocString) error {
 		return w.invoke(path, doc.Content)
 	})
 
-	sc.Step(`^the status is (\d{3})$`, w.statusIs)
-	sc.Step(`^the status is 2xx$`, w.status2xx)
-	sc.Step(`^the response header "([^"]*)" is thread "(\w+)"$`, w.headerIsThread)
-	sc.Step(`^the response header "X-SVC-Thread-Id" names a new thread, remembered as "(\w+)"$`, w.headerIsNewThread)
-	sc.Step(`^the plain-text answer is the prompt, byte for byte$`, w.plainIsPrompt)
-	sc.Step(`^the plain-text answer is "(.*)"$`, w.plainIs)
-	sc.Step(`^the body contains "([^"]*)"$`, func(s string) error { return w.bodyContains(s, "") })
-	sc.Step(`^the body contains "([^"]*)" but not "([^"]*)"$`, w.bodyContains)
-	sc.Step(`^the answer came within (\d+)s$`, w.answeredWithin)
+	step(sc, `^the status is (\d{3})$`, w.statusIs)
+	step(sc, `^the status is 2xx$`, w.status2xx)
+	step(sc, `^the response header "([^"]*)" is thread "(\w+)"$`, w.headerIsThread)
+	step(sc, `^the response header "X-SVC-Thread-Id" names a new thread, remembered as "(\w+)"$`, w.headerIsNewThread)
+	step(sc, `^the plain-text answer is the prompt, byte for byte$`, w.plainIsPrompt)
+	step(sc, `^the plain-text answer is "(.*)"$`, w.plainIs)
+	step(sc, `^the body contains "([^"]*)"$`, func(s string) error { return w.bodyContains(s, "") })
+	step(sc, `^the body contains "([^"]*)" but not "([^"]*)"$`, w.bodyContains)
+	step(sc, `^the answer came within (\d+)s$`, w.answeredWithin)
 }
 
 func (w *World) useKey(role string) error {
@@ -170,17 +173,21 @@ func (w *World) sideRequest(role string, headers map[string]string, rq request) 
 	return resp, nil
 }
 
+// mainAgentRoute is the invoke route of the main agent, on which the thread
+// set-up steps run.
+const mainAgentRoute = "/api/invoke/${agents.main.id}"
+
 // openThread starts a thread on the main agent with the agent key and names
 // it; with a run name, it also names the run and the prompt is its answer.
 func (w *World) openThread(name, runName, text string) error {
-	return w.runOn("agent", name, runName, "/api/invoke/${agents.main.id}", text)
+	return w.runOn("agent", name, runName, mainAgentRoute, text)
 }
 
 func (w *World) continueThread(runName, thread, text string) error {
 	if _, ok := w.threads[thread]; !ok {
 		return fmt.Errorf("no thread named %q in this scenario", thread)
 	}
-	return w.runOn("agent", thread, runName, "/api/invoke/${agents.main.id}/thread/${thread:"+thread+"}", text)
+	return w.runOn("agent", thread, runName, mainAgentRoute+"/thread/${thread:"+thread+"}", text)
 }
 
 // runOn makes one synchronous JSON-envelope run with a key role and

@@ -12,13 +12,13 @@ import (
 // sseSteps: byte-level SSE framing of sse.feature (SSE-*), read with the raw
 // frame reader because a conformant parser hides comments and frame order.
 func sseSteps(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the (first|last) frame is "event: (\w+)" with data "(.*)"$`, w.controlFrame)
-	sc.Step(`^the first frame arrived at least (\S+) before the first content$`, w.startBeforeContent)
-	sc.Step(`^every event frame is an id line holding the run ID, then one data line$`, w.eventFramesIDThenData)
-	sc.Step(`^the last event frame has the id "<run ID>:after", runComplete true and empty content$`, w.finalEventFrame)
-	sc.Step(`^a ": ping" comment arrived within (\S+) after the event with content "(.*)"$`, w.pingWithin)
-	sc.Step(`^no event frame follows the event with runComplete true$`, w.nothingAfterComplete)
-	sc.Step(`^an event has error set$`, w.errorEvent)
+	step(sc, `^the (first|last) frame is "event: (\w+)" with data "(.*)"$`, w.controlFrame)
+	step(sc, `^the first frame arrived at least (\S+) before the first content$`, w.startBeforeContent)
+	step(sc, `^every event frame is an id line holding the run ID, then one data line$`, w.eventFramesIDThenData)
+	step(sc, `^the last event frame has the id "<run ID>:after", runComplete true and empty content$`, w.finalEventFrame)
+	step(sc, `^a ": ping" comment arrived within (\S+) after the event with content "(.*)"$`, w.pingWithin)
+	step(sc, `^no event frame follows the event with runComplete true$`, w.nothingAfterComplete)
+	step(sc, `^an event has error set$`, w.errorEvent)
 }
 
 // frames returns the last response's frames after checking it is a complete

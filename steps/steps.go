@@ -23,7 +23,8 @@ type Suite struct {
 }
 
 // stepSets are the step groups, one per spec area; each registers its steps
-// on a scenario's context.
+// on a scenario's context with step() (needs.go), which also takes what a
+// step reads of the profile beyond its text.
 var stepSets = []func(*godog.ScenarioContext, *World){
 	requestSteps,
 	formatSteps,

@@ -21,34 +21,35 @@ import (
 func toolSteps(sc *godog.ScenarioContext, w *World) {
 	answers := map[string]*Response{} // remembered answers of this scenario
 
-	sc.Step(`^the target offers research mode$`, w.offersResearch)
-	sc.Step(`^a project thread "(\w+)" on the main project$`, func(name string) error {
-		return w.openThreadWith("project", name, "/api/projects/${projects.main.id}/invoke")
-	})
-	sc.Step(`^a thread "(\w+)" on the (\w+) agent, opened with the "(\w+)" key$`, func(name, agent, role string) error {
+	step(sc, `^the target offers research mode$`, w.offersResearch, "capabilities.researchMode")
+	step(sc, `^a project thread "(\w+)" on the main project$`, func(name string) error {
+		return w.openThreadWith("project", name, mainProjectRoute)
+	}, "keys.project", mainProjectRoute)
+	// The key role ($3) is found in the text; the agent's ID is not.
+	step(sc, `^a thread "(\w+)" on the (\w+) agent, opened with the "(\w+)" key$`, func(name, agent, role string) error {
 		return w.openThreadWith(role, name, "/api/invoke/${agents."+agent+".id}")
-	})
+	}, "/api/invoke/${agents.$2.id}")
 
-	sc.Step(`^the answer is remembered as "(\w+)"$`, func(name string) error {
+	step(sc, `^the answer is remembered as "(\w+)"$`, func(name string) error {
 		if err := w.complete(); err != nil {
 			return err
 		}
 		answers[name] = w.resp
 		return nil
 	})
-	sc.Step(`^the run's tools include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, true) })
-	sc.Step(`^the run's tools do not include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, false) })
-	sc.Step(`^the run's tools are exactly "([^"]*)"$`, w.toolsExactly)
-	sc.Step(`^the run's tools are those of answer "(\w+)"( and more)?$`, func(name, more string) error {
+	step(sc, `^the run's tools include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, true) })
+	step(sc, `^the run's tools do not include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, false) })
+	step(sc, `^the run's tools are exactly "([^"]*)"$`, w.toolsExactly)
+	step(sc, `^the run's tools are those of answer "(\w+)"( and more)?$`, func(name, more string) error {
 		base, ok := answers[name]
 		if !ok {
 			return fmt.Errorf("no answer named %q in this scenario", name)
 		}
 		return w.toolsLike(name, base, more != "")
 	})
-	sc.Step(`^the run's model is( not)? "([^"]*)"$`, w.modelIs)
-	sc.Step(`^no event of the run has error set$`, w.noErrorEvent)
-	sc.Step(`^the run's answer and kinds of events are those of answer "(\w+)"$`, func(name string) error {
+	step(sc, `^the run's model is( not)? "([^"]*)"$`, w.modelIs)
+	step(sc, `^no event of the run has error set$`, w.noErrorEvent)
+	step(sc, `^the run's answer and kinds of events are those of answer "(\w+)"$`, func(name string) error {
 		base, ok := answers[name]
 		if !ok {
 			return fmt.Errorf("no answer named %q in this scenario", name)
@@ -69,6 +70,9 @@ func (w *World) offersResearch() error {
 	}
 	return nil
 }
+
+// mainProjectRoute is the invoke route of the main project.
+const mainProjectRoute = "/api/projects/${projects.main.id}/invoke"
 
 // openThreadWith starts a thread with one synchronous run of a key role on a
 // path and names it.

@@ -111,13 +111,14 @@ func (w *World) Transcript() []Exchange {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := make([]Exchange, len(w.transcript))
+	redact := w.P.EnvRedactor()
 	for i, e := range w.transcript {
-		e.URL = w.P.RedactEnv(e.URL)
-		e.Header = redactHeader(w.P, e.Header)
-		e.RespHeader = redactHeader(w.P, e.RespHeader)
-		e.Body = w.P.RedactEnv(e.Body)
-		e.RespBody = w.P.RedactEnv(e.RespBody)
-		e.Error = w.P.RedactEnv(e.Error)
+		e.URL = redact(e.URL)
+		e.Header = redactHeader(redact, e.Header)
+		e.RespHeader = redactHeader(redact, e.RespHeader)
+		e.Body = redact(e.Body)
+		e.RespBody = redact(e.RespBody)
+		e.Error = redact(e.Error)
 		out[i] = e
 	}
 	return out
@@ -135,14 +136,14 @@ func (w *World) record(e Exchange) {
 	w.transcript = append(w.transcript, e)
 }
 
-func redactHeader(p *profile.Profile, h http.Header) http.Header {
+func redactHeader(redact func(string) string, h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
 	out := http.Header{}
 	for k, vs := range h {
 		for _, v := range vs {
-			out.Add(k, p.RedactEnv(v))
+			out.Add(k, redact(v))
 		}
 	}
 	return out
@@ -285,7 +286,9 @@ func (w *World) lookup(name string) (string, error) {
 }
 
 // placeholderExts let step files of other areas add placeholders; each
-// answers ok=false for names it does not know.
+// answers ok=false for names it does not know. A placeholder that lacks a
+// profile field answers need(&profile.MissingError{...}): that is how its
+// needs are found before a run (PlaceholderNeeds).
 var placeholderExts []func(w *World, name string) (v string, ok bool, err error)
 
 // marker returns the unique token for a name.

@@ -180,13 +180,17 @@ func printGaps(w io.Writer, gaps []runner.Gap) {
 	if len(gaps) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "profile gaps (these fields are empty; the scenarios that need them will be untested):")
+	fmt.Fprintln(w, "profile gaps (fields left empty, or capabilities declared false; the scenarios that need them will be untested):")
+	width := 0
+	for _, g := range gaps {
+		width = max(width, len(g.Path))
+	}
 	for _, g := range gaps {
 		n := fmt.Sprintf("%d scenarios", len(g.Scenarios))
 		if len(g.Scenarios) == 1 {
 			n = "1 scenario"
 		}
-		fmt.Fprintf(w, "  %-22s (%s): %s", g.Path, g.Env, n)
+		fmt.Fprintf(w, "  %-*s (%s): %s", width, g.Path, g.Env, n)
 		if len(g.Rules) > 0 {
 			fmt.Fprintf(w, "; rules left untested: %s", strings.Join(g.Rules, " "))
 		}
