@@ -16,7 +16,8 @@ import (
 // must pass, the 20 s keepalive included: the verdicts TestCleanServerPasses
 // requires of the in-process agent.
 func TestRemoteModelPasses(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it must pass every timing rule, so it does not share the
+	// machine with the mutation runs (parallel tests start after it).
 	model, err := modelserver.Listen(modelserver.Config{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
