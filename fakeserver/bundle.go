@@ -111,32 +111,22 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	in := s.st.bundles.installations[r.PathValue("id")]
-	if in == nil {
-		s.problem(w, http.StatusNotFound, "no installation %s", r.PathValue("id"))
-		return
-	}
-	if err := s.update(in, doc); err != nil {
-		s.bundleProblem(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+	s.withInstallation(w, r, func(in *installation) {
+		if err := s.update(in, doc); err != nil {
+			s.bundleProblem(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+	})
 }
 
 func (s *Server) handleInstallation(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	in := s.st.bundles.installations[r.PathValue("id")]
-	if in == nil {
-		s.problem(w, http.StatusNotFound, "no installation %s", r.PathValue("id"))
-		return
-	}
-	writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+	s.withInstallation(w, r, func(in *installation) {
+		writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+	})
 }
 
 func (s *Server) handleInstallations(w http.ResponseWriter, r *http.Request) {
@@ -161,6 +151,19 @@ func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
+	s.withInstallation(w, r, func(in *installation) {
+		final, err := s.uninstall(in)
+		if err != nil {
+			s.bundleProblem(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, final)
+	})
+}
+
+// withInstallation runs fn, with the store locked, on the installation the
+// path's {id} names; it answers 404 when there is none.
+func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation)) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	in := s.st.bundles.installations[r.PathValue("id")]
@@ -168,12 +171,7 @@ func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, http.StatusNotFound, "no installation %s", r.PathValue("id"))
 		return
 	}
-	final, err := s.uninstall(in)
-	if err != nil {
-		s.bundleProblem(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, final)
+	fn(in)
 }
 
 // handleDeleteTask serves DELETE /api/tasks/{id}: removes a task, an

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/invokeconf/invokeconf/internal/httpserve"
 )
 
 // Spec: Response format rules; Events (SSE framing); Limits.
@@ -264,13 +266,4 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 }
 
 // writeJSON writes v as a JSON response.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, "encode response: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
-}
+var writeJSON = httpserve.WriteJSON

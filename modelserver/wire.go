@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/invokeconf/invokeconf/internal/httpserve"
 )
 
 // The wire shapes of the OpenAI chat-completions API, as far as the model
@@ -189,13 +191,5 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	writeJSON(w, e.Status, map[string]*apiError{"error": e})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, "encode response: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
-}
+// writeJSON writes v as a JSON response.
+var writeJSON = httpserve.WriteJSON

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
-	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
@@ -16,17 +15,7 @@ import (
 // a status still run.
 func TestMissingCapabilitiesAreUntested(t *testing.T) {
 	t.Parallel()
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	p := seed.Clone()
-	p.BaseURL = srv.URL
+	p := startReference(t, fakeserver.Config{})
 	p.Capabilities.Script = []string{"say", "pause", "waiting", "toolinput", "tool", "tools", "ask", "fail"}
 	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-01,@ERR-02,@THREAD-02"})
 	if err != nil {

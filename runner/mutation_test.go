@@ -10,7 +10,6 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
-	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
@@ -18,17 +17,7 @@ import (
 // server with the given defects switched on.
 func runAgainst(t *testing.T, tags string, defects ...string) *runner.Result {
 	t.Helper()
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	p := seed.Clone()
-	p.BaseURL = srv.URL
+	p := startReference(t, fakeserver.Config{Defects: defects})
 	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: tags})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
-	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
@@ -35,17 +34,7 @@ import (
 // 8 at a time: a quick run spends most of its time waiting on the scripts'
 // pauses, little on the CPU.
 func TestNeedsPredictUntested(t *testing.T) {
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	full := seed.Clone()
-	full.BaseURL = srv.URL
+	full := startReference(t, fakeserver.Config{})
 	plan, err := runner.NewPlan(full, runner.Selection{Quick: true})
 	if err != nil {
 		t.Fatal(err)
@@ -163,17 +152,7 @@ func TestNeedsResolve(t *testing.T) {
 }
 
 func TestReachable(t *testing.T) {
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	p := seed.Clone()
-	p.BaseURL = srv.URL
+	p := startReference(t, fakeserver.Config{})
 	if err := runner.Reachable(context.Background(), p); err != nil {
 		t.Errorf("the reference server: %v", err)
 	}
@@ -201,10 +180,6 @@ func TestReachable(t *testing.T) {
 // answers 401 for the expired one; a target that does not know a key, or
 // answers an expired key with 403, is reported.
 func TestCheckKeys(t *testing.T) {
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name    string
 		defects []string
@@ -217,13 +192,7 @@ func TestCheckKeys(t *testing.T) {
 		{"empty role", nil, func(p *profile.Profile) { p.Keys.APIDisabled = "" }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: tc.defects}, "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			p := seed.Clone()
-			p.BaseURL = srv.URL
+			p := startReference(t, fakeserver.Config{Defects: tc.defects})
 			tc.change(p)
 			var bad []string
 			checks := runner.CheckKeys(context.Background(), p)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
-	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/modelserver"
 	"github.com/invokeconf/invokeconf/runner"
 )
@@ -23,17 +22,7 @@ func TestRemoteModelPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, ModelURL: model.BaseURL}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	p := seed.Clone()
-	p.BaseURL = srv.URL
+	p := startReference(t, fakeserver.Config{ModelURL: model.BaseURL})
 	res, err := runner.Run(context.Background(), runner.Config{Profile: p})
 	if err != nil {
 		t.Fatal(err)

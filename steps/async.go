@@ -221,11 +221,8 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 	if err != nil {
 		return need(err)
 	}
-	prompt, err := w.expand(doc.Content)
+	prompt, err := w.prompt(doc.Content)
 	if err != nil {
-		return need(err)
-	}
-	if err := w.needPrompt(prompt); err != nil {
 		return err
 	}
 	var abortErr error

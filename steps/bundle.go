@@ -149,6 +149,18 @@ type recordChild struct {
 	InstallationID string `json:"installationID"`
 }
 
+// key names a child within a record: its type and name.
+func (c recordChild) key() string { return c.Type + " " + c.Name }
+
+// versions maps each child of the record (by key) to its version.
+func (r *installRecord) versions() map[string]string {
+	v := map[string]string{}
+	for _, c := range r.Children {
+		v[c.key()] = c.Version
+	}
+	return v
+}
+
 type recordEntry struct {
 	Action  string `json:"action"`
 	Type    string `json:"type"`

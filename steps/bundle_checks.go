@@ -46,12 +46,9 @@ func (bw *bundleWorld) isInstalled(name, doc string, withVersions bool) error {
 		return err
 	}
 	return checkf("installation %q after %s", name, doc)(func(g gomega.Gomega) {
-		got := map[string]string{}
-		for _, c := range rec.Children {
-			got[c.Type+" "+c.Name] = c.Version
-		}
+		got := rec.versions()
 		for _, c := range want {
-			v, ok := got[c.Type+" "+c.Name]
+			v, ok := got[c.key()]
 			g.Expect(ok).To(gomega.BeTrue(), "the record should list the %s child %q; children: %v", c.Type, c.Name, rec.Children)
 			if withVersions {
 				g.Expect(v).To(gomega.Equal(c.Version), "version of the %s child %q", c.Type, c.Name)
@@ -287,25 +284,14 @@ func (bw *bundleWorld) allGone(name string) error {
 // stoppedPartway: the interruptOnce test hook stopped the update after some
 // children reached the target version and before others did.
 func (bw *bundleWorld) stoppedPartway(name string) error {
-	st, err := bw.state(name)
+	rec, want, err := bw.recordAndTarget(name)
 	if err != nil {
 		return err
 	}
-	rec, err := bw.read(name)
-	if err != nil {
-		return err
-	}
-	want, err := bw.docChildren(st.doc)
-	if err != nil {
-		return err
-	}
-	got := map[string]string{}
-	for _, c := range rec.Children {
-		got[c.Type+" "+c.Name] = c.Version
-	}
+	got := rec.versions()
 	var done, pending int
 	for _, c := range want {
-		if got[c.Type+" "+c.Name] == c.Version {
+		if got[c.key()] == c.Version {
 			done++
 		} else {
 			pending++
@@ -318,18 +304,28 @@ func (bw *bundleWorld) stoppedPartway(name string) error {
 	return nil
 }
 
-// updatedOnce: UPDATE-01. Across the stopped update and its re-run, each
-// child was updated exactly once: the re-run skipped what was done.
-func (bw *bundleWorld) updatedOnce(name string) error {
+// recordAndTarget reads an installation's record and the children of the
+// document it was last sent.
+func (bw *bundleWorld) recordAndTarget(name string) (*installRecord, []recordChild, error) {
 	st, err := bw.state(name)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	rec, err := bw.read(name)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	want, err := bw.docChildren(st.doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, want, nil
+}
+
+// updatedOnce: UPDATE-01. Across the stopped update and its re-run, each
+// child was updated exactly once: the re-run skipped what was done.
+func (bw *bundleWorld) updatedOnce(name string) error {
+	rec, want, err := bw.recordAndTarget(name)
 	if err != nil {
 		return err
 	}
@@ -340,7 +336,7 @@ func (bw *bundleWorld) updatedOnce(name string) error {
 		}
 	}
 	for _, c := range want {
-		if n := count[c.Type+" "+c.Name]; n != 1 {
+		if n := count[c.key()]; n != 1 {
 			return fmt.Errorf("the log shows %d updates of the %s child %q, want 1: a child already at the target version must be skipped", n, c.Type, c.Name)
 		}
 	}
@@ -366,12 +362,9 @@ func (bw *bundleWorld) wroteNothing(name string) error {
 	return checkf("installation %q", name)(func(g gomega.Gomega) {
 		g.Expect(rec.Version).To(gomega.Equal(before.Version), "the installation's version")
 		g.Expect(rec.State).To(gomega.Equal(before.State), "the installation's state")
-		was := map[string]string{}
-		for _, c := range before.Children {
-			was[c.Type+" "+c.Name] = c.Version
-		}
+		was := before.versions()
 		for _, c := range rec.Children {
-			g.Expect(c.Version).To(gomega.Equal(was[c.Type+" "+c.Name]), "version of the %s child %q", c.Type, c.Name)
+			g.Expect(c.Version).To(gomega.Equal(was[c.key()]), "version of the %s child %q", c.Type, c.Name)
 		}
 		g.Expect(rec.Children).To(gomega.HaveLen(len(before.Children)), "the record's children")
 		var written []string
@@ -421,10 +414,10 @@ func (bw *bundleWorld) recordsOrphan(name, kind, child string) error {
 	return checkf("installation %q", name)(func(g gomega.Gomega) {
 		var orphaned, current []string
 		for _, c := range rec.Orphaned {
-			orphaned = append(orphaned, c.Type+" "+c.Name)
+			orphaned = append(orphaned, c.key())
 		}
 		for _, c := range rec.Children {
-			current = append(current, c.Type+" "+c.Name)
+			current = append(current, c.key())
 		}
 		g.Expect(orphaned).To(gomega.ContainElement(kind+" "+n), "the record should list the child as orphaned")
 		g.Expect(current).NotTo(gomega.ContainElement(kind+" "+n), "an orphaned child is no longer a current child")

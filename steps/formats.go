@@ -215,11 +215,8 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 	if err != nil {
 		return need(err)
 	}
-	prompt, err := w.expand(doc.Content)
+	prompt, err := w.prompt(doc.Content)
 	if err != nil {
-		return need(err)
-	}
-	if err := w.needPrompt(prompt); err != nil {
 		return err
 	}
 	seen := func(r *Response) bool { return sseHasContent(r.Body, content) }

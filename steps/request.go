@@ -138,18 +138,28 @@ func (w *World) invokeQuoted(path, prompt string) error {
 	return w.invoke(path, p)
 }
 
-// prompt remembers the last prompt sent, after expansion.
+// invoke sends a prompt to an invoke route.
 func (w *World) invoke(path, prompt string) error {
-	p, err := w.expand(prompt)
+	p, err := w.prompt(prompt)
 	if err != nil {
-		return need(err)
-	}
-	if err := w.needPrompt(p); err != nil {
 		return err
 	}
-	w.saved["prompt"] = p
 	_, err = w.do(request{method: "POST", path: path, body: &p})
 	return err
+}
+
+// prompt expands a prompt, checks that the target can show what it asks
+// for, and remembers it as the scenario's last prompt.
+func (w *World) prompt(text string) (string, error) {
+	p, err := w.expand(text)
+	if err != nil {
+		return "", need(err)
+	}
+	if err := w.needPrompt(p); err != nil {
+		return "", err
+	}
+	w.saved["prompt"] = p
+	return p, nil
 }
 
 // sideRequest runs a request with the given key role and headers without
