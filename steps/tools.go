@@ -217,12 +217,17 @@ func (w *World) lastTools() ([]string, error) {
 	return runTools(w.resp)
 }
 
-func (w *World) toolsInclude(list string, include bool) error {
-	want, err := w.splitList(list)
-	if err != nil {
-		return err
+// wantedAndRunTools reads a step's list of tools and the last run's tools.
+func (w *World) wantedAndRunTools(list string) (want, got []string, err error) {
+	if want, err = w.splitList(list); err != nil {
+		return nil, nil, err
 	}
-	got, err := w.lastTools()
+	got, err = w.lastTools()
+	return want, got, err
+}
+
+func (w *World) toolsInclude(list string, include bool) error {
+	want, got, err := w.wantedAndRunTools(list)
 	if err != nil {
 		return err
 	}
@@ -238,11 +243,7 @@ func (w *World) toolsInclude(list string, include bool) error {
 }
 
 func (w *World) toolsExactly(list string) error {
-	want, err := w.splitList(list)
-	if err != nil {
-		return err
-	}
-	got, err := w.lastTools()
+	want, got, err := w.wantedAndRunTools(list)
 	if err != nil {
 		return err
 	}
