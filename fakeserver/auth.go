@@ -60,7 +60,7 @@ func forbidden(msg string) error    { return &authError{http.StatusForbidden, ms
 func (s *Server) authenticate(r *http.Request) (*apiKey, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		if s.defect("missing-key-403") {
+		if s.defect(defMissingKey403) {
 			return nil, forbidden("missing Authorization")
 		}
 		return nil, unauthorized("missing Authorization: Bearer sk-svc-<user>-<key>-<secret>")
@@ -71,7 +71,7 @@ func (s *Server) authenticate(r *http.Request) (*apiKey, error) {
 	}
 	parts, err := parseKey(tok)
 	if err != nil {
-		if s.defect("malformed-key-400") {
+		if s.defect(defMalformedKey400) {
 			return nil, &authError{http.StatusBadRequest, err.Error()}
 		}
 		return nil, unauthorized(err.Error())
@@ -87,18 +87,18 @@ func (s *Server) authenticate(r *http.Request) (*apiKey, error) {
 	}
 	got := secretSum(parts.secret)
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || k == nil {
-		if s.defect("unknown-key-403") {
+		if s.defect(defUnknownKey403) {
 			return nil, forbidden("unknown API key")
 		}
 		return nil, unauthorized("unknown API key")
 	}
 	if k.expired {
-		if s.defect("expired-403") {
+		if s.defect(defExpired403) {
 			return nil, forbidden("API key expired")
 		}
 		return nil, unauthorized("API key expired")
 	}
-	if k.user.apiDisabled && !s.defect("api-disabled-ignored") {
+	if k.user.apiDisabled && !s.defect(defApiDisabledIgnored) {
 		return nil, forbidden("API access is disabled for this instance")
 	}
 	return k, nil

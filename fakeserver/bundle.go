@@ -184,7 +184,7 @@ func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 	defer s.st.mu.Unlock()
 	b := s.st.bundles
 	t := b.tasks[r.PathValue("id")]
-	if t == nil || t.installationID == "" && s.defect("orphan-task-undeletable") {
+	if t == nil || t.installationID == "" && s.defect(defOrphanTaskUndeletable) {
 		s.problem(w, http.StatusNotFound, "no task %s", r.PathValue("id"))
 		return
 	}

@@ -237,14 +237,14 @@ func (s *Server) validateProject(doc *bundleDoc) (*projectView, error) {
 		c := &doc.Spec.Includes[i]
 		t := c.Spec.Type
 		switch {
-		case t == kindProject && !s.defect("nested-project-accepted"):
+		case t == kindProject && !s.defect(defNestedProjectAccepted):
 			return nil, badDoc("spec.includes[%d] (%q) is a project: a project bundle cannot nest another project", i, c.name())
 		case t == kindProject:
 			continue // defect: the nested project is skipped
 		case t == "":
 			return nil, badDoc("spec.includes[%d] has no spec.type", i)
 		case !isChildType(t):
-			if s.defect("unknown-child-ignored") {
+			if s.defect(defUnknownChildIgnored) {
 				continue
 			}
 			return nil, badDoc("spec.includes[%d] (%q) has unknown child type %q: want agent, app, knowledge or connector", i, c.name(), t)
@@ -262,15 +262,15 @@ func (s *Server) validateProject(doc *bundleDoc) (*projectView, error) {
 		count[t]++
 	}
 	switch {
-	case count[kindAgent] == 0 && !s.defect("agentless-accepted"):
+	case count[kindAgent] == 0 && !s.defect(defAgentlessAccepted):
 		return nil, badDoc("spec.includes holds no agent: a project bundle needs exactly 1 agent")
-	case count[kindAgent] > 1 && !s.defect("two-agents-accepted") && !s.defect("invalid-half-written"):
+	case count[kindAgent] > 1 && !s.defect(defTwoAgentsAccepted) && !s.defect(defInvalidHalfWritten):
 		return nil, badDoc("spec.includes holds %d agents: a project bundle needs exactly 1 agent", count[kindAgent])
-	case count[kindApp] > 1 && !s.defect("two-apps-accepted"):
+	case count[kindApp] > 1 && !s.defect(defTwoAppsAccepted):
 		return nil, badDoc("spec.includes holds %d apps: a project bundle has at most 1 app", count[kindApp])
-	case count[kindApp] == 0 && s.defect("app-required"):
+	case count[kindApp] == 0 && s.defect(defAppRequired):
 		return nil, badDoc("spec.includes holds no app")
-	case count[kindKnowledge] > 1 && s.defect("one-knowledge-set"):
+	case count[kindKnowledge] > 1 && s.defect(defOneKnowledgeSet):
 		return nil, badDoc("spec.includes holds %d knowledge sets: at most 1 is supported", count[kindKnowledge])
 	}
 	// References by name must resolve to connectors of the bundle.
@@ -301,7 +301,7 @@ func (s *Server) childrenInOrder(doc *bundleDoc) []*bundleDoc {
 			out = append(out, c)
 		}
 	}
-	if s.defect("install-document-order") {
+	if s.defect(defInstallDocumentOrder) {
 		return out
 	}
 	sort.SliceStable(out, func(i, j int) bool { return installOrder[out[i].Spec.Type] < installOrder[out[j].Spec.Type] })
@@ -318,16 +318,17 @@ var survivingTriggers = map[string]bool{"schedule": true, "scheduled": true, "on
 // knowledge set's own files are its content and stay (DROP-03, DROP-05,
 // DROP-06). Each comes with the defect switch that keeps it on export.
 var droppedKeys = []struct {
-	key, defect string
-	children    bool
+	key      string
+	defect   defectID
+	children bool
 }{
-	{"capabilities", "export-keeps-capabilities", false},
-	{"sharedTasks", "export-keeps-shared-tasks", false},
-	{"members", "export-keeps-members", true},
-	{"roleGrants", "export-keeps-members", true},
-	{"files", "export-keeps-members", false},
-	{"credentials", "export-keeps-members", true},
-	{"status", "export-keeps-members", true},
+	{"capabilities", defExportKeepsCapabilities, false},
+	{"sharedTasks", defExportKeepsSharedTasks, false},
+	{"members", defExportKeepsMembers, true},
+	{"roleGrants", defExportKeepsMembers, true},
+	{"files", defExportKeepsMembers, false},
+	{"credentials", defExportKeepsMembers, true},
+	{"status", defExportKeepsMembers, true},
 }
 
 // strip removes every item of the spec's "Dropped on export" table from a
@@ -336,7 +337,7 @@ var droppedKeys = []struct {
 // update routes call it on a hand-written document and answer with the
 // warnings (DROP-07). defect reports whether a defect switch is on; only the
 // export passes the server's switches.
-func strip(doc *bundleDoc, defect func(name string) bool) []string {
+func strip(doc *bundleDoc, defect func(defectID) bool) []string {
 	var warnings []string
 	warn := func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
 	p := doc.Spec.Payload
@@ -347,7 +348,7 @@ func strip(doc *bundleDoc, defect func(name string) bool) []string {
 	tasks, _ := p["tasks"].([]any)
 
 	// DROP-02: environment variable names travel, values do not.
-	if thread != nil && !defect("export-keeps-env-values") {
+	if thread != nil && !defect(defExportKeepsEnvValues) {
 		for _, e := range listOfMaps(thread["env"]) {
 			name, _ := e["name"].(string)
 			if deleteKey(e, "value") {
@@ -355,7 +356,7 @@ func strip(doc *bundleDoc, defect func(name string) bool) []string {
 			}
 		}
 	}
-	if thread != nil && defect("export-drops-env-names") {
+	if thread != nil && defect(defExportDropsEnvNames) {
 		delete(thread, "env")
 	}
 	// DROP-03, DROP-05, DROP-06.
@@ -382,7 +383,7 @@ func strip(doc *bundleDoc, defect func(name string) bool) []string {
 		}
 		name, _ := task["name"].(string)
 		// DROP-01: approver addresses.
-		if !defect("export-keeps-approvers") {
+		if !defect(defExportKeepsApprovers) {
 			for _, step := range listOfMaps(task["steps"]) {
 				if appr, ok := lookupKey(step, "approval").(map[string]any); ok && deleteKey(appr, "approvers") {
 					warn("task %q: removed step.approval.approvers", name)
@@ -397,9 +398,9 @@ func strip(doc *bundleDoc, defect func(name string) bool) []string {
 				m, _ := tr.(map[string]any)
 				kind, _ := m["type"].(string)
 				switch {
-				case defect("export-drops-schedule"):
+				case defect(defExportDropsSchedule):
 					warn("task %q: removed trigger %s", name, kind)
-				case survivingTriggers[kind] || defect("export-keeps-triggers") && (kind == "webhook" || kind == "email"):
+				case survivingTriggers[kind] || defect(defExportKeepsTriggers) && (kind == "webhook" || kind == "email"):
 					kept = append(kept, tr)
 				default:
 					warn("task %q: removed trigger %s (instance-local or not portable)", name, kind)

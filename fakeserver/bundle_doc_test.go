@@ -26,7 +26,7 @@ func fixtureDoc(t *testing.T, name string) (body []byte, contentType string) {
 // TestValidateFixtures: every fixture document is accepted or refused with
 // the status and the words the scenarios rely on.
 func TestValidateFixtures(t *testing.T) {
-	s := &Server{defects: map[string]bool{}}
+	s := &Server{}
 	cases := []struct {
 		file   string
 		status int    // 0: valid
@@ -85,7 +85,7 @@ func TestStripDropsEveryRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	warnings := strip(doc, func(string) bool { return false })
+	warnings := strip(doc, func(defectID) bool { return false })
 	out, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)

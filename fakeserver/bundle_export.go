@@ -37,14 +37,14 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, http.StatusNotFound, "project %s is not a project of assistant %s", p.id, r.PathValue("assistant_id"))
 		return
 	}
-	if p.installationID != "" && s.defect("installed-project-not-exportable") {
+	if p.installationID != "" && s.defect(defInstalledProjectNotExportable) {
 		s.problem(w, http.StatusConflict, "project %s is managed by installation %s and cannot be exported", p.id, p.installationID)
 		return
 	}
 	// EXPORT-04: a project has no app association the export could read, so
 	// the app comes only from ?app=<publicID>.
 	var app *resource
-	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect("export-app-ignored") {
+	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect(defExportAppIgnored) {
 		for _, res := range b.resourcesOf(kindApp) {
 			if res.publicID == pub {
 				app = res
@@ -54,7 +54,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 			s.problem(w, http.StatusNotFound, "no app with publicID %s", pub)
 			return
 		}
-	} else if pub == "" && s.defect("export-app-always") {
+	} else if pub == "" && s.defect(defExportAppAlways) {
 		if apps := b.resourcesOf(kindApp); len(apps) > 0 {
 			app = apps[0]
 		}
@@ -63,11 +63,11 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
-	if payload, ok := spec["payload"].(map[string]any); ok && s.defect("export-tasks-outside-payload") {
+	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportTasksOutsidePayload) {
 		spec["tasks"] = payload["tasks"]
 		delete(payload, "tasks")
 	}
-	if s.defect("agent-inlined") {
+	if s.defect(defAgentInlined) {
 		var kept []any
 		for _, c := range spec["includes"].([]any) {
 			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
@@ -121,11 +121,11 @@ func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
 
 	var connectors []string
 	switch {
-	case s.defect("export-all-connectors"):
+	case s.defect(defExportAllConnectors):
 		for _, r := range b.resourcesOf(kindConnector) {
 			connectors = append(connectors, r.id)
 		}
-	case s.defect("export-agent-connectors-only"):
+	case s.defect(defExportAgentConnectorsOnly):
 		if ag != nil {
 			connectors = ag.connectors
 		}
@@ -140,7 +140,7 @@ func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
 		}
 	}
 	var knowledge []string
-	if s.defect("export-all-knowledge") {
+	if s.defect(defExportAllKnowledge) {
 		for _, r := range b.resourcesOf(kindKnowledge) {
 			knowledge = append(knowledge, r.id)
 		}

@@ -17,10 +17,10 @@ var idPrefix = map[string]string{kindConnector: "con", kindKnowledge: "kns", kin
 // stripOnInstall strips the "Dropped on export" items from a hand-written
 // document and returns the warnings the record carries (DROP-07).
 func (s *Server) stripOnInstall(doc *bundleDoc) []string {
-	if s.defect("install-keeps-dropped") {
+	if s.defect(defInstallKeepsDropped) {
 		return []string{}
 	}
-	w := strip(doc, func(string) bool { return false })
+	w := strip(doc, func(defectID) bool { return false })
 	if w == nil {
 		w = []string{}
 	}
@@ -48,22 +48,22 @@ func (s *Server) install(doc *bundleDoc) (*installation, error) {
 	agents := 0
 	for _, c := range s.childrenInOrder(doc) {
 		if c.Spec.Type == kindAgent {
-			if agents++; agents > 1 && s.defect("invalid-half-written") {
+			if agents++; agents > 1 && s.defect(defInvalidHalfWritten) {
 				// Defect: the second agent is found only while installing.
 				return nil, badDoc("spec.includes holds 2 agents: a project bundle needs exactly 1 agent")
 			}
 		}
 		if c.Spec.TestHook == hookFailInstall {
 			b.logTo(in, "fail", c.Spec.Type, c.name(), c.version(), "test hook failInstall")
-			if s.defect("failure-not-marked") {
+			if s.defect(defFailureNotMarked) {
 				continue
 			}
 			in.state = stateFailed
 			in.err = fmt.Sprintf("child %s failed to install (test hook failInstall); children installed before it stay on record", childKey(c.Spec.Type, c.name()))
-			if s.defect("failed-child-unnamed") {
+			if s.defect(defFailedChildUnnamed) {
 				in.err = "a child bundle failed to install"
 			}
-			if s.defect("rollback-on-failure") {
+			if s.defect(defRollbackOnFailure) {
 				for _, ch := range in.children {
 					s.removeChildResource(ch)
 					delete(b.installations, ch.id)
@@ -145,7 +145,7 @@ func (s *Server) link(in *installation) {
 	ag := b.resources[ac.resourceID]
 	ag.connectors = in.connectorIDs(stringList(ag.payload["connectors"]))
 	for _, c := range in.children {
-		if c.kind != kindKnowledge || contains(ag.knowledge, c.resourceID) || s.defect("knowledge-not-attached") {
+		if c.kind != kindKnowledge || contains(ag.knowledge, c.resourceID) || s.defect(defKnowledgeNotAttached) {
 			continue
 		}
 		ag.knowledge = append(ag.knowledge, c.resourceID)
@@ -254,11 +254,11 @@ func (s *Server) uninstall(in *installation) (record, error) {
 		return s.uninstallChild(in)
 	}
 	p := b.projects[in.projectID]
-	if p != nil && !s.defect("uninstall-ignores-orphaned-tasks") {
+	if p != nil && !s.defect(defUninstallIgnoresOrphanedTasks) {
 		var names []string
 		for _, id := range p.taskIDs {
 			if t := b.tasks[id]; t != nil && t.installationID != in.id {
-				if s.defect("orphan-task-refusal-unnamed") {
+				if s.defect(defOrphanTaskRefusalUnnamed) {
 					names = append(names, t.id)
 				} else {
 					names = append(names, fmt.Sprintf("%q", t.name))
@@ -266,7 +266,7 @@ func (s *Server) uninstall(in *installation) (record, error) {
 			}
 		}
 		if len(names) > 0 {
-			if s.defect("refusal-drops-record") {
+			if s.defect(defRefusalDropsRecord) {
 				delete(b.installations, in.id)
 			}
 			return record{}, refuse(http.StatusConflict,
@@ -274,27 +274,27 @@ func (s *Server) uninstall(in *installation) (record, error) {
 				strings.Join(names, ", "))
 		}
 	}
-	if len(in.orphaned) > 0 && s.defect("orphan-child-blocks-uninstall") {
+	if len(in.orphaned) > 0 && s.defect(defOrphanChildBlocksUninstall) {
 		return record{}, refuse(http.StatusConflict, "uninstall refused: installation %s has orphaned children", in.id)
 	}
 
 	// Plan the removal, then check it, then write: one step.
 	children := append([]*installation(nil), in.children...)
-	if s.defect("uninstall-cascades-orphans") {
+	if s.defect(defUninstallCascadesOrphans) {
 		children = append(children, in.orphaned...)
 	}
-	if s.defect("uninstall-leaves-children") && in.state != stateFailed || s.defect("failed-delete-keeps-children") && in.state == stateFailed {
+	if s.defect(defUninstallLeavesChildren) && in.state != stateFailed || s.defect(defFailedDeleteKeepsChildren) && in.state == stateFailed {
 		children = nil
 	}
 	rank := uninstallRank
 	switch {
-	case s.defect("uninstall-install-order"):
+	case s.defect(defUninstallInstallOrder):
 		rank = map[string]int{kindConnector: 0, kindKnowledge: 1, kindAgent: 2, kindApp: 3}
-	case s.defect("uninstall-app-after-agent"):
+	case s.defect(defUninstallAppAfterAgent):
 		rank = map[string]int{kindAgent: 1, kindApp: 2, kindKnowledge: 3, kindConnector: 4}
 	}
 	sort.SliceStable(children, func(i, j int) bool { return rank[children[i].kind] < rank[children[j].kind] })
-	projectFirst := !s.defect("uninstall-install-order")
+	projectFirst := !s.defect(defUninstallInstallOrder)
 	gone := map[string]bool{}
 	for _, c := range children {
 		if c.kind == kindKnowledge {

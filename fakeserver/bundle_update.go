@@ -54,7 +54,7 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc) error {
 		st := planStep{doc: c, cur: in.child(c.Spec.Type, c.name()), action: "install"}
 		if st.cur != nil {
 			st.action = "update"
-			if st.cur.version == c.version() && !s.defect("rerun-reinstalls-up-to-date") {
+			if st.cur.version == c.version() && !s.defect(defRerunReinstallsUpToDate) {
 				st.action = "skip"
 			}
 		}
@@ -66,13 +66,13 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc) error {
 		if st.doc.Spec.TestHook != hookTripEvalGate {
 			continue
 		}
-		if st.action == "update" || st.cur != nil && s.defect("gate-ignores-direct-update") {
-			if s.defect("gate-refusal-after-write") {
+		if st.action == "update" || st.cur != nil && s.defect(defGateIgnoresDirectUpdate) {
+			if s.defect(defGateRefusalAfterWrite) {
 				for _, w := range plan[:i] {
 					s.applyStep(in, w)
 				}
 			}
-			if s.defect("gate-error-unnamed") {
+			if s.defect(defGateErrorUnnamed) {
 				return refuse(http.StatusConflict, "composite update refused: a child's eval gate would trip")
 			}
 			return refuse(http.StatusConflict,
@@ -144,11 +144,11 @@ func (s *Server) orphanUndeclared(in *installation, declared map[string]bool) {
 			continue
 		}
 		switch {
-		case s.defect("undeclared-child-removed"):
+		case s.defect(defUndeclaredChildRemoved):
 			s.removeChildResource(c)
 			delete(b.installations, c.id)
 			b.logTo(in, "remove", c.kind, c.name, c.version, "no longer declared")
-		case s.defect("orphan-not-recorded"):
+		case s.defect(defOrphanNotRecorded):
 			b.logTo(in, "orphan", c.kind, c.name, c.version, "no longer declared")
 		default:
 			in.orphaned = append(in.orphaned, c)
@@ -167,7 +167,7 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 	if p == nil {
 		return
 	}
-	rewrite := s.defect("update-rewrites-everything")
+	rewrite := s.defect(defUpdateRewritesEverything)
 	if ac := in.agentChild(); ac != nil && ac.resourceID != p.agentID {
 		p.agentID = ac.resourceID
 		if pr := s.st.projects[p.id]; pr != nil {
@@ -207,11 +207,11 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 			continue
 		}
 		switch {
-		case s.defect("undeclared-task-deleted"):
+		case s.defect(defUndeclaredTaskDeleted):
 			b.removeTask(t)
 			s.syncTasks(p)
 			b.logTo(in, "remove", kindTask, t.name, "", "no longer declared")
-		case s.defect("undeclared-task-keeps-marker"):
+		case s.defect(defUndeclaredTaskKeepsMarker):
 		default:
 			t.installationID = ""
 			b.logTo(in, "unmark", kindTask, t.name, "", "no longer declared: now an ordinary task of the project")

@@ -2,7 +2,6 @@ package fakeserver
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -15,111 +14,364 @@ type Defect struct {
 	Description string
 }
 
-var defectRegistry = map[string]Defect{}
+// defectID names a defect switch in code. It is not a string, so the
+// compiler refuses a misspelt switch; defectTable gives each its name.
+type defectID int
 
-// registerDefects adds defects to the registry; each area's file registers
-// its own from an init function.
-func registerDefects(ds ...Defect) {
-	for _, d := range ds {
-		if _, dup := defectRegistry[d.Name]; dup {
-			panic("fakeserver: defect registered twice: " + d.Name)
-		}
-		defectRegistry[d.Name] = d
-	}
+// The defect switches, grouped by spec area.
+const (
+	// Request body.
+	defPromptTrimmed defectID = iota
+	defJsonPromptParsed
+	// Invoke routes.
+	defAgentIdUnresolved
+	defAliasUnresolved
+	defThreadIdNewThread
+	defThreadSegmentIgnored
+	defThreadsRouteMissing
+	// Thread selection.
+	defThreadHeaderWins
+	defThreadHeaderIgnored
+	defNewThreadReused
+	defNoThreadHeader
+	// Response forms.
+	defSseBuffered
+	defEnvelopeEarly
+	defPlainDefaultJson
+	defAcceptPrefix
+	defAcceptJsonContains
+	defPlainBuffered
+	defContentCumulative
+	defDisconnectIgnored
+	// SSE framing.
+	defStartLate
+	defNoEventId
+	defFinalIdSuffix
+	defFinalNotComplete
+	defNoPing
+	defNoClose
+	defNoCloseAfterError
+	defEventsAfterComplete
+	defErrorAsStatus
+	// Event objects.
+	defContentDataRaw
+	defEventThreadMissing
+	defRicherMerged
+	defToolcallNoName
+	defStepTitle
+	defPromptNoSensitive
+	defWaitingDropped
+	defToolinputDropped
+	// Async and follow-up routes.
+	defAsyncIgnored
+	defEventsRunidIgnored
+	defEventsLatestRun
+	defEventsNoWait
+	defLastrunAtStart
+	defThreadGetWaits
+	defAbortIgnored
+	defAsyncFalseAsTrue
+	// Authentication and errors.
+	defScopeResolved
+	defThreadNeedsThreadScope
+	defWildcardUnchecked
+	defEventsUnscoped
+	defAbortNeedsWildcard
+	defNonAgent404
+	defMissingKey403
+	defMalformedKey400
+	defUnknownKey403
+	defExpired403
+	defScopeUnchecked
+	defApiDisabledIgnored
+	defUnknown400
+	defOpenaiErrors
+	// Project variant.
+	defProjectRouteMissing
+	defProjectThreadSegmentIgnored
+	defProjectEnvelopeOnly
+	defProjectAsyncIgnored
+	defProjectNoThreadHeader
+	defProjectThreadHeaderIgnored
+	defProjectContextDropped
+	defProjectTasksEverywhere
+	defProjectCredentialsEverywhere
+	defProjectModelEverywhere
+	// Scopes of the project routes and the follow-up routes.
+	defProjectNeedsAgentScope
+	defProjectAgentScopeAccepted
+	defEventsProjectNeedsThreadRead
+	defAbortUnscoped
+	// X-SVC-Scoped-Tools.
+	defScopedToolsUntrimmed
+	defScopedToolsEmpty400
+	defScopedToolsIgnored
+	defScopedToolsWiden
+	defScopedToolsBypassCredentials
+	defScopedToolsSticky
+	defCredentialGateIgnored
+	// X-SVC-Run-Mode.
+	defModeHeaderUntrimmed
+	defModeListFirstOnly
+	defModeReplacesTools
+	defModeEntitlementIgnored
+	defModeUnentitled403
+	defUnknownMode400
+	defModeToolsUngated
+	defModeCredential403
+	defResearchModeMissing
+	defResearchNeedsWildcardCredential
+	// Credential scopes.
+	defCredentialRemoval403
+	defCredentialWildcardIgnored
+	// The bundle document.
+	defExportTasksOutsidePayload
+	defTwoAgentsAccepted
+	defAgentlessAccepted
+	defInvalidHalfWritten
+	defTwoAppsAccepted
+	defAppRequired
+	defOneKnowledgeSet
+	defNestedProjectAccepted
+	defInstalledProjectNotExportable
+	defUnknownChildIgnored
+	// Export and dropped items.
+	defAgentInlined
+	defExportAllKnowledge
+	defExportAllConnectors
+	defExportAgentConnectorsOnly
+	defExportAppAlways
+	defExportAppIgnored
+	defExportKeepsApprovers
+	defExportKeepsEnvValues
+	defExportDropsEnvNames
+	defExportKeepsCapabilities
+	defExportKeepsTriggers
+	defExportDropsSchedule
+	defExportKeepsSharedTasks
+	defExportKeepsMembers
+	defInstallKeepsDropped
+	// Install.
+	defInstallDocumentOrder
+	defKnowledgeNotAttached
+	defFailedChildUnnamed
+	defFailureNotMarked
+	defRollbackOnFailure
+	defFailedDeleteKeepsChildren
+	// Update.
+	defRerunReinstallsUpToDate
+	defGateRefusalAfterWrite
+	defGateErrorUnnamed
+	defGateIgnoresDirectUpdate
+	defUndeclaredTaskDeleted
+	defUndeclaredTaskKeepsMarker
+	defUndeclaredChildRemoved
+	defOrphanNotRecorded
+	defUpdateRewritesEverything
+	// Uninstall.
+	defUninstallInstallOrder
+	defUninstallAppAfterAgent
+	defUninstallIgnoresOrphanedTasks
+	defOrphanTaskRefusalUnnamed
+	defRefusalDropsRecord
+	defOrphanTaskUndeletable
+	defOrphanChildBlocksUninstall
+	defUninstallCascadesOrphans
+	defUninstallLeavesChildren
+
+	numDefects
+)
+
+// defectTable is every defect switch, by ID: its name (for serve --defect
+// and Config.Defects), the rules it breaks and what it does.
+var defectTable = [numDefects]Defect{
+	// Request body.
+	defPromptTrimmed:    {"prompt-trimmed", []string{"BODY-01"}, "the prompt is trimmed of surrounding whitespace"},
+	defJsonPromptParsed: {"json-prompt-parsed", []string{"BODY-02"}, "a JSON body is parsed and its prompt or last message content used"},
+	// Invoke routes.
+	defAgentIdUnresolved:    {"agent-id-unresolved", []string{"ROUTE-01"}, "{id} is looked up as an alias only, so agent IDs are 404"},
+	defAliasUnresolved:      {"alias-unresolved", []string{"ROUTE-02"}, "{id} is never resolved as an alias"},
+	defThreadIdNewThread:    {"thread-id-new-thread", []string{"ROUTE-03"}, "a thread ID in {id} runs its agent on a new thread"},
+	defThreadSegmentIgnored: {"thread-segment-ignored", []string{"ROUTE-04", "THREAD-01"}, "the thread path segment is ignored"},
+	defThreadsRouteMissing:  {"threads-route-missing", []string{"ROUTE-05"}, "the /threads/{thread} spelling of the route is missing"},
+	// Thread selection.
+	defThreadHeaderWins:    {"thread-header-wins", []string{"THREAD-01"}, "X-SVC-Thread-Id beats the thread path segment"},
+	defThreadHeaderIgnored: {"thread-header-ignored", []string{"THREAD-02"}, "X-SVC-Thread-Id is ignored"},
+	defNewThreadReused:     {"new-thread-reused", []string{"THREAD-03"}, "a call without thread reuses the key's last thread"},
+	defNoThreadHeader:      {"no-thread-header", []string{"THREAD-04"}, "responses lack X-SVC-Thread-Id"},
+	// Response forms.
+	defSseBuffered:        {"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},
+	defEnvelopeEarly:      {"envelope-early", []string{"FMT-02"}, "the JSON envelope is sent before the run ends"},
+	defPlainDefaultJson:   {"plain-default-json", []string{"FMT-03"}, "a request without Accept gets the JSON envelope"},
+	defAcceptPrefix:       {"accept-prefix", []string{"FMT-04"}, "Accept is matched by prefix, so text/event-stream, */* gets SSE"},
+	defAcceptJsonContains: {"accept-json-contains", []string{"FMT-05"}, "Accept is searched for application/json"},
+	defPlainBuffered:      {"plain-buffered", []string{"FMT-06"}, "plain text is held until the run ends"},
+	defContentCumulative:  {"content-cumulative", []string{"FMT-07", "EVT-03"}, "each event's content repeats all content so far"},
+	defDisconnectIgnored:  {"disconnect-ignored", []string{"FMT-08"}, "a run goes on after its client disconnected"},
+	// SSE framing.
+	defStartLate:           {"start-late", []string{"SSE-01"}, "event: start is sent with the first event instead of at once"},
+	defNoEventId:           {"no-event-id", []string{"SSE-02"}, "event frames carry no id line"},
+	defFinalIdSuffix:       {"final-id-suffix", []string{"SSE-03"}, "the final event's id ends in :end instead of :after"},
+	defFinalNotComplete:    {"final-not-complete", []string{"SSE-03"}, "the final event lacks runComplete true"},
+	defNoPing:              {"no-ping", []string{"SSE-04"}, "no keepalive comment is ever written"},
+	defNoClose:             {"no-close", []string{"SSE-05"}, "the stream ends without event: close"},
+	defNoCloseAfterError:   {"no-close-after-error", []string{"SSE-05"}, "a failed run's stream ends without event: close"},
+	defEventsAfterComplete: {"events-after-complete", []string{"SSE-06"}, "an event follows the runComplete event"},
+	defErrorAsStatus:       {"error-as-status", []string{"SSE-07"}, "a failing run answers 500 instead of an error event"},
+	// Event objects.
+	defContentDataRaw:     {"content-data-raw", []string{"EVT-01"}, "content events are sent as raw text instead of JSON"},
+	defEventThreadMissing: {"event-thread-missing", []string{"EVT-02"}, "event objects lack threadID"},
+	defRicherMerged:       {"richer-merged", []string{"EVT-04"}, "a tool call event also carries a step"},
+	defToolcallNoName:     {"toolcall-no-name", []string{"EVT-05"}, "toolCall carries the tool as tool instead of name"},
+	defStepTitle:          {"step-title", []string{"EVT-06"}, "step carries title instead of description"},
+	defPromptNoSensitive:  {"prompt-no-sensitive", []string{"EVT-07"}, "prompt events lack the sensitive flag"},
+	defWaitingDropped:     {"waiting-dropped", []string{"EVT-08"}, "waitingOnModel is never signalled"},
+	defToolinputDropped:   {"toolinput-dropped", []string{"EVT-09"}, "toolInput is never signalled"},
+	// Async and follow-up routes.
+	defAsyncIgnored:       {"async-ignored", []string{"ASYNC-01"}, "async=true is ignored and the call runs synchronously"},
+	defEventsRunidIgnored: {"events-runid-ignored", []string{"ASYNC-02"}, "the events route ignores runID"},
+	defEventsLatestRun:    {"events-latest-run", []string{"ASYNC-03"}, "the events route without runID returns the newest run, finished or not"},
+	defEventsNoWait:       {"events-no-wait", []string{"ASYNC-04"}, "the events route answers at once even with Accept: application/json"},
+	defLastrunAtStart:     {"lastrun-at-start", []string{"ASYNC-05"}, "lastRunID names a run as soon as it starts"},
+	defThreadGetWaits:     {"thread-get-waits", []string{"ASYNC-05"}, "GET /api/threads/{id} waits for the run to finish"},
+	defAbortIgnored:       {"abort-ignored", []string{"ASYNC-06"}, "abort answers but cancels nothing"},
+	defAsyncFalseAsTrue:   {"async-false-as-true", []string{"ASYNC-07"}, "any async parameter, false included, starts an async run"},
+	// Authentication and errors.
+	defScopeResolved:          {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
+	defThreadNeedsThreadScope: {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},
+	defWildcardUnchecked:      {"wildcard-unchecked", []string{"AUTH-04"}, "a wildcard key is not re-checked against its owner's access"},
+	defEventsUnscoped:         {"events-unscoped", []string{"AUTH-06"}, "the events route needs no thread:read"},
+	defAbortNeedsWildcard:     {"abort-needs-wildcard", []string{"AUTH-07"}, "abort needs agent:chat:*"},
+	defNonAgent404:            {"non-agent-404", []string{"ERR-01"}, "an ID that names no agent is 404 instead of 400"},
+	defMissingKey403:          {"missing-key-403", []string{"ERR-02"}, "a request without Authorization is 403"},
+	defMalformedKey400:        {"malformed-key-400", []string{"ERR-03"}, "a malformed key is 400"},
+	defUnknownKey403:          {"unknown-key-403", []string{"ERR-04"}, "an unknown key is 403"},
+	defExpired403:             {"expired-403", []string{"ERR-05"}, "an expired key is 403 instead of 401"},
+	defScopeUnchecked:         {"scope-unchecked", []string{"ERR-06"}, "any valid key may invoke any agent its owner can open"},
+	defApiDisabledIgnored:     {"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
+	defUnknown400:             {"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
+	defOpenaiErrors:           {"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},
+	// Project variant.
+	defProjectRouteMissing:          {"project-route-missing", []string{"PROJ-01", "PROJ-02"}, "the project invoke routes are missing (404)"},
+	defProjectThreadSegmentIgnored:  {"project-thread-segment-ignored", []string{"PROJ-02"}, "the project thread route starts a new thread instead of continuing the one in the path"},
+	defProjectEnvelopeOnly:          {"project-envelope-only", []string{"PROJ-03"}, "project routes ignore Accept and always answer with the JSON envelope"},
+	defProjectAsyncIgnored:          {"project-async-ignored", []string{"PROJ-03"}, "project routes ignore async=true"},
+	defProjectNoThreadHeader:        {"project-no-thread-header", []string{"PROJ-03"}, "project route responses lack X-SVC-Thread-Id"},
+	defProjectThreadHeaderIgnored:   {"project-thread-header-ignored", []string{"PROJ-03"}, "project routes ignore X-SVC-Thread-Id"},
+	defProjectContextDropped:        {"project-context-dropped", []string{"PROJ-04", "PROJ-05", "PROJ-06"}, "a project invoke runs the agent bare: no tasks, project credentials or model settings"},
+	defProjectTasksEverywhere:       {"project-tasks-everywhere", []string{"PROJ-04"}, "a bare-agent invoke of a project's agent has the project's tasks as tools"},
+	defProjectCredentialsEverywhere: {"project-credentials-everywhere", []string{"PROJ-05"}, "project-scoped credentials also work in bare-agent invokes"},
+	defProjectModelEverywhere:       {"project-model-everywhere", []string{"PROJ-06"}, "a bare-agent invoke of a project's agent uses the project's model setting"},
+	// Scopes of the project routes and the follow-up routes.
+	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
+	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},
+	defEventsProjectNeedsThreadRead: {"events-project-needs-thread-read", []string{"AUTH-06"}, "the events of a project thread need thread:read; project:threads is not honoured"},
+	defAbortUnscoped:                {"abort-unscoped", []string{"AUTH-07"}, "any valid key may abort any thread"},
+	// X-SVC-Scoped-Tools.
+	defScopedToolsUntrimmed:         {"scoped-tools-untrimmed", []string{"TOOLS-01"}, "entries of X-SVC-Scoped-Tools are not trimmed"},
+	defScopedToolsEmpty400:          {"scoped-tools-empty-400", []string{"TOOLS-01"}, "an empty entry in X-SVC-Scoped-Tools is refused with 400"},
+	defScopedToolsIgnored:           {"scoped-tools-ignored", []string{"TOOLS-02"}, "X-SVC-Scoped-Tools is ignored"},
+	defScopedToolsWiden:             {"scoped-tools-widen", []string{"TOOLS-02"}, "X-SVC-Scoped-Tools adds tools the agent lacks"},
+	defScopedToolsBypassCredentials: {"scoped-tools-bypass-credentials", []string{"TOOLS-02"}, "a tool named in X-SVC-Scoped-Tools skips the credential gate"},
+	defScopedToolsSticky:            {"scoped-tools-sticky", []string{"TOOLS-03"}, "X-SVC-Scoped-Tools is saved on the agent and narrows later runs too"},
+	defCredentialGateIgnored:        {"credential-gate-ignored", []string{"TOOLS-04", "CRED-01"}, "credential scopes are not checked for the agent's tools"},
+	// X-SVC-Run-Mode.
+	defModeHeaderUntrimmed:             {"mode-header-untrimmed", []string{"MODE-01"}, "entries of X-SVC-Run-Mode are not trimmed"},
+	defModeListFirstOnly:               {"mode-list-first-only", []string{"MODE-01"}, "only the first entry of X-SVC-Run-Mode is read"},
+	defModeReplacesTools:               {"mode-replaces-tools", []string{"MODE-02"}, "a mode's tools replace the agent's own instead of adding to them"},
+	defModeEntitlementIgnored:          {"mode-entitlement-ignored", []string{"MODE-03"}, "research mode works without the workspace entitlement"},
+	defModeUnentitled403:               {"mode-unentitled-403", []string{"MODE-03"}, "a mode the workspace is not entitled to is refused with 403"},
+	defUnknownMode400:                  {"unknown-mode-400", []string{"MODE-04"}, "an unknown mode name is refused with 400"},
+	defModeToolsUngated:                {"mode-tools-ungated", []string{"MODE-05"}, "tools a mode attaches skip the credential gate"},
+	defModeCredential403:               {"mode-credential-403", []string{"MODE-05"}, "a mode whose tool the key's credential scopes exclude is refused with 403"},
+	defResearchModeMissing:             {"research-mode-missing", []string{"MODE-06"}, "the research mode is unknown to the server"},
+	defResearchNeedsWildcardCredential: {"research-needs-wildcard-credential", []string{"MODE-06"}, "the research tool needs credential:use:*; credential:use:search is not enough"},
+	// Credential scopes.
+	defCredentialRemoval403:      {"credential-removal-403", []string{"CRED-01"}, "a run whose tool the key's credential scopes exclude is refused with 403"},
+	defCredentialWildcardIgnored: {"credential-wildcard-ignored", []string{"CRED-02"}, "credential:use:* does not cover credential-backed tools"},
+	// The bundle document.
+	defExportTasksOutsidePayload:     {"export-tasks-outside-payload", []string{"BUNDLE-01"}, "the export puts the tasks beside spec.payload instead of in it"},
+	defTwoAgentsAccepted:             {"two-agents-accepted", []string{"BUNDLE-02"}, "a document with two agents installs"},
+	defAgentlessAccepted:             {"agentless-accepted", []string{"BUNDLE-02"}, "a document without an agent installs"},
+	defInvalidHalfWritten:            {"invalid-half-written", []string{"BUNDLE-02"}, "a second agent is refused only when the install reaches it, after earlier children were written"},
+	defTwoAppsAccepted:               {"two-apps-accepted", []string{"BUNDLE-03"}, "a document with two apps installs"},
+	defAppRequired:                   {"app-required", []string{"BUNDLE-03"}, "a document without an app is refused"},
+	defOneKnowledgeSet:               {"one-knowledge-set", []string{"BUNDLE-04"}, "a document with more than one knowledge set is refused"},
+	defNestedProjectAccepted:         {"nested-project-accepted", []string{"BUNDLE-05"}, "a nested project child is silently skipped and the rest installs"},
+	defInstalledProjectNotExportable: {"installed-project-not-exportable", []string{"BUNDLE-06"}, "a project created by an installation is not a normal project: the export route refuses it"},
+	defUnknownChildIgnored:           {"unknown-child-ignored", []string{"BUNDLE-08"}, "a child of an unknown type is silently skipped"},
+	// Export and dropped items.
+	defAgentInlined:              {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
+	defExportAllKnowledge:        {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
+	defExportAllConnectors:       {"export-all-connectors", []string{"EXPORT-03"}, "every connector of the workspace is exported, referenced or not"},
+	defExportAgentConnectorsOnly: {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},
+	defExportAppAlways:           {"export-app-always", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app="},
+	defExportAppIgnored:          {"export-app-ignored", []string{"EXPORT-04"}, "?app= is ignored"},
+	defExportKeepsApprovers:      {"export-keeps-approvers", []string{"DROP-01"}, "approver addresses travel"},
+	defExportKeepsEnvValues:      {"export-keeps-env-values", []string{"DROP-02"}, "environment variable values travel"},
+	defExportDropsEnvNames:       {"export-drops-env-names", []string{"DROP-02"}, "environment variables are dropped altogether, names included"},
+	defExportKeepsCapabilities:   {"export-keeps-capabilities", []string{"DROP-03"}, "project capabilities travel"},
+	defExportKeepsTriggers:       {"export-keeps-triggers", []string{"DROP-04"}, "webhook and email triggers travel"},
+	defExportDropsSchedule:       {"export-drops-schedule", []string{"DROP-04"}, "every trigger is dropped, schedule and onDemand included"},
+	defExportKeepsSharedTasks:    {"export-keeps-shared-tasks", []string{"DROP-05"}, "SharedTasks travel"},
+	defExportKeepsMembers:        {"export-keeps-members", []string{"DROP-06"}, "members, role grants, files, credentials and Status travel"},
+	defInstallKeepsDropped:       {"install-keeps-dropped", []string{"DROP-07"}, "a hand-written document's dropped items are installed as they are, without a warning"},
+	// Install.
+	defInstallDocumentOrder:      {"install-document-order", []string{"INSTALL-01"}, "children install in the document's order"},
+	defKnowledgeNotAttached:      {"knowledge-not-attached", []string{"INSTALL-02"}, "installed knowledge sets are not attached to the installed agent"},
+	defFailedChildUnnamed:        {"failed-child-unnamed", []string{"INSTALL-03"}, "a failed install's error does not name the child"},
+	defFailureNotMarked:          {"failure-not-marked", []string{"INSTALL-03"}, "a child that fails is skipped and the installation is marked installed"},
+	defRollbackOnFailure:         {"rollback-on-failure", []string{"INSTALL-04"}, "children installed before a failure are rolled back"},
+	defFailedDeleteKeepsChildren: {"failed-delete-keeps-children", []string{"INSTALL-05"}, "deleting a failed installation removes only the parent record"},
+	// Update.
+	defRerunReinstallsUpToDate:   {"rerun-reinstalls-up-to-date", []string{"UPDATE-01"}, "a re-run writes children already at the target version again"},
+	defGateRefusalAfterWrite:     {"gate-refusal-after-write", []string{"UPDATE-02"}, "the eval gate refusal comes after the children before the gated one were written"},
+	defGateErrorUnnamed:          {"gate-error-unnamed", []string{"UPDATE-02"}, "the eval gate refusal does not name the child"},
+	defGateIgnoresDirectUpdate:   {"gate-ignores-direct-update", []string{"UPDATE-03"}, "the gate trips on the target document even when the child is already at its version"},
+	defUndeclaredTaskDeleted:     {"undeclared-task-deleted", []string{"UPDATE-04"}, "a task the payload no longer declares is deleted"},
+	defUndeclaredTaskKeepsMarker: {"undeclared-task-keeps-marker", []string{"UPDATE-04"}, "a task the payload no longer declares keeps the bundle's marker"},
+	defUndeclaredChildRemoved:    {"undeclared-child-removed", []string{"UPDATE-05"}, "a child spec.includes no longer declares is uninstalled"},
+	defOrphanNotRecorded:         {"orphan-not-recorded", []string{"UPDATE-05"}, "a child no longer declared is forgotten instead of recorded as orphaned"},
+	defUpdateRewritesEverything:  {"update-rewrites-everything", []string{"UPDATE-07"}, "every update rewrites the project and its tasks, even when nothing changed"},
+	// Uninstall.
+	defUninstallInstallOrder:         {"uninstall-install-order", []string{"UNINSTALL-01"}, "uninstall removes in install order (connector first, project last)"},
+	defUninstallAppAfterAgent:        {"uninstall-app-after-agent", []string{"UNINSTALL-01"}, "uninstall removes the agent before the app"},
+	defUninstallIgnoresOrphanedTasks: {"uninstall-ignores-orphaned-tasks", []string{"UNINSTALL-02"}, "uninstall goes ahead and deletes orphaned tasks with the thread"},
+	defOrphanTaskRefusalUnnamed:      {"orphan-task-refusal-unnamed", []string{"UNINSTALL-02"}, "the refusal names the orphaned task by ID, not by object name"},
+	defRefusalDropsRecord:            {"refusal-drops-record", []string{"UNINSTALL-02"}, "a refused uninstall still deletes the installation record"},
+	defOrphanTaskUndeletable:         {"orphan-task-undeletable", []string{"UNINSTALL-03"}, "DELETE /api/tasks/{id} does not find orphaned tasks"},
+	defOrphanChildBlocksUninstall:    {"orphan-child-blocks-uninstall", []string{"UNINSTALL-04"}, "an orphaned child blocks the uninstall"},
+	defUninstallCascadesOrphans:      {"uninstall-cascades-orphans", []string{"UNINSTALL-04"}, "uninstall also removes orphaned children"},
+	defUninstallLeavesChildren:       {"uninstall-leaves-children", []string{"UNINSTALL-05"}, "uninstall removes the project and the parent record but leaves the children"},
 }
 
-// Defects lists every defect switch, sorted by name.
-func Defects() []Defect {
-	out := make([]Defect, 0, len(defectRegistry))
-	for _, d := range defectRegistry {
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+// Defects lists every defect switch, in the table's order (by spec area).
+func Defects() []Defect { return append([]Defect(nil), defectTable[:]...) }
 
-func resolveDefects(names []string) (map[string]bool, error) {
-	on := map[string]bool{}
+// defectSet says which defect switches are on.
+type defectSet [numDefects]bool
+
+func resolveDefects(names []string) (defectSet, error) {
+	var on defectSet
 	for _, n := range names {
-		if _, ok := defectRegistry[n]; !ok {
+		id, ok := defectByName(n)
+		if !ok {
 			var known []string
-			for _, d := range Defects() {
+			for _, d := range defectTable {
 				known = append(known, d.Name)
 			}
-			return nil, fmt.Errorf("fakeserver: unknown defect %q (known: %s)", n, strings.Join(known, ", "))
+			return on, fmt.Errorf("fakeserver: unknown defect %q (known: %s)", n, strings.Join(known, ", "))
 		}
-		on[n] = true
+		on[id] = true
 	}
 	return on, nil
 }
 
-func init() {
-	registerDefects(
-		// Request body.
-		Defect{"prompt-trimmed", []string{"BODY-01"}, "the prompt is trimmed of surrounding whitespace"},
-		Defect{"json-prompt-parsed", []string{"BODY-02"}, "a JSON body is parsed and its prompt or last message content used"},
-		// Invoke routes.
-		Defect{"agent-id-unresolved", []string{"ROUTE-01"}, "{id} is looked up as an alias only, so agent IDs are 404"},
-		Defect{"alias-unresolved", []string{"ROUTE-02"}, "{id} is never resolved as an alias"},
-		Defect{"thread-id-new-thread", []string{"ROUTE-03"}, "a thread ID in {id} runs its agent on a new thread"},
-		Defect{"thread-segment-ignored", []string{"ROUTE-04", "THREAD-01"}, "the thread path segment is ignored"},
-		Defect{"threads-route-missing", []string{"ROUTE-05"}, "the /threads/{thread} spelling of the route is missing"},
-		// Thread selection.
-		Defect{"thread-header-wins", []string{"THREAD-01"}, "X-SVC-Thread-Id beats the thread path segment"},
-		Defect{"thread-header-ignored", []string{"THREAD-02"}, "X-SVC-Thread-Id is ignored"},
-		Defect{"new-thread-reused", []string{"THREAD-03"}, "a call without thread reuses the key's last thread"},
-		Defect{"no-thread-header", []string{"THREAD-04"}, "responses lack X-SVC-Thread-Id"},
-		// Response forms.
-		Defect{"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},
-		Defect{"envelope-early", []string{"FMT-02"}, "the JSON envelope is sent before the run ends"},
-		Defect{"plain-default-json", []string{"FMT-03"}, "a request without Accept gets the JSON envelope"},
-		Defect{"accept-prefix", []string{"FMT-04"}, "Accept is matched by prefix, so text/event-stream, */* gets SSE"},
-		Defect{"accept-json-contains", []string{"FMT-05"}, "Accept is searched for application/json"},
-		Defect{"plain-buffered", []string{"FMT-06"}, "plain text is held until the run ends"},
-		Defect{"content-cumulative", []string{"FMT-07", "EVT-03"}, "each event's content repeats all content so far"},
-		Defect{"disconnect-ignored", []string{"FMT-08"}, "a run goes on after its client disconnected"},
-		// SSE framing.
-		Defect{"start-late", []string{"SSE-01"}, "event: start is sent with the first event instead of at once"},
-		Defect{"no-event-id", []string{"SSE-02"}, "event frames carry no id line"},
-		Defect{"final-id-suffix", []string{"SSE-03"}, "the final event's id ends in :end instead of :after"},
-		Defect{"final-not-complete", []string{"SSE-03"}, "the final event lacks runComplete true"},
-		Defect{"no-ping", []string{"SSE-04"}, "no keepalive comment is ever written"},
-		Defect{"no-close", []string{"SSE-05"}, "the stream ends without event: close"},
-		Defect{"no-close-after-error", []string{"SSE-05"}, "a failed run's stream ends without event: close"},
-		Defect{"events-after-complete", []string{"SSE-06"}, "an event follows the runComplete event"},
-		Defect{"error-as-status", []string{"SSE-07"}, "a failing run answers 500 instead of an error event"},
-		// Event objects.
-		Defect{"content-data-raw", []string{"EVT-01"}, "content events are sent as raw text instead of JSON"},
-		Defect{"event-thread-missing", []string{"EVT-02"}, "event objects lack threadID"},
-		Defect{"richer-merged", []string{"EVT-04"}, "a tool call event also carries a step"},
-		Defect{"toolcall-no-name", []string{"EVT-05"}, "toolCall carries the tool as tool instead of name"},
-		Defect{"step-title", []string{"EVT-06"}, "step carries title instead of description"},
-		Defect{"prompt-no-sensitive", []string{"EVT-07"}, "prompt events lack the sensitive flag"},
-		Defect{"waiting-dropped", []string{"EVT-08"}, "waitingOnModel is never signalled"},
-		Defect{"toolinput-dropped", []string{"EVT-09"}, "toolInput is never signalled"},
-		// Async and follow-up routes.
-		Defect{"async-ignored", []string{"ASYNC-01"}, "async=true is ignored and the call runs synchronously"},
-		Defect{"events-runid-ignored", []string{"ASYNC-02"}, "the events route ignores runID"},
-		Defect{"events-latest-run", []string{"ASYNC-03"}, "the events route without runID returns the newest run, finished or not"},
-		Defect{"events-no-wait", []string{"ASYNC-04"}, "the events route answers at once even with Accept: application/json"},
-		Defect{"lastrun-at-start", []string{"ASYNC-05"}, "lastRunID names a run as soon as it starts"},
-		Defect{"thread-get-waits", []string{"ASYNC-05"}, "GET /api/threads/{id} waits for the run to finish"},
-		Defect{"abort-ignored", []string{"ASYNC-06"}, "abort answers but cancels nothing"},
-		Defect{"async-false-as-true", []string{"ASYNC-07"}, "any async parameter, false included, starts an async run"},
-		// Authentication and errors.
-		Defect{"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
-		Defect{"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},
-		Defect{"wildcard-unchecked", []string{"AUTH-04"}, "a wildcard key is not re-checked against its owner's access"},
-		Defect{"events-unscoped", []string{"AUTH-06"}, "the events route needs no thread:read"},
-		Defect{"abort-needs-wildcard", []string{"AUTH-07"}, "abort needs agent:chat:*"},
-		Defect{"non-agent-404", []string{"ERR-01"}, "an ID that names no agent is 404 instead of 400"},
-		Defect{"missing-key-403", []string{"ERR-02"}, "a request without Authorization is 403"},
-		Defect{"malformed-key-400", []string{"ERR-03"}, "a malformed key is 400"},
-		Defect{"unknown-key-403", []string{"ERR-04"}, "an unknown key is 403"},
-		Defect{"expired-403", []string{"ERR-05"}, "an expired key is 403 instead of 401"},
-		Defect{"scope-unchecked", []string{"ERR-06"}, "any valid key may invoke any agent its owner can open"},
-		Defect{"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
-		Defect{"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
-		Defect{"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},
-	)
+func defectByName(name string) (defectID, bool) {
+	for id, d := range defectTable {
+		if d.Name == name {
+			return defectID(id), true
+		}
+	}
+	return 0, false
 }

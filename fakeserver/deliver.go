@@ -55,14 +55,14 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 
 // abandon cancels a run whose client went away.
 func (s *Server) abandon(run *run) {
-	if !s.defect("disconnect-ignored") {
+	if !s.defect(defDisconnectIgnored) {
 		run.cancel()
 	}
 }
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
 func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
-	if s.defect("error-as-status") {
+	if s.defect(defErrorAsStatus) {
 		// Defect: the run is finished before the stream starts, so a failure
 		// becomes an HTTP status instead of an error event.
 		if !run.wait(r.Context()) {
@@ -74,7 +74,7 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 			return
 		}
 	}
-	if s.defect("sse-buffered") && !run.wait(r.Context()) {
+	if s.defect(defSseBuffered) && !run.wait(r.Context()) {
 		s.abandon(run)
 		return
 	}
@@ -93,7 +93,7 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	}
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
-	if s.defect("start-late") {
+	if s.defect(defStartLate) {
 		// Defect: nothing is written until the agent's first output.
 		waitForContent(r, run)
 	}
@@ -103,17 +103,17 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	}
 	write := func(ev Event) error { return frame(sseEventFrame(s, ev)) }
 	ping := func() error { return frame([]byte(": ping\n\n")) } // SSE-04
-	if s.defect("no-ping") {
+	if s.defect(defNoPing) {
 		ping = nil
 	}
 	if !s.stream(r, run, 0, write, ping) {
 		return
 	}
 	// SSE-05: "event: close" with data {} at the end, also after an error.
-	if s.defect("events-after-complete") {
+	if s.defect(defEventsAfterComplete) {
 		_ = frame(sseEventFrame(s, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
-	if s.defect("no-close") || (s.defect("no-close-after-error") && runFailed(run)) {
+	if s.defect(defNoClose) || (s.defect(defNoCloseAfterError) && runFailed(run)) {
 		return
 	}
 	_ = frame([]byte("event: close\ndata: {}\n\n"))
@@ -126,17 +126,17 @@ func sseEventFrame(s *Server, ev Event) []byte {
 	id := ev.RunID
 	if ev.RunComplete {
 		id += ":after"
-		if s.defect("final-id-suffix") {
+		if s.defect(defFinalIdSuffix) {
 			id = ev.RunID + ":end"
 		}
-		if s.defect("final-not-complete") {
+		if s.defect(defFinalNotComplete) {
 			ev.RunComplete = false
 		}
 	}
-	if !s.defect("no-event-id") {
+	if !s.defect(defNoEventId) {
 		fmt.Fprintf(&b, "id: %s\n", id)
 	}
-	if s.defect("content-data-raw") && ev.Content != "" {
+	if s.defect(defContentDataRaw) && ev.Content != "" {
 		fmt.Fprintf(&b, "data: %s\n\n", ev.Content)
 		return b.Bytes()
 	}
@@ -147,14 +147,14 @@ func sseEventFrame(s *Server, ev Event) []byte {
 // encodeEvent renders an event object as JSON. The shape defects bend it
 // here so that every delivery form shows them.
 func (s *Server) encodeEvent(ev Event) []byte {
-	if s.defect("event-thread-missing") {
+	if s.defect(defEventThreadMissing) {
 		ev.ThreadID = ""
 	}
 	data, _ := json.Marshal(ev)
-	bend := map[string]func(map[string]any){
-		"toolcall-no-name": func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") },
-		"step-title":       func(m map[string]any) { renameInner(m, "step", "description", "title") },
-		"prompt-no-sensitive": func(m map[string]any) {
+	bend := map[defectID]func(map[string]any){
+		defToolcallNoName: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") },
+		defStepTitle:      func(m map[string]any) { renameInner(m, "step", "description", "title") },
+		defPromptNoSensitive: func(m map[string]any) {
 			if p, ok := m["prompt"].(map[string]any); ok {
 				delete(p, "sensitive")
 			}
@@ -212,7 +212,7 @@ func runFailed(run *run) bool {
 // writeEnvelope writes the JSON envelope {"items":[...]} after the run ends
 // (FMT-02).
 func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
-	if s.defect("envelope-early") {
+	if s.defect(defEnvelopeEarly) {
 		// Defect: answer with what exists now instead of waiting.
 		writeJSON(w, http.StatusOK, s.envelope(run))
 		return
@@ -242,7 +242,7 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	_ = rc.Flush()
-	if s.defect("plain-buffered") {
+	if s.defect(defPlainBuffered) {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
 			s.abandon(run)

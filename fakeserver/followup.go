@@ -30,10 +30,10 @@ func (s *Server) threadForFollowUp(w http.ResponseWriter, r *http.Request, allow
 // canRead: AUTH-06, GET /api/threads/{id}/events needs thread:read (agent)
 // or project:threads (project of the conversation).
 func (s *Server) canRead(k *apiKey, t *thread) bool {
-	if s.defect("events-unscoped") {
+	if s.defect(defEventsUnscoped) {
 		return true
 	}
-	if t.project != nil && !s.defect("events-project-needs-thread-read") {
+	if t.project != nil && !s.defect(defEventsProjectNeedsThreadRead) {
 		return k.has("project:threads")
 	}
 	return k.has("thread:read")
@@ -42,10 +42,10 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 // canChatOn: AUTH-07, abort is covered by agent:chat: any chat scope that
 // would let the key invoke the thread.
 func (s *Server) canChatOn(k *apiKey, t *thread) bool {
-	if s.defect("abort-needs-wildcard") {
+	if s.defect(defAbortNeedsWildcard) {
 		return k.hasWildcard()
 	}
-	if s.defect("abort-unscoped") {
+	if s.defect(defAbortUnscoped) {
 		return true
 	}
 	if t.project != nil && k.has("project:chat:"+t.project.id) {
@@ -75,7 +75,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	case formSSE:
 		s.replaySSE(w, r, run)
 	case formJSON:
-		if !s.defect("events-no-wait") && !run.wait(r.Context()) {
+		if !s.defect(defEventsNoWait) && !run.wait(r.Context()) {
 			return
 		}
 		fallthrough
@@ -87,7 +87,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
-	if runID != "" && !s.defect("events-runid-ignored") {
+	if runID != "" && !s.defect(defEventsRunidIgnored) {
 		for _, r := range t.runs {
 			if r.id == runID {
 				return r, nil
@@ -95,7 +95,7 @@ func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
 		}
 		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no run %s on thread %s", runID, t.id)}
 	}
-	if s.defect("events-latest-run") && len(t.runs) > 0 {
+	if s.defect(defEventsLatestRun) && len(t.runs) > 0 {
 		return t.runs[len(t.runs)-1], nil // Defect: the newest run, finished or not.
 	}
 	if t.lastCompleted == nil {
@@ -177,7 +177,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 		if run.isDone() {
 			continue
 		}
-		if !s.defect("abort-ignored") {
+		if !s.defect(defAbortIgnored) {
 			run.cancel()
 		}
 		aborted = append(aborted, run.id)
@@ -192,7 +192,7 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.defect("thread-get-waits") {
+	if s.defect(defThreadGetWaits) {
 		s.st.mu.Lock()
 		runs := append([]*run(nil), t.runs...)
 		s.st.mu.Unlock()

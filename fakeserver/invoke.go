@@ -19,7 +19,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	if s.defect("threads-route-missing") && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/") {
+	if s.defect(defThreadsRouteMissing) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/") {
 		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
 		return
 	}
@@ -29,7 +29,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	if s.defect("thread-id-new-thread") {
+	if s.defect(defThreadIdNewThread) {
 		pathThread = nil
 	}
 	t, err := s.selectThread(r, k, a, nil, pathThread)
@@ -46,9 +46,9 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, error) {
 	// AUTH-01, AUTH-02: the required scope is agent:chat:<value in path>, the
 	// literal value, checked before anything is resolved.
-	covered := k.canChat(value) || s.defect("scope-unchecked")
+	covered := k.canChat(value) || s.defect(defScopeUnchecked)
 	a, t, err := s.resolve(value)
-	if s.defect("scope-resolved") && a != nil {
+	if s.defect(defScopeResolved) && a != nil {
 		// Defect: the scope is checked against the resolved agent, so an
 		// ID-scoped key reaches the alias and an agent key reaches its threads.
 		covered = k.canChat(a.id) || (a.alias != "" && k.canChat(a.alias))
@@ -61,7 +61,7 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 	}
 	// AUTH-04: a key is re-checked against its owner's access; for a wildcard
 	// key that is the only check there is.
-	if !k.user.canOpen(a) && !(s.defect("wildcard-unchecked") && k.hasWildcard()) {
+	if !k.user.canOpen(a) && !(s.defect(defWildcardUnchecked) && k.hasWildcard()) {
 		return nil, nil, forbidden(fmt.Sprintf("the key's owner cannot open agent %s", a.id))
 	}
 	return a, t, nil
@@ -73,19 +73,19 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 func (s *Server) resolve(value string) (*agent, *thread, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
-	if a := s.st.agents[value]; a != nil && !s.defect("agent-id-unresolved") {
+	if a := s.st.agents[value]; a != nil && !s.defect(defAgentIdUnresolved) {
 		return a, nil, nil
 	}
-	if a := s.st.aliases[value]; a != nil && !s.defect("alias-unresolved") {
+	if a := s.st.aliases[value]; a != nil && !s.defect(defAliasUnresolved) {
 		return a, nil, nil
 	}
 	if t := s.st.threads[value]; t != nil {
 		return t.agent, t, nil
 	}
-	if s.st.nonAgents[value] && !s.defect("non-agent-404") {
+	if s.st.nonAgents[value] && !s.defect(defNonAgent404) {
 		return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("%s resolves to no agent", value)}
 	}
-	if s.defect("unknown-400") {
+	if s.defect(defUnknown400) {
 		return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("%s resolves to no agent", value)}
 	}
 	return nil, nil, &authError{http.StatusNotFound, fmt.Sprintf("no agent, alias or thread %s", value)}
@@ -99,14 +99,14 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 	if segment == "" {
 		segment = r.PathValue("thread_id")
 	}
-	if s.defect("thread-segment-ignored") {
+	if s.defect(defThreadSegmentIgnored) {
 		segment = ""
 	}
 	header := r.Header.Get("X-SVC-Thread-Id")
-	if s.defect("thread-header-ignored") {
+	if s.defect(defThreadHeaderIgnored) {
 		header = ""
 	}
-	if s.defect("thread-header-wins") && header != "" {
+	if s.defect(defThreadHeaderWins) && header != "" {
 		segment = header
 	}
 	var id string
@@ -118,7 +118,7 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 	case header != "":
 		id = header
 	default:
-		if s.defect("new-thread-reused") {
+		if s.defect(defNewThreadReused) {
 			if t := s.st.lastThreadOf(k, a, p); t != nil {
 				return t, nil
 			}
@@ -131,7 +131,7 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 	if t == nil || t.agent != a || t.project != p {
 		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
 	}
-	if s.defect("thread-needs-thread-scope") && !k.canChat(t.id) {
+	if s.defect(defThreadNeedsThreadScope) && !k.canChat(t.id) {
 		return nil, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", t.id))
 	}
 	return t, nil
@@ -141,7 +141,7 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 // request asks for. Shared by the agent and project routes.
 func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thread) {
 	async, err := parseAsync(r.URL.Query())
-	if s.defect("async-false-as-true") && r.URL.Query().Has("async") {
+	if s.defect(defAsyncFalseAsTrue) && r.URL.Query().Has("async") {
 		async = true
 	}
 	if err != nil {
@@ -160,7 +160,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		return
 	}
 	prompt := string(body)
-	if s.defect("json-prompt-parsed") {
+	if s.defect(defJsonPromptParsed) {
 		prompt = extractJSONPrompt(prompt)
 	}
 	tools, err := s.runTools(r, k, t) // tools.go
@@ -171,11 +171,15 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	run := s.startRun(t, k, prompt, tools)
 
 	// THREAD-04: every response carries X-SVC-Thread-Id.
-	if !s.defect("no-thread-header") {
+	if !s.defect(defNoThreadHeader) {
 		w.Header().Set("X-SVC-Thread-Id", t.id)
 	}
-	if async && !s.defect("async-ignored") {
-		writeJSON(w, http.StatusOK, map[string]string{"threadID": t.id, "runID": run.id}) // ASYNC-01
+	if async && !s.defect(defAsyncIgnored) {
+		status := http.StatusOK
+		if s.variant(varAsync202) {
+			status = http.StatusAccepted
+		}
+		writeJSON(w, status, map[string]string{"threadID": t.id, "runID": run.id}) // ASYNC-01
 		return
 	}
 	switch s.responseForm(r) {
@@ -221,11 +225,11 @@ func (s *Server) responseForm(r *http.Request) responseForm {
 		return formSSE
 	case accept == "application/json":
 		return formJSON
-	case s.defect("accept-prefix") && strings.HasPrefix(accept, "text/event-stream"):
+	case s.defect(defAcceptPrefix) && strings.HasPrefix(accept, "text/event-stream"):
 		return formSSE
-	case s.defect("accept-json-contains") && strings.Contains(accept, "application/json"):
+	case s.defect(defAcceptJsonContains) && strings.Contains(accept, "application/json"):
 		return formJSON
-	case s.defect("plain-default-json") && accept == "":
+	case s.defect(defPlainDefaultJson) && accept == "":
 		return formJSON
 	}
 	return formPlain

@@ -84,11 +84,11 @@ func (e *emitter) emit(ev Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
-	case ev.WaitingOnModel && e.s.defect("waiting-dropped"):
+	case ev.WaitingOnModel && e.s.defect(defWaitingDropped):
 		return
-	case ev.ToolInput != nil && e.s.defect("toolinput-dropped"):
+	case ev.ToolInput != nil && e.s.defect(defToolinputDropped):
 		return
-	case ev.ToolCall != nil && e.s.defect("richer-merged"):
+	case ev.ToolCall != nil && e.s.defect(defRicherMerged):
 		ev.Step = &Step{Description: "calling " + ev.ToolCall.Name}
 	}
 	if hasRicher(ev) {
@@ -101,7 +101,7 @@ func (e *emitter) emit(ev Event) {
 	}
 	ev.ContentID = e.contentID
 	e.sofar += ev.Content
-	if e.s.defect("content-cumulative") {
+	if e.s.defect(defContentCumulative) {
 		ev.Content = e.sofar
 	}
 	e.r.append(ev)

@@ -22,7 +22,7 @@ type problemBody struct {
 func (s *Server) problem(w http.ResponseWriter, status int, format string, args ...any) {
 	detail := fmt.Sprintf(format, args...)
 	var b []byte
-	if s.defect("openai-errors") {
+	if s.defect(defOpenaiErrors) {
 		b, _ = json.Marshal(map[string]any{"error": map[string]any{
 			"message": detail, "type": "invalid_request_error", "code": status}})
 		w.Header().Set("Content-Type", "application/json")

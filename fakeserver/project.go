@@ -23,7 +23,7 @@ const AgentModel = "scripted-agent-model"
 // .../invoke/thread/{thread_id}: the project's agent runs inside the project
 // (PROJ-01, PROJ-02), exactly like the agent routes otherwise (PROJ-03).
 func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
-	if s.defect("project-route-missing") {
+	if s.defect(defProjectRouteMissing) {
 		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
 		return
 	}
@@ -37,10 +37,10 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	if s.defect("project-thread-segment-ignored") {
+	if s.defect(defProjectThreadSegmentIgnored) {
 		r.SetPathValue("thread_id", "")
 	}
-	if s.defect("project-thread-header-ignored") {
+	if s.defect(defProjectThreadHeaderIgnored) {
 		r.Header.Del("X-SVC-Thread-Id")
 	}
 	// PROJ-01: the agent is the project's; the caller never names it.
@@ -49,15 +49,15 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	if s.defect("project-envelope-only") {
+	if s.defect(defProjectEnvelopeOnly) {
 		r.Header.Set("Accept", "application/json")
 	}
-	if s.defect("project-async-ignored") {
+	if s.defect(defProjectAsyncIgnored) {
 		q := r.URL.Query()
 		q.Del("async")
 		r.URL.RawQuery = q.Encode()
 	}
-	if s.defect("project-no-thread-header") {
+	if s.defect(defProjectNoThreadHeader) {
 		w = &dropHeaderWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
 	}
 	s.invoke(w, r, k, t)
@@ -72,9 +72,9 @@ func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
 	s.st.mu.Unlock()
 	covered := k.has("project:chat:" + id)
 	switch {
-	case s.defect("project-needs-agent-scope"):
+	case s.defect(defProjectNeedsAgentScope):
 		covered = p != nil && k.canChat(p.agent.id)
-	case s.defect("project-agent-scope-accepted") && p != nil:
+	case s.defect(defProjectAgentScopeAccepted) && p != nil:
 		covered = covered || k.canChat(p.agent.id)
 	}
 	if !covered {
@@ -94,10 +94,10 @@ func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
 // (PROJ-06).
 func (s *Server) projectModel(t *thread) string {
 	p := t.project
-	if s.defect("project-context-dropped") {
+	if s.defect(defProjectContextDropped) {
 		p = nil
 	}
-	if p == nil && s.defect("project-model-everywhere") {
+	if p == nil && s.defect(defProjectModelEverywhere) {
 		p = s.st.projectOf(t.agent)
 	}
 	if p != nil {

@@ -123,7 +123,7 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *
 	r := &run{id: newID("run"), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
 	s.st.mu.Lock()
 	t.runs = append(t.runs, r)
-	if s.defect("lastrun-at-start") {
+	if s.defect(defLastrunAtStart) {
 		t.lastCompleted = r // Defect: reported as completed as soon as it starts.
 	}
 	s.st.mu.Unlock()
@@ -138,7 +138,7 @@ func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) 
 	defer r.cancel()
 	r.append(Event{Input: prompt})
 	r.append(Event{Username: k.user.name})
-	if s.defect("prompt-trimmed") {
+	if s.defect(defPromptTrimmed) {
 		prompt = strings.TrimSpace(prompt)
 	}
 	if err := s.model.Play(ctx, s.turn(r, prompt)); err != nil {

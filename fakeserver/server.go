@@ -35,6 +35,9 @@ type Config struct {
 	Profile *profile.Profile
 	// Defects names the defect switches to turn on (see Defects).
 	Defects []string
+	// Variants names the variant switches to turn on (see Variants): legal
+	// behaviours the reference does not use by default.
+	Variants []string
 	// Keepalive is the quiet time after which an SSE stream gets a ": ping"
 	// comment. Zero means the spec's 20 seconds.
 	Keepalive time.Duration
@@ -63,12 +66,13 @@ const (
 
 // Server is the reference implementation. It is an http.Handler.
 type Server struct {
-	cfg     Config
-	defects map[string]bool
-	st      *store
-	mux     *http.ServeMux
-	log     *slog.Logger
-	model   Model // what the agent runs on (model.go)
+	cfg      Config
+	defects  defectSet
+	variants variantSet
+	st       *store
+	mux      *http.ServeMux
+	log      *slog.Logger
+	model    Model // what the agent runs on (model.go)
 
 	// ctx bounds every run; Close cancels it.
 	ctx    context.Context
@@ -93,6 +97,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	variants, err := resolveVariants(cfg.Variants)
+	if err != nil {
+		return nil, err
+	}
 	st, err := seed(cfg.Profile)
 	if err != nil {
 		return nil, fmt.Errorf("fakeserver: seed: %w", err)
@@ -108,7 +116,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, defects: defects, st: st, log: log, model: model, ctx: ctx, cancel: cancel}
+	s := &Server{cfg: cfg, defects: defects, variants: variants, st: st, log: log, model: model, ctx: ctx, cancel: cancel}
 	s.routes()
 	return s, nil
 }
@@ -149,7 +157,10 @@ func (s *Server) routes() {
 var extensions []func(*Server, *http.ServeMux)
 
 // defect reports whether a defect switch is on.
-func (s *Server) defect(name string) bool { return s.defects[name] }
+func (s *Server) defect(d defectID) bool { return s.defects[d] }
+
+// variant reports whether a variant switch is on.
+func (s *Server) variant(v variantID) bool { return s.variants[v] }
 
 func keyIDForLog(auth string) string {
 	tok, ok := strings.CutPrefix(auth, "Bearer ")

@@ -94,7 +94,7 @@ func hasEmptyEntry(h http.Header, name string) bool {
 // refuse where the spec says to ignore or remove.
 func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, error) {
 	proj := t.project
-	if s.defect("project-context-dropped") {
+	if s.defect(defProjectContextDropped) {
 		proj = nil
 	}
 
@@ -108,14 +108,14 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 	}
 
 	// 2. X-SVC-Scoped-Tools.
-	scoped, narrow := headerList(r.Header, HeaderScopedTools, !s.defect("scoped-tools-untrimmed"))
-	if s.defect("scoped-tools-empty-400") && hasEmptyEntry(r.Header, HeaderScopedTools) {
+	scoped, narrow := headerList(r.Header, HeaderScopedTools, !s.defect(defScopedToolsUntrimmed))
+	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(r.Header, HeaderScopedTools) {
 		return nil, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
 	}
-	if s.defect("scoped-tools-ignored") {
+	if s.defect(defScopedToolsIgnored) {
 		narrow = false
 	}
-	if s.defect("scoped-tools-sticky") {
+	if s.defect(defScopedToolsSticky) {
 		scoped, narrow = s.stickyScope(t.agent, scoped, narrow)
 	}
 	named := map[string]bool{}
@@ -131,7 +131,7 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 				have[c.name] = true
 			}
 		}
-		if s.defect("scoped-tools-widen") {
+		if s.defect(defScopedToolsWiden) {
 			for _, n := range scoped {
 				if !have[n] {
 					kept = append(kept, candidate{name: n})
@@ -143,29 +143,29 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 	}
 
 	// 3. X-SVC-Run-Mode.
-	modes, _ := headerList(r.Header, HeaderRunMode, !s.defect("mode-header-untrimmed"))
-	if s.defect("mode-list-first-only") && len(modes) > 1 {
+	modes, _ := headerList(r.Header, HeaderRunMode, !s.defect(defModeHeaderUntrimmed))
+	if s.defect(defModeListFirstOnly) && len(modes) > 1 {
 		modes = modes[:1]
 	}
 	var added []candidate
 	for _, name := range modes {
 		mode, known := runModes[name]
-		if s.defect("research-mode-missing") && name == "research" {
+		if s.defect(defResearchModeMissing) && name == "research" {
 			known = false
 		}
 		if !known {
-			if s.defect("unknown-mode-400") {
+			if s.defect(defUnknownMode400) {
 				return nil, &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", name)}
 			}
 			continue // MODE-04: ignored, not refused
 		}
-		if !mode.entitled(k.user) && !s.defect("mode-entitlement-ignored") {
-			if s.defect("mode-unentitled-403") {
+		if !mode.entitled(k.user) && !s.defect(defModeEntitlementIgnored) {
+			if s.defect(defModeUnentitled403) {
 				return nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))
 			}
 			continue // MODE-03: ignored, not refused
 		}
-		if s.defect("mode-replaces-tools") {
+		if s.defect(defModeReplacesTools) {
 			base = nil
 		}
 		for _, tool := range sortedKeys(mode.tools) {
@@ -179,9 +179,9 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 	for _, c := range append(base, added...) {
 		if c.cred != "" && !s.credentialUsable(k, c, proj, named[c.name]) {
 			switch {
-			case s.defect("credential-removal-403") && !c.fromMode:
+			case s.defect(defCredentialRemoval403) && !c.fromMode:
 				return nil, forbidden(fmt.Sprintf("the key may not use credential %s (tool %s)", c.cred, c.name))
-			case s.defect("mode-credential-403") && c.fromMode:
+			case s.defect(defModeCredential403) && c.fromMode:
 				return nil, forbidden(fmt.Sprintf("the key may not use credential %s (run-mode tool %s)", c.cred, c.name))
 			}
 			continue // CRED-01, MODE-05: removed, silently
@@ -199,17 +199,17 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 // project: PROJ-05) and the key must hold credential:use:<credential> or
 // credential:use:* (CRED-01, CRED-02; MODE-05 for tools a mode attaches).
 func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedInHeader bool) bool {
-	if s.projectScoped(c.cred) && (proj == nil || !proj.credentials[c.cred]) && !s.defect("project-credentials-everywhere") {
+	if s.projectScoped(c.cred) && (proj == nil || !proj.credentials[c.cred]) && !s.defect(defProjectCredentialsEverywhere) {
 		return false
 	}
 	switch {
-	case s.defect("credential-gate-ignored") && !c.fromMode,
-		s.defect("mode-tools-ungated") && c.fromMode,
-		s.defect("scoped-tools-bypass-credentials") && namedInHeader:
+	case s.defect(defCredentialGateIgnored) && !c.fromMode,
+		s.defect(defModeToolsUngated) && c.fromMode,
+		s.defect(defScopedToolsBypassCredentials) && namedInHeader:
 		return true
-	case s.defect("research-needs-wildcard-credential") && c.name == ResearchTool:
+	case s.defect(defResearchNeedsWildcardCredential) && c.name == ResearchTool:
 		return k.has("credential:use:*")
-	case s.defect("credential-wildcard-ignored"):
+	case s.defect(defCredentialWildcardIgnored):
 		return k.has("credential:use:" + c.cred)
 	}
 	return k.has("credential:use:"+c.cred) || k.has("credential:use:*")
@@ -233,7 +233,7 @@ func (s *Server) tasksFor(a *agent, proj *project) []string {
 	if proj != nil {
 		return proj.tasks
 	}
-	if s.defect("project-tasks-everywhere") {
+	if s.defect(defProjectTasksEverywhere) {
 		if p := s.st.projectOf(a); p != nil {
 			return p.tasks
 		}

@@ -12,20 +12,20 @@ Feature: Thread selection
     Given a thread "U" on the main agent
     And the request header "X-SVC-Thread-Id" is thread "U"
     When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "which thread?"
-    Then the status is 200
+    Then the status is 2xx
     And the response header "X-SVC-Thread-Id" is thread "T"
 
   @THREAD-02
   Scenario: Without a thread segment the X-SVC-Thread-Id header is used
     Given the request header "X-SVC-Thread-Id" is thread "T"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "continue by header"
-    Then the status is 200
+    Then the status is 2xx
     And the response header "X-SVC-Thread-Id" is thread "T"
 
   @THREAD-03
   Scenario: Without segment or header a new thread is created for every call
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "new conversation"
-    Then the status is 200
+    Then the status is 2xx
     And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N1"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "another new conversation"
     Then the response header "X-SVC-Thread-Id" names a new thread, remembered as "N2"
@@ -35,7 +35,7 @@ Feature: Thread selection
     Given the request header "Accept" is "<accept>"
     And the request header "X-SVC-Thread-Id" is thread "T"
     When I invoke "/api/invoke/${agents.main.id}<query>" with the prompt "resumed"
-    Then the status is 200
+    Then the status is 2xx
     And the response header "X-SVC-Thread-Id" is thread "T"
 
     Examples:
@@ -49,7 +49,7 @@ Feature: Thread selection
   Scenario Outline: Every response form carries X-SVC-Thread-Id for a new thread
     Given the request header "Accept" is "<accept>"
     When I invoke "/api/invoke/${agents.main.id}<query>" with the prompt "fresh"
-    Then the status is 200
+    Then the status is 2xx
     And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N"
 
     Examples:

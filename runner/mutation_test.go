@@ -17,7 +17,14 @@ import (
 // server with the given defects switched on.
 func runAgainst(t *testing.T, tags string, defects ...string) *runner.Result {
 	t.Helper()
-	p := startReference(t, fakeserver.Config{Defects: defects})
+	return runWith(t, tags, fakeserver.Config{Defects: defects})
+}
+
+// runWith runs the scenarios matched by tags against a fresh reference
+// server configured by cfg (defects, variants).
+func runWith(t *testing.T, tags string, cfg fakeserver.Config) *runner.Result {
+	t.Helper()
+	p := startReference(t, cfg)
 	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: tags})
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,11 @@
 //	               [--baseline FILE] [--write-baseline FILE] [--out DIR]   run the suite (no profile: against the embedded reference server)
 //	invokeconf profile check --profile FILE                      validate a profile against its live target
 //	invokeconf profile vars                                      list the INVOKECONF_* variables that override profile fields
-//	invokeconf serve [--addr ADDR] [--defect NAME]...            run the reference server
+//	invokeconf serve [--addr ADDR] [--defect NAME]... [--variant NAME]...  run the reference server
 //	invokeconf model [--addr ADDR]                               run the scripted model server (OpenAI-compatible)
 //	invokeconf rules [--format markdown|json]                    list the rule catalog with the scenarios of each rule
 //	invokeconf defects                                           list the reference server's defect switches
+//	invokeconf variants                                          list the reference server's variant switches
 //
 // Exit codes: 0 every applicable MUST rule passed; 1 a rule failed; 2 bad
 // usage or profile; 3 harness error or no scenario ran.
@@ -36,6 +37,7 @@ Usage:
   invokeconf model [flags]    run the scripted model server: an OpenAI-compatible model that follows agent scripts
   invokeconf rules [flags]    list the rule catalog
   invokeconf defects          list the reference server's defect switches
+  invokeconf variants         list the reference server's variant switches (legal behaviours the spec allows)
 
 Run 'invokeconf <command> -h' for a command's flags.
 Exit codes: 0 pass, 1 a rule failed, 2 bad usage or profile, 3 harness error or no scenario ran.
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRules(args[1:], stdout, stderr)
 	case "defects":
 		err = cmdDefects(args[1:], stdout, stderr)
+	case "variants":
+		err = cmdVariants(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass

@@ -98,3 +98,14 @@ func cmdDefects(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+func cmdVariants(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("variants", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	for _, v := range fakeserver.Variants() {
+		fmt.Fprintf(stdout, "%-28s %s\n%-28s spec: %s\n", v.Name, v.Description, "", v.Spec)
+	}
+	return nil
+}

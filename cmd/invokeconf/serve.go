@@ -25,6 +25,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	modelName := fs.String("model", "", "with --model-url: the model to ask for (default "+modelserver.DefaultModel+")")
 	var defects multiFlag
 	fs.Var(&defects, "defect", "switch on a defect (repeatable); see 'invokeconf defects'")
+	var variants multiFlag
+	fs.Var(&variants, "variant", "switch on a legal variant the reference does not use by default (repeatable); see 'invokeconf variants'")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -42,7 +44,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*quiet {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects, Logger: logger,
+	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects, Variants: variants, Logger: logger,
 		ModelURL: *modelURL, ModelName: *modelName}, *addr)
 	if err != nil {
 		return usageError{err}
@@ -59,7 +61,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("write profile: %w", err)
 		}
 	}
-	printServeInfo(stdout, served, defects, *writeProfile, *modelURL)
+	printServeInfo(stdout, served, defects, variants, *writeProfile, *modelURL)
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(stdout, "invokeconf serve: stopping")
@@ -71,13 +73,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // printServeInfo tells a developer what they need to use the server. The
 // reference server's keys are fixtures, not secrets, so they are shown.
-func printServeInfo(w io.Writer, p *profile.Profile, defects []string, profilePath, modelURL string) {
+func printServeInfo(w io.Writer, p *profile.Profile, defects, variants []string, profilePath, modelURL string) {
 	fmt.Fprintf(w, "invokeconf reference server listening on %s\n", p.BaseURL)
 	if modelURL != "" {
 		fmt.Fprintf(w, "the agent runs on the model at %s\n", modelURL)
 	}
 	if len(defects) > 0 {
 		fmt.Fprintf(w, "defects switched on: %s\n", strings.Join(defects, ", "))
+	}
+	if len(variants) > 0 {
+		fmt.Fprintf(w, "variants switched on: %s\n", strings.Join(variants, ", "))
 	}
 	fmt.Fprintln(w, "\nkeys by role:")
 	for _, role := range fakeserver.KeyRoles(p) {

@@ -1,0 +1,42 @@
+package runner_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/runner"
+)
+
+// TestEveryVariantPasses is the mirror image of the mutation test: each
+// variant switch turns on a behaviour the spec allows, and the whole suite
+// must still pass against it, one variant at a time and all compatible
+// variants at once. A failure here is a check stricter than the spec.
+func TestEveryVariantPasses(t *testing.T) {
+	t.Parallel()
+	runs := map[string][]string{"all compatible variants": fakeserver.CompatibleVariants()}
+	for _, v := range fakeserver.Variants() {
+		runs[v.Name] = []string{v.Name}
+	}
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for name, variants := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res := runWith(t, "", fakeserver.Config{Variants: variants})
+			if len(res.Scenarios) == 0 {
+				t.Errorf("variant %s: no scenario ran", name)
+				return
+			}
+			if n := res.Count(runner.Passed); n != len(res.Scenarios) {
+				t.Errorf("variant %s (%s): %d of %d scenarios passed; the spec allows this behaviour:%s",
+					name, strings.Join(variants, ", "), n, len(res.Scenarios), describe(res))
+			}
+		}()
+	}
+	wg.Wait()
+}
