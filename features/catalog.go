@@ -29,6 +29,12 @@ const (
 	MAY    = "MAY"
 )
 
+// Sources of a rule.
+const (
+	SourceSpec     = "spec"
+	SourceContract = "contract"
+)
+
 // Rule is one entry of the catalog.
 type Rule struct {
 	ID         string `yaml:"id" json:"id"`
@@ -37,6 +43,12 @@ type Rule struct {
 	Level      string `yaml:"level" json:"level"`
 	Rule       string `yaml:"rule" json:"rule"`
 	Spec       string `yaml:"spec" json:"spec"`
+	// Source is SourceSpec (the spec's words) or SourceContract (this
+	// project's own extension contract, docs/bundles.md).
+	Source string `yaml:"source" json:"source"`
+	// Strictness records the spec's words that fix how strict the check
+	// is: what it accepts where the spec leaves a choice.
+	Strictness string `yaml:"strictness,omitempty" json:"strictness,omitempty"`
 	Observable bool   `yaml:"observable" json:"observable"`
 	Why        string `yaml:"why,omitempty" json:"why,omitempty"`
 	Pending    string `yaml:"pending,omitempty" json:"pending,omitempty"`

@@ -22,6 +22,9 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		if r.Level != MUST && r.Level != SHOULD && r.Level != MAY {
 			t.Errorf("rule %s: level %q", r.ID, r.Level)
 		}
+		if r.Source != SourceSpec && r.Source != SourceContract {
+			t.Errorf("rule %s: source %q, want %s or %s", r.ID, r.Source, SourceSpec, SourceContract)
+		}
 		if r.Area == "" || r.Section == "" || r.Rule == "" || r.Spec == "" {
 			t.Errorf("rule %s: area, section, rule and spec are all required", r.ID)
 		}

@@ -3,6 +3,8 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +32,21 @@ func runWith(t *testing.T, tags string, cfg fakeserver.Config) *runner.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// onlyMatching returns a filter from the regular expression in the named
+// environment variable (all names when it is unset), so a developer can run
+// the mutation or variant test for the switches they work on.
+func onlyMatching(t *testing.T, env string) func(name string) bool {
+	expr := os.Getenv(env)
+	if expr == "" {
+		return func(string) bool { return true }
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		t.Fatalf("%s: %v", env, err)
+	}
+	return re.MatchString
 }
 
 func describe(res *runner.Result) string {
@@ -66,7 +83,11 @@ func TestEveryDefectIsCaught(t *testing.T) {
 	}
 	sem := make(chan struct{}, 6)
 	var wg sync.WaitGroup
+	only := onlyMatching(t, "INVOKECONF_TEST_DEFECTS")
 	for _, d := range fakeserver.Defects() {
+		if !only(d.Name) {
+			continue
+		}
 		var tags []string
 		for _, id := range d.Rules {
 			if _, ok := idx[id]; !ok {
