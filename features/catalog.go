@@ -37,12 +37,12 @@ const (
 
 // Rule is one entry of the catalog.
 type Rule struct {
-	ID         string `yaml:"id" json:"id"`
-	Area       string `yaml:"area" json:"area"`
-	Section    string `yaml:"section" json:"section"`
-	Level      string `yaml:"level" json:"level"`
-	Rule       string `yaml:"rule" json:"rule"`
-	Spec       string `yaml:"spec" json:"spec"`
+	ID      string `yaml:"id" json:"id"`
+	Area    string `yaml:"area" json:"area"`
+	Section string `yaml:"section" json:"section"`
+	Level   string `yaml:"level" json:"level"`
+	Rule    string `yaml:"rule" json:"rule"`
+	Spec    string `yaml:"spec" json:"spec"`
 	// Source is SourceSpec (the spec's words) or SourceContract (this
 	// project's own extension contract, docs/bundles.md).
 	Source string `yaml:"source" json:"source"`
