@@ -21,7 +21,7 @@ func Listen(cfg Config, addr string) (*Running, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := httpserve.Start(s, addr)
+	l, err := httpserve.StartWith(s, addr, httpserve.Timeouts{Read: cfg.ReadTimeout, Idle: cfg.IdleTimeout})
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("fakeserver: %w", err)

@@ -46,6 +46,13 @@ type Config struct {
 	// ResearchLimit caps the run time of a run with the research tool
 	// (X-SVC-Run-Mode: research). Zero means the spec's 30 minutes.
 	ResearchLimit time.Duration
+	// ReadTimeout bounds reading a request, body included, when the server
+	// runs on its own listener (Listen); an answer that takes long (an SSE
+	// stream) is not cut by it. Zero means httpserve.DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that has had no request
+	// for this long (Listen). Zero means httpserve.DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// Logger receives one line per request; keys are never logged. Nil
 	// discards.
 	Logger *slog.Logger

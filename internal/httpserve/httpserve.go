@@ -8,10 +8,47 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
 )
+
+// Timeouts bound how long a client may hold a connection without making
+// progress. A zero field takes its default.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's line and headers (default 10 s,
+	// never more than Read).
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included (default 30 s).
+	// Once the body is read net/http lifts the bound, so a long response (an
+	// SSE stream) is never cut by it.
+	Read time.Duration
+	// Idle bounds how long a keep-alive connection waits for its next
+	// request (default 60 s).
+	Idle time.Duration
+}
+
+// Default timeouts.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+)
+
+func (t Timeouts) withDefaults() Timeouts {
+	if t.Read <= 0 {
+		t.Read = DefaultReadTimeout
+	}
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = DefaultReadHeaderTimeout
+	}
+	t.ReadHeader = min(t.ReadHeader, t.Read)
+	if t.Idle <= 0 {
+		t.Idle = DefaultIdleTimeout
+	}
+	return t
+}
 
 // Listener is an http.Handler being served on a TCP address.
 type Listener struct {
@@ -22,15 +59,23 @@ type Listener struct {
 	err  error         // Serve's error, nil after Stop
 }
 
-// Start serves h on addr ("127.0.0.1:0" picks a free port).
+// Start serves h on addr ("127.0.0.1:0" picks a free port) with the default
+// timeouts.
 func Start(h http.Handler, addr string) (*Listener, error) {
+	return StartWith(h, addr, Timeouts{})
+}
+
+// StartWith serves h on addr with the given timeouts.
+func StartWith(h http.Handler, addr string, t Timeouts) (*Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	t = t.withDefaults()
 	l := &Listener{
-		URL:  "http://" + ln.Addr().String(),
-		srv:  &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		URL: "http://" + ln.Addr().String(),
+		srv: &http.Server{Handler: guard(h), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
+			IdleTimeout: t.Idle},
 		done: make(chan struct{}),
 	}
 	go func() {
@@ -62,6 +107,43 @@ func (l *Listener) Done() <-chan struct{} { return l.done }
 func (l *Listener) Err() error {
 	<-l.done
 	return l.err
+}
+
+// guard stops reading a request's body as soon as the handler has answered
+// without reading all of it (an answer refused before the body, such as a
+// 401): net/http would otherwise read on, up to 256 KiB, before it sends the
+// answer or closes the connection, and a body trickled in slowly would hold
+// both for as long as the client liked. Once a body is read, net/http lifts
+// the read deadline itself, so long answers (SSE streams) are not cut by
+// Timeouts.Read.
+func guard(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			h.ServeHTTP(w, r)
+			return
+		}
+		b := &eofBody{ReadCloser: r.Body}
+		r.Body = b
+		h.ServeHTTP(w, r)
+		if !b.eof {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+		}
+	})
+}
+
+// eofBody remembers whether a request body was read to its end.
+type eofBody struct {
+	io.ReadCloser
+	eof bool
+}
+
+// Read implements io.Reader.
+func (b *eofBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
 }
 
 // StatusRecorder remembers the status of a response for the request log and
