@@ -65,6 +65,7 @@ type run struct {
 	thread *thread
 	tools  []string
 	cancel context.CancelFunc
+	size   int64 // what the store counts the run as keeping (store.addRun)
 
 	mu      sync.Mutex
 	events  []Event
@@ -122,7 +123,7 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *
 	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
 	r := &run{id: newID("run"), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
 	s.st.mu.Lock()
-	t.runs = append(t.runs, r)
+	s.st.addRun(t, r, len(prompt))
 	if s.defect(defLastrunAtStart) {
 		t.lastCompleted = r // Defect: reported as completed as soon as it starts.
 	}

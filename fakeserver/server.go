@@ -53,6 +53,20 @@ type Config struct {
 	// IdleTimeout closes a keep-alive connection that has had no request
 	// for this long (Listen). Zero means httpserve.DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// MaxThreads bounds the threads kept for invokes (default
+	// DefaultMaxThreads). Beyond it the least recently used thread with no
+	// run in progress is forgotten, with its runs and events; a forgotten
+	// thread answers 404 like an unknown one. Threads of installed bundles
+	// are not counted.
+	MaxThreads int
+	// MaxRetainedBytes bounds the prompts those threads' runs keep, summed
+	// (default DefaultMaxRetainedBytes); beyond it threads are forgotten in
+	// the same order. A run's events are in proportion to its prompt.
+	MaxRetainedBytes int64
+	// MaxRunsPerThread bounds the runs a thread keeps (default
+	// DefaultMaxRunsPerThread); its oldest finished runs beyond it are
+	// forgotten, except its last completed run.
+	MaxRunsPerThread int
 	// Logger receives one line per request; keys are never logged. Nil
 	// discards.
 	Logger *slog.Logger
@@ -112,6 +126,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakeserver: seed: %w", err)
 	}
+	st.keep = retention{threads: orDefault(cfg.MaxThreads, DefaultMaxThreads),
+		bytes: orDefault(cfg.MaxRetainedBytes, DefaultMaxRetainedBytes), runs: orDefault(cfg.MaxRunsPerThread, DefaultMaxRunsPerThread)}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -162,6 +178,13 @@ func (s *Server) routes() {
 // extensions lets other files of the package add routes (project invoke,
 // bundles) without one routes table that every area edits.
 var extensions []func(*Server, *http.ServeMux)
+
+func orDefault[T int | int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
 
 // defect reports whether a defect switch is on.
 func (s *Server) defect(d defectID) bool { return s.defects[d] }

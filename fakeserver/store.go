@@ -22,7 +22,29 @@ type store struct {
 	// bundles is what bundles install, and their installation records
 	// (bundle_store.go).
 	bundles *bundleStore
+
+	// keep bounds what runs leave behind; recent lists the threads that
+	// invokes made, most recently used first, for eviction; kept is the
+	// size of the prompts their runs hold.
+	keep   retention
+	recent threadList
+	kept   int64
 }
+
+// retention bounds the threads and runs the store keeps (see
+// Config.MaxThreads, Config.MaxRetainedBytes, Config.MaxRunsPerThread).
+type retention struct {
+	threads int
+	bytes   int64
+	runs    int
+}
+
+// Retention defaults.
+const (
+	DefaultMaxThreads       = 1000
+	DefaultMaxRetainedBytes = 64 << 20
+	DefaultMaxRunsPerThread = 100
+)
 
 func newStore() *store {
 	return &store{
@@ -77,6 +99,12 @@ type thread struct {
 	// lastCompleted is the thread's last completed run (spec: GET
 	// /api/threads/{id} reports it as lastRunID).
 	lastCompleted *run
+
+	// prev and next link the thread into store.recent; kept is the size of
+	// the prompts its runs hold.
+	prev, next *thread
+	listed     bool
+	kept       int64
 }
 
 // newID returns prefix_ followed by 16 random hex digits.
@@ -93,7 +121,100 @@ func (st *store) newThread(a *agent, p *project) *thread {
 	defer st.mu.Unlock()
 	t := &thread{id: newID("thr"), agent: a, project: p}
 	st.threads[t.id] = t
+	st.recent.pushFront(t)
+	st.evict(t)
 	return t
+}
+
+// addRun records a new run on its thread, with the size of its prompt; the
+// caller holds st.mu. The thread's oldest finished runs beyond
+// keep.runs are forgotten (its last completed run stays), and then the least
+// recently used threads beyond the bounds.
+func (st *store) addRun(t *thread, r *run, size int) {
+	r.size = int64(size)
+	t.runs = append(t.runs, r)
+	t.kept += r.size
+	st.kept += r.size
+	st.touch(t)
+	for i := 0; len(t.runs) > st.keep.runs && i < len(t.runs); {
+		old := t.runs[i]
+		if old == t.lastCompleted || old == r || !old.isDone() {
+			i++
+			continue
+		}
+		t.runs = append(t.runs[:i], t.runs[i+1:]...)
+		t.kept -= old.size
+		st.kept -= old.size
+	}
+	st.evict(t)
+}
+
+// evict forgets the least recently used threads while the store holds more
+// than it keeps. A thread with a run in progress is never forgotten, nor
+// current, the thread in use. A forgotten thread is unknown from then on
+// (404).
+func (st *store) evict(current *thread) {
+	t := st.recent.back
+	for t != nil && (st.recent.n > st.keep.threads || st.kept > st.keep.bytes) {
+		prev := t.prev
+		if t != current && !t.busy() {
+			st.recent.remove(t)
+			delete(st.threads, t.id)
+			st.kept -= t.kept
+		}
+		t = prev
+	}
+}
+
+// busy reports whether a run of the thread is in progress; the caller holds
+// st.mu.
+func (t *thread) busy() bool {
+	for _, r := range t.runs {
+		if !r.isDone() {
+			return true
+		}
+	}
+	return false
+}
+
+// touch marks a thread made by an invoke as just used.
+func (st *store) touch(t *thread) {
+	if t.listed {
+		st.recent.remove(t)
+		st.recent.pushFront(t)
+	}
+}
+
+// threadList is a doubly linked list of threads, most recently used first.
+type threadList struct {
+	front, back *thread
+	n           int
+}
+
+func (l *threadList) pushFront(t *thread) {
+	t.prev, t.next, t.listed = nil, l.front, true
+	if l.front != nil {
+		l.front.prev = t
+	} else {
+		l.back = t
+	}
+	l.front = t
+	l.n++
+}
+
+func (l *threadList) remove(t *thread) {
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else {
+		l.front = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	} else {
+		l.back = t.prev
+	}
+	t.prev, t.next, t.listed = nil, nil, false
+	l.n--
 }
 
 // rememberThread and lastThreadOf serve the new-thread-reused defect.
@@ -127,5 +248,9 @@ func (st *store) projectOf(a *agent) *project {
 func (st *store) thread(id string) *thread {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.threads[id]
+	t := st.threads[id]
+	if t != nil {
+		st.touch(t)
+	}
+	return t
 }

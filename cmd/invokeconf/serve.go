@@ -23,6 +23,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	quiet := fs.Bool("quiet", false, "do not log requests")
 	modelURL := fs.String("model-url", "", "run the agent on this OpenAI-compatible API (base URL, e.g. http://127.0.0.1:8090/v1 from 'invokeconf model') instead of in process")
 	modelName := fs.String("model", "", "with --model-url: the model to ask for (default "+modelserver.DefaultModel+")")
+	maxThreads := fs.Int("max-threads", fakeserver.DefaultMaxThreads, "threads kept for invokes; beyond it the least recently used idle thread is forgotten (then 404)")
 	var defects multiFlag
 	fs.Var(&defects, "defect", "switch on a defect (repeatable); see 'invokeconf defects'")
 	var variants multiFlag
@@ -45,7 +46,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects, Variants: variants, Logger: logger,
-		ModelURL: *modelURL, ModelName: *modelName}, *addr)
+		ModelURL: *modelURL, ModelName: *modelName, MaxThreads: *maxThreads}, *addr)
 	if err != nil {
 		return usageError{err}
 	}
