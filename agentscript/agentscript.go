@@ -23,6 +23,12 @@
 //	@ask [sensitive] [fields=a,b] MSG  prompt event (an OAuth-style request for input)
 //	@fail MESSAGE                      the run fails with MESSAGE
 //
+// Time is bounded: one @pause lasts at most MaxPause, and the pauses of one
+// script add up to at most MaxScriptPause; a script beyond either is refused
+// when it is parsed. The other directives take no time of their own (a
+// research tool call has its own cap), so a scripted run ends within about
+// MaxScriptPause.
+//
 // @tools and @model make a run's set-up visible: the tools it really has
 // (narrowed by X-SVC-Scoped-Tools, added to by run modes, gated by credential
 // scopes and the project) and the model its settings select (a project's
@@ -64,6 +70,10 @@ const (
 
 // MaxPause bounds a single pause so that a typo cannot hang a run for hours.
 const MaxPause = 10 * time.Minute
+
+// MaxScriptPause bounds the pauses of one script together, so that many
+// pauses cannot hold a run longer than one may.
+const MaxScriptPause = 10 * time.Minute
 
 var kinds = map[Kind]bool{Say: true, Pause: true, Waiting: true, ToolInput: true, Tool: true,
 	Tools: true, Model: true, Step: true, Ask: true, Fail: true}
@@ -108,6 +118,7 @@ func Parse(prompt string) (Script, error) {
 		return Script{Echo: true, Directives: []Directive{{Kind: Say, Line: 1, Text: prompt}}}, nil
 	}
 	var s Script
+	var paused time.Duration
 	for i, raw := range strings.Split(prompt, "\n") {
 		line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -118,6 +129,9 @@ func Parse(prompt string) (Script, error) {
 			return Script{}, fmt.Errorf("agent script line %d: %w", i+1, err)
 		}
 		d.Line = i + 1
+		if paused += d.Duration; paused > MaxScriptPause {
+			return Script{}, fmt.Errorf("agent script line %d: the pauses add up to more than %s", d.Line, MaxScriptPause)
+		}
 		s.Directives = append(s.Directives, d)
 	}
 	return s, nil

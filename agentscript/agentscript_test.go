@@ -3,6 +3,7 @@ package agentscript
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -112,5 +113,31 @@ func TestKindsAreKnown(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("Kinds() lists %q, which the parser does not know", k)
 		}
+	}
+}
+
+// TestScriptPauseBound: the pauses of a script add up to at most
+// MaxScriptPause, however they are split.
+func TestScriptPauseBound(t *testing.T) {
+	tests := []struct {
+		name   string
+		prompt string
+		ok     bool
+	}{
+		{"sixty 10 s pauses: exactly the bound", strings.Repeat("@pause 10s\n", 60), true},
+		{"sixty-one 10 s pauses", strings.Repeat("@pause 10s\n", 61), false},
+		{"two pauses at the per-line bound", "@pause 10m\n@say hi\n@pause 10m", false},
+		{"a thousand short pauses past the bound", strings.Repeat("@pause 601ms\n", 1000), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.prompt)
+			if (err == nil) != tt.ok {
+				t.Fatalf("Parse error = %v, want ok=%v", err, tt.ok)
+			}
+			if err != nil && !strings.Contains(err.Error(), "add up to more than 10m0s") {
+				t.Fatalf("error %q does not name the bound", err)
+			}
+		})
 	}
 }

@@ -124,3 +124,14 @@ func TestEvictedThreadIs404(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptTimeBound: a script whose pauses add up to more than a run may
+// last ends at once with an error event instead of running for hours.
+func TestScriptTimeBound(t *testing.T) {
+	s := testServer(t, Config{})
+	prompt := strings.Repeat("@pause 10m\n", 1000)
+	rec := do(t, s, "POST", "/api/invoke/"+s.cfg.Profile.Agents.Main.ID, map[string]string{"Accept": "application/json"}, prompt)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "pauses add up to more than") {
+		t.Fatalf("got %d %.300s, want 200 with an error event on the pauses", rec.Code, rec.Body)
+	}
+}
