@@ -33,18 +33,7 @@ import (
 // wrong (400 unreadable, 422 not a valid project bundle) and writes nothing;
 // a refused transition (eval gate, orphaned task, a child uninstalled while
 // its parent holds it) is 409; an update stopped by the interruptOnce test
-// hook is 503.
-func init() {
-	extensions = append(extensions, func(s *Server, m *http.ServeMux) {
-		m.HandleFunc("GET /api/assistants/{assistant_id}/projects/{project_id}/bundle", s.handleExport)
-		m.HandleFunc("POST /api/bundles/installations", s.handleInstall)
-		m.HandleFunc("GET /api/bundles/installations", s.handleInstallations)
-		m.HandleFunc("GET /api/bundles/installations/{id}", s.handleInstallation)
-		m.HandleFunc("PUT /api/bundles/installations/{id}", s.handleUpdate)
-		m.HandleFunc("DELETE /api/bundles/installations/{id}", s.handleUninstall)
-		m.HandleFunc("DELETE /api/tasks/{id}", s.handleDeleteTask)
-	})
-}
+// hook is 503. The routes are in server.go's routeTable.
 
 // bundleAuth authenticates a bundle route and checks its scope.
 func (s *Server) bundleAuth(w http.ResponseWriter, r *http.Request) bool {

@@ -8,13 +8,6 @@ import (
 // Spec: What the service does 4-5; Endpoints, Invoke routes (the project
 // variant); Authentication 2 (project:chat:<project_id>).
 
-func init() {
-	extensions = append(extensions, func(s *Server, m *http.ServeMux) {
-		m.HandleFunc("POST /api/projects/{project_id}/invoke", s.handleProjectInvoke)
-		m.HandleFunc("POST /api/projects/{project_id}/invoke/thread/{thread_id}", s.handleProjectInvoke)
-	})
-}
-
 // AgentModel is the model a bare-agent run uses. A project's model setting
 // replaces it inside the project (PROJ-06).
 const AgentModel = "scripted-agent-model"

@@ -156,28 +156,47 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"key", s.keyIDForLog(r.Header.Get("Authorization")), "elapsed", time.Since(start).Round(time.Millisecond))
 }
 
+// route is one entry of the route table: a net/http pattern and its handler.
+type route struct {
+	pattern string
+	handle  func(*Server, http.ResponseWriter, *http.Request)
+}
+
+// routeTable lists every route the server answers, in the order of the
+// spec's Endpoints section, then the bundle extension routes
+// (docs/bundles.md). Anything else is 404.
+var routeTable = []route{
+	// Invoke routes (invoke.go, project.go).
+	{"POST /api/invoke/{id}", (*Server).handleInvoke},
+	{"POST /api/invoke/{id}/thread/{thread}", (*Server).handleInvoke},
+	{"POST /api/invoke/{id}/threads/{thread}", (*Server).handleInvoke},
+	{"POST /api/projects/{project_id}/invoke", (*Server).handleProjectInvoke},
+	{"POST /api/projects/{project_id}/invoke/thread/{thread_id}", (*Server).handleProjectInvoke},
+	// Follow-up routes for async runs (followup.go).
+	{"GET /api/threads/{id}/events", (*Server).handleEvents},
+	{"POST /api/threads/{id}/abort", (*Server).handleAbort},
+	{"GET /api/threads/{id}", (*Server).handleThread},
+	// Bundle routes (bundle.go, bundle_export.go).
+	{"GET /api/assistants/{assistant_id}/projects/{project_id}/bundle", (*Server).handleExport},
+	{"DELETE /api/bundles/installations/{id}", (*Server).handleUninstall},
+	{"DELETE /api/tasks/{id}", (*Server).handleDeleteTask},
+	// Bundle extension routes (docs/bundles.md).
+	{"POST /api/bundles/installations", (*Server).handleInstall},
+	{"GET /api/bundles/installations", (*Server).handleInstallations},
+	{"GET /api/bundles/installations/{id}", (*Server).handleInstallation},
+	{"PUT /api/bundles/installations/{id}", (*Server).handleUpdate},
+}
+
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	// Invoke routes (spec: Endpoints, Invoke routes).
-	m.HandleFunc("POST /api/invoke/{id}", s.handleInvoke)
-	m.HandleFunc("POST /api/invoke/{id}/thread/{thread}", s.handleInvoke)
-	m.HandleFunc("POST /api/invoke/{id}/threads/{thread}", s.handleInvoke)
-	// Follow-up routes for async runs.
-	m.HandleFunc("GET /api/threads/{id}/events", s.handleEvents)
-	m.HandleFunc("POST /api/threads/{id}/abort", s.handleAbort)
-	m.HandleFunc("GET /api/threads/{id}", s.handleThread)
-	for _, ext := range extensions {
-		ext(s, m)
+	for _, rt := range routeTable {
+		m.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s, w, r) })
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
 	})
 	s.mux = m
 }
-
-// extensions lets other files of the package add routes (project invoke,
-// bundles) without one routes table that every area edits.
-var extensions []func(*Server, *http.ServeMux)
 
 func orDefault[T int | int64](v, def T) T {
 	if v <= 0 {
