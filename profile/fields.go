@@ -239,32 +239,6 @@ func (p *Profile) ApplyEnv(lookup func(string) (string, bool)) ([]string, error)
 	return used, nil
 }
 
-// RedactEnv replaces every key of the profile in s with a reference to the
-// environment variable that sets it ($INVOKECONF_KEYS_AGENT), so a report
-// names the key's role without showing it, and a curl command copied from a
-// report works once the variables are exported.
-func (p *Profile) RedactEnv(s string) string { return p.EnvRedactor()(s) }
-
-// EnvRedactor returns RedactEnv for the profile's keys as they are now, for
-// a caller that redacts many strings: the keys are looked up once.
-func (p *Profile) EnvRedactor() func(string) string {
-	type secret struct{ value, ref string }
-	var secrets []secret
-	for _, f := range p.Fields() {
-		if f.Secret && f.Kind == "string" && f.Value() != "" {
-			secrets = append(secrets, secret{f.Value(), "$" + f.Env})
-		}
-	}
-	// Longest first, so a key that contains another is replaced whole.
-	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i].value) > len(secrets[j].value) })
-	return func(s string) string {
-		for _, sc := range secrets {
-			s = strings.ReplaceAll(s, sc.value, sc.ref)
-		}
-		return s
-	}
-}
-
 // Capability reports whether the profile declares a capability on, by its
 // YAML name under capabilities (e.g. "researchMode"); known is false when
 // the name is not a capability at all.

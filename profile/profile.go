@@ -302,16 +302,6 @@ func (p *Profile) Clone() *Profile {
 	return c
 }
 
-// Redact replaces every secret of the profile in s with a marker that keeps
-// the key's public part (sk-svc-<user>-<key>-) so a reader can still tell keys
-// apart.
-func (p *Profile) Redact(s string) string {
-	for _, k := range p.Secrets() {
-		s = strings.ReplaceAll(s, k, RedactKey(k))
-	}
-	return s
-}
-
 // RedactKey hides the secret part of a key.
 func RedactKey(k string) string {
 	if i := strings.LastIndex(k, "-"); i > 0 && strings.HasPrefix(k, "sk-svc-") {

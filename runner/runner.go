@@ -20,6 +20,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/steps"
 )
@@ -193,26 +194,36 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []ste
 	c.mu.Unlock()
 }
 
-// classify turns a scenario's error into its status.
+// classify turns a scenario's error into its status. The message is
+// cleaned as a step's own errors are (steps cleans those before godog sees
+// them): errors of hooks and panics pass here only.
 func (c *collector) classify(err error) (status, msg string) {
+	status, msg = c.status(err)
+	return status, safetext.Clean(c.p.Redactor().Cut(msg, maxErrorMessage, " [... cut]"))
+}
+
+// maxErrorMessage bounds a scenario's error message.
+const maxErrorMessage = 8 << 10
+
+func (c *collector) status(err error) (status, msg string) {
 	reason, untested := steps.Untested(err)
 	switch {
 	case err == nil:
 		return Passed, ""
 	case untested:
-		return Untested, c.p.RedactEnv(reason)
+		return Untested, reason
 	case errors.Is(err, godog.ErrSkip):
 		return Untested, "skipped"
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
-		return HarnessError, c.p.RedactEnv(err.Error())
+		return HarnessError, err.Error()
 	case fmt.Sprintf("%T", err) == "*godog.traceError":
 		// godog's only sign that a step panicked: a harness bug, whatever
 		// the target answered.
-		return HarnessError, "a step panicked: " + c.p.RedactEnv(err.Error())
+		return HarnessError, "a step panicked: " + err.Error()
 	case c.ctx.Err() != nil:
-		return HarnessError, "the run was interrupted: " + c.p.RedactEnv(err.Error())
+		return HarnessError, "the run was interrupted: " + err.Error()
 	}
-	return Failed, c.p.RedactEnv(err.Error())
+	return Failed, err.Error()
 }
 
 // progress prints one line per finished scenario. The caller holds c.mu.

@@ -59,34 +59,13 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 	})
 }
 
-// follow makes a plain request/response call with httpexpect and keeps the
-// result as the last response.
+// follow makes a plain request/response call with httpexpect (fetch) and
+// keeps the result as the last response.
 func (w *World) follow(method, path, accept string, query ...string) (*Response, error) {
-	p, err := w.expand(path)
-	if err != nil {
-		return nil, need(err)
-	}
-	e, rep := w.expect()
-	req, err := w.withAuth(e.Request(method, p))
+	resp, err := w.fetch(method, path, accept, query...)
 	if err != nil {
 		return nil, err
 	}
-	if accept != "" {
-		req = req.WithHeader("Accept", accept)
-	}
-	for i := 0; i+1 < len(query); i += 2 {
-		req = req.WithQuery(query[i], query[i+1])
-	}
-	sent := time.Now()
-	r := req.Expect()
-	if err := rep.err(); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, p, err)
-	}
-	elapsed := time.Since(sent)
-	raw := r.Raw()
-	body := []byte(r.Body().Raw())
-	resp := &Response{Method: method, URL: raw.Request.URL.String(), Status: raw.StatusCode, Header: raw.Header,
-		Body: body, Sent: sent, HeadersAt: elapsed, Reads: []Read{{At: elapsed, End: len(body)}}, Complete: true}
 	w.resp = resp
 	return resp, nil
 }
@@ -233,15 +212,21 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 		}
 		w.threads["that"] = r.Header.Get("X-SVC-Thread-Id")
 		var ab *Response
-		if ab, abortErr = w.follow("POST", "/api/threads/${thread:that}/abort", ""); abortErr == nil {
+		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:that}/abort", ""); abortErr == nil {
 			abortStatus = ab.Status
 		}
 		return false
 	}
-	resp, err := w.do(request{method: "POST", path: path, body: &prompt, stop: abortOnce})
+	rq, err := w.prepared("POST", path, &prompt)
 	if err != nil {
 		return err
 	}
+	rq.stop = abortOnce
+	resp, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	w.resp = resp
 	if abortErr != nil {
 		return fmt.Errorf("abort: %w", abortErr)
 	}

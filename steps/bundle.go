@@ -226,35 +226,35 @@ func (bw *bundleWorld) route(name, id string) (string, string, error) {
 // call sends one bundle request with the bundles key and keeps its response
 // as the scenario's last.
 func (bw *bundleWorld) call(method, p, contentType string, body *string, accept string) (*Response, error) {
-	w := bw.w
-	role, noKey, raw, hs, no := w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders
-	defer func() { w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders = role, noKey, raw, hs, no }()
-	if err := w.useKey("bundles"); err != nil {
-		return nil, err
-	}
-	w.headers, w.noHeaders = map[string]string{}, map[string]bool{}
-	if accept != "" {
-		w.headers["Accept"] = accept
-	}
-	if contentType != "" {
-		w.headers["Content-Type"] = contentType
-	}
-	resp, err := w.do(request{method: method, path: p, body: body})
+	resp, err := bw.exchange(method, p, contentType, body, accept)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.complete(); err != nil {
+	bw.w.resp = resp
+	return resp, nil
+}
+
+// exchange sends one bundle request with the bundles key and returns its
+// response, read to its end.
+func (bw *bundleWorld) exchange(method, p, contentType string, body *string, accept string) (*Response, error) {
+	rq, err := bw.w.keyed("bundles", map[string]string{"Accept": accept, "Content-Type": contentType}, method, p, body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := bw.w.do(rq)
+	if err != nil {
+		return nil, err
+	}
+	if err := resp.complete(); err != nil {
 		return nil, err
 	}
 	return resp, nil
 }
 
-// look is call for a read that a later step should not mistake for the
-// scenario's last response.
+// look is exchange for a read that a later step should not mistake for
+// the scenario's last response.
 func (bw *bundleWorld) look(method, p string) (*Response, error) {
-	last := bw.w.resp
-	defer func() { bw.w.resp = last }()
-	return bw.call(method, p, "", nil, "application/json")
+	return bw.exchange(method, p, "", nil, "application/json")
 }
 
 func (bw *bundleWorld) state(name string) (*installState, error) {

@@ -220,10 +220,16 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 		return err
 	}
 	seen := func(r *Response) bool { return sseHasContent(r.Body, content) }
-	resp, err := w.do(request{method: "POST", path: path, body: &prompt, stop: seen})
+	rq, err := w.prepared("POST", path, &prompt)
 	if err != nil {
 		return err
 	}
+	rq.stop = seen
+	resp, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	w.resp = resp
 	if resp.Status != 200 {
 		return fmt.Errorf("status %d, want 200: %s", resp.Status, abbreviate(resp.Body))
 	}

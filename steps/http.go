@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,24 +53,135 @@ func (r *Response) ArrivalOf(off int) time.Duration {
 // End returns when the last byte arrived.
 func (r *Response) End() time.Duration { return r.ArrivalOf(len(r.Body)) }
 
-// request describes one HTTP call.
+// MaxBody is the most the harness reads of one response body, a stream's
+// whole body included: whatever a target sends, the harness's memory stays
+// bounded.
+const MaxBody = 8 << 20
+
+// BodyTooLargeError says that a response body went past the limit.
+type BodyTooLargeError struct{ Limit int64 }
+
+func (e *BodyTooLargeError) Error() string {
+	return fmt.Sprintf("the body exceeded %d MiB, the most the harness reads of one response", e.Limit>>20)
+}
+
+// Client returns c as the harness uses it against a target, c itself
+// unchanged (nil stands for http.DefaultClient). It follows no redirect: a
+// 3xx is an answer to judge, and following one would send the key and the
+// body wherever the target names. It reads at most MaxBody of a response
+// body; past that, a read fails with a *BodyTooLargeError.
+func Client(c *http.Client) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	cc := *c
+	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	cc.Transport = &limitTransport{base: base, limit: MaxBody}
+	return &cc
+}
+
+// limitTransport bounds the body of every response.
+type limitTransport struct {
+	base  http.RoundTripper
+	limit int64
+}
+
+func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp.Body = &limitedBody{rc: resp.Body, left: t.limit, limit: t.limit}
+	}
+	return resp, err
+}
+
+// limitedBody reads up to limit bytes, then fails if the body goes on.
+type limitedBody struct {
+	rc          io.ReadCloser
+	left, limit int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, &BodyTooLargeError{Limit: b.limit}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// request is one HTTP call as a value: it carries its key and headers, so
+// sending it reads nothing of the World but the target and the deadline.
 type request struct {
-	method, path string
+	method, path string // path may hold ${...} placeholders
 	body         *string
+	// header is sent exactly as given, Authorization included when the
+	// request carries a key. A body is sent as text/plain unless header
+	// sets a Content-Type or omit names it.
+	header http.Header
+	// omit names headers to leave out.
+	omit []string
 	// stop, when set, is asked after every read with the response so far;
 	// when it returns true the client stops reading and closes the
 	// connection (a disconnect).
 	stop func(r *Response) bool
 }
 
-// do sends a request with the scenario's key and headers and reads the whole
-// response under the scenario's deadline. A deadline or a read error is kept
-// in Response.Err, not returned: steps judge it.
-func (w *World) do(rq request) (*Response, error) {
+// prepared returns a request with the key and headers that the scenario's
+// Given steps chose.
+func (w *World) prepared(method, path string, body *string) (request, error) {
 	auth, err := w.authorization()
 	if err != nil {
-		return nil, err
+		return request{}, err
 	}
+	rq := request{method: method, path: path, body: body, header: http.Header{}}
+	if auth != "" {
+		rq.header.Set("Authorization", auth)
+	}
+	for k, v := range w.headers {
+		rq.header.Set(k, v)
+	}
+	for k := range w.noHeaders {
+		rq.omit = append(rq.omit, k)
+	}
+	return rq, nil
+}
+
+// keyed returns a request with the key of a role and the given headers,
+// whatever the scenario chose for its own requests.
+func (w *World) keyed(role string, headers map[string]string, method, path string, body *string) (request, error) {
+	k, err := w.P.Key(role)
+	if err != nil {
+		return request{}, need(err)
+	}
+	rq := request{method: method, path: path, body: body, header: http.Header{}}
+	rq.header.Set("Authorization", "Bearer "+k)
+	for name, v := range headers {
+		if v != "" {
+			rq.header.Set(name, v)
+		}
+	}
+	return rq, nil
+}
+
+// do sends a request and reads the whole response under the scenario's
+// deadline. A deadline or a read error is kept in Response.Err, not
+// returned: steps judge it. It records the exchange in the transcript and
+// changes nothing else: the When steps keep the response they judge.
+func (w *World) do(rq request) (*Response, error) {
 	path, err := w.expand(rq.path)
 	if err != nil {
 		return nil, need(err)
@@ -77,31 +189,10 @@ func (w *World) do(rq request) (*Response, error) {
 	url := strings.TrimRight(w.P.BaseURL, "/") + path
 	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
 	defer cancel()
-	var body io.Reader
-	if rq.body != nil {
-		body = strings.NewReader(*rq.body)
-	}
-	req, err := http.NewRequestWithContext(ctx, rq.method, url, body)
+	req, ex, err := rq.build(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("build request %s %s: %w", rq.method, url, err)
+		return nil, err
 	}
-	if rq.body != nil && !w.noHeaders["Content-Type"] {
-		req.Header.Set("Content-Type", "text/plain")
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	for k, v := range w.headers {
-		req.Header.Set(k, v)
-	}
-	for k := range w.noHeaders {
-		req.Header.Del(k)
-	}
-	ex := Exchange{Method: rq.method, URL: url, Header: req.Header.Clone()}
-	if rq.body != nil {
-		ex.Body = *rq.body
-	}
-
 	resp := &Response{Method: rq.method, URL: url, Sent: time.Now()}
 	hr, err := w.client.Do(req)
 	if err != nil {
@@ -115,52 +206,148 @@ func (w *World) do(rq request) (*Response, error) {
 	defer hr.Body.Close()
 	resp.HeadersAt = time.Since(resp.Sent)
 	resp.Status, resp.Header = hr.StatusCode, hr.Header
-
-	buf := make([]byte, 32<<10)
-	for {
-		n, rerr := hr.Body.Read(buf)
-		if n > 0 {
-			resp.Body = append(resp.Body, buf[:n]...)
-			resp.Reads = append(resp.Reads, Read{At: time.Since(resp.Sent), End: len(resp.Body)})
-			if rq.stop != nil && rq.stop(resp) {
-				cancel() // close the connection: the client goes away
-				resp.Err = errStopped
-				break
-			}
-		}
-		if rerr == io.EOF {
-			resp.Complete = true
-			break
-		}
-		if rerr != nil {
-			resp.Err = rerr
-			if ctx.Err() == context.DeadlineExceeded {
-				resp.Err = fmt.Errorf("the response did not end within %s", w.deadline)
-			}
-			break
-		}
+	resp.read(hr.Body, rq.stop, cancel)
+	if resp.Err != nil && ctx.Err() == context.DeadlineExceeded {
+		resp.Err = fmt.Errorf("the response did not end within %s", w.deadline)
 	}
-	ex.Status, ex.RespHeader, ex.RespBody = resp.Status, resp.Header, string(resp.Body)
+	ex.Status, ex.RespHeader, ex.RespBody = resp.Status, resp.Header, transcriptCopy(resp.Body)
 	ex.Elapsed = resp.End().Round(time.Millisecond).String()
 	if resp.Err != nil && resp.Err != errStopped {
 		ex.Error = resp.Err.Error()
 	}
 	w.record(ex)
-	w.resp = resp
 	return resp, nil
+}
+
+// build returns the *http.Request and the exchange a transcript shows.
+func (rq request) build(ctx context.Context, url string) (*http.Request, Exchange, error) {
+	var body io.Reader
+	if rq.body != nil {
+		body = strings.NewReader(*rq.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, rq.method, url, body)
+	if err != nil {
+		return nil, Exchange{}, fmt.Errorf("build request %s %s: %w", rq.method, url, err)
+	}
+	if rq.body != nil {
+		req.Header.Set("Content-Type", "text/plain")
+	}
+	for k, vs := range rq.header {
+		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	for _, k := range rq.omit {
+		req.Header.Del(k)
+	}
+	ex := Exchange{Method: rq.method, URL: url, Header: req.Header.Clone()}
+	if rq.body != nil {
+		ex.Body = *rq.body
+	}
+	return req, ex, nil
+}
+
+// read reads the body to its end, to stop, to an error or to the body
+// limit (see Client).
+func (resp *Response) read(body io.Reader, stop func(*Response) bool, disconnect func()) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := body.Read(buf)
+		if n > 0 {
+			resp.Body = append(resp.Body, buf[:n]...)
+			resp.noteRead(time.Since(resp.Sent))
+			if stop != nil && stop(resp) {
+				disconnect() // close the connection: the client goes away
+				resp.Err = errStopped
+				return
+			}
+		}
+		if rerr == io.EOF {
+			resp.Complete = true
+			return
+		}
+		if rerr != nil {
+			resp.Err = rerr
+			return
+		}
+	}
+}
+
+// readGrain is the time under which two reads count as one, and maxReads
+// the most reads a Response keeps: a target that sends a byte at a time
+// must not grow the list without bound. Timing rules have tolerances of
+// tens of milliseconds at least.
+const (
+	readGrain = time.Millisecond
+	maxReads  = 1 << 16
+)
+
+// noteRead adds a read that ended at the body's current length.
+func (resp *Response) noteRead(at time.Duration) {
+	if n := len(resp.Reads); n > 0 && (at-resp.Reads[n-1].At < readGrain || n >= maxReads) {
+		// The bytes of this read arrived at most readGrain later than
+		// the read they join says, or the list is full.
+		resp.Reads[n-1].End = len(resp.Body)
+		return
+	}
+	resp.Reads = append(resp.Reads, Read{At: at, End: len(resp.Body)})
+}
+
+// transcriptCopy copies what a transcript can keep of a body (record cuts
+// it), so a large body is not copied whole.
+func transcriptCopy(b []byte) string {
+	if limit := maxTranscriptBody + 4<<10; len(b) > limit {
+		return string(b[:limit]) + "\n[... " + strconv.Itoa(len(b)) + " bytes in all]"
+	}
+	return string(b)
 }
 
 var errStopped = errors.New("the client stopped reading")
 
-// complete returns an error unless the last response was read to its end.
-func (w *World) complete() error {
-	if w.resp == nil {
-		return errors.New("no response yet")
-	}
-	if !w.resp.Complete {
-		return fmt.Errorf("%s %s: %v", w.resp.Method, w.resp.URL, w.resp.Err)
+// complete returns an error unless the response was read to its end.
+func (r *Response) complete() error {
+	if !r.Complete {
+		return fmt.Errorf("%s %s: %v", r.Method, r.URL, r.Err)
 	}
 	return nil
+}
+
+// complete returns an error unless the last response was read to its end.
+func (w *World) complete() error {
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	return r.complete()
+}
+
+// fetch makes a plain request/response call with httpexpect (follow-up
+// routes) with the scenario's key, and returns the response; like do, it
+// changes nothing of the World but the transcript.
+func (w *World) fetch(method, path, accept string, query ...string) (*Response, error) {
+	p, err := w.expand(path)
+	if err != nil {
+		return nil, need(err)
+	}
+	e, rep := w.expect()
+	req, err := w.withAuth(e.Request(method, p))
+	if err != nil {
+		return nil, err
+	}
+	if accept != "" {
+		req = req.WithHeader("Accept", accept)
+	}
+	for i := 0; i+1 < len(query); i += 2 {
+		req = req.WithQuery(query[i], query[i+1])
+	}
+	sent := time.Now()
+	r := req.Expect()
+	if err := rep.err(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, p, err)
+	}
+	elapsed := time.Since(sent)
+	raw := r.Raw()
+	body := []byte(r.Body().Raw())
+	return &Response{Method: method, URL: raw.Request.URL.String(), Status: raw.StatusCode, Header: raw.Header,
+		Body: body, Sent: sent, HeadersAt: elapsed, Reads: []Read{{At: elapsed, End: len(body)}}, Complete: true}, nil
 }
 
 // expect returns an httpexpect client for plain request/response calls

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -175,22 +176,77 @@ var registered struct {
 // is compiled once, not once per scenario as sc.Step would: godog sets every
 // step up again for each scenario.
 func step(sc *godog.ScenarioContext, expr string, fn any, needs ...string) {
+	d, err := register(expr, needs)
+	if err != nil {
+		panic(err)
+	}
+	bind(sc, d, fn)
+}
+
+// register records a step definition with its needs, once per expression.
+// An expression registered again with other needs is an error: the needs of
+// a step would depend on which registration ran first.
+func register(expr string, needs []string) (*registeredStep, error) {
 	registered.Lock()
+	defer registered.Unlock()
 	d, ok := registered.byExpr[expr]
-	switch {
-	case !ok:
+	if !ok {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, fmt.Errorf("step %q: %w", expr, err)
+		}
 		if registered.byExpr == nil {
 			registered.byExpr = map[string]*registeredStep{}
 		}
-		d = &registeredStep{expr: expr, re: regexp.MustCompile(expr), needs: append([]string(nil), needs...)}
+		d = &registeredStep{expr: expr, re: re, needs: append([]string(nil), needs...)}
 		registered.byExpr[expr] = d
 		registered.steps = append(registered.steps, d)
-	case strings.Join(d.needs, "\x00") != strings.Join(needs, "\x00"):
-		registered.Unlock()
-		panic(fmt.Sprintf("step %q is registered twice, needing %q and %q", expr, d.needs, needs))
+		return d, nil
 	}
-	registered.Unlock()
+	if strings.Join(d.needs, "\x00") != strings.Join(needs, "\x00") {
+		return nil, fmt.Errorf("step %q is registered twice, needing %q and %q", expr, d.needs, needs)
+	}
+	return d, nil
+}
+
+// bind binds a registered step to a scenario. The error the step returns
+// is cleaned by the scenario's World (cleanErr) before godog sees it, so no
+// writer (godog's cucumber formatter included) ever gets a key or a raw
+// target byte from a step.
+func bind(sc *godog.ScenarioContext, d *registeredStep, fn any) {
+	if w, ok := binding.Load(sc); ok {
+		fn = cleaning(w.(*World), fn)
+	}
 	sc.Step(d.re, fn)
+}
+
+// binding holds the World of each scenario context while its steps are
+// bound (Suite.InitializeScenario).
+var binding sync.Map
+
+var errorType = reflect.TypeOf((*error)(nil)).Elem()
+
+// cleaning returns fn with its error result passed through w.cleanErr.
+// The function keeps its type: godog reads a step's arguments from it.
+func cleaning(w *World, fn any) any {
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	if t.Kind() != reflect.Func || t.NumOut() == 0 || t.Out(t.NumOut()-1) != errorType {
+		return fn
+	}
+	last := t.NumOut() - 1
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		var out []reflect.Value
+		if t.IsVariadic() {
+			out = v.CallSlice(args)
+		} else {
+			out = v.Call(args)
+		}
+		if err, _ := out[last].Interface().(error); err != nil {
+			out[last] = reflect.ValueOf(w.cleanErr(err)).Convert(errorType)
+		}
+		return out
+	}).Interface()
 }
 
 // registeredSteps returns every step definition with its needs. They are

@@ -144,8 +144,16 @@ func (w *World) invoke(path, prompt string) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.do(request{method: "POST", path: path, body: &p})
-	return err
+	rq, err := w.prepared("POST", path, &p)
+	if err != nil {
+		return err
+	}
+	resp, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	w.resp = resp
+	return nil
 }
 
 // prompt expands a prompt, checks that the target can show what it asks
@@ -165,19 +173,15 @@ func (w *World) prompt(text string) (string, error) {
 // sideRequest runs a request with the given key role and headers without
 // touching the scenario's own request settings.
 func (w *World) sideRequest(role string, headers map[string]string, rq request) (*Response, error) {
-	keyRole, noKey, rawAuth, hs, no, last := w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders, w.resp
-	defer func() {
-		w.keyRole, w.noKey, w.rawAuth, w.headers, w.noHeaders, w.resp = keyRole, noKey, rawAuth, hs, no, last
-	}()
-	if err := w.useKey(role); err != nil {
+	rq, err := w.keyed(role, headers, rq.method, rq.path, rq.body)
+	if err != nil {
 		return nil, err
 	}
-	w.headers, w.noHeaders = headers, map[string]bool{}
 	resp, err := w.do(rq)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.complete(); err != nil {
+	if err := resp.complete(); err != nil {
 		return nil, err
 	}
 	return resp, nil

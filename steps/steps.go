@@ -39,10 +39,7 @@ var stepSets = []func(*godog.ScenarioContext, *World){
 // InitializeScenario is a godog ScenarioInitializer. godog calls it once per
 // scenario, so the World captured by the step closures is the scenario's own.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
-	client := s.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := Client(s.Client)
 	w := &World{}
 	w.reset(context.Background(), s.Profile, client, nil)
 	sc.Before(func(ctx context.Context, gsc *godog.Scenario) (context.Context, error) {
@@ -75,6 +72,8 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		}
 		return ctx, nil
 	})
+	binding.Store(sc, w)
+	defer binding.Delete(sc)
 	for _, set := range stepSets {
 		set(sc, w)
 	}

@@ -20,6 +20,8 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/internal/safetext"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -39,6 +41,7 @@ type World struct {
 	ctx      context.Context
 	deadline time.Duration
 	tags     []string
+	redact   *profile.Redactor
 
 	// Request being prepared.
 	keyRole   string            // "" with noKey: no Authorization
@@ -88,6 +91,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.P, w.client, w.ctx, w.tags = p, client, ctx, tags
+	w.redact = p.Redactor()
 	w.deadline = DefaultDeadline
 	for _, t := range tags {
 		if t == "@slow" {
@@ -103,50 +107,122 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.echoSent = false
 }
 
-// Transcript returns the scenario's exchanges with every key replaced by a
-// reference to its environment variable ($INVOKECONF_KEYS_AGENT), so a
-// report can turn an exchange into a curl command that works once the
-// variables are set.
+// Transcript returns the scenario's exchanges. Every key in them is
+// replaced by a reference to its environment variable
+// ($INVOKECONF_KEYS_AGENT), so a report can turn an exchange into a curl
+// command that works once the variables are set; every piece of a key's
+// secret is hidden, and the target's bytes are made safe to show
+// (safetext.Clean).
 func (w *World) Transcript() []Exchange {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]Exchange, len(w.transcript))
-	redact := w.P.EnvRedactor()
-	for i, e := range w.transcript {
-		e.URL = redact(e.URL)
-		e.Header = redactHeader(redact, e.Header)
-		e.RespHeader = redactHeader(redact, e.RespHeader)
-		e.Body = redact(e.Body)
-		e.RespBody = redact(e.RespBody)
-		e.Error = redact(e.Error)
-		out[i] = e
-	}
-	return out
+	return append([]Exchange(nil), w.transcript...)
 }
 
+// record keeps an exchange, redacted before it is cut: a cut inside a key
+// would leave a piece that no whole-key redaction recognises.
 func (w *World) record(e Exchange) {
+	clean := func(s string) string {
+		return safetext.Clean(w.redact.Cut(s, maxTranscriptBody, "\n[... truncated]"))
+	}
+	e.Method, e.URL, e.Elapsed, e.Error = clean(e.Method), clean(e.URL), clean(e.Elapsed), clean(e.Error)
+	e.Body, e.RespBody = clean(e.Body), clean(e.RespBody)
+	e.Header, e.RespHeader = cleanHeader(clean, e.Header), cleanHeader(clean, e.RespHeader)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(e.Body) > maxTranscriptBody {
-		e.Body = e.Body[:maxTranscriptBody] + "\n[... truncated]"
-	}
-	if len(e.RespBody) > maxTranscriptBody {
-		e.RespBody = e.RespBody[:maxTranscriptBody] + "\n[... truncated]"
-	}
 	w.transcript = append(w.transcript, e)
 }
 
-func redactHeader(redact func(string) string, h http.Header) http.Header {
+// cleanHeader applies clean to a header's names and values.
+func cleanHeader(clean func(string) string, h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
 	out := http.Header{}
 	for k, vs := range h {
 		for _, v := range vs {
-			out.Add(k, redact(v))
+			out[clean(k)] = append(out[clean(k)], clean(v))
 		}
 	}
 	return out
+}
+
+// maxMessage bounds a step's failure message, and maxActual the actual
+// value of a structured failure; both are redacted before they are cut.
+const (
+	maxMessage = 4 << 10
+	maxActual  = 1 << 10
+)
+
+// cleanErr returns err as a reader may see it: keys and their pieces
+// hidden, bounded, target bytes made safe. The error chain stays
+// (errors.Is, errors.As); a structured failure in it is cleaned in place.
+func (w *World) cleanErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if f, ok := outcome.AsFailure(err); ok {
+		f.Check = w.cleanText(f.Check, maxMessage)
+		f.Expected = w.cleanText(f.Expected, maxMessage)
+		f.Actual = w.cleanText(f.Actual, maxActual)
+		f.Spec = w.cleanText(f.Spec, maxMessage)
+	}
+	msg := err.Error()
+	c := w.cleanText(msg, maxMessage)
+	if note := w.redirectNote(); note != "" && !strings.Contains(c, "Location") {
+		c += note
+		if f, ok := outcome.AsFailure(err); ok {
+			f.Actual += note
+		}
+	}
+	if c != msg {
+		return &cleanError{msg: c, err: err}
+	}
+	return err
+}
+
+// redirectNote says so when the scenario's last answer was a redirect,
+// which the harness does not follow (Client): a failure after it is most
+// likely about it.
+func (w *World) redirectNote() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.transcript) == 0 {
+		return ""
+	}
+	e := w.transcript[len(w.transcript)-1]
+	if e.Status < 300 || e.Status > 399 {
+		return ""
+	}
+	return fmt.Sprintf(" (the last answer, to %s %s, was a redirect: %d, Location: %q; the harness follows no redirect)",
+		e.Method, e.URL, e.Status, e.RespHeader.Get("Location"))
+}
+
+// cleanText redacts s, cuts it to n bytes and makes it safe to show.
+func (w *World) cleanText(s string, n int) string {
+	return safetext.Clean(w.redact.Cut(s, n, " [... cut]"))
+}
+
+// cleanError is an error whose message was cleaned; it unwraps to the
+// original.
+type cleanError struct {
+	msg string
+	err error
+}
+
+func (e *cleanError) Error() string { return e.msg }
+func (e *cleanError) Unwrap() error { return e.err }
+
+// ErrNoResponse says that a step judges the last response of a scenario
+// that has made no request yet: the feature lacks a When step.
+var ErrNoResponse = errors.New("no response yet: no request was made before this step")
+
+// last returns the scenario's last response, the one the When steps keep.
+func (w *World) last() (*Response, error) {
+	if w.resp == nil {
+		return nil, ErrNoResponse
+	}
+	return w.resp, nil
 }
 
 // untested marks a scenario that cannot run because the profile lacks a

@@ -1,0 +1,96 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+)
+
+func testKeys() *Profile {
+	return &Profile{Keys: Keys{Agent: "sk-svc-alice-kagent-3f9a1c7e5b2d4860", Alias: "sk-svc-alice-kalias-8d2e6f1a9c3b7054",
+		Expired: "plainkeywithoutdashes"}}
+}
+
+// leaks returns the first FragmentMin-long piece of a secret found in s.
+func leaks(p *Profile, s string) string {
+	for _, k := range p.Secrets() {
+		sec := secretOf(k)
+		for i := 0; i+FragmentMin <= len(sec); i++ {
+			if strings.Contains(s, sec[i:i+FragmentMin]) {
+				return sec[i : i+FragmentMin]
+			}
+		}
+	}
+	return ""
+}
+
+func TestRedactorWholeKeys(t *testing.T) {
+	p := testKeys()
+	got := p.RedactEnv("Bearer sk-svc-alice-kagent-3f9a1c7e5b2d4860, sk-svc-alice-kalias-8d2e6f1a9c3b7054 plainkeywithoutdashes")
+	want := "Bearer $INVOKECONF_KEYS_AGENT, $INVOKECONF_KEYS_ALIAS $INVOKECONF_KEYS_EXPIRED"
+	if got != want {
+		t.Fatalf("RedactEnv = %q, want %q", got, want)
+	}
+}
+
+// TestRedactorPieces: any piece of a secret from FragmentMin characters on is
+// hidden wherever it stands; shorter pieces and the public part stay.
+func TestRedactorPieces(t *testing.T) {
+	p := testKeys()
+	r := p.Redactor()
+	for _, k := range p.Secrets() {
+		for i := 0; i < len(k); i++ {
+			for j := i + 1; j <= len(k); j++ {
+				in := "<" + k[i:j] + ">"
+				got := r.Redact(in)
+				if l := leaks(p, got); l != "" {
+					t.Fatalf("Redact(%q) = %q leaks %q", in, got, l)
+				}
+			}
+		}
+	}
+	for in, want := range map[string]string{
+		"3f9a1":                       "3f9a1",
+		"x3f9a1cy":                    "x[redacted]y",
+		"3f9a1c7e5b2d4860":            "[redacted]",
+		"3f9a1c 8d2e6f":               "[redacted] [redacted]",
+		"sk-svc-alice-kagent-3f9a1c7": "sk-svc-alice-kagent-[redacted]",
+		"keywit":                      "[redacted]",
+		"nothing here":                "nothing here",
+	} {
+		if got := r.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRedactorCutsAfterRedacting: a key at every offset around a cut leaves
+// no piece of its secret.
+func TestRedactorCutsAfterRedacting(t *testing.T) {
+	p := testKeys()
+	r := p.Redactor()
+	const n = 300
+	for _, k := range p.Secrets() {
+		for off := n - len(k) - 2; off <= n+2; off++ {
+			in := strings.Repeat("a", off) + k + strings.Repeat("b", 50)
+			got := r.Cut(in, n, "...")
+			if l := leaks(p, got); l != "" {
+				t.Fatalf("key at %d: Cut leaks %q: %q", off, l, got[n-60:])
+			}
+			// The old order, cut then redact, leaks: the test can fail.
+			if pub := len(k) - len(secretOf(k)); off == n-pub-10 && leaks(p, strings.ReplaceAll(in[:n], k, "KEY")) == "" {
+				t.Fatalf("cutting first and then replacing whole keys should leak at %d", off)
+			}
+		}
+	}
+	if got := r.Cut("short", n, "..."); got != "short" {
+		t.Errorf("Cut of a short text = %q", got)
+	}
+}
+
+func TestRedactKeepsPublicPart(t *testing.T) {
+	p := &Profile{Keys: Keys{Agent: "sk-svc-alice-k1-topsecret1"}}
+	got := p.Redact("Bearer sk-svc-alice-k1-topsecret1 and ecret1x")
+	if got != "Bearer sk-svc-alice-k1-REDACTED and [redacted]x" {
+		t.Fatalf("Redact = %q", got)
+	}
+}
