@@ -85,7 +85,7 @@ Feature: Event objects
       @say here I am
       """
     Then the status is 200
-    And an event has waitingOnModel set
+    And an event has waitingOnModel set before the first event with content
 
   @EVT-09
   Scenario: Composing tool arguments is signalled with toolInput
@@ -95,4 +95,4 @@ Feature: Event objects
       @tool ${agents.main.plainTool} {"q":"x"}
       """
     Then the status is 200
-    And an event has toolInput set
+    And an event has toolInput set before the first event with toolCall

@@ -3,14 +3,18 @@
 // comment lines, the order of fields, the blank line that ends a frame, and
 // frames without an id.
 //
-// A frame is the run of lines up to a blank line. Lines may end in "\n",
-// "\r\n" or "\r", as the SSE grammar allows.
+// A frame is the run of field lines up to a blank line. A comment line is an
+// item of its own, wherever it stands, with the offset at which its line
+// ended: a keepalive written alone at 20 s is seen at 20 s, not when the next
+// frame's blank line arrives. Lines may end in "\n", "\r\n" or "\r", as the
+// SSE grammar allows.
+//
+// Parser reads a stream as its bytes arrive, each byte once, so a caller that
+// watches a growing body pays for each new byte only.
 package sseframe
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -23,20 +27,23 @@ type Line struct {
 	Raw   string
 	Name  string
 	Value string
+	// End is the byte offset just after the line's ending (or after its last
+	// byte when the stream ended inside it).
+	End int
 }
 
 // IsComment reports whether the line is a comment line.
 func (l Line) IsComment() bool { return strings.HasPrefix(l.Raw, ":") }
 
-// Frame is the run of lines up to a blank line.
+// Frame is the run of field lines up to a blank line, or one comment line.
 type Frame struct {
 	Lines []Line
 	// Terminated is false for a last frame that the stream ended without a
-	// blank line after.
+	// blank line after (for a comment: without a line ending).
 	Terminated bool
-	// End is the byte offset just after the frame's blank line (or after its
-	// last line when not terminated), so a caller that timed the arrival of
-	// bytes can tell when the frame arrived.
+	// End is the byte offset just after the frame's blank line (a comment:
+	// after its line; not terminated: after its last byte), so a caller that
+	// timed the arrival of bytes can tell when the frame arrived.
 	End int
 }
 
@@ -81,92 +88,134 @@ func (f Frame) String() string {
 	return b.String()
 }
 
+// Parser splits a stream into frames as its bytes are fed in.
+type Parser struct {
+	offset int    // bytes fed so far
+	line   []byte // the line being read
+	cr     bool   // the last byte ended a line with '\r': a '\n' next belongs to it
+	frame  Frame  // the frame being built
+	closed bool
+}
+
+// Feed parses the next bytes of the stream and calls emit with every frame
+// and comment line they complete, in stream order.
+func (p *Parser) Feed(b []byte, emit func(Frame)) {
+	for len(b) > 0 {
+		if p.cr && b[0] == '\n' {
+			p.cr = false
+			p.offset++
+			b = b[1:]
+			continue
+		}
+		p.cr = false
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			p.line = append(p.line, b...)
+			p.offset += len(b)
+			return
+		}
+		p.line = append(p.line, b[:i]...)
+		p.offset += i + 1
+		p.cr = b[i] == '\r'
+		b = b[i+1:]
+		p.endLine(emit)
+	}
+}
+
+// endLine handles a line that ended at the current offset.
+func (p *Parser) endLine(emit func(Frame)) {
+	raw := string(p.line)
+	p.line = p.line[:0]
+	if raw == "" {
+		if len(p.frame.Lines) == 0 {
+			return // stray blank line between frames
+		}
+		p.frame.Terminated, p.frame.End = true, p.offset
+		emit(p.frame)
+		p.frame = Frame{}
+		return
+	}
+	l := parseLine(raw, p.offset)
+	if l.IsComment() {
+		emit(Frame{Lines: []Line{l}, Terminated: true, End: p.offset})
+		return
+	}
+	p.frame.Lines = append(p.frame.Lines, l)
+}
+
+// Close ends the stream: a line or frame it cut short is emitted with
+// Terminated false.
+func (p *Parser) Close(emit func(Frame)) {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	if len(p.line) > 0 {
+		l := parseLine(string(p.line), p.offset)
+		p.line = nil
+		if l.IsComment() {
+			emit(Frame{Lines: []Line{l}, End: p.offset})
+		} else {
+			p.frame.Lines = append(p.frame.Lines, l)
+		}
+	}
+	if len(p.frame.Lines) > 0 {
+		p.frame.End = p.offset
+		emit(p.frame)
+		p.frame = Frame{}
+	}
+}
+
+// Offset returns the number of bytes fed so far.
+func (p *Parser) Offset() int { return p.offset }
+
+func parseLine(raw string, end int) Line {
+	name, value, found := strings.Cut(raw, ":")
+	if !found {
+		return Line{Raw: raw, Name: raw, End: end}
+	}
+	return Line{Raw: raw, Name: name, Value: strings.TrimPrefix(value, " "), End: end}
+}
+
 // Reader reads frames from a stream.
 type Reader struct {
-	r      *bufio.Reader
-	offset int
-	err    error
+	r       io.Reader
+	p       Parser
+	pending []Frame
+	buf     []byte
+	err     error
 }
 
 // NewReader returns a Reader that reads frames from r.
-func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReader(r)} }
+func NewReader(r io.Reader) *Reader { return &Reader{r: r, buf: make([]byte, 32<<10)} }
 
-// Next returns the next frame. At the end of the stream it returns io.EOF; a
-// partial last frame is returned first with Terminated false. Comment lines
-// that stand alone between frames are returned as frames of their own.
+// Next returns the next frame or comment line. At the end of the stream it
+// returns io.EOF; a partial last frame is returned first with Terminated
+// false.
 func (r *Reader) Next() (Frame, error) {
-	if r.err != nil {
-		return Frame{}, r.err
-	}
-	var f Frame
-	for {
-		raw, err := r.readLine()
+	emit := func(f Frame) { r.pending = append(r.pending, f) }
+	for len(r.pending) == 0 {
+		if r.err != nil {
+			return Frame{}, r.err
+		}
+		n, err := r.r.Read(r.buf)
+		r.p.Feed(r.buf[:n], emit)
 		if err != nil {
+			r.p.Close(emit)
 			r.err = err
-			f.End = r.offset
-			if len(f.Lines) > 0 {
-				return f, nil
-			}
-			return Frame{}, err
 		}
-		if raw == "" {
-			if len(f.Lines) == 0 {
-				continue // stray blank line between frames
-			}
-			f.Terminated = true
-			f.End = r.offset
-			return f, nil
-		}
-		f.Lines = append(f.Lines, parseLine(raw))
 	}
+	f := r.pending[0]
+	r.pending = r.pending[1:]
+	return f, nil
 }
 
-// readLine reads one line, accepting "\n", "\r\n" and "\r" as endings.
-func (r *Reader) readLine() (string, error) {
-	var b bytes.Buffer
-	for {
-		c, err := r.r.ReadByte()
-		if err != nil {
-			if err == io.EOF && b.Len() > 0 {
-				return b.String(), nil
-			}
-			return "", err
-		}
-		r.offset++
-		switch c {
-		case '\n':
-			return b.String(), nil
-		case '\r':
-			if next, err := r.r.Peek(1); err == nil && next[0] == '\n' {
-				_, _ = r.r.ReadByte()
-				r.offset++
-			}
-			return b.String(), nil
-		}
-		b.WriteByte(c)
-	}
-}
-
-func parseLine(raw string) Line {
-	name, value, found := strings.Cut(raw, ":")
-	if !found {
-		return Line{Raw: raw, Name: raw}
-	}
-	return Line{Raw: raw, Name: name, Value: strings.TrimPrefix(value, " ")}
-}
-
-// ReadAll splits a whole stream into frames.
+// ReadAll splits a whole stream into frames and comment lines.
 func ReadAll(b []byte) ([]Frame, error) {
-	r := NewReader(bytes.NewReader(b))
 	var frames []Frame
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			return frames, nil
-		}
-		if err != nil {
-			return frames, fmt.Errorf("read SSE frame: %w", err)
-		}
-		frames = append(frames, f)
-	}
+	emit := func(f Frame) { frames = append(frames, f) }
+	var p Parser
+	p.Feed(b, emit)
+	p.Close(emit)
+	return frames, nil
 }

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
-	"github.com/onsi/gomega"
+
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // eventSteps: the event objects of events.feature (EVT-*).
@@ -17,7 +18,12 @@ func eventSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^an event has toolCall with name "(.*)"$`, func(v string) error { return w.innerField("toolCall", "name", v) })
 	step(sc, `^an event has step with description "(.*)"$`, func(v string) error { return w.innerField("step", "description", v) })
 	step(sc, `^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, w.promptEvent)
-	step(sc, `^an event has (waitingOnModel|toolInput) set$`, w.fieldSet)
+	step(sc, `^an event has waitingOnModel set before the first event with content$`, func() error {
+		return w.setBefore("waitingOnModel", "content", "the model's first content")
+	})
+	step(sc, `^an event has toolInput set before the first event with toolCall$`, func() error {
+		return w.setBefore("toolInput", "toolCall", "its toolCall")
+	})
 }
 
 // dataFramesAreObjects: EVT-01, on the raw frames so that a frame a parser
@@ -32,7 +38,7 @@ func (w *World) dataFramesAreObjects() error {
 			continue
 		}
 		if _, err := f.Object(); err != nil {
-			return fmt.Errorf("%w, frame:\n%s", err, f.String())
+			return outcome.Fail("an SSE data frame", "one JSON object", quoteFrame(f))
 		}
 	}
 	return nil
@@ -46,7 +52,13 @@ func (w *World) events() ([]map[string]any, error) {
 	return w.resp.Events()
 }
 
-// atMostOneRicher: EVT-04.
+func quoteEvent(ev map[string]any) string {
+	b, _ := json.Marshal(ev)
+	return abbreviate(b)
+}
+
+// atMostOneRicher: EVT-04. A richer field that is null, false or "" is not
+// set.
 func (w *World) atMostOneRicher() error {
 	evs, err := w.events()
 	if err != nil {
@@ -60,8 +72,8 @@ func (w *World) atMostOneRicher() error {
 			}
 		}
 		if len(set) > 1 {
-			b, _ := json.Marshal(ev)
-			return fmt.Errorf("an event sets %s: %s", strings.Join(set, " and "), b)
+			return outcome.Failf("an event", "at most one richer field set",
+				"%s set: %s", strings.Join(set, " and "), quoteEvent(ev))
 		}
 	}
 	return nil
@@ -74,25 +86,28 @@ func (w *World) eventIDs() error {
 		return err
 	}
 	thread := w.resp.Header.Get("X-SVC-Thread-Id")
-	return check(func(g gomega.Gomega) {
-		n := 0
-		for _, f := range frames {
-			if !f.IsEvent() {
-				continue
-			}
-			n++
-			obj, err := f.Object()
-			g.Expect(err).NotTo(gomega.HaveOccurred())
-			id, _ := f.Field("id")
-			g.Expect(obj).To(gomega.HaveKeyWithValue("runID", strings.TrimSuffix(id, ":after")), "runID of event:\n%s", f.String())
-			if thread != "" {
-				g.Expect(obj).To(gomega.HaveKeyWithValue("threadID", thread), "threadID of event:\n%s", f.String())
-			} else {
-				g.Expect(obj["threadID"]).To(gomega.BeAssignableToTypeOf(""), "threadID of event:\n%s", f.String())
-			}
+	n := 0
+	for _, f := range frames {
+		if !f.IsEvent() {
+			continue
 		}
-		g.Expect(n).To(gomega.BeNumerically(">", 0), "the stream holds no event")
-	})
+		n++
+		obj, err := f.Object()
+		if err != nil {
+			return outcome.Fail("an SSE data frame", "one JSON object", quoteFrame(f))
+		}
+		id, _ := f.Field("id")
+		run, okR := idString(obj["runID"])
+		th, okT := idString(obj["threadID"])
+		if !okR || run != strings.TrimSuffix(id, ":after") || !okT || (thread != "" && th != thread) {
+			return outcome.Failf("an event", fmt.Sprintf("runID equal to its id line and threadID %q (the X-SVC-Thread-Id header)", thread),
+				"%s", quoteFrame(f))
+		}
+	}
+	if n == 0 {
+		return outcome.Fail("the SSE stream", "at least one event", "none")
+	}
+	return nil
 }
 
 // innerField: EVT-05 and EVT-06, an event whose richer field carries the
@@ -111,7 +126,8 @@ func (w *World) innerField(field, inner, want string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("no event has %s.%s = %q; events: %s", field, inner, want, abbreviate(w.resp.Body))
+	return outcome.Failf("the SSE events", fmt.Sprintf("an event with %s.%s = %q", field, inner, want),
+		"%d events without it: %s", len(evs), abbreviate(w.resp.Body))
 }
 
 // promptEvent: EVT-07. The inner structure of fields is not shown, so only
@@ -126,25 +142,35 @@ func (w *World) promptEvent(message, sensitive string) error {
 		if !ok {
 			continue
 		}
-		return check(func(g gomega.Gomega) {
-			g.Expect(p).To(gomega.HaveKeyWithValue("message", message))
-			g.Expect(p).To(gomega.HaveKeyWithValue("sensitive", sensitive == "true"))
-			g.Expect(p).To(gomega.HaveKey("fields"))
-		})
+		_, hasFields := p["fields"]
+		if p["message"] != message || p["sensitive"] != (sensitive == "true") || !hasFields {
+			return outcome.Failf("the prompt event", fmt.Sprintf("message %q, sensitive %s and fields", message, sensitive),
+				"%s", quoteEvent(ev))
+		}
+		return nil
 	}
-	return fmt.Errorf("no event has a prompt object; events: %s", abbreviate(w.resp.Body))
+	return outcome.Failf("the SSE events", "an event with a prompt object", "%d events without one: %s",
+		len(evs), abbreviate(w.resp.Body))
 }
 
-// fieldSet: EVT-08, EVT-09.
-func (w *World) fieldSet(field string) error {
+// setBefore: EVT-08 and EVT-09, where the spec's words give an order:
+// waitingOnModel means the model has not started responding, so it comes
+// before the first content; toolInput means the model composes the
+// arguments, so it comes before the tool is invoked.
+func (w *World) setBefore(field, later, what string) error {
 	evs, err := w.events()
 	if err != nil {
 		return err
 	}
-	for _, ev := range evs {
+	for i, ev := range evs {
 		if isSet(ev, field) {
 			return nil
 		}
+		if isSet(ev, later) {
+			return outcome.Failf("the SSE events", fmt.Sprintf("an event with %s set before %s", field, what),
+				"event %d sets %s first: %s", i, later, quoteEvent(ev))
+		}
 	}
-	return fmt.Errorf("no event has %s set; events: %s", field, abbreviate(w.resp.Body))
+	return outcome.Failf("the SSE events", fmt.Sprintf("an event with %s set before %s", field, what),
+		"%d events, none with %s set", len(evs), field)
 }

@@ -1,15 +1,16 @@
 package steps
 
 import (
-	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
-	"github.com/onsi/gomega"
 
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/sseframe"
 )
 
@@ -21,8 +22,12 @@ func formatSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the response is a JSON envelope whose items' content is "(.*)"$`, w.envelopeAnswerIs)
 	step(sc, `^the envelope's last item has runComplete true$`, w.envelopeLastComplete)
 	step(sc, `^the body did not begin before (\S+) had passed$`, w.bodyNotBefore)
+	step(sc, `^the envelope holds a toolCall with name "(.*)" and a step with description "(.*)"$`, w.envelopeHoldsRicher)
+	step(sc, `^every item of the envelope has the same runID and threadID equal to the X-SVC-Thread-Id header$`, w.envelopeItemIDs)
 	step(sc, `^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, w.fragmentsSpaced)
+	step(sc, `^each of the fragments (.+), produced (\S+) apart, arrived within (\S+) of when it was produced, counted from the first$`, w.fragmentsOnTime)
 	step(sc, `^I invoke "([^"]*)" with the prompt below and disconnect after the content "(.*)":$`, w.invokeAndDisconnect)
+	step(sc, `^the events of that run, fetched by its runID as JSON, contain "([^"]*)" but not "([^"]*)"$`, w.disconnectedRunEvents)
 }
 
 func (w *World) isSSE() error {
@@ -30,7 +35,7 @@ func (w *World) isSSE() error {
 		return fmt.Errorf("no response yet")
 	}
 	if mt := w.resp.MediaType(); mt != "text/event-stream" {
-		return fmt.Errorf("Content-Type %q, want text/event-stream", w.resp.Header.Get("Content-Type"))
+		return outcome.Fail("the response's Content-Type", "text/event-stream", strconv.Quote(w.resp.Header.Get("Content-Type")))
 	}
 	return nil
 }
@@ -52,9 +57,10 @@ func (w *World) sseAnswerIs(want string) error {
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(concatContent(evs)).To(gomega.Equal(want), "concatenated content of the SSE events")
-	})
+	if got := concatContent(evs); got != want {
+		return outcome.Fail("the concatenated content of the SSE events", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got))))
+	}
+	return nil
 }
 
 // expandQuoted unquotes a step argument and expands its placeholders.
@@ -82,7 +88,7 @@ func (w *World) eventArrival(content string) (time.Duration, error) {
 			return f.At, nil
 		}
 	}
-	return 0, fmt.Errorf("no event with content %q in the stream", content)
+	return 0, outcome.Fail("the SSE stream", fmt.Sprintf("an event with content %q", content), "no such event")
 }
 
 func (w *World) eventGap(first, gap, second string) error {
@@ -102,16 +108,21 @@ func (w *World) eventGap(first, gap, second string) error {
 		return err
 	}
 	if b-a < d {
-		return fmt.Errorf("%q arrived at %s and %q at %s: %s apart, want at least %s (the stream is not live)",
-			first, a.Round(time.Millisecond), second, b.Round(time.Millisecond), (b - a).Round(time.Millisecond), d)
+		return outcome.Failf("the live SSE stream", fmt.Sprintf("%q at least %s after %q", second, d, first),
+			"%q at %s and %q at %s, %s apart", first, ms(a), second, ms(b), ms(b-a))
 	}
 	return nil
 }
 
-func (w *World) envelopeAnswerIs(want string) error {
+// envelope returns the items of a complete JSON envelope.
+func (w *World) envelope() ([]map[string]any, error) {
 	if err := w.complete(); err != nil {
-		return err
+		return nil, err
 	}
+	return w.resp.EnvelopeItems()
+}
+
+func (w *World) envelopeAnswerIs(want string) error {
 	if err := w.needEcho(); err != nil {
 		return err
 	}
@@ -119,25 +130,88 @@ func (w *World) envelopeAnswerIs(want string) error {
 	if err != nil {
 		return err
 	}
-	items, err := w.resp.EnvelopeItems()
+	items, err := w.envelope()
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(concatContent(items)).To(gomega.Equal(want), "concatenated content of the envelope's items")
-	})
+	if got := concatContent(items); got != want {
+		return outcome.Fail("the concatenated content of the envelope's items", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got))))
+	}
+	return nil
 }
 
 func (w *World) envelopeLastComplete() error {
-	items, err := w.resp.EnvelopeItems()
+	items, err := w.envelope()
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(items).NotTo(gomega.BeEmpty(), "the envelope holds no items")
-		g.Expect(items[len(items)-1]).To(gomega.HaveKeyWithValue("runComplete", true),
-			"the envelope should hold every event of the run, the final one (runComplete true) last")
-	})
+	if len(items) == 0 || items[len(items)-1]["runComplete"] != true {
+		return outcome.Failf("the envelope's last item", "runComplete true (every event of the run, the final one last)",
+			"%d items, the last: %s", len(items), lastItem(items))
+	}
+	return nil
+}
+
+func lastItem(items []map[string]any) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	b, _ := json.Marshal(items[len(items)-1])
+	return abbreviate(b)
+}
+
+// envelopeHoldsRicher: FMT-07, the items are all events of the run, not only
+// those with content: the script's tool call and step are among them.
+func (w *World) envelopeHoldsRicher(tool, step string) error {
+	tool, err := w.expand(tool)
+	if err != nil {
+		return need(err)
+	}
+	items, err := w.envelope()
+	if err != nil {
+		return err
+	}
+	var seenTool, seenStep bool
+	for _, it := range items {
+		if m, ok := it["toolCall"].(map[string]any); ok && m["name"] == tool {
+			seenTool = true
+		}
+		if m, ok := it["step"].(map[string]any); ok && m["description"] == step {
+			seenStep = true
+		}
+	}
+	if !seenTool || !seenStep {
+		return outcome.Failf("the envelope's items", fmt.Sprintf("all events of the run: a toolCall named %q and a step %q", tool, step),
+			"toolCall found: %t, step found: %t, in %s", seenTool, seenStep, abbreviate(w.resp.Body))
+	}
+	return nil
+}
+
+// envelopeItemIDs: FMT-07 and EVT-02, every item is an event object with the
+// run's ID and the thread's.
+func (w *World) envelopeItemIDs() error {
+	items, err := w.envelope()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return outcome.Fail("the envelope's items", "the events of the run", "no items")
+	}
+	thread := w.resp.Header.Get("X-SVC-Thread-Id")
+	run, _ := idString(items[0]["runID"])
+	for i, it := range items {
+		r, okR := idString(it["runID"])
+		t, okT := idString(it["threadID"])
+		if !okR || r != run || !okT || (thread != "" && t != thread) {
+			b, _ := json.Marshal(it)
+			want := fmt.Sprintf("runID %q as on the first item and threadID %q", run, thread)
+			if thread == "" {
+				want = fmt.Sprintf("runID %q as on the first item and a threadID", run)
+			}
+			return outcome.Failf(fmt.Sprintf("item %d of the envelope", i), want, "%s", abbreviate(b))
+		}
+	}
+	return nil
 }
 
 func (w *World) bodyNotBefore(after string) error {
@@ -149,45 +223,91 @@ func (w *World) bodyNotBefore(after string) error {
 		return err
 	}
 	if first := w.resp.ArrivalOf(1); first < d {
-		return fmt.Errorf("the body began %s after the request, before the run could have ended (%s)",
-			first.Round(time.Millisecond), d)
+		return outcome.Failf("the JSON envelope", fmt.Sprintf("no byte before the run ended (%s)", d),
+			"the body began %s after the request", ms(first))
 	}
 	return nil
 }
 
 var quotedArg = regexp.MustCompile(`"([^"]*)"`)
 
-// fragmentsSpaced checks the plain-text flush (FMT-06): fragments produced
-// 800 ms apart, each held at most 500 ms, arrive at least 100 ms apart even
-// with 200 ms of network jitter. Text held until the end arrives all at once.
-func (w *World) fragmentsSpaced(list string, minGapMS int) error {
+// fragmentArrivals finds the quoted fragments in order in the plain-text
+// body and returns when the last byte of each arrived.
+func (w *World) fragmentArrivals(list string) ([]string, []time.Duration, error) {
 	if err := w.complete(); err != nil {
-		return err
+		return nil, nil, err
 	}
 	var frags []string
 	for _, m := range quotedArg.FindAllStringSubmatch(list, -1) {
 		frags = append(frags, m[1])
 	}
 	if len(frags) < 2 {
-		return fmt.Errorf("want at least two quoted fragments in %q", list)
+		return nil, nil, fmt.Errorf("want at least two quoted fragments in %q", list)
 	}
-	minGap := time.Duration(minGapMS) * time.Millisecond
 	body := string(w.resp.Body)
-	var times []string
-	prev, from := time.Duration(-1), 0
+	var at []time.Duration
+	from := 0
 	for _, f := range frags {
 		i := strings.Index(body[from:], f)
 		if i < 0 {
-			return fmt.Errorf("fragment %q not found in order in %q", f, body)
+			return nil, nil, outcome.Fail("the plain-text body", fmt.Sprintf("the fragments %s in order", list),
+				strconv.Quote(abbreviate(w.resp.Body)))
 		}
 		from += i + len(f)
-		at := w.resp.ArrivalOf(from)
-		times = append(times, fmt.Sprintf("%q at %s", f, at.Round(time.Millisecond)))
-		if prev >= 0 && at-prev < minGap {
-			return fmt.Errorf("fragments arrived too close together (%s): text was held back longer than 500 ms",
-				strings.Join(times, ", "))
+		at = append(at, w.resp.ArrivalOf(from))
+	}
+	return frags, at, nil
+}
+
+func arrivals(frags []string, at []time.Duration) string {
+	var parts []string
+	for i, f := range frags {
+		parts = append(parts, fmt.Sprintf("%q at %s", f, ms(at[i])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fragmentsSpaced checks the plain-text flush (FMT-06): fragments produced
+// 800 ms apart, each held at most 500 ms, arrive at least 100 ms apart even
+// with 200 ms of network jitter. Text held until the end arrives all at once.
+func (w *World) fragmentsSpaced(list string, minGapMS int) error {
+	frags, at, err := w.fragmentArrivals(list)
+	if err != nil {
+		return err
+	}
+	minGap := time.Duration(minGapMS) * time.Millisecond
+	for i := 1; i < len(at); i++ {
+		if at[i]-at[i-1] < minGap {
+			return outcome.Fail("the plain-text flush", fmt.Sprintf("each fragment at least %s after the one before", minGap),
+				arrivals(frags, at))
 		}
-		prev = at
+	}
+	return nil
+}
+
+// fragmentsOnTime: FMT-06 per fragment. Fragment i is produced i*every after
+// the first, and the first was produced no later than it arrived, so it must
+// arrive within the hold limit of first+i*every. A steady delay between
+// fragments that keeps them apart but lets the hold grow fails here.
+func (w *World) fragmentsOnTime(list, every, within string) error {
+	step, err := parseDuration(every)
+	if err != nil {
+		return err
+	}
+	limit, err := parseDuration(within)
+	if err != nil {
+		return err
+	}
+	frags, at, err := w.fragmentArrivals(list)
+	if err != nil {
+		return err
+	}
+	for i := 1; i < len(at); i++ {
+		if held := at[i] - at[0] - time.Duration(i)*step; held > limit {
+			return outcome.Failf(fmt.Sprintf("the plain-text fragment %q", frags[i]),
+				fmt.Sprintf("arrival within %s of its production (%s after the first fragment's arrival)", limit, time.Duration(i)*step),
+				"held %s: %s", ms(held), arrivals(frags, at))
+		}
 	}
 	return nil
 }
@@ -197,15 +317,20 @@ func (w *World) fragmentsSpaced(list string, minGapMS int) error {
 func sseHasContent(body []byte, content string) bool {
 	frames, _ := sseframe.ReadAll(body)
 	for _, f := range frames {
-		if !f.Terminated {
-			continue
-		}
-		data, _ := f.Field("data")
-		if obj, err := decodeObject([]byte(data)); err == nil && obj["content"] == content {
+		if hasContent(Frame{Frame: f}, content) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasContent reports whether a frame is a complete event with that content.
+func hasContent(f Frame, content string) bool {
+	if !f.Terminated || !f.IsEvent() {
+		return false
+	}
+	obj, err := f.Object()
+	return err == nil && obj["content"] == content
 }
 
 // invokeAndDisconnect reads an SSE stream until an event carries the given
@@ -219,7 +344,7 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 	if err != nil {
 		return err
 	}
-	seen := func(r *Response) bool { return sseHasContent(r.Body, content) }
+	seen := watchFor(func(f Frame) bool { return hasContent(f, content) })
 	rq, err := w.prepared("POST", path, &prompt)
 	if err != nil {
 		return err
@@ -231,25 +356,35 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 	}
 	w.resp = resp
 	if resp.Status != 200 {
-		return fmt.Errorf("status %d, want 200: %s", resp.Status, abbreviate(resp.Body))
+		return outcome.Failf("the SSE invoke", "status 200", "status %d: %s", resp.Status, abbreviate(resp.Body))
 	}
 	if resp.Err != errStopped {
-		return fmt.Errorf("the stream ended before an event with content %q (%v): %s", content, resp.Err, abbreviate(resp.Body))
+		return outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
+			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body))
 	}
-	// Remember the run and thread for the follow-up check.
-	frames, _ := sseframe.ReadAll(resp.Body)
-	for _, f := range frames {
-		if id, ok := f.Field("id"); ok && id != "" {
-			w.runs["that"] = strings.TrimSuffix(id, ":after")
-			break
-		}
-	}
-	if _, ok := w.runs["that"]; !ok {
-		return fmt.Errorf("no event frame carried an id line with the run ID")
+	frames, _ := resp.Frames()
+	if run := runIDOf(frames); run != "" {
+		w.runs["that"] = run
+	} else {
+		return outcome.Fail("the SSE stream", "events naming their run (runID or id line)", "no event names its run")
 	}
 	w.threads["that"] = resp.Header.Get("X-SVC-Thread-Id")
-	if !bytes.Contains(resp.Body, []byte("data:")) {
-		return fmt.Errorf("no data frame before the disconnect")
-	}
 	return nil
+}
+
+// disconnectedRunEvents: FMT-08. The events route with runID and Accept:
+// application/json stays open until the run finishes, so it answers once the
+// cancelled run has ended; a run that went on shows its later content. The
+// spec ties lastRunID to completion, which a cancelled run need not reach.
+func (w *World) disconnectedRunEvents(want, notWant string) error {
+	if w.threads["that"] == "" {
+		return outcome.Fail("the disconnected stream", "an X-SVC-Thread-Id header", "none")
+	}
+	if _, err := w.fetchEvents("that", "that"); err != nil {
+		return err
+	}
+	if err := w.status2xx(); err != nil {
+		return err
+	}
+	return w.bodyContains(want, notWant)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	sse "github.com/tmaxmax/go-sse"
 
@@ -44,17 +46,60 @@ func (f Frame) Object() (map[string]any, error) {
 	return decodeObject([]byte(data))
 }
 
-// Frames splits the body into raw SSE frames.
+// Frames splits the body into raw SSE frames and comment lines, each with
+// the time its last byte arrived (a comment line: the end of that line).
 func (r *Response) Frames() ([]Frame, error) {
 	raw, err := sseframe.ReadAll(r.Body)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Frame, len(raw))
+	read := 0 // frames end at increasing offsets: walk the reads once
 	for i, f := range raw {
-		out[i] = Frame{Frame: f, At: r.ArrivalOf(f.End)}
+		for read < len(r.Reads) && r.Reads[read].End < f.End {
+			read++
+		}
+		at := r.HeadersAt
+		switch {
+		case read < len(r.Reads):
+			at = r.Reads[read].At
+		case len(r.Reads) > 0:
+			at = r.Reads[len(r.Reads)-1].At
+		}
+		out[i] = Frame{Frame: f, At: at}
 	}
 	return out, nil
+}
+
+// streamWatch looks for a frame in a body that is still arriving, parsing
+// each new byte once: as a request's stop function it costs no more than the
+// body.
+type streamWatch struct {
+	p     sseframe.Parser
+	fed   int
+	match func(Frame) bool
+	found bool
+}
+
+// watchFor returns a stop function that is true once a complete frame or
+// comment line matches.
+func watchFor(match func(Frame) bool) func(*Response) bool {
+	sw := &streamWatch{match: match}
+	return sw.seen
+}
+
+func (sw *streamWatch) seen(r *Response) bool {
+	if sw.found || sw.fed >= len(r.Body) {
+		return sw.found
+	}
+	at := r.Reads[len(r.Reads)-1].At
+	sw.p.Feed(r.Body[sw.fed:], func(f sseframe.Frame) {
+		if !sw.found && sw.match(Frame{Frame: f, At: at}) {
+			sw.found = true
+		}
+	})
+	sw.fed = len(r.Body)
+	return sw.found
 }
 
 // EventFrames returns the frames that carry event objects.
@@ -157,10 +202,33 @@ func isSet(ev map[string]any, field string) bool {
 	return true
 }
 
+// maxQuoted bounds the target bytes one failure message quotes.
+const maxQuoted = 300
+
+// abbreviate quotes at most maxQuoted bytes of target data, cut at a rune
+// boundary, and says how much was left out.
 func abbreviate(b []byte) string {
-	const max = 300
-	if len(b) > max {
-		return string(b[:max]) + "..."
+	if len(b) <= maxQuoted {
+		return string(b)
 	}
-	return string(b)
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes)", b[:cut], len(b)-cut)
+}
+
+// quoteFrame renders a frame for a failure message, bounded.
+func quoteFrame(f Frame) string { return strconv.Quote(abbreviate([]byte(f.String()))) }
+
+// idString reads an ID field of an event: the spec names runID and threadID
+// without fixing a JSON type, so any string or number is an ID.
+func idString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, x != ""
+	case json.Number:
+		return x.String(), true
+	}
+	return "", false
 }

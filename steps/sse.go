@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-	"github.com/onsi/gomega"
+
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // sseSteps: byte-level SSE framing of sse.feature (SSE-*), read with the raw
@@ -16,6 +17,7 @@ func sseSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the first frame arrived at least (\S+) before the first content$`, w.startBeforeContent)
 	step(sc, `^every event frame is an id line holding the run ID, then one data line$`, w.eventFramesIDThenData)
 	step(sc, `^the last event frame has the id "<run ID>:after", runComplete true and empty content$`, w.finalEventFrame)
+	step(sc, `^I invoke "([^"]*)" with the prompt below and stop reading at the first ": ping" comment after the content "(.*)":$`, w.invokeUntilPing)
 	step(sc, `^a ": ping" comment arrived within (\S+) after the event with content "(.*)"$`, w.pingWithin)
 	step(sc, `^no event frame follows the event with runComplete true$`, w.nothingAfterComplete)
 	step(sc, `^an event has error set$`, w.errorEvent)
@@ -27,6 +29,12 @@ func (w *World) frames() ([]Frame, error) {
 	if err := w.complete(); err != nil {
 		return nil, err
 	}
+	return w.sseFrames()
+}
+
+// sseFrames returns the frames of the last response, read to its end or
+// stopped on purpose by the scenario.
+func (w *World) sseFrames() ([]Frame, error) {
 	if err := w.isSSE(); err != nil {
 		return nil, err
 	}
@@ -35,20 +43,24 @@ func (w *World) frames() ([]Frame, error) {
 		return nil, err
 	}
 	if len(frames) == 0 {
-		return nil, fmt.Errorf("the stream holds no frame")
+		return nil, outcome.Fail("the SSE stream", "at least one frame", "an empty body")
 	}
 	return frames, nil
 }
 
-// nonComment drops frames that are only comments.
-func nonComment(frames []Frame) []Frame {
+// nonComment drops comment lines, and fails when nothing else is left.
+func nonComment(frames []Frame) ([]Frame, error) {
 	var out []Frame
 	for _, f := range frames {
 		if !f.IsComment() {
 			out = append(out, f)
 		}
 	}
-	return out
+	if len(out) == 0 {
+		return nil, outcome.Failf("the SSE stream", "frames beside comment lines",
+			"%d comment lines and no frame", len(frames))
+	}
+	return out, nil
 }
 
 // controlFrame: SSE-01 (start first) and SSE-05 (close last), each with data
@@ -58,18 +70,28 @@ func (w *World) controlFrame(which, event, data string) error {
 	if err != nil {
 		return err
 	}
-	frames = nonComment(frames)
+	if frames, err = nonComment(frames); err != nil {
+		return err
+	}
 	f := frames[0]
 	if which == "last" {
 		f = frames[len(frames)-1]
 	}
-	return check(func(g gomega.Gomega) {
-		ev, _ := f.Field("event")
-		g.Expect(ev).To(gomega.Equal(event), "the %s frame should be event: %s, got:\n%s", which, event, f.String())
-		d, _ := f.Field("data")
-		g.Expect(strings.TrimSpace(d)).To(gomega.Equal(data), "the %s frame's data", which)
-		g.Expect(f.Terminated).To(gomega.BeTrue(), "the %s frame should end with a blank line", which)
-	})
+	ev, _ := f.Field("event")
+	d, _ := f.Field("data")
+	if ev != event || strings.TrimSpace(d) != data || !f.Terminated {
+		return outcome.Fail("the "+which+" SSE frame",
+			fmt.Sprintf("event: %s and data: %s, ended by a blank line", event, data), frameState(f))
+	}
+	return nil
+}
+
+// frameState quotes a frame and says whether its blank line arrived.
+func frameState(f Frame) string {
+	if f.Terminated {
+		return quoteFrame(f)
+	}
+	return quoteFrame(f) + " (the stream ended before its blank line)"
 }
 
 // firstContent returns the first event frame whose content is not empty.
@@ -87,6 +109,8 @@ func firstContent(frames []Frame) (Frame, bool) {
 	return Frame{}, false
 }
 
+// startBeforeContent: SSE-01. The scenario's script pauses before its first
+// content; the start frame must not wait for it.
 func (w *World) startBeforeContent(gap string) error {
 	d, err := parseDuration(gap)
 	if err != nil {
@@ -96,17 +120,23 @@ func (w *World) startBeforeContent(gap string) error {
 	if err != nil {
 		return err
 	}
-	first := nonComment(frames)[0]
+	others, err := nonComment(frames)
+	if err != nil {
+		return err
+	}
+	first := others[0]
 	content, ok := firstContent(frames)
 	if !ok {
-		return fmt.Errorf("no event with content in the stream")
+		return outcome.Fail("the SSE stream", "an event with content", "no event with content")
 	}
 	if content.At-first.At < d {
-		return fmt.Errorf("the first frame arrived at %s and the first content at %s: the stream did not open at once",
-			first.At.Round(time.Millisecond), content.At.Round(time.Millisecond))
+		return outcome.Failf("the start frame", fmt.Sprintf("at least %s before the first content", d),
+			"the first frame at %s and the first content at %s", ms(first.At), ms(content.At))
 	}
 	return nil
 }
+
+func ms(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 
 // runIDOf returns the run ID the events name: their runID field, or the id
 // line of the first event frame when no event names one.
@@ -116,7 +146,7 @@ func runIDOf(frames []Frame) string {
 			continue
 		}
 		if obj, err := f.Object(); err == nil {
-			if r, _ := obj["runID"].(string); r != "" {
+			if r, ok := idString(obj["runID"]); ok {
 				return r
 			}
 		}
@@ -130,28 +160,40 @@ func runIDOf(frames []Frame) string {
 }
 
 // eventFramesIDThenData: SSE-02. The final event's id carries ":after" and is
-// checked by SSE-03.
+// checked by SSE-03. A frame the stream cut short is no event: the stream
+// must not end inside a frame.
 func (w *World) eventFramesIDThenData() error {
 	frames, err := w.frames()
 	if err != nil {
 		return err
 	}
 	run := runIDOf(frames)
-	return check(func(g gomega.Gomega) {
-		g.Expect(run).NotTo(gomega.BeEmpty(), "no event names its run")
-		n := 0
-		for _, f := range frames {
-			if !f.IsEvent() {
-				continue
-			}
-			n++
-			g.Expect(f.Fields()).To(gomega.Equal([]string{"id", "data"}),
-				"an event frame should be an id line then one data line, got:\n%s", f.String())
-			id, _ := f.Field("id")
-			g.Expect(strings.TrimSuffix(id, ":after")).To(gomega.Equal(run), "the id line should hold the run ID, frame:\n%s", f.String())
+	if run == "" {
+		return outcome.Fail("the event frames", "events naming their run (runID or id line)", "no event names its run")
+	}
+	const want = "an id line holding the run ID, then one data line, ended by a blank line"
+	n := 0
+	for _, f := range frames {
+		if f.IsComment() {
+			continue
 		}
-		g.Expect(n).To(gomega.BeNumerically(">", 0), "the stream holds no event frame")
-	})
+		if !f.Terminated {
+			return outcome.Fail("the last SSE frame", want, frameState(f))
+		}
+		if !f.IsEvent() {
+			continue
+		}
+		n++
+		id, _ := f.Field("id")
+		if fields := f.Fields(); len(fields) != 2 || fields[0] != "id" || fields[1] != "data" ||
+			strings.TrimSuffix(id, ":after") != run {
+			return outcome.Fail("an event frame", want+" (run "+run+")", quoteFrame(f))
+		}
+	}
+	if n == 0 {
+		return outcome.Fail("the SSE stream", "at least one event frame", "no event frame")
+	}
+	return nil
 }
 
 // finalEventFrame: SSE-03.
@@ -167,55 +209,93 @@ func (w *World) finalEventFrame() error {
 		}
 	}
 	if last == nil {
-		return fmt.Errorf("the stream holds no event frame")
+		return outcome.Fail("the SSE stream", "at least one event frame", "no event frame")
 	}
 	run := runIDOf(frames)
 	obj, err := last.Object()
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		id, _ := last.Field("id")
-		g.Expect(id).To(gomega.Equal(run+":after"), "the last event's id, frame:\n%s", last.String())
-		g.Expect(obj).To(gomega.HaveKeyWithValue("runComplete", true), "the last event should have runComplete true")
-		if c, ok := obj["content"]; ok {
-			g.Expect(c).To(gomega.Equal(""), "the last event's content should be empty")
+	id, _ := last.Field("id")
+	c, hasContent := obj["content"]
+	if id != run+":after" || obj["runComplete"] != true || (hasContent && c != "") {
+		return outcome.Fail("the last event frame",
+			fmt.Sprintf("id %s:after, runComplete true and content empty or missing", run), quoteFrame(*last))
+	}
+	return nil
+}
+
+// isPing reports whether a frame is a ": ping" comment line.
+func isPing(f Frame) bool {
+	return f.IsComment() && strings.TrimSpace(f.Lines[0].Value) == "ping"
+}
+
+// invokeUntilPing: SSE-04 reads the stream until the first ping after the
+// content that begins the quiet, then goes away (the run is cancelled), so
+// the scenario lasts the keepalive interval and not the whole script.
+func (w *World) invokeUntilPing(path, content string, doc *godog.DocString) error {
+	prompt, err := w.prompt(doc.Content)
+	if err != nil {
+		return err
+	}
+	quiet := false
+	stop := watchFor(func(f Frame) bool {
+		if quiet {
+			return isPing(f)
 		}
+		if f.IsEvent() {
+			obj, err := f.Object()
+			quiet = err == nil && obj["content"] == content
+		}
+		return false
 	})
+	_, err = w.do(request{method: "POST", path: path, body: &prompt, stop: stop})
+	return err
 }
 
 // pingWithin: SSE-04. A comment whose text is "ping" must arrive no later
-// than the limit after the event that began the quiet. The spec's 20 s plus
-// 1.5 s tolerance is written in the scenario.
+// than the limit after the event that began the quiet, timed by the end of
+// the comment's own line. The spec's 20 s plus 1.5 s tolerance is written
+// in the scenario. The response may have been stopped at the ping.
 func (w *World) pingWithin(limit, content string) error {
 	d, err := parseDuration(limit)
 	if err != nil {
 		return err
 	}
-	frames, err := w.frames()
+	if w.resp == nil {
+		return fmt.Errorf("no response yet")
+	}
+	frames, err := w.sseFrames()
 	if err != nil {
 		return err
 	}
-	quietFrom, err := w.eventArrival(content)
-	if err != nil {
-		return err
+	quietFrom := -1
+	for i, f := range frames {
+		if obj, err := f.Object(); err == nil && f.IsEvent() && obj["content"] == content {
+			quietFrom = i
+			break
+		}
 	}
-	for _, f := range frames {
-		if f.At < quietFrom {
+	if quietFrom < 0 {
+		return outcome.Fail("the SSE stream", fmt.Sprintf("an event with content %q", content), "no such event")
+	}
+	from := frames[quietFrom].At
+	for _, f := range frames[quietFrom+1:] {
+		if !isPing(f) {
 			continue
 		}
-		for _, l := range f.Lines {
-			if l.IsComment() && strings.TrimSpace(l.Value) == "ping" {
-				if f.At-quietFrom > d {
-					return fmt.Errorf("the first \": ping\" came %s after the quiet began, want at most %s",
-						(f.At - quietFrom).Round(time.Millisecond), d)
-				}
-				return nil
-			}
+		if f.At-from > d {
+			return outcome.Failf("the keepalive", fmt.Sprintf(`a ": ping" comment within %s of quiet`, d),
+				`the first ": ping" %s after the quiet began`, ms(f.At-from))
 		}
+		return nil
 	}
-	return fmt.Errorf("no \": ping\" comment arrived during %s of quiet",
-		(w.resp.End() - quietFrom).Round(time.Millisecond))
+	how := "the stream ended"
+	if !w.resp.Complete && w.resp.Err != nil {
+		how = w.resp.Err.Error()
+	}
+	return outcome.Failf("the keepalive", fmt.Sprintf(`a ": ping" comment within %s of quiet`, d),
+		"no \": ping\" comment during %s of quiet (%s)", ms(w.resp.End()-from), how)
 }
 
 // nothingAfterComplete: SSE-06.
@@ -230,14 +310,14 @@ func (w *World) nothingAfterComplete() error {
 			continue
 		}
 		if complete {
-			return fmt.Errorf("an event follows the runComplete event:\n%s", f.String())
+			return outcome.Fail("the events after runComplete", "none", quoteFrame(f))
 		}
 		if obj, err := f.Object(); err == nil && obj["runComplete"] == true {
 			complete = true
 		}
 	}
 	if !complete {
-		return fmt.Errorf("no event has runComplete true")
+		return outcome.Fail("the SSE stream", "an event with runComplete true", "none")
 	}
 	return nil
 }
@@ -256,5 +336,6 @@ func (w *World) errorEvent() error {
 			return nil
 		}
 	}
-	return fmt.Errorf("no event has error set; events: %s", abbreviate(w.resp.Body))
+	return outcome.Failf("the SSE events", "an event with error set", "%d events, none with error: %s",
+		len(evs), abbreviate(w.resp.Body))
 }
