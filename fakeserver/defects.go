@@ -29,11 +29,14 @@ const (
 	defThreadIdNewThread
 	defThreadSegmentIgnored
 	defThreadsRouteMissing
+	defAliasDefaultAgent
+	defThreadIdDefaultAgent
 	// Thread selection.
 	defThreadHeaderWins
 	defThreadHeaderIgnored
 	defNewThreadReused
 	defNoThreadHeader
+	defThreadResumeEchoed
 	// Response forms.
 	defSseBuffered
 	defEnvelopeEarly
@@ -71,6 +74,8 @@ const (
 	defThreadGetWaits
 	defAbortIgnored
 	defAsyncFalseAsTrue
+	defAbortStreamOnly
+	defEventsFirstRun
 	// Authentication and errors.
 	defScopeResolved
 	defThreadNeedsThreadScope
@@ -86,6 +91,10 @@ const (
 	defApiDisabledIgnored
 	defUnknown400
 	defOpenaiErrors
+	defThreadScopeIgnored
+	defEventsNeedChatScope
+	defAbortNeedsThreadRead
+	defProjectScopeAnyProject
 	// Project variant.
 	defProjectRouteMissing
 	defProjectThreadSegmentIgnored
@@ -95,7 +104,6 @@ const (
 	defProjectThreadHeaderIgnored
 	defProjectContextDropped
 	defProjectTasksEverywhere
-	defProjectCredentialsEverywhere
 	defProjectModelEverywhere
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
@@ -124,6 +132,7 @@ const (
 	// Credential scopes.
 	defCredentialRemoval403
 	defCredentialWildcardIgnored
+	defCredentialRemovalNotice
 	// The bundle document.
 	defExportTasksOutsidePayload
 	defTwoAgentsAccepted
@@ -194,11 +203,15 @@ var defectTable = [numDefects]Defect{
 	defThreadIdNewThread:    {"thread-id-new-thread", []string{"ROUTE-03"}, "a thread ID in {id} runs its agent on a new thread"},
 	defThreadSegmentIgnored: {"thread-segment-ignored", []string{"ROUTE-04", "THREAD-01"}, "the thread path segment is ignored"},
 	defThreadsRouteMissing:  {"threads-route-missing", []string{"ROUTE-05"}, "the /threads/{thread} spelling of the route is missing"},
+	defAliasDefaultAgent:    {"alias-default-agent", []string{"ROUTE-02"}, "an alias is resolved to the service's first agent instead of the agent behind it"},
+	defThreadIdDefaultAgent: {"thread-id-default-agent", []string{"ROUTE-03"}, "a thread ID in {id} continues the thread with the service's first agent instead of the agent that owns it"},
 	// Thread selection.
 	defThreadHeaderWins:    {"thread-header-wins", []string{"THREAD-01"}, "X-SVC-Thread-Id beats the thread path segment"},
 	defThreadHeaderIgnored: {"thread-header-ignored", []string{"THREAD-02"}, "X-SVC-Thread-Id is ignored"},
 	defNewThreadReused:     {"new-thread-reused", []string{"THREAD-03"}, "a call without thread reuses the key's last thread"},
 	defNoThreadHeader:      {"no-thread-header", []string{"THREAD-04"}, "responses lack X-SVC-Thread-Id"},
+	defThreadResumeEchoed: {"thread-resume-echoed", []string{"ROUTE-03", "ROUTE-04", "ROUTE-05", "THREAD-01", "THREAD-02"},
+		"a resumed thread runs as a fresh conversation on a new thread, and the response echoes the requested thread ID"},
 	// Response forms.
 	defSseBuffered:        {"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},
 	defEnvelopeEarly:      {"envelope-early", []string{"FMT-02"}, "the JSON envelope is sent before the run ends"},
@@ -236,6 +249,8 @@ var defectTable = [numDefects]Defect{
 	defThreadGetWaits:     {"thread-get-waits", []string{"ASYNC-05"}, "GET /api/threads/{id} waits for the run to finish"},
 	defAbortIgnored:       {"abort-ignored", []string{"ASYNC-06"}, "abort answers but cancels nothing"},
 	defAsyncFalseAsTrue:   {"async-false-as-true", []string{"ASYNC-07"}, "any async parameter, false included, starts an async run"},
+	defAbortStreamOnly:    {"abort-stream-only", []string{"ASYNC-06"}, "abort ends the client's stream, but the run goes on on the server"},
+	defEventsFirstRun:     {"events-first-run", []string{"ASYNC-03"}, "the events route without runID returns the thread's first completed run, not its last"},
 	// Authentication and errors.
 	defScopeResolved:          {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
 	defThreadNeedsThreadScope: {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},
@@ -251,17 +266,20 @@ var defectTable = [numDefects]Defect{
 	defApiDisabledIgnored:     {"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
 	defUnknown400:             {"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
 	defOpenaiErrors:           {"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},
+	defThreadScopeIgnored:     {"thread-scope-ignored", []string{"AUTH-02"}, "agent:chat:<thread ID> does not cover the thread; only a wildcard key opens a thread ID in {id}"},
+	defEventsNeedChatScope:    {"events-need-chat-scope", []string{"AUTH-06"}, "the events route needs a chat scope for the thread beside thread:read"},
+	defAbortNeedsThreadRead:   {"abort-needs-thread-read", []string{"AUTH-07"}, "abort needs thread:read beside agent:chat"},
+	defProjectScopeAnyProject: {"project-scope-any-project", []string{"AUTH-05"}, "project:chat:<any project> covers the routes of every project"},
 	// Project variant.
-	defProjectRouteMissing:          {"project-route-missing", []string{"PROJ-01", "PROJ-02"}, "the project invoke routes are missing (404)"},
-	defProjectThreadSegmentIgnored:  {"project-thread-segment-ignored", []string{"PROJ-02"}, "the project thread route starts a new thread instead of continuing the one in the path"},
-	defProjectEnvelopeOnly:          {"project-envelope-only", []string{"PROJ-03"}, "project routes ignore Accept and always answer with the JSON envelope"},
-	defProjectAsyncIgnored:          {"project-async-ignored", []string{"PROJ-03"}, "project routes ignore async=true"},
-	defProjectNoThreadHeader:        {"project-no-thread-header", []string{"PROJ-03"}, "project route responses lack X-SVC-Thread-Id"},
-	defProjectThreadHeaderIgnored:   {"project-thread-header-ignored", []string{"PROJ-03"}, "project routes ignore X-SVC-Thread-Id"},
-	defProjectContextDropped:        {"project-context-dropped", []string{"PROJ-04", "PROJ-05", "PROJ-06"}, "a project invoke runs the agent bare: no tasks, project credentials or model settings"},
-	defProjectTasksEverywhere:       {"project-tasks-everywhere", []string{"PROJ-04"}, "a bare-agent invoke of a project's agent has the project's tasks as tools"},
-	defProjectCredentialsEverywhere: {"project-credentials-everywhere", []string{"PROJ-05"}, "project-scoped credentials also work in bare-agent invokes"},
-	defProjectModelEverywhere:       {"project-model-everywhere", []string{"PROJ-06"}, "a bare-agent invoke of a project's agent uses the project's model setting"},
+	defProjectRouteMissing:         {"project-route-missing", []string{"PROJ-01", "PROJ-02"}, "the project invoke routes are missing (404)"},
+	defProjectThreadSegmentIgnored: {"project-thread-segment-ignored", []string{"PROJ-02"}, "the project thread route starts a new thread instead of continuing the one in the path"},
+	defProjectEnvelopeOnly:         {"project-envelope-only", []string{"PROJ-03"}, "project routes ignore Accept and always answer with the JSON envelope"},
+	defProjectAsyncIgnored:         {"project-async-ignored", []string{"PROJ-03"}, "project routes ignore async=true"},
+	defProjectNoThreadHeader:       {"project-no-thread-header", []string{"PROJ-03"}, "project route responses lack X-SVC-Thread-Id"},
+	defProjectThreadHeaderIgnored:  {"project-thread-header-ignored", []string{"PROJ-03"}, "project routes ignore X-SVC-Thread-Id"},
+	defProjectContextDropped:       {"project-context-dropped", []string{"PROJ-04", "PROJ-05", "PROJ-06"}, "a project invoke runs the agent bare: no tasks, project credentials or model settings"},
+	defProjectTasksEverywhere:      {"project-tasks-everywhere", []string{"PROJ-04"}, "a bare-agent invoke of a project's agent has the project's tasks as tools"},
+	defProjectModelEverywhere:      {"project-model-everywhere", []string{"PROJ-06"}, "a bare-agent invoke of a project's agent uses the project's model setting"},
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
 	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},
@@ -289,6 +307,7 @@ var defectTable = [numDefects]Defect{
 	// Credential scopes.
 	defCredentialRemoval403:      {"credential-removal-403", []string{"CRED-01"}, "a run whose tool the key's credential scopes exclude is refused with 403"},
 	defCredentialWildcardIgnored: {"credential-wildcard-ignored", []string{"CRED-02"}, "credential:use:* does not cover credential-backed tools"},
+	defCredentialRemovalNotice:   {"credential-removal-notice", []string{"CRED-01"}, "a tool removed for a missing credential scope is announced in a step event"},
 	// The bundle document.
 	defExportTasksOutsidePayload:     {"export-tasks-outside-payload", []string{"BUNDLE-01"}, "the export puts the tasks beside spec.payload instead of in it"},
 	defTwoAgentsAccepted:             {"two-agents-accepted", []string{"BUNDLE-02"}, "a document with two agents installs"},

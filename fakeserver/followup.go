@@ -3,6 +3,8 @@ package fakeserver
 import (
 	"fmt"
 	"net/http"
+	"sync"
+	"time"
 )
 
 // Spec: Endpoints, Follow-up routes for async runs.
@@ -16,7 +18,7 @@ func (s *Server) threadForFollowUp(w http.ResponseWriter, r *http.Request, allow
 		return nil, nil, false
 	}
 	t := s.st.thread(r.PathValue("id"))
-	if t == nil {
+	if t == nil || s.hiddenThread(k, t.id) != nil {
 		s.problem(w, http.StatusNotFound, "no thread %s", r.PathValue("id"))
 		return nil, nil, false
 	}
@@ -36,6 +38,9 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 	if t.project != nil && !s.defect(defEventsProjectNeedsThreadRead) {
 		return k.has("project:threads")
 	}
+	if s.defect(defEventsNeedChatScope) && !s.canChatOn(k, t) {
+		return false
+	}
 	return k.has("thread:read")
 }
 
@@ -47,6 +52,9 @@ func (s *Server) canChatOn(k *apiKey, t *thread) bool {
 	}
 	if s.defect(defAbortUnscoped) {
 		return true
+	}
+	if s.defect(defAbortNeedsThreadRead) && !k.has("thread:read") {
+		return false
 	}
 	if t.project != nil && k.has("project:chat:"+t.project.id) {
 		return true
@@ -97,6 +105,13 @@ func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
 	}
 	if s.defect(defEventsLatestRun) && len(t.runs) > 0 {
 		return t.runs[len(t.runs)-1], nil // Defect: the newest run, finished or not.
+	}
+	if s.defect(defEventsFirstRun) {
+		for _, r := range t.runs {
+			if r.isDone() {
+				return r, nil // Defect: the oldest completed run.
+			}
+		}
 	}
 	if t.lastCompleted == nil {
 		return nil, &authError{http.StatusNotFound, fmt.Sprintf("thread %s has no completed run", t.id)}
@@ -177,10 +192,17 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 		if run.isDone() {
 			continue
 		}
-		if !s.defect(defAbortIgnored) {
+		switch {
+		case s.defect(defAbortStreamOnly):
+			endMirrors(run)
+		case !s.defect(defAbortIgnored):
 			run.cancel()
 		}
 		aborted = append(aborted, run.id)
+	}
+	if s.variant(varAbort204) {
+		w.WriteHeader(http.StatusNoContent)
+		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"threadID": t.id, "aborted": aborted})
 }
@@ -210,4 +232,79 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 	}
 	s.st.mu.Unlock()
 	writeJSON(w, http.StatusOK, body)
+}
+
+// mirrors serve the abort-stream-only defect: a synchronous response reads a
+// mirror of its run, which abort ends while the run itself goes on.
+var mirrors sync.Map // *run -> *mirrorRun
+
+type mirrorRun struct {
+	r       *run
+	stopped chan struct{}
+	once    sync.Once
+}
+
+// mirror returns a run that copies the events of real until real is done or
+// abort ends the mirror.
+func (s *Server) mirror(real *run) *run {
+	m := &mirrorRun{r: &run{id: real.id, thread: real.thread, cancel: func() {}, changed: make(chan struct{})},
+		stopped: make(chan struct{})}
+	mirrors.Store(real, m)
+	go func() {
+		next := 0
+		for {
+			evs, done, changed := real.snapshot(next)
+			for _, ev := range evs {
+				m.push(ev, false)
+				next++
+			}
+			if done {
+				m.end(nil)
+				mirrors.Delete(real)
+				return
+			}
+			select {
+			case <-changed:
+			case <-m.stopped:
+				return
+			}
+		}
+	}()
+	return m.r
+}
+
+// push appends an event as it is; done marks the mirror done after it.
+func (m *mirrorRun) push(ev Event, done bool) {
+	m.r.mu.Lock()
+	defer m.r.mu.Unlock()
+	if m.r.done {
+		return
+	}
+	m.r.events = append(m.r.events, ev)
+	m.r.done = done
+	close(m.r.changed)
+	m.r.changed = make(chan struct{})
+}
+
+// end ends the mirror, with a final event when one is given.
+func (m *mirrorRun) end(final *Event) {
+	m.once.Do(func() {
+		m.r.mu.Lock()
+		if final != nil && !m.r.done {
+			m.r.events = append(m.r.events, *final)
+		}
+		m.r.done = true
+		close(m.r.changed)
+		m.r.changed = make(chan struct{})
+		m.r.mu.Unlock()
+		close(m.stopped)
+	})
+}
+
+// endMirrors ends the mirrors of a run as if it had been cancelled.
+func endMirrors(real *run) {
+	if m, ok := mirrors.LoadAndDelete(real); ok {
+		mr := m.(*mirrorRun)
+		mr.end(&Event{RunComplete: true, RunID: real.id, ThreadID: real.thread.id, Time: time.Now().UTC().Format(time.RFC3339Nano)})
+	}
 }

@@ -24,6 +24,10 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	value := r.PathValue("id")
+	if err := s.hiddenThread(k, value, r.PathValue("thread"), r.Header.Get("X-SVC-Thread-Id")); err != nil {
+		s.problemErr(w, err)
+		return
+	}
 	a, pathThread, err := s.authorizeAgentPath(k, value)
 	if err != nil {
 		s.problemErr(w, err)
@@ -37,6 +41,12 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
+	resumed := pathThread != nil || r.PathValue("thread") != "" || r.Header.Get("X-SVC-Thread-Id") != ""
+	if s.defect(defThreadResumeEchoed) && resumed {
+		// Defect: a fresh conversation, under the ID the caller asked for.
+		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
+		t = s.newThread(t.agent, nil)
+	}
 	s.invoke(w, r, k, t)
 }
 
@@ -48,6 +58,9 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 	// literal value, checked before anything is resolved.
 	covered := k.canChat(value) || s.defect(defScopeUnchecked)
 	a, t, err := s.resolve(value)
+	if s.defect(defThreadScopeIgnored) && t != nil {
+		covered = k.hasWildcard()
+	}
 	if s.defect(defScopeResolved) && a != nil {
 		// Defect: the scope is checked against the resolved agent, so an
 		// ID-scoped key reaches the alias and an agent key reaches its threads.
@@ -67,6 +80,21 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 	return a, t, nil
 }
 
+// hiddenThread serves the variant hidden-thread-404: a thread whose agent
+// the key's owner cannot open does not exist for that owner. The spec gives
+// no precedence between its 403 (no access) and its 404 (no such thread).
+func (s *Server) hiddenThread(k *apiKey, ids ...string) error {
+	if !s.variant(varHiddenThread404) {
+		return nil
+	}
+	for _, id := range ids {
+		if t := s.st.thread(id); t != nil && !k.user.canOpen(t.agent) {
+			return &authError{http.StatusNotFound, fmt.Sprintf("no thread %s", id)}
+		}
+	}
+	return nil
+}
+
 // resolve maps a path value to its agent, and to its thread when it is a
 // thread ID. ERR-01: an ID that exists but names no agent is 400. ERR-08: an
 // ID that does not exist is 404.
@@ -77,9 +105,15 @@ func (s *Server) resolve(value string) (*agent, *thread, error) {
 		return a, nil, nil
 	}
 	if a := s.st.aliases[value]; a != nil && !s.defect(defAliasUnresolved) {
+		if s.defect(defAliasDefaultAgent) {
+			return s.st.firstAgentLocked(), nil, nil
+		}
 		return a, nil, nil
 	}
 	if t := s.st.threads[value]; t != nil {
+		if s.defect(defThreadIdDefaultAgent) {
+			t.agent = s.st.firstAgentLocked() // Defect: the thread moves to another agent.
+		}
 		return t.agent, t, nil
 	}
 	if s.st.nonAgents[value] && !s.defect(defNonAgent404) {
@@ -123,7 +157,7 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 				return t, nil
 			}
 		}
-		t := s.st.newThread(a, p)
+		t := s.newThread(a, p)
 		s.st.rememberThread(k, t)
 		return t, nil
 	}
@@ -163,12 +197,17 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	if s.defect(defJsonPromptParsed) {
 		prompt = extractJSONPrompt(prompt)
 	}
-	tools, err := s.runTools(r, k, t) // tools.go
+	tools, removed, err := s.runTools(r, k, t) // tools.go
 	if err != nil {
 		s.problemErr(w, err)
 		return
 	}
 	run := s.startRun(t, k, prompt, tools)
+	if s.defect(defCredentialRemovalNotice) {
+		for _, tool := range removed {
+			run.append(Event{Step: &Step{Description: "tool " + tool + " removed: the key may not use its credential"}})
+		}
+	}
 
 	// THREAD-04: every response carries X-SVC-Thread-Id.
 	if !s.defect(defNoThreadHeader) {
@@ -179,8 +218,16 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		if s.variant(varAsync202) {
 			status = http.StatusAccepted
 		}
-		writeJSON(w, status, map[string]string{"threadID": t.id, "runID": run.id}) // ASYNC-01
+		ack := map[string]any{"threadID": t.id, "runID": run.id} // ASYNC-01
+		if s.variant(varAsyncAckExtraMembers) {
+			ack["status"] = "running"
+			ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
+		}
+		writeJSON(w, status, ack)
 		return
+	}
+	if s.defect(defAbortStreamOnly) {
+		run = s.mirror(run)
 	}
 	switch s.responseForm(r) {
 	case formSSE:

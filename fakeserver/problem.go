@@ -28,6 +28,9 @@ func (s *Server) problem(w http.ResponseWriter, status int, format string, args 
 		w.Header().Set("Content-Type", "application/json")
 	} else {
 		b, _ = json.Marshal(problemBody{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
+		if s.variant(varProblemExtraMembers) {
+			b = withExtraMembers(b)
+		}
 		w.Header().Set("Content-Type", "application/problem+json")
 	}
 	w.Header().Del("X-SVC-Thread-Id")

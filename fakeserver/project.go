@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Spec: What the service does 4-5; Endpoints, Invoke routes (the project
@@ -51,7 +52,7 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 		r.URL.RawQuery = q.Encode()
 	}
 	if s.defect(defProjectNoThreadHeader) {
-		w = &dropHeaderWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
+		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
 	}
 	s.invoke(w, r, k, t)
 }
@@ -65,6 +66,10 @@ func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
 	s.st.mu.Unlock()
 	covered := k.has("project:chat:" + id)
 	switch {
+	case s.defect(defProjectScopeAnyProject):
+		for _, sc := range k.scopes {
+			covered = covered || strings.HasPrefix(sc, "project:chat:")
+		}
 	case s.defect(defProjectNeedsAgentScope):
 		covered = p != nil && k.canChat(p.agent.id)
 	case s.defect(defProjectAgentScopeAccepted) && p != nil:
@@ -99,22 +104,30 @@ func (s *Server) projectModel(t *thread) string {
 	return ""
 }
 
-// dropHeaderWriter serves the project-no-thread-header defect: it removes a
-// response header just before the status is written.
-type dropHeaderWriter struct {
+// headerWriter serves defects that get a response header wrong: it sets
+// the header to value ("" removes it) just before the status is written.
+type headerWriter struct {
 	http.ResponseWriter
-	name string
+	name, value string
 }
 
-func (d *dropHeaderWriter) WriteHeader(code int) {
-	d.ResponseWriter.Header().Del(d.name)
+func (d *headerWriter) fix() {
+	if d.value == "" {
+		d.ResponseWriter.Header().Del(d.name)
+		return
+	}
+	d.ResponseWriter.Header().Set(d.name, d.value)
+}
+
+func (d *headerWriter) WriteHeader(code int) {
+	d.fix()
 	d.ResponseWriter.WriteHeader(code)
 }
 
-func (d *dropHeaderWriter) Write(b []byte) (int, error) {
-	d.ResponseWriter.Header().Del(d.name)
+func (d *headerWriter) Write(b []byte) (int, error) {
+	d.fix()
 	return d.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach Flush.
-func (d *dropHeaderWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+func (d *headerWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }

@@ -121,7 +121,7 @@ func (r *run) wait(ctx context.Context) bool {
 // its client goes away (FMT-08), an async run outlives its request.
 func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *run {
 	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
-	r := &run{id: newID("run"), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
+	r := &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
 	s.st.mu.Lock()
 	s.st.addRun(t, r, len(prompt))
 	if s.defect(defLastrunAtStart) {

@@ -29,6 +29,11 @@ func roleScopes(p *profile.Profile) map[string][]string {
 
 		// Project bundles (issue 4).
 		"bundles": {bundleScope},
+
+		// One scope each, so that routes needing more are caught.
+		"threadRead":   {"thread:read"},
+		"threadChat":   {"agent:chat:" + p.Threads.Main.ID},
+		"otherProject": {"project:chat:" + p.Projects.Other.ID},
 	}
 }
 
@@ -63,6 +68,9 @@ func seed(p *profile.Profile) (*store, error) {
 		}
 		st.projects[pm.ID] = prj
 		st.nonAgents[p.Projects.Main.ID] = true
+	}
+	if err := seedOthers(st, p); err != nil {
+		return nil, err
 	}
 	if p.NonAgentID != "" {
 		st.nonAgents[p.NonAgentID] = true
@@ -104,6 +112,27 @@ func seed(p *profile.Profile) (*store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// seedOthers seeds the second project (on agents.other) and the provisioned
+// thread of agents.main.
+func seedOthers(st *store, p *profile.Profile) error {
+	if id := p.Projects.Other.ID; id != "" {
+		a := st.agents[p.Agents.Other.ID]
+		if a == nil {
+			return fmt.Errorf("projects.other needs agents.other")
+		}
+		st.projects[id] = &project{id: id, agent: a, credentials: map[string]bool{}}
+		st.nonAgents[id] = true
+	}
+	if id := p.Threads.Main.ID; id != "" {
+		a := st.agents[p.Agents.Main.ID]
+		if a == nil {
+			return fmt.Errorf("threads.main needs agents.main")
+		}
+		st.threads[id] = &thread{id: id, agent: a}
+	}
+	return nil
 }
 
 // checkEntitlements: the notEntitled key's user stands for a workspace

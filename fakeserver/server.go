@@ -122,6 +122,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if variants[varUUIDSeedIDs] {
+		cfg.Profile = reseedUUIDs(cfg.Profile)
+	}
 	st, err := seed(cfg.Profile)
 	if err != nil {
 		return nil, fmt.Errorf("fakeserver: seed: %w", err)

@@ -92,7 +92,9 @@ func hasEmptyEntry(h http.Header, name string) bool {
 //
 // The clean server never refuses a run here; the error serves defects that
 // refuse where the spec says to ignore or remove.
-func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, error) {
+//
+// removed lists the agent's tools the credential gate took away.
+func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed []string, err error) {
 	proj := t.project
 	if s.defect(defProjectContextDropped) {
 		proj = nil
@@ -110,7 +112,7 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 	// 2. X-SVC-Scoped-Tools.
 	scoped, narrow := headerList(r.Header, HeaderScopedTools, !s.defect(defScopedToolsUntrimmed))
 	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(r.Header, HeaderScopedTools) {
-		return nil, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
+		return nil, nil, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
 	}
 	if s.defect(defScopedToolsIgnored) {
 		narrow = false
@@ -155,13 +157,13 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 		}
 		if !known {
 			if s.defect(defUnknownMode400) {
-				return nil, &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", name)}
+				return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", name)}
 			}
 			continue // MODE-04: ignored, not refused
 		}
 		if !mode.entitled(k.user) && !s.defect(defModeEntitlementIgnored) {
 			if s.defect(defModeUnentitled403) {
-				return nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))
+				return nil, nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))
 			}
 			continue // MODE-03: ignored, not refused
 		}
@@ -174,15 +176,17 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 	}
 
 	// 4. The credential gate.
-	var tools []string
 	seen := map[string]bool{}
 	for _, c := range append(base, added...) {
 		if c.cred != "" && !s.credentialUsable(k, c, proj, named[c.name]) {
 			switch {
 			case s.defect(defCredentialRemoval403) && !c.fromMode:
-				return nil, forbidden(fmt.Sprintf("the key may not use credential %s (tool %s)", c.cred, c.name))
+				return nil, nil, forbidden(fmt.Sprintf("the key may not use credential %s (tool %s)", c.cred, c.name))
 			case s.defect(defModeCredential403) && c.fromMode:
-				return nil, forbidden(fmt.Sprintf("the key may not use credential %s (run-mode tool %s)", c.cred, c.name))
+				return nil, nil, forbidden(fmt.Sprintf("the key may not use credential %s (run-mode tool %s)", c.cred, c.name))
+			}
+			if !c.fromMode {
+				removed = append(removed, c.name)
 			}
 			continue // CRED-01, MODE-05: removed, silently
 		}
@@ -191,7 +195,7 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 			tools = append(tools, c.name)
 		}
 	}
-	return tools, nil
+	return tools, removed, nil
 }
 
 // credentialUsable applies the credential gate to one tool. The credential
@@ -199,7 +203,7 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) ([]string, erro
 // project: PROJ-05) and the key must hold credential:use:<credential> or
 // credential:use:* (CRED-01, CRED-02; MODE-05 for tools a mode attaches).
 func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedInHeader bool) bool {
-	if s.projectScoped(c.cred) && (proj == nil || !proj.credentials[c.cred]) && !s.defect(defProjectCredentialsEverywhere) {
+	if s.projectScoped(c.cred) && (proj == nil || !proj.credentials[c.cred]) {
 		return false
 	}
 	switch {

@@ -29,6 +29,14 @@ type variantID int
 const (
 	// Async.
 	varAsync202 variantID = iota
+	// Invoke routes, thread selection, follow-up routes, authentication and
+	// errors.
+	varUUIDIDs
+	varUUIDSeedIDs
+	varHiddenThread404
+	varProblemExtraMembers
+	varAsyncAckExtraMembers
+	varAbort204
 
 	numVariants
 )
@@ -38,6 +46,20 @@ var variantTable = [numVariants]Variant{
 	// Async.
 	varAsync202: {"async-202", `"When true, the call returns at once with threadID and runID (JSON)": no status is named`,
 		"?async=true is answered 202 Accepted", ""},
+	// Invoke routes, thread selection, follow-up routes, authentication and
+	// errors.
+	varUUIDIDs: {"uuid-ids", `"threadID | string", "runID | string": no shape is shown`,
+		"threads and runs get UUIDs instead of prefixed hex IDs", ""},
+	varUUIDSeedIDs: {"uuid-seed-ids", `"Fields of the thread, agent, task and project resources: not shown"`,
+		"agents, projects and the provisioned thread are re-seeded with UUIDs (the served profile carries them)", ""},
+	varHiddenThread404: {"hidden-thread-404", `403 "the key's owner has no access to the agent"; 404 "The agent, alias or thread does not exist": no precedence is given`,
+		"a thread whose agent the key's owner cannot open does not exist for that owner: 404 instead of 403", ""},
+	varProblemExtraMembers: {"problem-extra-members", `"Body shape of the problem format ... not shown"`,
+		"error bodies carry extra members (instance, traceId, errors)", ""},
+	varAsyncAckExtraMembers: {"async-ack-extra-members", `"the call returns at once with threadID and runID (JSON)": nothing excludes other members`,
+		"the async acknowledgement carries extra members (status, links)", ""},
+	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,
+		"abort answers 204 No Content with no body", ""},
 }
 
 // Variants lists every variant switch, in the table's order.

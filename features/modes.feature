@@ -11,11 +11,11 @@ Feature: Run modes
     Given the target offers research mode
     And the "credentialAll" key
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "<modes>"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are those of answer "own" and more
 
     Examples:
@@ -28,33 +28,33 @@ Feature: Run modes
     Given the target offers research mode
     And the "credentialSearch" key
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "research"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are those of answer "own" and more
 
   @MODE-03
   Scenario: A mode the workspace is not entitled to is ignored, not refused
     Given the "notEntitled" key
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "research"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are those of answer "own"
 
   @MODE-04
   Scenario Outline: A mode name the server does not know is ignored, not refused
     Given the "agent" key
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "<modes>"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are those of answer "own"
 
     Examples:
@@ -68,11 +68,11 @@ Feature: Run modes
     And the "agent" key
     And the request header "Accept" is "text/event-stream"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "research"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And no event of the run has error set
     And the run's tools are those of answer "own"
     And the run's answer and kinds of events are those of answer "own"
@@ -82,11 +82,11 @@ Feature: Run modes
     Given the target offers research mode
     And the "<key>" key
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "research"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are those of answer "own" and more
 
     Examples:

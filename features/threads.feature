@@ -11,16 +11,18 @@ Feature: Thread selection
   Scenario: The thread segment of the path wins over the header
     Given a thread "U" on the main agent
     And the request header "X-SVC-Thread-Id" is thread "U"
-    When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "which thread?"
+    When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "which thread? ${marker:w}"
     Then the status is 2xx
     And the response header "X-SVC-Thread-Id" is thread "T"
+    And thread "T" was continued: its lastRunID moved on and its events without runID contain "which thread? ${marker:w}"
 
   @THREAD-02
   Scenario: Without a thread segment the X-SVC-Thread-Id header is used
     Given the request header "X-SVC-Thread-Id" is thread "T"
-    When I invoke "/api/invoke/${agents.main.id}" with the prompt "continue by header"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "continue by header ${marker:h}"
     Then the status is 2xx
     And the response header "X-SVC-Thread-Id" is thread "T"
+    And thread "T" was continued: its lastRunID moved on and its events without runID contain "continue by header ${marker:h}"
 
   @THREAD-03
   Scenario: Without segment or header a new thread is created for every call

@@ -12,28 +12,28 @@ Feature: X-SVC-Scoped-Tools
   Scenario: The header is comma-separated; entries are trimmed and empty entries dropped
     Given the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool} ,,  ${agents.main.plainTool2}  , ,"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "${agents.main.plainTool},${agents.main.plainTool2}"
 
   @TOOLS-02
   Scenario: The header narrows the run to the tools it names
     Given the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool}"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "${agents.main.plainTool}"
 
   @TOOLS-02
   Scenario: Naming a tool the agent lacks adds nothing
     Given the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool},${unknownTool}"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "${agents.main.plainTool}"
 
   @TOOLS-02
   Scenario: Naming a credential-backed tool does not get it past the key's credential scopes
     Given the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool},${agents.main.searchTool}"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "${agents.main.plainTool}"
 
   @TOOLS-03
@@ -41,21 +41,21 @@ Feature: X-SVC-Scoped-Tools
     Given a thread "T" on the main agent
     And the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool}"
     When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "${agents.main.plainTool}"
     Given the request header "X-SVC-Scoped-Tools" is absent
     When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "${agents.main.plainTools}"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "${agents.main.plainTools}"
 
   @TOOLS-04
   Scenario Outline: Without the header the run has the agent's tools, minus those the key's credential scopes exclude
     Given the "<key>" key
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
-    Then the status is 200
+    Then the status is 2xx
     And the run's tools are exactly "<tools>"
 
     Examples:

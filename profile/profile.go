@@ -34,6 +34,9 @@ type Profile struct {
 	Agents Agents `yaml:"agents"`
 	// Projects are the provisioned projects by role.
 	Projects Projects `yaml:"projects"`
+	// Threads are provisioned threads by role: a key scoped to a thread ID
+	// needs a thread that exists before the key is issued.
+	Threads Threads `yaml:"threads,omitempty"`
 	// NonAgentID is an ID that exists on the target but resolves to no agent
 	// (the spec's 400 case), for example a project or knowledge-set ID.
 	NonAgentID string `yaml:"nonAgentID"`
@@ -66,6 +69,11 @@ type Keys struct {
 	NotEntitled      string `yaml:"notEntitled"`      // agent:chat:<agents.main.id>, credential:use:*; its workspace lacks the 'Research mode' entitlement
 	// Project bundles (issue 4).
 	Bundles string `yaml:"bundles"` // may export, install, update and uninstall bundles and delete tasks
+	// Scopes told apart: each holds exactly one scope, so a service that
+	// demands a second one for a route is caught.
+	ThreadRead   string `yaml:"threadRead"`   // thread:read only (no chat scope); same owner as keys.agent
+	ThreadChat   string `yaml:"threadChat"`   // agent:chat:<threads.main.id> only
+	OtherProject string `yaml:"otherProject"` // project:chat:<projects.other.id> only
 }
 
 // Roles maps each key role name, as scenarios spell it, to its token.
@@ -87,6 +95,11 @@ func (k *Keys) Roles() map[string]*string {
 
 		// Project bundles.
 		"bundles": &k.Bundles,
+
+		// Scopes told apart.
+		"threadRead":   &k.ThreadRead,
+		"threadChat":   &k.ThreadChat,
+		"otherProject": &k.OtherProject,
 	}
 }
 
@@ -102,8 +115,10 @@ type Agent struct {
 
 // Agents holds the agents by role.
 type Agents struct {
-	Main       Agent `yaml:"main"`       // the agent most scenarios run
-	Other      Agent `yaml:"other"`      // a second agent, for scope checks
+	Main Agent `yaml:"main"` // the agent most scenarios run
+	// Other is a second agent, for scope checks. Its alias and a tool that
+	// agents.main lacks (Tools) show which agent a run ran on.
+	Other      Agent `yaml:"other"`
 	Restricted Agent `yaml:"restricted"` // an agent the wildcardLimited key's owner cannot open
 }
 
@@ -130,6 +145,21 @@ type Project struct {
 // Projects holds the projects by role.
 type Projects struct {
 	Main Project `yaml:"main"`
+	// Other is a second project (any agent); only its ID is read, for the
+	// key otherProject, which must be refused on the main project's routes.
+	Other Project `yaml:"other,omitempty"`
+}
+
+// Thread is one provisioned thread.
+type Thread struct {
+	ID string `yaml:"id"`
+}
+
+// Threads holds the provisioned threads by role.
+type Threads struct {
+	// Main is a thread of agents.main, started by the owner of keys.agent;
+	// the key threadChat is scoped to its ID.
+	Main Thread `yaml:"main,omitempty"`
 }
 
 // Capabilities say what the target can be made to show.

@@ -23,7 +23,7 @@ func startReference(t *testing.T, cfg fakeserver.Config) *profile.Profile {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	p := seed.Clone()
+	p := srv.Profile()
 	p.BaseURL = srv.URL
 	return p
 }

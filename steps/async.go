@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
-	"github.com/gavv/httpexpect/v2"
-	"github.com/onsi/gomega"
+
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/sseframe"
 )
 
 // asyncSteps: async starts and the follow-up routes of async.feature
@@ -43,6 +45,8 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 	})
 	step(sc, `^I invoke "([^"]*)" with the prompt below and abort its thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
 	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
+	step(sc, `^the events of that run show it ended without the content "([^"]*)"$`, w.abortedOnServer)
+	step(sc, `^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, w.threadContinued)
 	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
 	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
 		return w.waitFinished(run, thread)
@@ -54,6 +58,7 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the events of run "(\w+)" on thread "(\w+)", once it has finished, do not contain "([^"]*)"$`, func(run, thread, notWant string) error {
 		return w.finishedEventsContain(run, thread, "", notWant)
 	})
+	step(sc, `^the body does not contain "([^"]*)"$`, func(notWant string) error { return w.bodyContains("", notWant) })
 	step(sc, `^the events of that run, once it has finished, contain "([^"]*)" but not "([^"]*)"$`, func(want, notWant string) error {
 		return w.finishedEventsContain("that", "that", want, notWant)
 	})
@@ -78,7 +83,8 @@ func (w *World) asyncAck(within int, run, thread string) error {
 		return err
 	}
 	if end, limit := w.resp.End(), time.Duration(within)*time.Second; end > limit {
-		return fmt.Errorf("the async answer took %s, want at most %s (it should not wait for the run)", end.Round(time.Millisecond), limit)
+		return outcome.Fail("the time to the async answer's end", fmt.Sprintf("at most %s (\"returns at once\": it does not wait for the run)", limit),
+			end.Round(time.Millisecond).String())
 	}
 	return w.rememberAsync(run, thread)
 }
@@ -92,109 +98,173 @@ func (w *World) rememberAsync(run, thread string) error {
 		ThreadID *string `json:"threadID"`
 		RunID    *string `json:"runID"`
 	}
-	if err := json.Unmarshal(w.resp.Body, &ack); err != nil {
-		return fmt.Errorf("the async answer is not JSON {threadID, runID}: %s", abbreviate(w.resp.Body))
+	const want = "a JSON object with the strings threadID and runID (other members allowed)"
+	if err := json.Unmarshal(w.resp.Body, &ack); err != nil || ack.ThreadID == nil || ack.RunID == nil ||
+		*ack.ThreadID == "" || *ack.RunID == "" {
+		return outcome.Failf("the async answer", want, "%s", abbreviate(w.resp.Body))
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(ack.ThreadID).NotTo(gomega.BeNil(), "the async answer has no threadID: %s", w.resp.Body)
-		g.Expect(ack.RunID).NotTo(gomega.BeNil(), "the async answer has no runID: %s", w.resp.Body)
-		g.Expect(*ack.ThreadID).NotTo(gomega.BeEmpty())
-		g.Expect(*ack.RunID).NotTo(gomega.BeEmpty())
-		w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
-	})
+	w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
+	return nil
 }
 
 // fetchEvents calls GET /api/threads/{id}/events with Accept:
 // application/json, with or without runID.
 func (w *World) fetchEvents(thread, run string) (*Response, error) {
+	if _, err := w.thread(thread); err != nil {
+		return nil, err
+	}
 	path := "/api/threads/${thread:" + thread + "}/events"
 	if run == "" {
 		return w.follow("GET", path, "application/json")
 	}
-	id, ok := w.runs[run]
-	if !ok {
-		return nil, fmt.Errorf("no run named %q in this scenario", run)
+	id, err := w.run(run)
+	if err != nil {
+		return nil, err
 	}
 	return w.follow("GET", path, "application/json", "runID", id)
 }
 
 // lastRunID reads lastRunID from GET /api/threads/{id}; "" when absent or
-// null.
+// null. The spec names no success status: any 2xx will do.
 func (w *World) lastRunID(thread string) (string, error) {
-	e, rep := w.expect()
-	p, err := w.expand("/api/threads/${thread:" + thread + "}")
+	if _, err := w.thread(thread); err != nil {
+		return "", err
+	}
+	last := w.resp
+	defer func() { w.resp = last }()
+	r, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
 	if err != nil {
 		return "", err
 	}
-	req, err := w.withAuth(e.GET(p))
-	if err != nil {
-		return "", err
+	if !is2xx(r.Status) {
+		return "", statusFailure("GET /api/threads/{id} of thread "+thread, "2xx", r)
 	}
-	obj := req.Expect().Status(200).JSON(httpexpect.ContentOpts{MediaType: ""}).Object()
-	if err := rep.err(); err != nil {
-		return "", fmt.Errorf("GET %s: %w", p, err)
-	}
-	v, _ := obj.Raw()["lastRunID"].(string)
-	return v, nil
-}
-
-func (w *World) lastRunIDIsNot(run string) error {
 	var v struct {
 		LastRunID *string `json:"lastRunID"`
 	}
-	if err := json.Unmarshal(w.resp.Body, &v); err != nil {
-		return fmt.Errorf("the thread is not a JSON object: %s", abbreviate(w.resp.Body))
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		return "", outcome.Failf("GET /api/threads/{id} of thread "+thread, "a JSON object with lastRunID", "%s", abbreviate(r.Body))
 	}
-	if v.LastRunID != nil && *v.LastRunID == w.runs[run] {
-		return fmt.Errorf("lastRunID already names run %q (%s) while it is still going", run, w.runs[run])
+	if v.LastRunID == nil {
+		return "", nil
+	}
+	return *v.LastRunID, nil
+}
+
+func (w *World) lastRunIDIsNot(run string) error {
+	id, err := w.run(run)
+	if err != nil {
+		return err
+	}
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	var v struct {
+		LastRunID *string `json:"lastRunID"`
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		return outcome.Failf("the thread", "a JSON object", "%s", abbreviate(r.Body))
+	}
+	if v.LastRunID != nil && *v.LastRunID == id {
+		return outcome.Fail("lastRunID while run "+run+" is still going", "not run "+run+" (it reports completion)", id)
 	}
 	return nil
 }
 
-// waitFinished polls the thread, within the scenario's deadline, until its
-// lastRunID names the run (ASYNC-05: completion is reported through it).
+// pollLastRunID polls the thread, within the scenario's deadline, until its
+// lastRunID passes done, and returns the last value seen.
+func (w *World) pollLastRunID(thread string, done func(string) bool) (string, error) {
+	deadline := time.Now().Add(w.deadline)
+	for {
+		v, err := w.lastRunID(thread)
+		if err != nil || done(v) {
+			return v, err
+		}
+		if time.Now().After(deadline) {
+			return v, nil
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-w.ctx.Done():
+			return v, w.ctx.Err()
+		}
+	}
+}
+
+// waitFinished polls the thread until its lastRunID names the run
+// (ASYNC-05: completion is reported through it).
 func (w *World) waitFinished(run, thread string) error {
-	want, ok := w.runs[run]
-	if !ok {
-		return fmt.Errorf("no run named %q in this scenario", run)
+	want, err := w.run(run)
+	if err != nil {
+		return err
 	}
-	var lastErr error
-	err := check(func(g gomega.Gomega) {
-		g.Eventually(func() string {
-			v, err := w.lastRunID(thread)
-			lastErr = err
-			return v
-		}).WithTimeout(w.deadline).WithPolling(100*time.Millisecond).Should(gomega.Equal(want),
-			"lastRunID of thread %q should come to name run %q", thread, run)
-	})
-	if err != nil && lastErr != nil {
-		return fmt.Errorf("%w (last error: %v)", err, lastErr)
+	got, err := w.pollLastRunID(thread, func(v string) bool { return v == want })
+	if err != nil {
+		return err
 	}
-	return err
+	if got != want {
+		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q within %s", thread, w.deadline), "run "+run+" ("+want+")", got)
+	}
+	return nil
 }
 
 // finishedEventsContain waits until the thread reports the run complete
 // (lastRunID), then reads the run's events as JSON, which also waits.
 func (w *World) finishedEventsContain(run, thread, want, notWant string) error {
-	if _, ok := w.threads[thread]; !ok {
-		return fmt.Errorf("no thread named %q in this scenario", thread)
-	}
 	if err := w.waitFinished(run, thread); err != nil {
 		return err
 	}
 	if _, err := w.fetchEvents(thread, run); err != nil {
 		return err
 	}
-	if err := w.statusIs(200); err != nil {
-		return fmt.Errorf("events of run %q: %w", run, err)
+	if err := w.status2xx(); err != nil {
+		return err
 	}
 	return w.bodyContains(want, notWant)
+}
+
+// threadContinued: a resumed thread really continues. The response's
+// X-SVC-Thread-Id alone would pass a service that starts a fresh
+// conversation and echoes the ID it was given: the thread's own follow-ups
+// must show the new run (lastRunID moves on from the thread's set-up run,
+// and the events route without runID, the last completed run, holds its
+// answer).
+func (w *World) threadContinued(thread, said string) error {
+	said, err := w.expand(said)
+	if err != nil {
+		return need(err)
+	}
+	before := w.runs[openingRun(thread)]
+	last := w.resp
+	defer func() { w.resp = last }()
+	got, err := w.pollLastRunID(thread, func(v string) bool { return v != "" && v != before })
+	if err != nil {
+		return err
+	}
+	if got == "" || got == before {
+		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q after the run on it", thread),
+			"a run other than the thread's earlier one "+before, got).
+			WithSpec("Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
+	}
+	if _, err := w.fetchEvents(thread, ""); err != nil {
+		return err
+	}
+	if err := w.status2xx(); err != nil {
+		return err
+	}
+	if !strings.Contains(string(w.resp.Body), said) {
+		return outcome.Failf(fmt.Sprintf("the events of thread %q without runID (its last completed run)", thread),
+			fmt.Sprintf("the run just made on it, which said %q", said), "%s", abbreviate(w.resp.Body))
+	}
+	return nil
 }
 
 // invokeAndAbort reads an SSE stream and, once an event carries the given
 // content, aborts the stream's thread through POST /api/threads/{id}/abort
 // while it goes on reading (ASYNC-06). Waiting for the content first makes
-// sure the run is under way when the abort lands.
+// sure the run is under way when the abort lands. The run and its thread
+// are remembered as "that".
 func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error {
 	content, err := w.expand(content)
 	if err != nil {
@@ -211,6 +281,9 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 			return false
 		}
 		w.threads["that"] = r.Header.Get("X-SVC-Thread-Id")
+		if id := sseRunID(r.Body); id != "" {
+			w.runs["that"] = id
+		}
 		var ab *Response
 		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:that}/abort", ""); abortErr == nil {
 			abortStatus = ab.Status
@@ -231,25 +304,69 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 		return fmt.Errorf("abort: %w", abortErr)
 	}
 	if abortStatus == 0 {
-		return fmt.Errorf("the stream never carried the content %q, so nothing was aborted: %s", content, abbreviate(resp.Body))
+		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body))
 	}
 	w.saved["abortStatus"] = fmt.Sprint(abortStatus)
 	return nil
 }
 
+// sseRunID returns the runID of the first event object of an SSE body.
+func sseRunID(body []byte) string {
+	frames, _ := sseframe.ReadAll(body)
+	for _, f := range frames {
+		data, _ := f.Field("data")
+		if obj, err := decodeObject([]byte(data)); err == nil {
+			if id, ok := obj["runID"].(string); ok && id != "" {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
 func (w *World) abortedStream(notWant string) error {
-	if st, _ := strconv.Atoi(w.saved["abortStatus"]); st < 200 || st > 299 {
-		return fmt.Errorf("the abort answered %d, want 2xx", st)
+	if st, _ := strconv.Atoi(w.saved["abortStatus"]); !is2xx(st) {
+		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(st))
 	}
 	if err := w.complete(); err != nil {
-		return fmt.Errorf("the stream did not end after the abort: %w", err)
+		return outcome.Fail("the SSE stream after the abort", "its end", err.Error())
 	}
 	notWant, err := w.expand(notWant)
 	if err != nil {
 		return need(err)
 	}
 	if sseHasContent(w.resp.Body, notWant) {
-		return fmt.Errorf("the run went on after the abort: the stream carries %q", notWant)
+		return outcome.Failf("the SSE stream after the abort", fmt.Sprintf("no event with the content %q (the run is cancelled)", notWant),
+			"%s", abbreviate(w.resp.Body))
+	}
+	return nil
+}
+
+// abortedOnServer: abort cancels the run on the server, not only the
+// client's stream. The events route with runID and Accept: application/json
+// stays open until the run finishes; for a cancelled run that is at once,
+// and its events hold nothing the script would have said after the abort.
+// A service that only cut the stream answers once the script has run out,
+// with the later content. lastRunID is not read: it reports completion, and
+// the spec does not say that a cancelled run completes.
+func (w *World) abortedOnServer(notWant string) error {
+	notWant, err := w.expand(notWant)
+	if err != nil {
+		return need(err)
+	}
+	if _, err := w.run("that"); err != nil {
+		return fmt.Errorf("%w (no event of the stream carried a runID)", err)
+	}
+	if _, err := w.fetchEvents("that", "that"); err != nil {
+		return err
+	}
+	if err := w.status2xx(); err != nil {
+		return err
+	}
+	if strings.Contains(string(w.resp.Body), notWant) {
+		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
+			fmt.Sprintf("no content %q: the run ended at the abort", notWant), "%s", abbreviate(w.resp.Body)).
+			WithSpec("POST /api/threads/{id}/abort: Cancels a run")
 	}
 	return nil
 }

@@ -2,9 +2,10 @@ package steps
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/cucumber/godog"
+
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // errorSteps: errors.feature (ERR-*). The problem format's body shape is not
@@ -26,7 +27,8 @@ func (w *World) notOpenAIError() error {
 		} `json:"error"`
 	}
 	if json.Unmarshal(w.resp.Body, &v) == nil && v.Error != nil && v.Error.Message != nil {
-		return fmt.Errorf("the error body is the OpenAI error envelope, not the platform's problem format: %s", abbreviate(w.resp.Body))
+		return outcome.Failf("the error body", "the platform's problem format, not the OpenAI error envelope {\"error\":{\"message\":...}}",
+			"%s", abbreviate(w.resp.Body))
 	}
 	return nil
 }

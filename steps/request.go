@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -9,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-	"github.com/onsi/gomega"
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // requestSteps: keys, headers, invoking, statuses and the thread header.
@@ -35,6 +34,7 @@ func requestSteps(sc *godog.ScenarioContext, w *World) {
 
 	step(sc, `^the status is (\d{3})$`, w.statusIs)
 	step(sc, `^the status is 2xx$`, w.status2xx)
+	step(sc, `^the status is (\d{3}) or (\d{3})$`, w.statusEither)
 	step(sc, `^the response header "([^"]*)" is thread "(\w+)"$`, w.headerIsThread)
 	step(sc, `^the response header "X-SVC-Thread-Id" names a new thread, remembered as "(\w+)"$`, w.headerIsNewThread)
 	step(sc, `^the plain-text answer is the prompt, byte for byte$`, w.plainIsPrompt)
@@ -103,9 +103,9 @@ func (w *World) setHeader(name, value string) error {
 }
 
 func (w *World) setThreadHeader(name, thread string) error {
-	id, ok := w.threads[thread]
-	if !ok {
-		return fmt.Errorf("no thread named %q in this scenario", thread)
+	id, err := w.thread(thread)
+	if err != nil {
+		return err
 	}
 	w.headers[name] = id
 	delete(w.noHeaders, name)
@@ -198,8 +198,8 @@ func (w *World) openThread(name, runName, text string) error {
 }
 
 func (w *World) continueThread(runName, thread, text string) error {
-	if _, ok := w.threads[thread]; !ok {
-		return fmt.Errorf("no thread named %q in this scenario", thread)
+	if _, err := w.thread(thread); err != nil {
+		return err
 	}
 	return w.runOn("agent", thread, runName, mainAgentRoute+"/thread/${thread:"+thread+"}", text)
 }
@@ -219,71 +219,104 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 	if err != nil {
 		return fmt.Errorf("set up thread %q: %w", thread, err)
 	}
-	if resp.Status != 200 {
-		return fmt.Errorf("set up thread %q: status %d, want 200: %s", thread, resp.Status, abbreviate(resp.Body))
+	if !is2xx(resp.Status) {
+		return statusFailure(fmt.Sprintf("set-up run on thread %q (%s %s)", thread, resp.Method, resp.URL), "a 2xx status", resp)
 	}
 	id := resp.Header.Get("X-SVC-Thread-Id")
 	if id == "" {
-		return fmt.Errorf("set up thread %q: the response has no X-SVC-Thread-Id", thread)
+		return outcome.Fail(fmt.Sprintf("set-up run on thread %q: the response header X-SVC-Thread-Id", thread),
+			"the thread's ID (\"Every response carries the header X-SVC-Thread-Id\")", "no such header")
 	}
 	w.threads[thread] = id
-	if runName == "" {
-		return nil
-	}
 	items, err := resp.EnvelopeItems()
 	if err != nil {
-		return fmt.Errorf("set up run %q: %w", runName, err)
+		return outcome.Failf(fmt.Sprintf("set-up run on thread %q: the JSON envelope", thread), "{items:[...]}",
+			"%v: %s", err, abbreviate(resp.Body))
 	}
 	for _, it := range items {
 		if r, ok := it["runID"].(string); ok && r != "" {
-			w.runs[runName] = r
+			// The thread's newest run, for checks that the thread moved on.
+			w.runs[openingRun(thread)] = r
+			if runName != "" {
+				w.runs[runName] = r
+			}
 			return nil
 		}
 	}
-	return fmt.Errorf("set up run %q: no item of the envelope carries a runID", runName)
+	return outcome.Failf(fmt.Sprintf("set-up run on thread %q: the envelope's items", thread),
+		"an item carrying runID", "%s", abbreviate(resp.Body))
 }
 
+// openingRun names the newest set-up run of a thread among the runs; the
+// name cannot clash with a scenario's, which are words.
+func openingRun(thread string) string { return "set-up:" + thread }
+
 func (w *World) statusIs(want int) error {
-	if w.resp == nil {
-		return errors.New("no response yet")
+	r, err := w.last()
+	if err != nil {
+		return err
 	}
-	if w.resp.Status != want {
-		return fmt.Errorf("status %d, want %d; body: %s", w.resp.Status, want, abbreviate(w.resp.Body))
+	if r.Status != want {
+		return statusFailure(r.Method+" "+r.URL+": the status", fmt.Sprint(want), r)
 	}
 	return nil
 }
 
 func (w *World) status2xx() error {
-	if w.resp == nil {
-		return errors.New("no response yet")
+	r, err := w.last()
+	if err != nil {
+		return err
 	}
-	if w.resp.Status < 200 || w.resp.Status > 299 {
-		return fmt.Errorf("status %d, want 2xx; body: %s", w.resp.Status, abbreviate(w.resp.Body))
+	if !is2xx(r.Status) {
+		return statusFailure(r.Method+" "+r.URL+": the status", "2xx", r)
+	}
+	return nil
+}
+
+// statusEither: where the spec allows two statuses and gives no precedence.
+func (w *World) statusEither(a, b int) error {
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	if r.Status != a && r.Status != b {
+		return statusFailure(r.Method+" "+r.URL+": the status", fmt.Sprintf("%d or %d", a, b), r)
 	}
 	return nil
 }
 
 func (w *World) headerIsThread(name, thread string) error {
-	id, ok := w.threads[thread]
-	if !ok {
-		return fmt.Errorf("no thread named %q in this scenario", thread)
+	id, err := w.thread(thread)
+	if err != nil {
+		return err
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(w.resp.Header.Values(name)).To(gomega.Equal([]string{id}),
-			"response header %s should name thread %q (%s)", name, thread, id)
-	})
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	if got := r.Header.Values(name); len(got) != 1 || got[0] != id {
+		return outcome.Failf("the response header "+name, fmt.Sprintf("one value, thread %q (%s)", thread, id), "%q", got)
+	}
+	return nil
 }
 
 func (w *World) headerIsNewThread(name string) error {
-	return check(func(g gomega.Gomega) {
-		got := w.resp.Header.Values("X-SVC-Thread-Id")
-		g.Expect(got).To(gomega.HaveLen(1), "the response should carry one X-SVC-Thread-Id")
-		g.Expect(got[0]).NotTo(gomega.BeEmpty())
-		for other, id := range w.threads {
-			g.Expect(got[0]).NotTo(gomega.Equal(id), "X-SVC-Thread-Id should name a new thread, not thread %q", other)
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	got := r.Header.Values("X-SVC-Thread-Id")
+	const check = "the response header X-SVC-Thread-Id"
+	if len(got) != 1 || got[0] == "" {
+		return outcome.Failf(check, "one value naming a new thread", "%q", got)
+	}
+	for other, id := range w.threads {
+		if got[0] == id {
+			return outcome.Failf(check, "a new thread", "%s, the ID of thread %q", id, other)
 		}
-		w.threads[name] = got[0]
-	})
+	}
+	w.threads[name] = got[0]
+	return nil
 }
 
 func (w *World) plainIsPrompt() error {
@@ -310,9 +343,10 @@ func (w *World) plainIsExactly(want string) error {
 	if err := w.needEcho(); err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(string(w.resp.Body)).To(gomega.Equal(want), "the plain-text body should be exactly the answer")
-	})
+	if got := string(w.resp.Body); got != want {
+		return outcome.Failf("the plain-text body", fmt.Sprintf("exactly the answer %q", bounded(want)), "%q", bounded(got))
+	}
+	return nil
 }
 
 func (w *World) bodyContains(want, notWant string) error {
@@ -329,12 +363,15 @@ func (w *World) bodyContains(want, notWant string) error {
 	if notWant, err = w.expand(notWant); err != nil {
 		return need(err)
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(string(w.resp.Body)).To(gomega.ContainSubstring(want))
-		if notWant != "" {
-			g.Expect(string(w.resp.Body)).NotTo(gomega.ContainSubstring(notWant))
-		}
-	})
+	body := string(w.resp.Body)
+	check := w.resp.Method + " " + w.resp.URL + ": the body"
+	if !strings.Contains(body, want) {
+		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(w.resp.Body))
+	}
+	if notWant != "" && strings.Contains(body, notWant) {
+		return outcome.Failf(check, fmt.Sprintf("text without %q", notWant), "%s", abbreviate(w.resp.Body))
+	}
+	return nil
 }
 
 func (w *World) answeredWithin(secs int) error {
@@ -343,7 +380,8 @@ func (w *World) answeredWithin(secs int) error {
 	}
 	limit := time.Duration(secs) * time.Second
 	if end := w.resp.End(); end > limit {
-		return fmt.Errorf("the answer took %s, want at most %s", end.Round(time.Millisecond), limit)
+		return outcome.Fail(w.resp.Method+" "+w.resp.URL+": the time to the answer's end",
+			fmt.Sprintf("at most %s", limit), end.Round(time.Millisecond).String())
 	}
 	return nil
 }

@@ -1,15 +1,17 @@
 package steps
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cucumber/godog"
-	"github.com/onsi/gomega"
 
 	"github.com/invokeconf/invokeconf/agentscript"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -43,16 +45,17 @@ func toolSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the run's tools are those of answer "(\w+)"( and more)?$`, func(name, more string) error {
 		base, ok := answers[name]
 		if !ok {
-			return fmt.Errorf("no answer named %q in this scenario", name)
+			return fmt.Errorf("scenario error: no answer named %q has been remembered", name)
 		}
 		return w.toolsLike(name, base, more != "")
 	})
 	step(sc, `^the run's model is( not)? "([^"]*)"$`, w.modelIs)
 	step(sc, `^no event of the run has error set$`, w.noErrorEvent)
+	step(sc, `^no event of the run mentions "([^"]*)"$`, w.noEventMentions)
 	step(sc, `^the run's answer and kinds of events are those of answer "(\w+)"$`, func(name string) error {
 		base, ok := answers[name]
 		if !ok {
-			return fmt.Errorf("no answer named %q in this scenario", name)
+			return fmt.Errorf("scenario error: no answer named %q has been remembered", name)
 		}
 		return w.sameEvents(name, base)
 	})
@@ -90,12 +93,22 @@ func (w *World) openThreadWith(role, name, path string) error {
 //	${projects.main.credentialTools} the main agent's tools that use a credential of the project
 //	${projects.main.model}          the model the main project's settings select
 //	${unknownTool}, ${unknownMode}  names no target knows
+//	${agents.main.distinctTools}    credential-free tools of the main agent that the other agent lacks
+//	${agents.other.distinctTools}   credential-free tools of the other agent that the main agent lacks
+//	${threads.main.id}              the provisioned thread of the main agent
 //
 // Lists are comma-separated.
 func toolPlaceholder(w *World, name string) (string, bool, error) {
 	switch name {
 	case "unknownTool", "unknownMode":
 		return w.marker(name), true, nil
+	case "threads.main.id":
+		if w.P.Threads.Main.ID == "" {
+			return "", true, need(&profile.MissingError{What: "threads.main.id (a thread of agents.main that the key threadChat is scoped to)"})
+		}
+		return w.P.Threads.Main.ID, true, nil
+	case "agents.main.distinctTools", "agents.other.distinctTools":
+		return w.distinctTools(strings.Split(name, ".")[1])
 	case "projects.main.tasks":
 		return nonEmpty(w.P.Projects.Main.Tasks, "projects.main.tasks")
 	case "projects.main.model":
@@ -140,15 +153,45 @@ func toolPlaceholder(w *World, name string) (string, bool, error) {
 	return "", false, nil
 }
 
+// distinctTools lists the credential-free tools of one agent (main or
+// other) that the other one lacks: a run that has them ran on that agent.
+func (w *World) distinctTools(role string) (string, bool, error) {
+	this, that := "main", "other"
+	if role == "other" {
+		this, that = that, this
+	}
+	a, err := w.P.Agent(this)
+	if err != nil {
+		return "", true, need(err)
+	}
+	b, err := w.P.Agent(that)
+	if err != nil {
+		return "", true, need(err)
+	}
+	theirs := map[string]bool{}
+	for _, t := range b.Tools {
+		theirs[t] = true
+	}
+	return nonEmpty(toolsWhere(a, func(_ string, gated bool) bool { return !gated }, func(t string) bool { return !theirs[t] }),
+		"a tool of agents."+this+" that uses no credential and that agents."+that+" lacks (agents."+this+".tools)")
+}
+
 // toolsWhere returns the agent's tools, in profile order, whose credential
 // (gated: it uses one) passes keep.
-func toolsWhere(a profile.Agent, keep func(cred string, gated bool) bool) []string {
+func toolsWhere(a profile.Agent, keep func(cred string, gated bool) bool, also ...func(tool string) bool) []string {
 	var out []string
+tools:
 	for _, t := range a.Tools {
 		cred, gated := a.CredentialTools[t]
-		if keep(cred, gated) {
-			out = append(out, t)
+		if !keep(cred, gated) {
+			continue
 		}
+		for _, f := range also {
+			if !f(t) {
+				continue tools
+			}
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -196,16 +239,16 @@ func answerText(r *Response) (string, error) {
 
 // runTools reads the tool list a run printed for @tools.
 func runTools(r *Response) ([]string, error) {
-	if r.Status != 200 {
-		return nil, fmt.Errorf("status %d, want 200: %s", r.Status, abbreviate(r.Body))
+	if !is2xx(r.Status) {
+		return nil, statusFailure(r.Method+" "+r.URL+": the status of the run that lists its tools", "2xx", r)
 	}
 	text, err := answerText(r)
 	if err != nil {
-		return nil, err
+		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's answer", "events that can be read", "%v", err)
 	}
 	tools, ok := agentscript.ParseTools(text)
 	if !ok {
-		return nil, fmt.Errorf("the answer holds no tool list (the agent script's @tools): %s", abbreviate([]byte(text)))
+		return nil, outcome.Failf("the run's answer", "the tool list of the agent script's @tools", "%s", bounded(text))
 	}
 	return tools, nil
 }
@@ -231,15 +274,16 @@ func (w *World) toolsInclude(list string, include bool) error {
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		for _, tool := range want {
-			if include {
-				g.Expect(got).To(gomega.ContainElement(tool), "the run's tools should include %q", tool)
-			} else {
-				g.Expect(got).NotTo(gomega.ContainElement(tool), "the run's tools should not include %q", tool)
+	for _, tool := range want {
+		if slices.Contains(got, tool) != include {
+			what := "tools including "
+			if !include {
+				what = "tools without "
 			}
+			return outcome.Failf("the run's tools (@tools)", what+strings.Join(want, ", "), "%s", strings.Join(got, ", "))
 		}
-	})
+	}
+	return nil
 }
 
 func (w *World) toolsExactly(list string) error {
@@ -247,9 +291,16 @@ func (w *World) toolsExactly(list string) error {
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(got).To(gomega.ConsistOf(want), "the run's tools")
-	})
+	if !slices.Equal(sorted(got), want) {
+		return outcome.Failf("the run's tools (@tools)", "exactly "+strings.Join(want, ", "), "%s", strings.Join(got, ", "))
+	}
+	return nil
+}
+
+func sorted(list []string) []string {
+	out := slices.Clone(list)
+	sort.Strings(out)
+	return out
 }
 
 // toolsLike compares the run's tools with a remembered answer's: the same,
@@ -263,14 +314,22 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		if !more {
-			g.Expect(got).To(gomega.ConsistOf(own), "the run's tools should be those of answer %q", name)
-			return
+	check, gotList := "the run's tools (@tools)", strings.Join(got, ", ")
+	if !more {
+		if !slices.Equal(sorted(got), sorted(own)) {
+			return outcome.Failf(check, fmt.Sprintf("those of answer %q: %s", name, strings.Join(own, ", ")), "%s", gotList)
 		}
-		g.Expect(got).To(gomega.ContainElements(own), "the run should keep every tool of answer %q", name)
-		g.Expect(len(got)).To(gomega.BeNumerically(">", len(own)), "the run should have more tools than answer %q %v, has %v", name, own, got)
-	})
+		return nil
+	}
+	for _, t := range own {
+		if !slices.Contains(got, t) {
+			return outcome.Failf(check, fmt.Sprintf("every tool of answer %q (%s) and more", name, strings.Join(own, ", ")), "%s", gotList)
+		}
+	}
+	if len(got) <= len(own) {
+		return outcome.Failf(check, fmt.Sprintf("more tools than answer %q (%s)", name, strings.Join(own, ", ")), "%s", gotList)
+	}
+	return nil
 }
 
 func (w *World) modelIs(not, want string) error {
@@ -281,24 +340,21 @@ func (w *World) modelIs(not, want string) error {
 	if err := w.complete(); err != nil {
 		return err
 	}
-	if err := w.statusIs(200); err != nil {
+	if err := w.status2xx(); err != nil {
 		return err
 	}
 	text, err := answerText(w.resp)
 	if err != nil {
-		return err
+		return outcome.Failf("the run's answer", "events that can be read", "%v", err)
 	}
 	got, ok := agentscript.ParseModel(text)
 	if !ok {
-		return fmt.Errorf("the answer names no model (the agent script's @model): %s", abbreviate([]byte(text)))
+		return outcome.Failf("the run's answer", "the model name of the agent script's @model", "%s", bounded(text))
 	}
-	return check(func(g gomega.Gomega) {
-		if not != "" {
-			g.Expect(got).NotTo(gomega.Equal(want), "the run's model")
-			return
-		}
-		g.Expect(got).To(gomega.Equal(want), "the run's model")
-	})
+	if (got == want) == (not != "") {
+		return outcome.Fail("the run's model (@model)", strings.TrimSpace(not+" "+want), got)
+	}
+	return nil
 }
 
 // responseEvents returns the event objects of an SSE stream or a JSON
@@ -324,7 +380,33 @@ func (w *World) noErrorEvent() error {
 	}
 	for _, ev := range evs {
 		if isSet(ev, "error") {
-			return fmt.Errorf("an event has error set: %v", ev["error"])
+			return outcome.Failf("the run's events", "none with error set (a removal of a tool is not an error)", "error %s", bounded(fmt.Sprint(ev["error"])))
+		}
+	}
+	return nil
+}
+
+// noEventMentions: Authentication 5, a tool is removed "silently": no event
+// of any kind, in any field, names it.
+func (w *World) noEventMentions(list string) error {
+	names, err := w.splitList(list)
+	if err != nil {
+		return err
+	}
+	if err := w.complete(); err != nil {
+		return err
+	}
+	evs, err := responseEvents(w.resp)
+	if err != nil {
+		return outcome.Failf("the run's events", "an SSE stream or a JSON envelope", "%v", err)
+	}
+	for _, ev := range evs {
+		b, _ := json.Marshal(ev)
+		for _, n := range names {
+			if strings.Contains(string(b), n) {
+				return outcome.Failf("the run's events", fmt.Sprintf("none that mentions %q (removed silently)", n), "%s", abbreviate(b)).
+					WithSpec("a tool that uses a credential the key has no credential:use: scope for is removed from the run, silently")
+			}
 		}
 	}
 	return nil
@@ -377,8 +459,12 @@ func (w *World) sameEvents(name string, base *Response) error {
 	if err != nil {
 		return err
 	}
-	return check(func(g gomega.Gomega) {
-		g.Expect(got).To(gomega.Equal(want), "the run's answer, compared with answer %q", name)
-		g.Expect(gotKinds).To(gomega.Equal(wantKinds), "kinds of events, compared with answer %q", name)
-	})
+	if got != want {
+		return outcome.Failf("the run's answer", fmt.Sprintf("that of answer %q: %q", name, bounded(want)), "%q", bounded(got))
+	}
+	if !slices.Equal(gotKinds, wantKinds) {
+		return outcome.Failf("the kinds of the run's events", fmt.Sprintf("those of answer %q: %s", name, strings.Join(wantKinds, ", ")),
+			"%s", strings.Join(gotKinds, ", "))
+	}
+	return nil
 }

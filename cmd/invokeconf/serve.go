@@ -51,7 +51,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err}
 	}
 	defer srv.Close()
-	served := seed.Clone()
+	served := srv.Profile()
 	served.BaseURL = srv.URL
 	if *writeProfile != "" {
 		b, err := served.Marshal()

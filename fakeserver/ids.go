@@ -1,0 +1,101 @@
+package fakeserver
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// IDs. The spec gives threadID and runID as strings and shows nothing of the
+// agent and project resources, so a client must take any shape: the
+// variants uuid-ids and uuid-seed-ids hand out UUIDs instead of the
+// reference's prefixed hex.
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// newRunID returns the ID of a new run.
+func (s *Server) newRunID() string {
+	if s.variant(varUUIDIDs) {
+		return newUUID()
+	}
+	return newID("run")
+}
+
+// newThread creates a thread for an agent (and project) and stores it.
+func (s *Server) newThread(a *agent, p *project) *thread {
+	if !s.variant(varUUIDIDs) {
+		return s.st.newThread(a, p)
+	}
+	t := &thread{id: newUUID(), agent: a, project: p}
+	s.st.mu.Lock()
+	s.st.threads[t.id] = t
+	s.st.mu.Unlock()
+	return t
+}
+
+// reseedUUIDs returns a copy of the seed profile whose agents, projects and
+// provisioned thread carry UUIDs (variant uuid-seed-ids). Keys are scoped
+// from the copy, so they follow.
+func reseedUUIDs(p *profile.Profile) *profile.Profile {
+	c := p.Clone()
+	for _, a := range c.Agents.Roles() {
+		if a.ID != "" {
+			a.ID = newUUID()
+		}
+	}
+	for _, pr := range []*profile.Project{&c.Projects.Main, &c.Projects.Other} {
+		if pr.ID != "" {
+			pr.ID = newUUID()
+		}
+	}
+	if c.Threads.Main.ID != "" {
+		c.Threads.Main.ID = newUUID()
+	}
+	return c
+}
+
+// Profile returns the profile of the target the server serves: its seed,
+// with the IDs it re-seeded (variant uuid-seed-ids). The base URL is the
+// seed's; a caller that listens fills in its own.
+func (s *Server) Profile() *profile.Profile { return s.cfg.Profile.Clone() }
+
+// withExtraMembers adds members to a JSON object (variant
+// problem-extra-members): the problem format's body shape is not shown.
+func withExtraMembers(obj []byte) []byte {
+	var m map[string]any
+	if json.Unmarshal(obj, &m) != nil {
+		return obj
+	}
+	m["instance"] = "/errors/" + newUUID()
+	m["traceId"] = newUUID()
+	m["errors"] = []map[string]string{{"detail": "see detail"}}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return obj
+	}
+	return b
+}
+
+// firstAgentLocked returns the agent with the smallest ID (the
+// alias-default-agent and thread-id-default-agent defects). The caller holds
+// st.mu.
+func (st *store) firstAgentLocked() *agent {
+	var first *agent
+	for id, a := range st.agents {
+		if first == nil || id < first.id {
+			first = a
+		}
+	}
+	return first
+}

@@ -1,0 +1,49 @@
+package steps
+
+import (
+	"fmt"
+
+	"github.com/invokeconf/invokeconf/outcome"
+)
+
+// The scenario's remembered state, looked up by name. A name that was never
+// remembered is a mistake of the scenario, not of the target, so these
+// errors are not outcome.Failure values.
+
+// thread returns the ID of the thread remembered under name.
+func (w *World) thread(name string) (string, error) {
+	if id, ok := w.threads[name]; ok {
+		return id, nil
+	}
+	return "", fmt.Errorf("scenario error: no thread named %q has been remembered", name)
+}
+
+// run returns the ID of the run remembered under name.
+func (w *World) run(name string) (string, error) {
+	if id, ok := w.runs[name]; ok {
+		return id, nil
+	}
+	return "", fmt.Errorf("scenario error: no run named %q has been remembered", name)
+}
+
+// last returns the scenario's last response, read to its end.
+func (w *World) last() (*Response, error) {
+	if w.resp == nil {
+		return nil, fmt.Errorf("scenario error: no request has been made yet")
+	}
+	if err := w.complete(); err != nil {
+		return nil, err
+	}
+	return w.resp, nil
+}
+
+// statusFailure says that a response's status is not the one a check wants.
+func statusFailure(check, want string, r *Response) *outcome.Failure {
+	return outcome.Failf(check, want, "status %d, body %s", r.Status, abbreviate(r.Body))
+}
+
+// is2xx reports whether a status is a success status.
+func is2xx(status int) bool { return status >= 200 && status <= 299 }
+
+// bounded cuts target text to what a failure may quote.
+func bounded(s string) string { return abbreviate([]byte(s)) }
