@@ -26,17 +26,6 @@ func (w *World) run(name string) (string, error) {
 	return "", fmt.Errorf("scenario error: no run named %q has been remembered", name)
 }
 
-// last returns the scenario's last response, read to its end.
-func (w *World) last() (*Response, error) {
-	if w.resp == nil {
-		return nil, fmt.Errorf("scenario error: no request has been made yet")
-	}
-	if err := w.complete(); err != nil {
-		return nil, err
-	}
-	return w.resp, nil
-}
-
 // statusFailure says that a response's status is not the one a check wants.
 func statusFailure(check, want string, r *Response) *outcome.Failure {
 	return outcome.Failf(check, want, "status %d, body %s", r.Status, abbreviate(r.Body))
