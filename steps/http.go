@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -134,6 +135,8 @@ type request struct {
 	header http.Header
 	// omit names headers to leave out.
 	omit []string
+	// query is added to the expanded path, encoded.
+	query string
 	// stop, when set, is asked after every read with the response so far;
 	// when it returns true the client stops reading and closes the
 	// connection (a disconnect).
@@ -187,6 +190,9 @@ func (w *World) do(rq request) (*Response, error) {
 		return nil, need(err)
 	}
 	url := strings.TrimRight(w.P.BaseURL, "/") + path
+	if rq.query != "" {
+		url += "?" + rq.query
+	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
 	defer cancel()
 	req, ex, err := rq.build(ctx, url)
@@ -319,51 +325,59 @@ func (w *World) complete() error {
 	return r.complete()
 }
 
-// fetch makes a plain request/response call with httpexpect (follow-up
-// routes) with the scenario's key, and returns the response; like do, it
-// changes nothing of the World but the transcript.
+// fetch makes a plain request/response call (follow-up routes) with the
+// scenario's key, read to its end, and returns the response; like do, it
+// changes nothing of the World but the transcript. query holds name, value
+// pairs.
 func (w *World) fetch(method, path, accept string, query ...string) (*Response, error) {
-	p, err := w.expand(path)
-	if err != nil {
-		return nil, need(err)
-	}
-	e, rep := w.expect()
-	req, err := w.withAuth(e.Request(method, p))
+	auth, err := w.authorization()
 	if err != nil {
 		return nil, err
 	}
+	rq := request{method: method, path: path, header: http.Header{}}
+	if auth != "" {
+		rq.header.Set("Authorization", auth)
+	}
 	if accept != "" {
-		req = req.WithHeader("Accept", accept)
+		rq.header.Set("Accept", accept)
 	}
-	for i := 0; i+1 < len(query); i += 2 {
-		req = req.WithQuery(query[i], query[i+1])
+	if len(query) > 0 {
+		q := url.Values{}
+		for i := 0; i+1 < len(query); i += 2 {
+			q.Add(query[i], query[i+1])
+		}
+		rq.query = q.Encode()
 	}
-	sent := time.Now()
-	r := req.Expect()
-	if err := rep.err(); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, p, err)
+	resp, err := w.do(rq)
+	if err != nil {
+		return nil, err
 	}
-	elapsed := time.Since(sent)
-	raw := r.Raw()
-	body := []byte(r.Body().Raw())
-	return &Response{Method: method, URL: raw.Request.URL.String(), Status: raw.StatusCode, Header: raw.Header,
-		Body: body, Sent: sent, HeadersAt: elapsed, Reads: []Read{{At: elapsed, End: len(body)}}, Complete: true}, nil
+	if err := resp.complete(); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // expect returns an httpexpect client for plain request/response calls
-// (follow-up routes), bound to the scenario's deadline. Its failures are
-// collected by the returned reporter.
+// that assert on small JSON answers, bound to the scenario's deadline and to
+// maxExpectBody. Its failures are collected by the returned reporter.
 func (w *World) expect() (*httpexpect.Expect, *reporter) {
 	rep := &reporter{}
+	client := *w.client
+	client.Transport = &limitTransport{base: w.client.Transport, limit: maxExpectBody}
 	e := httpexpect.WithConfig(httpexpect.Config{
 		BaseURL:  strings.TrimRight(w.P.BaseURL, "/"),
-		Client:   w.client,
+		Client:   &client,
 		Reporter: rep,
 		Context:  w.ctx,
-		Printers: []httpexpect.Printer{&transcriptPrinter{w: w}},
+		Printers: []httpexpect.Printer{&transcriptPrinter{w: w, rep: rep}},
 	})
 	return e, rep
 }
+
+// maxExpectBody bounds what httpexpect reads: it keeps a body in memory
+// several times over, and the answers it reads are small objects.
+const maxExpectBody = 1 << 20
 
 // reporter collects httpexpect failures.
 type reporter struct{ msgs []string }
@@ -380,9 +394,12 @@ func (r *reporter) err() error {
 	return errors.New(strings.Join(r.msgs, "\n"))
 }
 
-// transcriptPrinter records httpexpect's exchanges in the transcript.
+// transcriptPrinter records httpexpect's exchanges in the transcript, and
+// reports a body it could not read (httpexpect itself may then judge an
+// empty one).
 type transcriptPrinter struct {
 	w       *World
+	rep     *reporter
 	pending *Exchange
 }
 
@@ -410,8 +427,9 @@ func (p *transcriptPrinter) Response(resp *http.Response, rtt time.Duration) {
 		b, err := io.ReadAll(resp.Body)
 		if err != nil {
 			ex.Error = err.Error()
+			p.rep.Errorf("%s %s: reading the body: %v", ex.Method, ex.URL, err)
 		}
-		ex.RespBody = string(b)
+		ex.RespBody = transcriptCopy(b)
 	}
 	p.w.record(*ex)
 }
