@@ -127,7 +127,7 @@ func (b *limitedBody) Close() error { return b.rc.Close() }
 // request is one HTTP call as a value: it carries its key and headers, so
 // sending it reads nothing of the World but the target and the deadline.
 type request struct {
-	method, path string // path may hold ${...} placeholders
+	method, path string // path expanded (no ${...} placeholders)
 	body         *string
 	// header is sent exactly as given, Authorization included when the
 	// request carries a key. A body is sent as text/plain unless header
@@ -144,11 +144,14 @@ type request struct {
 }
 
 // prepared returns a request with the key and headers that the scenario's
-// Given steps chose.
+// Given steps chose; path may hold placeholders.
 func (w *World) prepared(method, path string, body *string) (request, error) {
 	auth, err := w.authorization()
 	if err != nil {
 		return request{}, err
+	}
+	if path, err = w.expand(path); err != nil {
+		return request{}, need(err)
 	}
 	rq := request{method: method, path: path, body: body, header: http.Header{}}
 	if auth != "" {
@@ -163,11 +166,15 @@ func (w *World) prepared(method, path string, body *string) (request, error) {
 	return rq, nil
 }
 
-// keyed returns a request with the key of a role and the given headers,
-// whatever the scenario chose for its own requests.
+// keyed returns a request with the key of a role and the given headers
+// (an empty value sends none), whatever the scenario chose for its own
+// requests; path may hold placeholders.
 func (w *World) keyed(role string, headers map[string]string, method, path string, body *string) (request, error) {
 	k, err := w.P.Key(role)
 	if err != nil {
+		return request{}, need(err)
+	}
+	if path, err = w.expand(path); err != nil {
 		return request{}, need(err)
 	}
 	rq := request{method: method, path: path, body: body, header: http.Header{}}
@@ -185,10 +192,7 @@ func (w *World) keyed(role string, headers map[string]string, method, path strin
 // returned: steps judge it. It records the exchange in the transcript and
 // changes nothing else: the When steps keep the response they judge.
 func (w *World) do(rq request) (*Response, error) {
-	path, err := w.expand(rq.path)
-	if err != nil {
-		return nil, need(err)
-	}
+	path := rq.path
 	url := strings.TrimRight(w.P.BaseURL, "/") + path
 	if rq.query != "" {
 		url += "?" + rq.query
@@ -333,6 +337,9 @@ func (w *World) fetch(method, path, accept string, query ...string) (*Response, 
 	auth, err := w.authorization()
 	if err != nil {
 		return nil, err
+	}
+	if path, err = w.expand(path); err != nil {
+		return nil, need(err)
 	}
 	rq := request{method: method, path: path, header: http.Header{}}
 	if auth != "" {
