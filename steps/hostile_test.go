@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // hostileWorld is a World against a test target, with the harness's client.
@@ -182,4 +184,33 @@ func trim(err error) string {
 	}
 	s := err.Error()
 	return s[:min(len(s), 300)]
+}
+
+// TestRedirectIsAnAnswer: the harness's client answers a redirect with the
+// redirect itself, key and body never sent on, and a failure after it
+// names the Location.
+func TestRedirectIsAnAnswer(t *testing.T) {
+	var reached atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	defer other.Close()
+	w := hostileWorld(t, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		http.Redirect(rw, r, other.URL+"/stolen", http.StatusTemporaryRedirect)
+	}), 5*time.Second)
+	body := "prompt"
+	rq, _ := w.keyed("agent", nil, "POST", "/api/invoke/x", &body)
+	resp, err := w.do(rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusTemporaryRedirect || reached.Load() != 0 {
+		t.Fatalf("status %d, %d requests reached the other host", resp.Status, reached.Load())
+	}
+	f := outcome.Fail("the status", "200", "307")
+	msg := w.cleanErr(f).Error()
+	if want := `Location: "` + other.URL + `/stolen"`; !strings.Contains(msg, want) || !strings.Contains(f.Actual, want) {
+		t.Errorf("the failure does not name the Location: %s", msg)
+	}
+	if again := w.cleanErr(f).Error(); strings.Count(again, "Location") != 1 {
+		t.Errorf("cleaning twice repeats the note: %s", again)
+	}
 }
