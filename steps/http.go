@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -281,10 +280,11 @@ func (resp *Response) read(body io.Reader, stop func(*Response) bool, disconnect
 	}
 }
 
-// readGrain is the time under which two reads count as one, and maxReads
-// the most reads a Response keeps: a target that sends a byte at a time
-// must not grow the list without bound. Timing rules have tolerances of
-// tens of milliseconds at least.
+// readGrain is the time under which two reads count as one, so that a
+// target that sends a byte at a time cannot grow the list without bound:
+// timing rules have tolerances of tens of milliseconds at least. maxReads
+// is a safety net: at one read per readGrain, no deadline lasts long enough
+// to reach it.
 const (
 	readGrain = time.Millisecond
 	maxReads  = 1 << 16
@@ -304,10 +304,7 @@ func (resp *Response) noteRead(at time.Duration) {
 // transcriptCopy copies what a transcript can keep of a body (record cuts
 // it), so a large body is not copied whole.
 func transcriptCopy(b []byte) string {
-	if limit := maxTranscriptBody + 4<<10; len(b) > limit {
-		return string(b[:limit]) + "\n[... " + strconv.Itoa(len(b)) + " bytes in all]"
-	}
-	return string(b)
+	return string(b[:min(len(b), maxTranscriptBody+4<<10)])
 }
 
 var errStopped = errors.New("the client stopped reading")
