@@ -30,7 +30,9 @@ type Response struct {
 	Err error
 }
 
-// Read is one read of the body: when it arrived and the body length after it.
+// Read is one read of the body: when it arrived and the body length after
+// it. Reads less than readGrain apart are kept as one, at the first one's
+// time.
 type Read struct {
 	At  time.Duration
 	End int
