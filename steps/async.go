@@ -64,8 +64,8 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 	})
 }
 
-// follow makes a plain request/response call with httpexpect (fetch) and
-// keeps the result as the last response.
+// follow makes a plain request/response call (fetch) and keeps the result
+// as the last response.
 func (w *World) follow(method, path, accept string, query ...string) (*Response, error) {
 	resp, err := w.fetch(method, path, accept, query...)
 	if err != nil {

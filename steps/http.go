@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
+	"net/url"
 	"strings"
 	"time"
 
@@ -30,7 +30,9 @@ type Response struct {
 	Err error
 }
 
-// Read is one read of the body: when it arrived and the body length after it.
+// Read is one read of the body: when it arrived and the body length after
+// it. Reads less than readGrain apart are kept as one, at the first one's
+// time.
 type Read struct {
 	At  time.Duration
 	End int
@@ -126,7 +128,7 @@ func (b *limitedBody) Close() error { return b.rc.Close() }
 // request is one HTTP call as a value: it carries its key and headers, so
 // sending it reads nothing of the World but the target and the deadline.
 type request struct {
-	method, path string // path may hold ${...} placeholders
+	method, path string // path expanded (no ${...} placeholders)
 	body         *string
 	// header is sent exactly as given, Authorization included when the
 	// request carries a key. A body is sent as text/plain unless header
@@ -134,6 +136,8 @@ type request struct {
 	header http.Header
 	// omit names headers to leave out.
 	omit []string
+	// query is added to the expanded path, encoded.
+	query string
 	// stop, when set, is asked after every read with the response so far;
 	// when it returns true the client stops reading and closes the
 	// connection (a disconnect).
@@ -141,11 +145,14 @@ type request struct {
 }
 
 // prepared returns a request with the key and headers that the scenario's
-// Given steps chose.
+// Given steps chose; path may hold placeholders.
 func (w *World) prepared(method, path string, body *string) (request, error) {
 	auth, err := w.authorization()
 	if err != nil {
 		return request{}, err
+	}
+	if path, err = w.expand(path); err != nil {
+		return request{}, need(err)
 	}
 	rq := request{method: method, path: path, body: body, header: http.Header{}}
 	if auth != "" {
@@ -160,11 +167,15 @@ func (w *World) prepared(method, path string, body *string) (request, error) {
 	return rq, nil
 }
 
-// keyed returns a request with the key of a role and the given headers,
-// whatever the scenario chose for its own requests.
+// keyed returns a request with the key of a role and the given headers
+// (an empty value sends none), whatever the scenario chose for its own
+// requests; path may hold placeholders.
 func (w *World) keyed(role string, headers map[string]string, method, path string, body *string) (request, error) {
 	k, err := w.P.Key(role)
 	if err != nil {
+		return request{}, need(err)
+	}
+	if path, err = w.expand(path); err != nil {
 		return request{}, need(err)
 	}
 	rq := request{method: method, path: path, body: body, header: http.Header{}}
@@ -182,11 +193,11 @@ func (w *World) keyed(role string, headers map[string]string, method, path strin
 // returned: steps judge it. It records the exchange in the transcript and
 // changes nothing else: the When steps keep the response they judge.
 func (w *World) do(rq request) (*Response, error) {
-	path, err := w.expand(rq.path)
-	if err != nil {
-		return nil, need(err)
-	}
+	path := rq.path
 	url := strings.TrimRight(w.P.BaseURL, "/") + path
+	if rq.query != "" {
+		url += "?" + rq.query
+	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
 	defer cancel()
 	req, ex, err := rq.build(ctx, url)
@@ -271,10 +282,11 @@ func (resp *Response) read(body io.Reader, stop func(*Response) bool, disconnect
 	}
 }
 
-// readGrain is the time under which two reads count as one, and maxReads
-// the most reads a Response keeps: a target that sends a byte at a time
-// must not grow the list without bound. Timing rules have tolerances of
-// tens of milliseconds at least.
+// readGrain is the time under which two reads count as one, so that a
+// target that sends a byte at a time cannot grow the list without bound:
+// timing rules have tolerances of tens of milliseconds at least. maxReads
+// is a safety net: at one read per readGrain, no deadline lasts long enough
+// to reach it.
 const (
 	readGrain = time.Millisecond
 	maxReads  = 1 << 16
@@ -294,10 +306,7 @@ func (resp *Response) noteRead(at time.Duration) {
 // transcriptCopy copies what a transcript can keep of a body (record cuts
 // it), so a large body is not copied whole.
 func transcriptCopy(b []byte) string {
-	if limit := maxTranscriptBody + 4<<10; len(b) > limit {
-		return string(b[:limit]) + "\n[... " + strconv.Itoa(len(b)) + " bytes in all]"
-	}
-	return string(b)
+	return string(b[:min(len(b), maxTranscriptBody+4<<10)])
 }
 
 var errStopped = errors.New("the client stopped reading")
@@ -319,51 +328,62 @@ func (w *World) complete() error {
 	return r.complete()
 }
 
-// fetch makes a plain request/response call with httpexpect (follow-up
-// routes) with the scenario's key, and returns the response; like do, it
-// changes nothing of the World but the transcript.
+// fetch makes a plain request/response call (follow-up routes) with the
+// scenario's key, read to its end, and returns the response; like do, it
+// changes nothing of the World but the transcript. query holds name, value
+// pairs.
 func (w *World) fetch(method, path, accept string, query ...string) (*Response, error) {
-	p, err := w.expand(path)
-	if err != nil {
-		return nil, need(err)
-	}
-	e, rep := w.expect()
-	req, err := w.withAuth(e.Request(method, p))
+	auth, err := w.authorization()
 	if err != nil {
 		return nil, err
 	}
+	if path, err = w.expand(path); err != nil {
+		return nil, need(err)
+	}
+	rq := request{method: method, path: path, header: http.Header{}}
+	if auth != "" {
+		rq.header.Set("Authorization", auth)
+	}
 	if accept != "" {
-		req = req.WithHeader("Accept", accept)
+		rq.header.Set("Accept", accept)
 	}
-	for i := 0; i+1 < len(query); i += 2 {
-		req = req.WithQuery(query[i], query[i+1])
+	if len(query) > 0 {
+		q := url.Values{}
+		for i := 0; i+1 < len(query); i += 2 {
+			q.Add(query[i], query[i+1])
+		}
+		rq.query = q.Encode()
 	}
-	sent := time.Now()
-	r := req.Expect()
-	if err := rep.err(); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, p, err)
+	resp, err := w.do(rq)
+	if err != nil {
+		return nil, err
 	}
-	elapsed := time.Since(sent)
-	raw := r.Raw()
-	body := []byte(r.Body().Raw())
-	return &Response{Method: method, URL: raw.Request.URL.String(), Status: raw.StatusCode, Header: raw.Header,
-		Body: body, Sent: sent, HeadersAt: elapsed, Reads: []Read{{At: elapsed, End: len(body)}}, Complete: true}, nil
+	if err := resp.complete(); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // expect returns an httpexpect client for plain request/response calls
-// (follow-up routes), bound to the scenario's deadline. Its failures are
-// collected by the returned reporter.
+// that assert on small JSON answers, bound to the scenario's deadline and to
+// maxExpectBody. Its failures are collected by the returned reporter.
 func (w *World) expect() (*httpexpect.Expect, *reporter) {
 	rep := &reporter{}
+	client := *w.client
+	client.Transport = &limitTransport{base: w.client.Transport, limit: maxExpectBody}
 	e := httpexpect.WithConfig(httpexpect.Config{
 		BaseURL:  strings.TrimRight(w.P.BaseURL, "/"),
-		Client:   w.client,
+		Client:   &client,
 		Reporter: rep,
 		Context:  w.ctx,
-		Printers: []httpexpect.Printer{&transcriptPrinter{w: w}},
+		Printers: []httpexpect.Printer{&transcriptPrinter{w: w, rep: rep}},
 	})
 	return e, rep
 }
+
+// maxExpectBody bounds what httpexpect reads: it keeps a body in memory
+// several times over, and the answers it reads are small objects.
+const maxExpectBody = 1 << 20
 
 // reporter collects httpexpect failures.
 type reporter struct{ msgs []string }
@@ -380,9 +400,12 @@ func (r *reporter) err() error {
 	return errors.New(strings.Join(r.msgs, "\n"))
 }
 
-// transcriptPrinter records httpexpect's exchanges in the transcript.
+// transcriptPrinter records httpexpect's exchanges in the transcript, and
+// reports a body it could not read (httpexpect itself may then judge an
+// empty one).
 type transcriptPrinter struct {
 	w       *World
+	rep     *reporter
 	pending *Exchange
 }
 
@@ -410,8 +433,9 @@ func (p *transcriptPrinter) Response(resp *http.Response, rtt time.Duration) {
 		b, err := io.ReadAll(resp.Body)
 		if err != nil {
 			ex.Error = err.Error()
+			p.rep.Errorf("%s %s: reading the body: %v", ex.Method, ex.URL, err)
 		}
-		ex.RespBody = string(b)
+		ex.RespBody = transcriptCopy(b)
 	}
 	p.w.record(*ex)
 }

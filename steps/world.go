@@ -171,7 +171,7 @@ func (w *World) cleanErr(err error) error {
 	c := w.cleanText(msg, maxMessage)
 	if note := w.redirectNote(); note != "" && !strings.Contains(c, "Location") {
 		c += note
-		if f, ok := outcome.AsFailure(err); ok {
+		if f, ok := outcome.AsFailure(err); ok && !strings.Contains(f.Actual, "Location") {
 			f.Actual += note
 		}
 	}

@@ -1,0 +1,216 @@
+package steps
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/outcome"
+)
+
+// hostileWorld is a World against a test target, with the harness's client.
+func hostileWorld(t *testing.T, h http.Handler, deadline time.Duration) *World {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	w := testWorld(t)
+	w.P.BaseURL = ts.URL
+	w.client = Client(nil)
+	w.deadline = deadline
+	return w
+}
+
+// endless writes chunk until the client goes, pausing between writes.
+func endless(chunk string, pause time.Duration) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(rw)
+		tick := time.NewTicker(max(pause, time.Microsecond))
+		defer tick.Stop()
+		for {
+			if _, err := rw.Write([]byte(chunk)); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			if pause > 0 {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-tick.C:
+				}
+			}
+		}
+	}
+}
+
+// peakHeap samples the heap while fn runs and returns the highest figure.
+func peakHeap(fn func()) uint64 {
+	runtime.GC()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	fn()
+	close(done)
+	wg.Wait()
+	return peak.Load()
+}
+
+// TestHugeAndEndlessBodiesAreBounded: a body past its limit ends the read
+// with a clear failure, through do (MaxBody) and through httpexpect
+// (maxExpectBody), and the harness's heap stays far under 512 MB with as
+// many such responses at once as a run has scenarios at once (16), each
+// with a follow-up call under way.
+func TestHugeAndEndlessBodiesAreBounded(t *testing.T) {
+	frame := "data: {\"content\":\"" + strings.Repeat("x", 64<<10) + "\"}\n\n"
+	line := strings.Repeat("y", 64<<10) // one endless SSE line
+	for _, tc := range []struct {
+		name   string
+		target http.Handler
+	}{
+		{"endless frames", endless(frame, 0)},
+		{"one endless line", endless(line, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := hostileWorld(t, tc.target, 20*time.Second)
+			const parallel = 16
+			errs := make([]error, 2*parallel)
+			peak := peakHeap(func() {
+				var wg sync.WaitGroup
+				for i := range parallel {
+					wg.Add(2)
+					go func() {
+						defer wg.Done()
+						rq, _ := w.keyed("agent", map[string]string{"Accept": "text/event-stream"}, "POST", "/api/invoke/x", new(string))
+						resp, err := w.do(rq)
+						if err == nil {
+							err = resp.Err
+						}
+						errs[i] = err
+					}()
+					go func() {
+						defer wg.Done()
+						e, rep := w.expect()
+						req, _ := w.withAuth(e.GET("/api/threads/x"))
+						req.Expect().Status(200)
+						errs[parallel+i] = rep.err()
+					}()
+				}
+				wg.Wait()
+			})
+			for i, err := range errs {
+				var tooLarge *BodyTooLargeError
+				want := "the body exceeded 8 MiB"
+				if i >= parallel {
+					want = "the body exceeded 1 MiB" // httpexpect's limit
+				}
+				if i < parallel && !errors.As(err, &tooLarge) || err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("request %d: %v, want %s", i, trim(err), want)
+				}
+			}
+			if limit := uint64(320 << 20); peak > limit {
+				t.Errorf("peak heap %d MiB with %d huge responses at once, want under %d MiB", peak>>20, 2*parallel, limit>>20)
+			}
+			t.Logf("peak heap %d MiB", peak>>20)
+			for _, e := range w.Transcript() {
+				if len(e.RespBody) > maxTranscriptBody+64 {
+					t.Errorf("a transcript keeps %d bytes of a body", len(e.RespBody))
+				}
+			}
+		})
+	}
+}
+
+// TestTrickleIsBoundedByTheDeadline: a target that sends a byte at a time
+// for ever ends at the deadline, with a bounded list of reads.
+func TestTrickleIsBoundedByTheDeadline(t *testing.T) {
+	w := hostileWorld(t, endless(":", 50*time.Microsecond), 500*time.Millisecond)
+	rq, _ := w.keyed("agent", nil, "POST", "/api/invoke/x", new(string))
+	start := time.Now()
+	resp, err := w.do(rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the read took %s with a deadline of 500ms", took)
+	}
+	if resp.Complete || resp.Err == nil || !strings.Contains(resp.Err.Error(), "did not end within") {
+		t.Errorf("Err = %v, want the deadline named", resp.Err)
+	}
+	if max := int(500*time.Millisecond/readGrain) + 1; len(resp.Reads) > max {
+		t.Errorf("%d reads kept for %d bytes, want at most %d", len(resp.Reads), len(resp.Body), max)
+	}
+	if n := len(resp.Reads); n == 0 || resp.Reads[n-1].End != len(resp.Body) {
+		t.Error("the last read must end at the body's end")
+	}
+}
+
+// TestErrorMessagesAreBounded: a failure that quotes a whole huge body is
+// cut, redacted first, before anyone sees it.
+func TestErrorMessagesAreBounded(t *testing.T) {
+	w := testWorld(t)
+	big := errors.New(strings.Repeat("z", 10<<20))
+	if got := w.cleanErr(big).Error(); len(got) > maxMessage+64 {
+		t.Errorf("a message of %d bytes", len(got))
+	}
+}
+
+func trim(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	s := err.Error()
+	return s[:min(len(s), 300)]
+}
+
+// TestRedirectIsAnAnswer: the harness's client answers a redirect with the
+// redirect itself, key and body never sent on, and a failure after it
+// names the Location.
+func TestRedirectIsAnAnswer(t *testing.T) {
+	var reached atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	defer other.Close()
+	w := hostileWorld(t, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		http.Redirect(rw, r, other.URL+"/stolen", http.StatusTemporaryRedirect)
+	}), 5*time.Second)
+	body := "prompt"
+	rq, _ := w.keyed("agent", nil, "POST", "/api/invoke/x", &body)
+	resp, err := w.do(rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusTemporaryRedirect || reached.Load() != 0 {
+		t.Fatalf("status %d, %d requests reached the other host", resp.Status, reached.Load())
+	}
+	f := outcome.Fail("the status", "200", "307")
+	msg := w.cleanErr(f).Error()
+	if want := `Location: "` + other.URL + `/stolen"`; !strings.Contains(msg, want) || !strings.Contains(f.Actual, want) {
+		t.Errorf("the failure does not name the Location: %s", msg)
+	}
+	if again := w.cleanErr(f).Error(); strings.Count(again, "Location") != 1 {
+		t.Errorf("cleaning twice repeats the note: %s", again)
+	}
+}
