@@ -8,8 +8,9 @@ import (
 	"github.com/invokeconf/invokeconf/profile"
 )
 
-// IDs. The spec gives threadID and runID as strings and shows nothing of the
-// agent and project resources, so a client must take any shape: the
+// IDs and the shapes of answers the spec leaves open. The spec gives
+// threadID and runID as strings and shows nothing of the agent and project
+// resources, so a client must take any shape: the
 // variants uuid-ids and uuid-seed-ids hand out UUIDs instead of the
 // reference's prefixed hex.
 
