@@ -85,7 +85,7 @@ func (w *World) follow(method, path, accept string, query ...string) (*Response,
 	sent := time.Now()
 	r := req.Expect()
 	if err := rep.err(); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, p, err)
+		return nil, outcome.Failf(method+" "+p, "an HTTP response within "+w.deadline.String(), "%v", err)
 	}
 	elapsed := time.Since(sent)
 	raw := r.Raw()

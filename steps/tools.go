@@ -2,7 +2,6 @@ package steps
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -360,13 +359,21 @@ func (w *World) modelIs(not, want string) error {
 // responseEvents returns the event objects of an SSE stream or a JSON
 // envelope.
 func responseEvents(r *Response) ([]map[string]any, error) {
+	var evs []map[string]any
+	var err error
 	switch r.MediaType() {
 	case "text/event-stream":
-		return r.Events()
+		evs, err = r.Events()
 	case "application/json":
-		return r.EnvelopeItems()
+		evs, err = r.EnvelopeItems()
+	default:
+		return nil, outcome.Failf(r.Method+" "+r.URL+": the response", "an SSE stream or a JSON envelope of events",
+			"Content-Type %q", r.Header.Get("Content-Type"))
 	}
-	return nil, errors.New("the response is neither an SSE stream nor a JSON envelope, so its events cannot be read")
+	if err != nil {
+		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's events", "event objects that can be read", "%v", err)
+	}
+	return evs, nil
 }
 
 // noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error.
@@ -398,7 +405,7 @@ func (w *World) noEventMentions(list string) error {
 	}
 	evs, err := responseEvents(w.resp)
 	if err != nil {
-		return outcome.Failf("the run's events", "an SSE stream or a JSON envelope", "%v", err)
+		return err
 	}
 	for _, ev := range evs {
 		b, _ := json.Marshal(ev)
