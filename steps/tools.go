@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -410,7 +411,9 @@ func (w *World) noEventMentions(list string) error {
 	for _, ev := range evs {
 		b, _ := json.Marshal(ev)
 		for _, n := range names {
-			if strings.Contains(string(b), n) {
+			// A whole name, not part of another tool's (web in web-lite).
+			word := regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(n) + `($|[^A-Za-z0-9_.-])`)
+			if word.Match(b) {
 				return outcome.Failf("the run's events", fmt.Sprintf("none that mentions %q (removed silently)", n), "%s", abbreviate(b)).
 					WithSpec("a tool that uses a credential the key has no credential:use: scope for is removed from the run, silently")
 			}
