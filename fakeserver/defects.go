@@ -210,7 +210,7 @@ var defectTable = [numDefects]Defect{
 	defThreadHeaderIgnored: {"thread-header-ignored", []string{"THREAD-02"}, "X-SVC-Thread-Id is ignored"},
 	defNewThreadReused:     {"new-thread-reused", []string{"THREAD-03"}, "a call without thread reuses the key's last thread"},
 	defNoThreadHeader:      {"no-thread-header", []string{"THREAD-04"}, "responses lack X-SVC-Thread-Id"},
-	defThreadResumeEchoed: {"thread-resume-echoed", []string{"ROUTE-03", "ROUTE-04", "ROUTE-05", "THREAD-01", "THREAD-02"},
+	defThreadResumeEchoed: {"thread-resume-echoed", []string{"ROUTE-03", "ROUTE-04", "ROUTE-05", "THREAD-01", "THREAD-02", "PROJ-02", "PROJ-03"},
 		"a resumed thread runs as a fresh conversation on a new thread, and the response echoes the requested thread ID"},
 	// Response forms.
 	defSseBuffered:        {"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},

@@ -255,7 +255,7 @@ func (s *Server) mirror(real *run) *run {
 		for {
 			evs, done, changed := real.snapshot(next)
 			for _, ev := range evs {
-				m.push(ev, false)
+				m.push(ev)
 				next++
 			}
 			if done {
@@ -273,15 +273,14 @@ func (s *Server) mirror(real *run) *run {
 	return m.r
 }
 
-// push appends an event as it is; done marks the mirror done after it.
-func (m *mirrorRun) push(ev Event, done bool) {
+// push appends an event as it is, unless the mirror has ended.
+func (m *mirrorRun) push(ev Event) {
 	m.r.mu.Lock()
 	defer m.r.mu.Unlock()
 	if m.r.done {
 		return
 	}
 	m.r.events = append(m.r.events, ev)
-	m.r.done = done
 	close(m.r.changed)
 	m.r.changed = make(chan struct{})
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/invokeconf/invokeconf/profile"
 )
 
-// IDs. The spec gives threadID and runID as strings and shows nothing of the
-// agent and project resources, so a client must take any shape: the
+// IDs and the shapes of answers the spec leaves open. The spec gives
+// threadID and runID as strings and shows nothing of the agent and project
+// resources, so a client must take any shape: the
 // variants uuid-ids and uuid-seed-ids hand out UUIDs instead of the
 // reference's prefixed hex.
 
@@ -85,17 +86,4 @@ func withExtraMembers(obj []byte) []byte {
 		return obj
 	}
 	return b
-}
-
-// firstAgentLocked returns the agent with the smallest ID (the
-// alias-default-agent and thread-id-default-agent defects). The caller holds
-// st.mu.
-func (st *store) firstAgentLocked() *agent {
-	var first *agent
-	for id, a := range st.agents {
-		if first == nil || id < first.id {
-			first = a
-		}
-	}
-	return first
 }

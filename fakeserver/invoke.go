@@ -302,3 +302,16 @@ func extractJSONPrompt(body string) string {
 	}
 	return body
 }
+
+// firstAgentLocked returns the agent with the smallest ID (the
+// alias-default-agent and thread-id-default-agent defects). The caller holds
+// st.mu.
+func (st *store) firstAgentLocked() *agent {
+	var first *agent
+	for id, a := range st.agents {
+		if first == nil || id < first.id {
+			first = a
+		}
+	}
+	return first
+}

@@ -43,6 +43,10 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
+	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || r.Header.Get("X-SVC-Thread-Id") != "") {
+		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
+		t = s.newThread(t.agent, p) // Defect: a fresh conversation under the asked-for ID.
+	}
 	if s.defect(defProjectEnvelopeOnly) {
 		r.Header.Set("Accept", "application/json")
 	}

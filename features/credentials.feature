@@ -24,6 +24,7 @@ Feature: Credential scopes
     And no event of the run has error set
     And the run's tools do not include "${projects.main.credentialTools}"
     And the run's tools do not include "${agents.main.searchTools}"
+    And no event of the run mentions "${agents.main.searchTools}"
 
   @CRED-02
   Scenario Outline: credential:use:search or credential:use:* lets the run use a tool that uses search

@@ -17,10 +17,11 @@ Feature: The project variant of the invoke interface
   Scenario: The project thread route continues the thread in the path
     Given a project thread "P" on the main project
     And the "project" key
-    When I invoke "/api/projects/${projects.main.id}/invoke/thread/${thread:P}" with the prompt "second turn"
+    When I invoke "/api/projects/${projects.main.id}/invoke/thread/${thread:P}" with the prompt "second turn ${marker:b}"
     Then the status is 2xx
     And the response header "X-SVC-Thread-Id" is thread "P"
-    And the plain-text answer is "second turn"
+    And the plain-text answer is "second turn ${marker:b}"
+    And thread "P" was continued: its lastRunID moved on and its events without runID contain "second turn ${marker:b}"
 
   @PROJ-03
   Scenario Outline: The body is the prompt, verbatim, on the project route
@@ -98,9 +99,10 @@ Feature: The project variant of the invoke interface
     Given a project thread "P" on the main project
     And the "project" key
     And the request header "X-SVC-Thread-Id" is thread "P"
-    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "by header"
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "by header ${marker:h}"
     Then the status is 2xx
     And the response header "X-SVC-Thread-Id" is thread "P"
+    And thread "P" was continued: its lastRunID moved on and its events without runID contain "by header ${marker:h}"
 
   @PROJ-04
   Scenario: A run inside the project has the project's tasks as tools

@@ -27,7 +27,7 @@ Feature: Invoke routes and the {id} path parameter
 
   @ROUTE-03 @scripted
   Scenario: A thread ID in the path runs the agent that owns the thread
-    Given a thread "O" on the other agent, opened with the "otherAgent" key
+    Given a thread "O" on the other agent, opened with the "wildcard" key
     And the "wildcard" key
     When I invoke "/api/invoke/${thread:O}" with the prompt "@tools"
     Then the status is 2xx
@@ -37,7 +37,7 @@ Feature: Invoke routes and the {id} path parameter
 
   @ROUTE-03 @scripted
   Scenario: A thread ID in the path runs the owning agent and continues that thread
-    Given a thread "T" on the main agent
+    Given a thread "T" on the main agent, opened with the "wildcard" key
     And the "wildcard" key
     When I invoke "/api/invoke/${thread:T}" with the prompt "second turn ${marker:b}"
     Then the status is 2xx

@@ -2,8 +2,8 @@ package steps
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -360,13 +360,21 @@ func (w *World) modelIs(not, want string) error {
 // responseEvents returns the event objects of an SSE stream or a JSON
 // envelope.
 func responseEvents(r *Response) ([]map[string]any, error) {
+	var evs []map[string]any
+	var err error
 	switch r.MediaType() {
 	case "text/event-stream":
-		return r.Events()
+		evs, err = r.Events()
 	case "application/json":
-		return r.EnvelopeItems()
+		evs, err = r.EnvelopeItems()
+	default:
+		return nil, outcome.Failf(r.Method+" "+r.URL+": the response", "an SSE stream or a JSON envelope of events",
+			"Content-Type %q", r.Header.Get("Content-Type"))
 	}
-	return nil, errors.New("the response is neither an SSE stream nor a JSON envelope, so its events cannot be read")
+	if err != nil {
+		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's events", "event objects that can be read", "%v", err)
+	}
+	return evs, nil
 }
 
 // noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error.
@@ -398,12 +406,14 @@ func (w *World) noEventMentions(list string) error {
 	}
 	evs, err := responseEvents(w.resp)
 	if err != nil {
-		return outcome.Failf("the run's events", "an SSE stream or a JSON envelope", "%v", err)
+		return err
 	}
 	for _, ev := range evs {
 		b, _ := json.Marshal(ev)
 		for _, n := range names {
-			if strings.Contains(string(b), n) {
+			// A whole name, not part of another tool's (web in web-lite).
+			word := regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(n) + `($|[^A-Za-z0-9_.-])`)
+			if word.Match(b) {
 				return outcome.Failf("the run's events", fmt.Sprintf("none that mentions %q (removed silently)", n), "%s", abbreviate(b)).
 					WithSpec("a tool that uses a credential the key has no credential:use: scope for is removed from the run, silently")
 			}

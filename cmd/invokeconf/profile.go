@@ -104,11 +104,33 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "capabilities declared absent: %s (%d scenarios will be not applicable or untested)\n", strings.Join(absent, ", "), len(lost))
 	}
 	printGaps(stdout, gaps)
+	problems = append(problems, printDemands(stdout, p)...)
 	if len(problems) > 0 {
-		return usageError{fmt.Errorf("the target does not accept %s", strings.Join(problems, ", "))}
+		return usageError{fmt.Errorf("the profile check found problems: %s", strings.Join(problems, ", "))}
 	}
 	fmt.Fprintln(stdout, "profile check passed")
 	return nil
+}
+
+// printDemands reports what the scenarios ask of the profile's contents
+// that it does not give (profile.UnmetDemands), and returns those that can
+// fail an honest service.
+func printDemands(w io.Writer, p *profile.Profile) []string {
+	demands := p.UnmetDemands()
+	if len(demands) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "profile demands not met (docs/vendor-guide.md, What the scenarios demand):")
+	var problems []string
+	for _, d := range demands {
+		mark := "untested"
+		if d.WrongVerdicts {
+			mark = "PROBLEM "
+			problems = append(problems, "key owners")
+		}
+		fmt.Fprintf(w, "  %s %s: %s\n", mark, d.What, d.Why)
+	}
+	return problems
 }
 
 // cmdProfileVars lists every profile field with its variable; with a
