@@ -136,15 +136,62 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *
 // plays the turn, and the events it makes are appended to the run.
 func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
 	defer r.cancel()
-	r.append(Event{Input: prompt})
-	r.append(Event{Username: k.user.name})
+	if !s.variant(varNoInputUsername) {
+		r.append(Event{Input: prompt})
+		r.append(Event{Username: k.user.name})
+	}
 	if s.defect(defPromptTrimmed) {
 		prompt = strings.TrimSpace(prompt)
 	}
-	if err := s.model.Play(ctx, s.turn(r, prompt)); err != nil {
+	t, flush := s.reorder(s.turn(r, prompt))
+	err := s.model.Play(ctx, t)
+	flush()
+	if err != nil {
 		r.append(Event{Error: err.Error()})
 	}
 	s.finish(r)
+}
+
+// reorder serves the ordering defects: waitingOnModel held back until after
+// the model's first content, toolInput until after its toolCall. flush emits
+// what is still held when the model is done.
+func (s *Server) reorder(t Turn) (Turn, func()) {
+	late := s.defect(defWaitingLate) || s.defect(defToolinputLate)
+	if !late {
+		return t, func() {}
+	}
+	var mu sync.Mutex
+	var held []Event
+	emit, call := t.Emit, t.Call
+	release := func() {
+		mu.Lock()
+		evs := held
+		held = nil
+		mu.Unlock()
+		for _, ev := range evs {
+			emit(ev)
+		}
+	}
+	t.Emit = func(ev Event) {
+		if (ev.WaitingOnModel && s.defect(defWaitingLate)) || (ev.ToolInput != nil && s.defect(defToolinputLate)) {
+			mu.Lock()
+			held = append(held, ev)
+			mu.Unlock()
+			return
+		}
+		emit(ev)
+		if ev.Content != "" && s.defect(defWaitingLate) {
+			release()
+		}
+	}
+	t.Call = func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		out, err := call(ctx, name, args)
+		if s.defect(defToolinputLate) {
+			release()
+		}
+		return out, err
+	}
+	return t, release
 }
 
 // finish appends the final event (SSE-03) and records the run as the
