@@ -284,6 +284,29 @@ func (s *Server) eventVariants() func(map[string]any) {
 			if c, ok := m["contentID"].(string); ok && c != "" {
 				m["contentID"] = len(c)*1000 + int(c[len(c)-1])
 			}
+			if e, ok := m["error"].(string); ok && e != "" {
+				m["error"] = map[string]any{"message": e, "code": "run_failed"}
+			}
+			for _, k := range []string{"input", "username"} {
+				if v, ok := m[k].(string); ok && v != "" {
+					m[k] = map[string]any{"value": v}
+				}
+			}
+			if tc, ok := m["toolCall"].(map[string]any); ok {
+				args, _ := json.Marshal(tc["arguments"])
+				tc["arguments"], tc["id"] = string(args), "call_1"
+			}
+			if st, ok := m["step"].(map[string]any); ok {
+				st["id"], st["index"] = "stp_1", 1
+			}
+			if p, ok := m["prompt"].(map[string]any); ok {
+				fields := []any{}
+				names, _ := p["fields"].([]any)
+				for _, f := range names {
+					fields = append(fields, map[string]any{"name": f, "type": "text"})
+				}
+				p["fields"] = fields
+			}
 		})
 	}
 	if len(fs) == 0 {

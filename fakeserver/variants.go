@@ -79,8 +79,8 @@ var variantTable = [numVariants]Variant{
 		"event objects leave out the fields that are empty or false (content, runComplete false, contentID)", "empty-fields"},
 	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,
 		"every event object writes every richer field, the unset ones as null or false", "empty-fields"},
-	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID ...: not shown"`,
-		"time is a number of milliseconds since the epoch and contentID a number", ""},
+	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID, toolInput, toolCall (beyond name), step (beyond description), prompt (beyond fields, message, sensitive), input, replayComplete and username: not shown."`,
+		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
 		"runs carry no input and no username event", ""},
 }
