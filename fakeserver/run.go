@@ -144,7 +144,9 @@ func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) 
 		prompt = strings.TrimSpace(prompt)
 	}
 	t, flush := s.reorder(s.turn(r, prompt))
+	t, settle := s.whenSlow(t)
 	err := s.model.Play(ctx, t)
+	settle()
 	flush()
 	if err != nil {
 		r.append(Event{Error: err.Error()})
@@ -206,6 +208,55 @@ func (s *Server) finish(r *run) {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
+}
+
+// slowAfter is how long the model must stay silent after waitingOnModel or
+// toolInput for the signals-when-slow variant to send it.
+const slowAfter = 100 * time.Millisecond
+
+// whenSlow serves the signals-when-slow variant: waitingOnModel and toolInput
+// are sent only when the model then stays silent for slowAfter, as a server
+// that signals only a wait a user would notice. settle drops what is held.
+func (s *Server) whenSlow(t Turn) (Turn, func()) {
+	if !s.variant(varSignalsWhenSlow) {
+		return t, func() {}
+	}
+	var mu sync.Mutex
+	var timer *time.Timer
+	drop := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if timer != nil {
+			timer.Stop()
+			timer = nil
+		}
+	}
+	emit := t.Emit
+	t.Emit = func(ev Event) {
+		drop()
+		if !ev.WaitingOnModel && ev.ToolInput == nil {
+			emit(ev)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		var mine *time.Timer
+		mine = time.AfterFunc(slowAfter, func() {
+			mu.Lock()
+			defer mu.Unlock() // held while emitting: the next event waits for it
+			if timer == mine {
+				timer = nil
+				emit(ev)
+			}
+		})
+		timer = mine
+	}
+	call := t.Call
+	t.Call = func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		drop()
+		return call(ctx, name, args)
+	}
+	return t, drop
 }
 
 // scriptModel is the in-process model: it interprets the prompt as an

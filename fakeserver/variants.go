@@ -45,6 +45,7 @@ const (
 	varRicherNulls
 	varOtherFieldTypes
 	varNoInputUsername
+	varSignalsWhenSlow
 
 	numVariants
 )
@@ -83,6 +84,8 @@ var variantTable = [numVariants]Variant{
 		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
 		"runs carry no input and no username event", ""},
+	varSignalsWhenSlow: {"signals-when-slow", `"waitingOnModel: The model has not started responding yet (suits a loading indicator)"; "toolInput: The model is composing tool arguments (can be slow)": they describe a wait, not a duty to announce every one`,
+		"waitingOnModel and toolInput are sent only when the model then stays silent for 100 ms", ""},
 }
 
 // Variants lists every variant switch, in the table's order.

@@ -30,6 +30,7 @@ func TestVariantsShowOnTheWire(t *testing.T) {
 		{"richer-nulls", "application/json", nil, []string{`"toolCall":null`, `"waitingOnModel":false`}, nil},
 		{"other-field-types", "application/json", nil, []string{`"time":1`, `"error":{"`, `"fields":[{"`}, []string{`"time":"`}},
 		{"no-input-username", "application/json", nil, nil, []string{`"input"`, `"username"`}},
+		{"signals-when-slow", "application/json", nil, []string{`"toolCall"`}, []string{`"waitingOnModel"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.variant+" "+tt.accept, func(t *testing.T) {
