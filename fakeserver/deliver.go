@@ -104,18 +104,7 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		s.abandon(run)
 		return
 	}
-	write := func(ev Event) error {
-		b := sseEventFrame(s, ev)
-		if s.defect(defStreamCutMidFrame) && ev.RunComplete {
-			// Defect: the stream ends before the final frame's blank line.
-			_ = frame(b[:len(b)-len(wire.eol)])
-			return errCut
-		}
-		if s.variant(varSseComments) {
-			b = append([]byte(": progress"+wire.eol), b...)
-		}
-		return frame(b)
-	}
+	write := s.sseEvents(wire, frame)
 	ping := func() error { return frame(wire.ping(s.variant(varPingLoneLine))) } // SSE-04
 	if s.defect(defNoPing) {
 		ping = nil
@@ -134,6 +123,23 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		_ = frame([]byte(":" + wire.eol + wire.eol))
 	}
 	_ = frame(wire.control("close"))
+}
+
+// sseEvents returns the writer of a stream's event frames (SSE-02), with
+// the comments variant and the cut-frame defect.
+func (s *Server) sseEvents(wire sseWire, frame func([]byte) error) func(Event) error {
+	return func(ev Event) error {
+		b := sseEventFrame(s, ev)
+		if s.defect(defStreamCutMidFrame) && ev.RunComplete {
+			// Defect: the stream ends before the final frame's blank line.
+			_ = frame(b[:len(b)-len(wire.eol)])
+			return errCut
+		}
+		if s.variant(varSseComments) {
+			b = append([]byte(": progress"+wire.eol), b...)
+		}
+		return frame(b)
+	}
 }
 
 var errCut = errors.New("the stream was cut")
