@@ -46,6 +46,11 @@ const (
 	defPlainBuffered
 	defContentCumulative
 	defDisconnectIgnored
+	defAcceptCaseFolded
+	defAcceptSpacesIgnored
+	defEnvelopeContentOnly
+	defEnvelopeItemIdsMissing
+	defPlainPaced
 	// SSE framing.
 	defStartLate
 	defNoEventId
@@ -56,6 +61,7 @@ const (
 	defNoCloseAfterError
 	defEventsAfterComplete
 	defErrorAsStatus
+	defStreamCutMidFrame
 	// Event objects.
 	defContentDataRaw
 	defEventThreadMissing
@@ -65,6 +71,8 @@ const (
 	defPromptNoSensitive
 	defWaitingDropped
 	defToolinputDropped
+	defWaitingLate
+	defToolinputLate
 	// Async and follow-up routes.
 	defAsyncIgnored
 	defEventsRunidIgnored
@@ -213,14 +221,19 @@ var defectTable = [numDefects]Defect{
 	defThreadResumeEchoed: {"thread-resume-echoed", []string{"ROUTE-03", "ROUTE-04", "ROUTE-05", "THREAD-01", "THREAD-02", "PROJ-02", "PROJ-03"},
 		"a resumed thread runs as a fresh conversation on a new thread, and the response echoes the requested thread ID"},
 	// Response forms.
-	defSseBuffered:        {"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},
-	defEnvelopeEarly:      {"envelope-early", []string{"FMT-02"}, "the JSON envelope is sent before the run ends"},
-	defPlainDefaultJson:   {"plain-default-json", []string{"FMT-03"}, "a request without Accept gets the JSON envelope"},
-	defAcceptPrefix:       {"accept-prefix", []string{"FMT-04"}, "Accept is matched by prefix, so text/event-stream, */* gets SSE"},
-	defAcceptJsonContains: {"accept-json-contains", []string{"FMT-05"}, "Accept is searched for application/json"},
-	defPlainBuffered:      {"plain-buffered", []string{"FMT-06"}, "plain text is held until the run ends"},
-	defContentCumulative:  {"content-cumulative", []string{"FMT-07", "EVT-03"}, "each event's content repeats all content so far"},
-	defDisconnectIgnored:  {"disconnect-ignored", []string{"FMT-08"}, "a run goes on after its client disconnected"},
+	defSseBuffered:            {"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},
+	defEnvelopeEarly:          {"envelope-early", []string{"FMT-02"}, "the JSON envelope is sent before the run ends"},
+	defPlainDefaultJson:       {"plain-default-json", []string{"FMT-03"}, "a request without Accept gets the JSON envelope"},
+	defAcceptPrefix:           {"accept-prefix", []string{"FMT-04"}, "Accept is matched by prefix, so text/event-stream, */* gets SSE"},
+	defAcceptJsonContains:     {"accept-json-contains", []string{"FMT-05"}, "Accept is searched for application/json"},
+	defPlainBuffered:          {"plain-buffered", []string{"FMT-06"}, "plain text is held until the run ends"},
+	defContentCumulative:      {"content-cumulative", []string{"FMT-07", "EVT-03"}, "each event's content repeats all content so far"},
+	defDisconnectIgnored:      {"disconnect-ignored", []string{"FMT-08"}, "a run goes on after its client disconnected"},
+	defAcceptCaseFolded:       {"accept-case-folded", []string{"FMT-04", "FMT-05"}, "Accept is compared ignoring case, so Text/Event-Stream gets SSE"},
+	defAcceptSpacesIgnored:    {"accept-spaces-ignored", []string{"FMT-04", "FMT-05"}, "whitespace inside Accept is dropped before comparing, so text/ event-stream gets SSE"},
+	defEnvelopeContentOnly:    {"envelope-content-only", []string{"FMT-07"}, "the JSON envelope holds only the events with content (no tool call, no step)"},
+	defEnvelopeItemIdsMissing: {"envelope-item-ids-missing", []string{"FMT-07"}, "the JSON envelope's items lack runID and threadID"},
+	defPlainPaced:             {"plain-paced", []string{"FMT-06"}, "plain text is written at a steady pace, one fragment per 1.2 s, so later fragments are held ever longer"},
 	// SSE framing.
 	defStartLate:           {"start-late", []string{"SSE-01"}, "event: start is sent with the first event instead of at once"},
 	defNoEventId:           {"no-event-id", []string{"SSE-02"}, "event frames carry no id line"},
@@ -231,6 +244,7 @@ var defectTable = [numDefects]Defect{
 	defNoCloseAfterError:   {"no-close-after-error", []string{"SSE-05"}, "a failed run's stream ends without event: close"},
 	defEventsAfterComplete: {"events-after-complete", []string{"SSE-06"}, "an event follows the runComplete event"},
 	defErrorAsStatus:       {"error-as-status", []string{"SSE-07"}, "a failing run answers 500 instead of an error event"},
+	defStreamCutMidFrame:   {"stream-cut-mid-frame", []string{"SSE-02"}, "the stream ends inside the final event frame, before its blank line (and without event: close)"},
 	// Event objects.
 	defContentDataRaw:     {"content-data-raw", []string{"EVT-01"}, "content events are sent as raw text instead of JSON"},
 	defEventThreadMissing: {"event-thread-missing", []string{"EVT-02"}, "event objects lack threadID"},
@@ -240,6 +254,8 @@ var defectTable = [numDefects]Defect{
 	defPromptNoSensitive:  {"prompt-no-sensitive", []string{"EVT-07"}, "prompt events lack the sensitive flag"},
 	defWaitingDropped:     {"waiting-dropped", []string{"EVT-08"}, "waitingOnModel is never signalled"},
 	defToolinputDropped:   {"toolinput-dropped", []string{"EVT-09"}, "toolInput is never signalled"},
+	defWaitingLate:        {"waiting-late", []string{"EVT-08"}, "waitingOnModel is signalled after the model's first content"},
+	defToolinputLate:      {"toolinput-late", []string{"EVT-09"}, "toolInput is signalled after its toolCall"},
 	// Async and follow-up routes.
 	defAsyncIgnored:       {"async-ignored", []string{"ASYNC-01"}, "async=true is ignored and the call runs synchronously"},
 	defEventsRunidIgnored: {"events-runid-ignored", []string{"ASYNC-02"}, "the events route ignores runID"},

@@ -2,7 +2,9 @@ package fakeserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -91,18 +93,19 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return rc.Flush()
 	}
+	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
 	if s.defect(defStartLate) {
 		// Defect: nothing is written until the agent's first output.
 		waitForContent(r, run)
 	}
-	if err := frame([]byte("event: start\ndata: {}\n\n")); err != nil {
+	if err := frame(wire.control("start")); err != nil {
 		s.abandon(run)
 		return
 	}
-	write := func(ev Event) error { return frame(sseEventFrame(s, ev)) }
-	ping := func() error { return frame([]byte(": ping\n\n")) } // SSE-04
+	write := s.sseEvents(wire, frame)
+	ping := func() error { return frame(wire.ping(s.variant(varPingLoneLine))) } // SSE-04
 	if s.defect(defNoPing) {
 		ping = nil
 	}
@@ -116,13 +119,78 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if s.defect(defNoClose) || (s.defect(defNoCloseAfterError) && runFailed(run)) {
 		return
 	}
-	_ = frame([]byte("event: close\ndata: {}\n\n"))
+	if s.variant(varSseComments) {
+		_ = frame([]byte(":" + wire.eol + wire.eol))
+	}
+	_ = frame(wire.control("close"))
+}
+
+// sseEvents returns the writer of a stream's event frames (SSE-02), with
+// the comments variant and the cut-frame defect.
+func (s *Server) sseEvents(wire sseWire, frame func([]byte) error) func(Event) error {
+	return func(ev Event) error {
+		b := sseEventFrame(s, ev)
+		if s.defect(defStreamCutMidFrame) && ev.RunComplete {
+			// Defect: the stream ends before the final frame's blank line.
+			_ = frame(b[:len(b)-len(wire.eol)])
+			return errCut
+		}
+		if s.variant(varSseComments) {
+			b = append([]byte(": progress"+wire.eol), b...)
+		}
+		return frame(b)
+	}
+}
+
+var errCut = errors.New("the stream was cut")
+
+// sseWire writes SSE lines as the variants ask: the line ending and the
+// separator after a field's colon.
+type sseWire struct{ eol, sep string }
+
+func (s *Server) sseWire() sseWire {
+	w := sseWire{eol: "\n", sep: ": "}
+	switch {
+	case s.variant(varSseCRLF):
+		w.eol = "\r\n"
+	case s.variant(varSseCR):
+		w.eol = "\r"
+	}
+	if s.variant(varSseNoSpace) {
+		w.sep = ":"
+	}
+	return w
+}
+
+func (w sseWire) field(b *bytes.Buffer, name, value string) {
+	b.WriteString(name)
+	b.WriteString(w.sep)
+	b.WriteString(value)
+	b.WriteString(w.eol)
+}
+
+// control is a named frame with data {} (start, close).
+func (w sseWire) control(event string) []byte {
+	var b bytes.Buffer
+	w.field(&b, "event", event)
+	w.field(&b, "data", "{}")
+	b.WriteString(w.eol)
+	return b.Bytes()
+}
+
+// ping is the keepalive comment, alone or ended by a blank line.
+func (w sseWire) ping(lone bool) []byte {
+	if lone {
+		return []byte(": ping" + w.eol)
+	}
+	return []byte(": ping" + w.eol + w.eol)
 }
 
 // sseEventFrame renders one event: an id line with the run ID (":after" on
 // the final event, SSE-03), then the data line (SSE-02).
 func sseEventFrame(s *Server, ev Event) []byte {
 	var b bytes.Buffer
+	wire := s.sseWire()
 	id := ev.RunID
 	if ev.RunComplete {
 		id += ":after"
@@ -134,13 +202,14 @@ func sseEventFrame(s *Server, ev Event) []byte {
 		}
 	}
 	if !s.defect(defNoEventId) {
-		fmt.Fprintf(&b, "id: %s\n", id)
+		wire.field(&b, "id", id)
 	}
 	if s.defect(defContentDataRaw) && ev.Content != "" {
-		fmt.Fprintf(&b, "data: %s\n\n", ev.Content)
-		return b.Bytes()
+		wire.field(&b, "data", ev.Content)
+	} else {
+		wire.field(&b, "data", string(s.encodeEvent(ev)))
 	}
-	fmt.Fprintf(&b, "data: %s\n\n", s.encodeEvent(ev))
+	b.WriteString(wire.eol)
 	return b.Bytes()
 }
 
@@ -164,12 +233,96 @@ func (s *Server) encodeEvent(ev Event) []byte {
 		if !s.defect(name) {
 			continue
 		}
-		var m map[string]any
-		_ = json.Unmarshal(data, &m)
-		f(m)
-		data, _ = json.Marshal(m)
+		data = remarshal(data, f)
+	}
+	if f := s.eventVariants(); f != nil {
+		data = remarshal(data, f)
 	}
 	return data
+}
+
+// remarshal rewrites a JSON object through a map.
+func remarshal(data []byte, f func(map[string]any)) []byte {
+	var m map[string]any
+	_ = json.Unmarshal(data, &m)
+	f(m)
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// richerZero holds each richer field's unset form (richer-nulls).
+var richerZero = map[string]any{"waitingOnModel": false, "toolInput": nil, "toolCall": nil, "step": nil,
+	"prompt": nil, "input": nil, "replayComplete": false, "username": nil}
+
+// eventVariants returns the rewrite of an event object the variants ask
+// for, nil when none is on.
+func (s *Server) eventVariants() func(map[string]any) {
+	var fs []func(map[string]any)
+	if s.variant(varExtraMembers) {
+		fs = append(fs, func(m map[string]any) {
+			m["x_vendor"] = map[string]any{"region": "local", "seq": 1}
+			m["object"] = "event"
+		})
+	}
+	if s.variant(varOmitEmptyFields) {
+		fs = append(fs, func(m map[string]any) {
+			for k, v := range m {
+				if v == "" || v == false || v == nil {
+					delete(m, k)
+				}
+			}
+		})
+	}
+	if s.variant(varRicherNulls) {
+		fs = append(fs, func(m map[string]any) {
+			for k, zero := range richerZero {
+				if _, ok := m[k]; !ok {
+					m[k] = zero
+				}
+			}
+		})
+	}
+	if s.variant(varOtherFieldTypes) {
+		fs = append(fs, func(m map[string]any) {
+			if t, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["time"])); err == nil {
+				m["time"] = t.UnixMilli()
+			}
+			if c, ok := m["contentID"].(string); ok && c != "" {
+				m["contentID"] = len(c)*1000 + int(c[len(c)-1])
+			}
+			if e, ok := m["error"].(string); ok && e != "" {
+				m["error"] = map[string]any{"message": e, "code": "run_failed"}
+			}
+			for _, k := range []string{"input", "username"} {
+				if v, ok := m[k].(string); ok && v != "" {
+					m[k] = map[string]any{"value": v}
+				}
+			}
+			if tc, ok := m["toolCall"].(map[string]any); ok {
+				args, _ := json.Marshal(tc["arguments"])
+				tc["arguments"], tc["id"] = string(args), "call_1"
+			}
+			if st, ok := m["step"].(map[string]any); ok {
+				st["id"], st["index"] = "stp_1", 1
+			}
+			if p, ok := m["prompt"].(map[string]any); ok {
+				fields := []any{}
+				names, _ := p["fields"].([]any)
+				for _, f := range names {
+					fields = append(fields, map[string]any{"name": f, "type": "text"})
+				}
+				p["fields"] = fields
+			}
+		})
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return func(m map[string]any) {
+		for _, f := range fs {
+			f(m)
+		}
+	}
 }
 
 func renameInner(m map[string]any, field, from, to string) {
@@ -225,13 +378,25 @@ func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run)
 }
 
 // envelope is the JSON envelope of a run's events so far.
-func (s *Server) envelope(run *run) map[string][]json.RawMessage {
+func (s *Server) envelope(run *run) map[string]any {
 	evs, _, _ := run.snapshot(0)
 	items := make([]json.RawMessage, 0, len(evs))
 	for _, ev := range evs {
-		items = append(items, s.encodeEvent(ev))
+		if s.defect(defEnvelopeContentOnly) && ev.Content == "" && !ev.RunComplete {
+			continue
+		}
+		item := s.encodeEvent(ev)
+		if s.defect(defEnvelopeItemIdsMissing) {
+			item = remarshal(item, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
+		}
+		items = append(items, item)
 	}
-	return map[string][]json.RawMessage{"items": items}
+	env := map[string]any{"items": items}
+	if s.variant(varExtraMembers) {
+		env["object"] = "list"
+		env["x_vendor"] = map[string]any{"count": len(items)}
+	}
+	return env
 }
 
 // writePlain streams the content of each event as plain text, flushed as it
@@ -254,15 +419,88 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return
 	}
+	if s.variant(varPlainFlushTimer) {
+		s.plainOnTimer(w, r, run)
+		return
+	}
+	var last time.Time
 	s.stream(r, run, 0, func(ev Event) error {
 		if ev.Content == "" {
 			return nil
+		}
+		if s.defect(defPlainPaced) {
+			// Defect: one fragment per plainPace, however fast they come.
+			if wait := time.Until(last.Add(plainPace)); wait > 0 {
+				if !sleepCtx(r.Context(), wait) {
+					return r.Context().Err()
+				}
+			}
+			last = time.Now()
 		}
 		if _, err := w.Write([]byte(ev.Content)); err != nil {
 			return err
 		}
 		return rc.Flush()
 	}, nil)
+}
+
+// plainPace is the steady pace of the plain-paced defect.
+const plainPace = 1200 * time.Millisecond
+
+// plainFlushEvery is the flush timer of the plain-flush-timer variant: the
+// spec's limit itself.
+const plainFlushEvery = 500 * time.Millisecond
+
+// plainOnTimer streams plain text buffered, flushed on a timer (the
+// plain-flush-timer variant).
+func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run) {
+	rc := http.NewResponseController(w)
+	tick := time.NewTicker(plainFlushEvery)
+	defer tick.Stop()
+	var pending []byte
+	flush := func() bool {
+		if len(pending) == 0 {
+			return true
+		}
+		_, err := w.Write(pending)
+		pending = pending[:0]
+		return err == nil && rc.Flush() == nil
+	}
+	next := 0
+	for {
+		evs, done, changed := run.snapshot(next)
+		for _, ev := range evs {
+			pending = append(pending, ev.Content...)
+		}
+		next += len(evs)
+		if done {
+			flush()
+			return
+		}
+		select {
+		case <-changed:
+		case <-tick.C:
+			if !flush() {
+				s.abandon(run)
+				return
+			}
+		case <-r.Context().Done():
+			s.abandon(run)
+			return
+		}
+	}
+}
+
+// sleepCtx waits d or until ctx ends; false when ctx ended.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // writeJSON writes v as a JSON response.

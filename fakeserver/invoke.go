@@ -267,6 +267,12 @@ const (
 // lines count as their comma-joined whole.
 func (s *Server) responseForm(r *http.Request) responseForm {
 	accept := strings.Join(r.Header.Values("Accept"), ", ")
+	if s.defect(defAcceptSpacesIgnored) {
+		accept = strings.Join(strings.Fields(accept), "")
+	}
+	if s.defect(defAcceptCaseFolded) {
+		accept = strings.ToLower(accept)
+	}
 	switch {
 	case accept == "text/event-stream":
 		return formSSE

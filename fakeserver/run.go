@@ -137,15 +137,64 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *
 // plays the turn, and the events it makes are appended to the run.
 func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
 	defer r.cancel()
-	r.append(Event{Input: prompt})
-	r.append(Event{Username: k.user.name})
+	if !s.variant(varNoInputUsername) {
+		r.append(Event{Input: prompt})
+		r.append(Event{Username: k.user.name})
+	}
 	if s.defect(defPromptTrimmed) {
 		prompt = strings.TrimSpace(prompt)
 	}
-	if err := s.model.Play(ctx, s.turn(r, prompt)); err != nil {
+	t, flush := s.reorder(s.turn(r, prompt))
+	t, settle := s.whenSlow(t)
+	err := s.model.Play(ctx, t)
+	settle()
+	flush()
+	if err != nil {
 		r.append(Event{Error: err.Error()})
 	}
 	s.finish(r)
+}
+
+// reorder serves the ordering defects: waitingOnModel held back until after
+// the model's first content, toolInput until after its toolCall. flush emits
+// what is still held when the model is done.
+func (s *Server) reorder(t Turn) (Turn, func()) {
+	late := s.defect(defWaitingLate) || s.defect(defToolinputLate)
+	if !late {
+		return t, func() {}
+	}
+	var mu sync.Mutex
+	var held []Event
+	emit, call := t.Emit, t.Call
+	release := func() {
+		mu.Lock()
+		evs := held
+		held = nil
+		mu.Unlock()
+		for _, ev := range evs {
+			emit(ev)
+		}
+	}
+	t.Emit = func(ev Event) {
+		if (ev.WaitingOnModel && s.defect(defWaitingLate)) || (ev.ToolInput != nil && s.defect(defToolinputLate)) {
+			mu.Lock()
+			held = append(held, ev)
+			mu.Unlock()
+			return
+		}
+		emit(ev)
+		if ev.Content != "" && s.defect(defWaitingLate) {
+			release()
+		}
+	}
+	t.Call = func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		out, err := call(ctx, name, args)
+		if s.defect(defToolinputLate) {
+			release()
+		}
+		return out, err
+	}
+	return t, release
 }
 
 // finish appends the final event (SSE-03) and records the run as the
@@ -160,6 +209,55 @@ func (s *Server) finish(r *run) {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
+}
+
+// slowAfter is how long the model must stay silent after waitingOnModel or
+// toolInput for the signals-when-slow variant to send it.
+const slowAfter = 100 * time.Millisecond
+
+// whenSlow serves the signals-when-slow variant: waitingOnModel and toolInput
+// are sent only when the model then stays silent for slowAfter, as a server
+// that signals only a wait a user would notice. settle drops what is held.
+func (s *Server) whenSlow(t Turn) (Turn, func()) {
+	if !s.variant(varSignalsWhenSlow) {
+		return t, func() {}
+	}
+	var mu sync.Mutex
+	var timer *time.Timer
+	drop := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if timer != nil {
+			timer.Stop()
+			timer = nil
+		}
+	}
+	emit := t.Emit
+	t.Emit = func(ev Event) {
+		drop()
+		if !ev.WaitingOnModel && ev.ToolInput == nil {
+			emit(ev)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		var mine *time.Timer
+		mine = time.AfterFunc(slowAfter, func() {
+			mu.Lock()
+			defer mu.Unlock() // held while emitting: the next event waits for it
+			if timer == mine {
+				timer = nil
+				emit(ev)
+			}
+		})
+		timer = mine
+	}
+	call := t.Call
+	t.Call = func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		drop()
+		return call(ctx, name, args)
+	}
+	return t, drop
 }
 
 // scriptModel is the in-process model: it interprets the prompt as an

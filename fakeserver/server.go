@@ -154,7 +154,7 @@ func (s *Server) Close() { s.cancel() }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &httpserve.StatusRecorder{ResponseWriter: w}
-	s.mux.ServeHTTP(rec, r)
+	s.mux.ServeHTTP(s.headerVariants(rec), r)
 	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Status,
 		"key", s.keyIDForLog(r.Header.Get("Authorization")), "elapsed", time.Since(start).Round(time.Millisecond))
 }

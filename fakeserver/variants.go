@@ -29,6 +29,23 @@ type variantID int
 const (
 	// Async.
 	varAsync202 variantID = iota
+	// Response forms.
+	varExtraMembers
+	varPlainFlushTimer
+	varCharsetUTF8
+	varHeaderCase
+	// SSE framing.
+	varPingLoneLine
+	varSseComments
+	varSseCRLF
+	varSseCR
+	varSseNoSpace
+	// Event objects.
+	varOmitEmptyFields
+	varRicherNulls
+	varOtherFieldTypes
+	varNoInputUsername
+	varSignalsWhenSlow
 	// Invoke routes, thread selection, follow-up routes, authentication and
 	// errors.
 	varUUIDIDs
@@ -46,6 +63,37 @@ var variantTable = [numVariants]Variant{
 	// Async.
 	varAsync202: {"async-202", `"When true, the call returns at once with threadID and runID (JSON)": no status is named`,
 		"?async=true is answered 202 Accepted", ""},
+	// Response forms.
+	varExtraMembers: {"extra-members", `"Every SSE data: frame is one JSON object with these fields"; "items: array of event objects": the fields are named, others are not forbidden`,
+		"every event object and the JSON envelope carry members of their own beside the spec's", ""},
+	varPlainFlushTimer: {"plain-flush-timer", `"output is flushed at most every 500 ms"`,
+		"plain text is buffered and flushed on a 500 ms timer instead of on every fragment", ""},
+	varCharsetUTF8: {"charset-utf8", `"text/event-stream (exactly)" and "application/json (exactly)" are Accept values; the response's media type parameters are not shown`,
+		"every Content-Type the server writes carries ; charset=utf-8", ""},
+	varHeaderCase: {"header-case", `"Every response carries the header X-SVC-Thread-Id": HTTP header names are case-insensitive (RFC 9110, 5.1)`,
+		"response header names are written in lower case (Content-Type aside, which net/http would add again)", ""},
+	// SSE framing.
+	varPingLoneLine: {"ping-lone-line", `"a comment line : ping is written"`,
+		"the keepalive is the lone line : ping, with no blank line after it", ""},
+	varSseComments: {"sse-comments", `"Comment lines are dropped by conformant SSE parsers": comments other than the keepalive are not forbidden`,
+		"comment lines other than : ping stand between the frames after the start frame", ""},
+	varSseCRLF: {"sse-crlf", `"a frame with event: start", "an id: line", "a data: line": the line ending is the SSE grammar's, which allows CRLF, LF and CR`,
+		"SSE lines end in CRLF", "line-endings"},
+	varSseCR: {"sse-cr", `"a frame with event: start", "an id: line", "a data: line": the line ending is the SSE grammar's, which allows CRLF, LF and CR`,
+		"SSE lines end in CR", "line-endings"},
+	varSseNoSpace: {"sse-no-space", `"an id: line holding the run ID, then a data: line": the SSE grammar drops one space after the colon, and allows none`,
+		"SSE fields are written without the space after the colon (id:run, data:{...})", ""},
+	// Event objects.
+	varOmitEmptyFields: {"omit-empty-fields", `"The full answer is the concatenation of content of all items (missing content counts as empty)"`,
+		"event objects leave out the fields that are empty or false (content, runComplete false, contentID)", "empty-fields"},
+	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,
+		"every event object writes every richer field, the unset ones as null or false", "empty-fields"},
+	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID, toolInput, toolCall (beyond name), step (beyond description), prompt (beyond fields, message, sensitive), input, replayComplete and username: not shown."`,
+		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
+	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
+		"runs carry no input and no username event", ""},
+	varSignalsWhenSlow: {"signals-when-slow", `"waitingOnModel: The model has not started responding yet (suits a loading indicator)"; "toolInput: The model is composing tool arguments (can be slow)": they describe a wait, not a duty to announce every one`,
+		"waitingOnModel and toolInput are sent only when the model then stays silent for 100 ms", ""},
 	// Invoke routes, thread selection, follow-up routes, authentication and
 	// errors.
 	varUUIDIDs: {"uuid-ids", `"threadID | string", "runID | string": no shape is shown`,

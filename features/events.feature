@@ -92,6 +92,7 @@ Feature: Event objects
     When I invoke "/api/invoke/${agents.main.id}" with the prompt:
       """
       @toolinput ${agents.main.plainTool} {"q":"x"}
+      @pause 300ms
       @tool ${agents.main.plainTool} {"q":"x"}
       """
     Then the status is 200

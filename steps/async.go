@@ -276,8 +276,9 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 	}
 	var abortErr error
 	abortStatus := 0
+	seen := watchFor(func(f Frame) bool { return hasContent(f, content) })
 	abortOnce := func(r *Response) bool {
-		if abortStatus != 0 || abortErr != nil || !sseHasContent(r.Body, content) {
+		if abortStatus != 0 || abortErr != nil || !seen(r) {
 			return false
 		}
 		w.threads["that"] = r.Header.Get("X-SVC-Thread-Id")

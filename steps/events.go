@@ -33,13 +33,18 @@ func (w *World) dataFramesAreObjects() error {
 	if err != nil {
 		return err
 	}
+	n := 0
 	for _, f := range frames {
 		if !f.IsEvent() {
 			continue
 		}
+		n++
 		if _, err := f.Object(); err != nil {
 			return outcome.Fail("an SSE data frame", "one JSON object", quoteFrame(f))
 		}
+	}
+	if n == 0 {
+		return outcome.Fail("the SSE stream", "the run's data frames", "no data frame")
 	}
 	return nil
 }
@@ -63,6 +68,9 @@ func (w *World) atMostOneRicher() error {
 	evs, err := w.events()
 	if err != nil {
 		return err
+	}
+	if len(evs) == 0 {
+		return outcome.Fail("the SSE stream", "the run's events", "no event")
 	}
 	for _, ev := range evs {
 		var set []string

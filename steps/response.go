@@ -12,6 +12,7 @@ import (
 
 	sse "github.com/tmaxmax/go-sse"
 
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/sseframe"
 )
 
@@ -123,7 +124,7 @@ func (r *Response) Events() ([]map[string]any, error) {
 	var out []map[string]any
 	for ev, err := range sse.Read(bytes.NewReader(r.Body), nil) {
 		if err != nil {
-			return out, fmt.Errorf("parse SSE: %w", err)
+			return out, outcome.Failf("the SSE stream", "events a conformant SSE parser reads", "%v", err)
 		}
 		if ev.Type != "" {
 			continue // start, close
@@ -145,10 +146,10 @@ func (r *Response) EnvelopeItems() ([]map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(r.Body))
 	dec.UseNumber()
 	if err := dec.Decode(&env); err != nil {
-		return nil, fmt.Errorf("body is not a JSON envelope: %w", err)
+		return nil, outcome.Failf("the response body", "a JSON envelope {items:[...]}", "%s (%v)", strconv.Quote(abbreviate(r.Body)), err)
 	}
 	if env.Items == nil {
-		return nil, fmt.Errorf("body has no items array: %s", abbreviate(r.Body))
+		return nil, outcome.Fail("the response body", "a JSON envelope {items:[...]}", strconv.Quote(abbreviate(r.Body)))
 	}
 	return *env.Items, nil
 }
@@ -169,14 +170,14 @@ func decodeObject(b []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("data is not JSON: %q", abbreviate(b))
+		return nil, outcome.Fail("an event's data", "one JSON object", strconv.Quote(abbreviate(b)))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("data holds more than one JSON value: %q", abbreviate(b))
+		return nil, outcome.Fail("an event's data", "one JSON object", "more than one JSON value: "+strconv.Quote(abbreviate(b)))
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("data is JSON but not an object: %q", abbreviate(b))
+		return nil, outcome.Fail("an event's data", "one JSON object", "JSON that is not an object: "+strconv.Quote(abbreviate(b)))
 	}
 	return obj, nil
 }

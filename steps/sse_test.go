@@ -1,0 +1,154 @@
+package steps
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/outcome"
+)
+
+// hostileSSE serves body as an SSE response, written in pieces with a flush
+// after each, so the harness reads it as a live stream.
+func hostileSSE(t *testing.T, pieces ...string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-SVC-Thread-Id", "thr_1")
+		for _, p := range pieces {
+			_, _ = w.Write([]byte(p))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// invokeHostile reads one response of the hostile target into the World.
+func invokeHostile(t *testing.T, pieces ...string) *World {
+	t.Helper()
+	w := testWorld(t)
+	w.P.BaseURL = hostileSSE(t, pieces...).URL
+	prompt := "x"
+	if _, err := w.do(request{method: "POST", path: "/api/invoke/agt_1", body: &prompt}); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// sseChecks are the steps that judge a finished SSE stream.
+func sseChecks(w *World) map[string]func() error {
+	return map[string]func() error{
+		"first frame":        func() error { return w.controlFrame("first", "start", "{}") },
+		"last frame":         func() error { return w.controlFrame("last", "close", "{}") },
+		"start before":       func() error { return w.startBeforeContent("1ms") },
+		"id then data":       w.eventFramesIDThenData,
+		"final event":        w.finalEventFrame,
+		"ping":               func() error { return w.pingWithin("1s", "a") },
+		"nothing after":      w.nothingAfterComplete,
+		"error event":        w.errorEvent,
+		"data frames":        w.dataFramesAreObjects,
+		"event ids":          w.eventIDs,
+		"one richer":         w.atMostOneRicher,
+		"waiting before":     func() error { return w.setBefore("waitingOnModel", "content", "content") },
+		"tool call":          func() error { return w.innerField("toolCall", "name", "calc") },
+		"prompt event":       func() error { return w.promptEvent("m", "true") },
+		"live gap":           func() error { return w.eventGap("a", "1ms", "b") },
+		"concatenated":       func() error { return w.sseAnswerIs("a") },
+		"envelope is answer": func() error { return w.envelopeAnswerIs("a") },
+	}
+}
+
+// TestCommentOnlyStreamFailsCleanly: a target that sends only comment lines
+// fails every check with a Failure; no step panics (a panic would be
+// reported as a harness error).
+func TestCommentOnlyStreamFailsCleanly(t *testing.T) {
+	w := invokeHostile(t, ": one\n", ": two\n\n", ":\n")
+	for name, check := range sseChecks(w) {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("panicked: %v", r)
+					}
+				}()
+				err = check()
+			}()
+			if err == nil {
+				t.Fatal("a comment-only stream passed")
+			}
+		})
+	}
+}
+
+// TestStreamCutMidFrame: a stream that ends inside an event frame fails
+// SSE-02, even when the cut frame has its id and data lines.
+func TestStreamCutMidFrame(t *testing.T) {
+	w := invokeHostile(t, "event: start\ndata: {}\n\n",
+		"id: r1\ndata: {\"runID\":\"r1\",\"threadID\":\"thr_1\",\"content\":\"a\"}\n\n",
+		"id: r1:after\ndata: {\"runID\":\"r1\",\"threadID\":\"thr_1\",\"runComplete\":true}\n")
+	err := w.eventFramesIDThenData()
+	if _, ok := outcome.AsFailure(err); !ok {
+		t.Fatalf("want a Failure, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "blank line") {
+		t.Errorf("the failure should say the frame was cut: %v", err)
+	}
+}
+
+// TestHugeFrameIsQuotedBounded: a failure quotes at most a few hundred bytes
+// of a frame, however long its line.
+func TestHugeFrameIsQuotedBounded(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	w := invokeHostile(t, "event: start\ndata: {}\n\n", "id: r1\ndata: "+huge+"\n\n", "event: close\ndata: {}\n\n")
+	for name, check := range sseChecks(w) {
+		if err := check(); err != nil && len(err.Error()) > 2000 {
+			t.Errorf("%s: a failure of %d bytes", name, len(err.Error()))
+		}
+	}
+}
+
+// TestWatchParsesOnce: the stop function of a live read feeds each byte to
+// the parser once and finds a frame split across reads, a CRLF split
+// between its CR and LF included.
+func TestWatchParsesOnce(t *testing.T) {
+	stream := "event: start\r\ndata: {}\r\n\r\n: ping\r\nid: r\r\ndata: {\"content\":\"hit\"}\r\n\r\n"
+	r := &Response{}
+	found := -1
+	seen := watchFor(func(f Frame) bool { return hasContent(f, "hit") })
+	for i := 0; i < len(stream); i++ {
+		r.Body = append(r.Body, stream[i])
+		r.Reads = append(r.Reads, Read{At: time.Duration(i), End: len(r.Body)})
+		if seen(r) && found < 0 {
+			found = i
+		}
+	}
+	// The CR of the last CRLF ends the blank line: the frame is complete there.
+	if found != len(stream)-2 {
+		t.Fatalf("found at byte %d, want %d (the blank line's CR)", found, len(stream)-2)
+	}
+}
+
+// TestPingTimedByItsLine: a lone ": ping" line is timed when its line
+// arrived, not when the next frame's blank line did.
+func TestPingTimedByItsLine(t *testing.T) {
+	w := testWorld(t)
+	ev := "id: r\ndata: {\"content\":\"a\"}\n\n"
+	later := "id: r\ndata: {\"content\":\"b\"}\n\n"
+	body := ev + ": ping\n" + later
+	w.resp = &Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body), Complete: true,
+		Reads: []Read{{At: 0, End: len(ev)}, {At: 20 * time.Second, End: len(ev) + 7}, {At: 23 * time.Second, End: len(body)}}}
+	if err := w.pingWithin("21.5s", "a"); err != nil {
+		t.Fatal(err)
+	}
+	w.resp.Reads[1].At = 22 * time.Second
+	if err := w.pingWithin("21.5s", "a"); err == nil {
+		t.Fatal("a ping at 22 s passed a 21.5 s limit")
+	} else if !strings.Contains(err.Error(), fmt.Sprint(22*time.Second)) {
+		t.Errorf("the failure should say 22s: %v", err)
+	}
+}
