@@ -249,8 +249,17 @@ func (w *World) invokeUntilPing(path, content string, doc *godog.DocString) erro
 		}
 		return false
 	})
-	_, err = w.do(request{method: "POST", path: path, body: &prompt, stop: stop})
-	return err
+	rq, err := w.prepared("POST", path, &prompt)
+	if err != nil {
+		return err
+	}
+	rq.stop = stop
+	resp, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	w.resp = resp
+	return nil
 }
 
 // pingWithin: SSE-04. A comment whose text is "ping" must arrive no later
@@ -261,9 +270,6 @@ func (w *World) pingWithin(limit, content string) error {
 	d, err := parseDuration(limit)
 	if err != nil {
 		return err
-	}
-	if w.resp == nil {
-		return fmt.Errorf("no response yet")
 	}
 	frames, err := w.sseFrames()
 	if err != nil {

@@ -33,9 +33,11 @@ func invokeHostile(t *testing.T, pieces ...string) *World {
 	w := testWorld(t)
 	w.P.BaseURL = hostileSSE(t, pieces...).URL
 	prompt := "x"
-	if _, err := w.do(request{method: "POST", path: "/api/invoke/agt_1", body: &prompt}); err != nil {
+	resp, err := w.do(request{method: "POST", path: "/api/invoke/agt_1", body: &prompt})
+	if err != nil {
 		t.Fatal(err)
 	}
+	w.resp = resp
 	return w
 }
 

@@ -215,7 +215,7 @@ func (e *cleanError) Unwrap() error { return e.err }
 
 // ErrNoResponse says that a step judges the last response of a scenario
 // that has made no request yet: the feature lacks a When step.
-var ErrNoResponse = errors.New("no response yet: no request was made before this step")
+var ErrNoResponse = errors.New("scenario error: no response yet: no request was made before this step")
 
 // last returns the scenario's last response, the one the When steps keep.
 func (w *World) last() (*Response, error) {
