@@ -249,14 +249,18 @@ func seedBundles(st *store, p *profile.Profile) error {
 		env = append(env, map[string]any{"name": name, "value": e.EnvVars[name]})
 	}
 	d := e.Dropped
+	projectName := e.ProjectName
+	if projectName == "" {
+		projectName = "export project"
+	}
 	lead := map[string]any{
-		"name": "export project", "project": true, "instructions": "Keep the books.",
+		"name": projectName, "project": true, "instructions": "Keep the books.",
 		"connectors": names(projConn), "env": env,
 		"capabilities": anyList(d.Capabilities), "sharedTasks": anyList(d.SharedTasks),
 		"members": anyList(d.Members), "roleGrants": anyList(d.RoleGrants), "files": anyList(d.Files),
 		"credentials": anyList(d.Credentials), "status": map[string]any{"notes": anyList(d.Status)},
 	}
-	proj := &bundleProject{id: e.ProjectID, name: "export project", version: "1.0.0", agentID: ag.id,
+	proj := &bundleProject{id: e.ProjectID, name: projectName, version: "1.0.0", agentID: ag.id,
 		thread: lead, connectors: ids(projConn)}
 	pr := &project{id: proj.id, agent: st.agents[ag.id], credentials: map[string]bool{}}
 	th := &thread{id: newID("thr"), agent: pr.agent, project: pr}
