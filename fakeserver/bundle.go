@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 )
 
 // Spec: Bundle routes; States and transitions; Bundle rules 1-7; Errors 4-6.
@@ -30,8 +31,9 @@ import (
 //
 // Every bundle route needs a key with the scope bundles:manage (the spec
 // does not show one). A refused document is a 4xx problem naming what is
-// wrong (400 unreadable, 422 not a valid project bundle) and writes nothing;
-// a refused transition (eval gate, orphaned task, a child uninstalled while
+// wrong (400 unreadable, 413 beyond the body limit, 422 not a valid project
+// bundle or beyond the caps of docs/bundles.md) and writes nothing; a
+// refused transition (eval gate, orphaned task, a child uninstalled while
 // its parent holds it) is 409; an update stopped by the interruptOnce test
 // hook is 503.
 func init() {
@@ -85,6 +87,32 @@ func (s *Server) readDocument(w http.ResponseWriter, r *http.Request) (*bundleDo
 	return doc, true
 }
 
+// projectPrep is a project bundle validated, stripped and encoded before
+// the store lock is taken.
+type projectPrep struct {
+	view     *projectView
+	warnings []string
+}
+
+func (s *Server) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
+	view, err := s.validateProject(doc)
+	if err != nil {
+		return nil, err
+	}
+	warnings := s.stripOnInstall(doc)
+	view.encodeTasks()
+	return &projectPrep{view, warnings}, nil
+}
+
+// installHooks holds, by server, a function an install calls between
+// preparing and publishing: tests use it to show that the preparation
+// holds no lock.
+var installHooks sync.Map
+
+// handleInstall installs a project bundle. Everything that grows with the
+// document (parsing, validation, stripping, building the installation and
+// its record) happens without the store lock; publishing it is one short
+// step under the lock.
 func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
@@ -93,14 +121,31 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	in, err := s.install(doc)
+	prep, err := s.prepareProjectDoc(doc)
 	if err != nil {
 		s.bundleProblem(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, s.st.bundles.render(in))
+	plan, err := s.prepareInstall(doc, prep.view, prep.warnings)
+	var rec record
+	if err == nil {
+		rec = renderWith(plan.in, plan.project)
+	}
+	if hook, ok := installHooks.Load(s); ok {
+		hook.(func())()
+	}
+	s.st.mu.Lock()
+	s.publish(plan)
+	s.st.mu.Unlock()
+	switch {
+	case err != nil:
+		s.bundleProblem(w, err)
+	case plan.in.state == stateFailed && s.variant(varFailedInstallProblem):
+		w.Header().Set("Location", "/api/bundles/installations/"+plan.in.id)
+		s.problem(w, http.StatusUnprocessableEntity, "installation %s failed: %s", plan.in.id, plan.in.err)
+	default:
+		writeJSON(w, http.StatusCreated, rec)
+	}
 }
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
@@ -111,8 +156,17 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	var prep *projectPrep
+	var prepErr error
+	if doc.Spec.Type == kindProject {
+		prep, prepErr = s.prepareProjectDoc(doc)
+	}
 	s.withInstallation(w, r, func(in *installation) {
-		if err := s.update(in, doc); err != nil {
+		err := s.update(in, doc, prep, prepErr)
+		if errors.Is(err, errDropConnection) {
+			panic(http.ErrAbortHandler)
+		}
+		if err != nil {
 			s.bundleProblem(w, err)
 			return
 		}
@@ -166,9 +220,14 @@ func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
 func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation)) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
-	in := s.st.bundles.installations[r.PathValue("id")]
-	if in == nil {
-		s.problem(w, http.StatusNotFound, "no installation %s", r.PathValue("id"))
+	id := r.PathValue("id")
+	in := s.st.bundles.installations[id]
+	switch {
+	case in == nil && s.st.bundles.removed[id] && s.variant(varRemovedInstallation410):
+		s.problem(w, http.StatusGone, "installation %s was removed", id)
+		return
+	case in == nil:
+		s.problem(w, http.StatusNotFound, "no installation %s", id)
 		return
 	}
 	fn(in)
@@ -183,9 +242,13 @@ func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	b := s.st.bundles
-	t := b.tasks[r.PathValue("id")]
+	t := b.findTask(r.PathValue("id"))
 	if t == nil || t.installationID == "" && s.defect(defOrphanTaskUndeletable) {
 		s.problem(w, http.StatusNotFound, "no task %s", r.PathValue("id"))
+		return
+	}
+	if t.installationID != "" && s.defect(defDeleteTaskKeepsOwned) {
+		w.WriteHeader(http.StatusNoContent) // defect: answered, not removed
 		return
 	}
 	b.removeTask(t)
@@ -198,8 +261,8 @@ func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 func (b *bundleStore) removeTask(t *task) {
 	if p := b.projects[t.projectID]; p != nil {
 		p.taskIDs = without(p.taskIDs, t.id)
+		delete(p.tasks, t.id)
 	}
-	delete(b.tasks, t.id)
 }
 
 func without(ids []string, id string) []string {

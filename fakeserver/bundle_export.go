@@ -25,47 +25,19 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	b := s.st.bundles
-	p := b.projects[r.PathValue("project_id")]
-	if p == nil {
-		s.problem(w, http.StatusNotFound, "no project %s", r.PathValue("project_id"))
+	doc, ok := s.exportDoc(w, r)
+	if !ok {
 		return
 	}
-	if p.agentID != r.PathValue("assistant_id") {
-		s.problem(w, http.StatusNotFound, "project %s is not a project of assistant %s", p.id, r.PathValue("assistant_id"))
-		return
-	}
-	if p.installationID != "" && s.defect(defInstalledProjectNotExportable) {
-		s.problem(w, http.StatusConflict, "project %s is managed by installation %s and cannot be exported", p.id, p.installationID)
-		return
-	}
-	// EXPORT-04: a project has no app association the export could read, so
-	// the app comes only from ?app=<publicID>.
-	var app *resource
-	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect(defExportAppIgnored) {
-		for _, res := range b.resourcesOf(kindApp) {
-			if res.publicID == pub {
-				app = res
-			}
-		}
-		if app == nil {
-			s.problem(w, http.StatusNotFound, "no app with publicID %s", pub)
-			return
-		}
-	} else if pub == "" && s.defect(defExportAppAlways) {
-		if apps := b.resourcesOf(kindApp); len(apps) > 0 {
-			app = apps[0]
-		}
-	}
-	doc := s.buildExport(p, app)
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
 	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportTasksOutsidePayload) {
 		spec["tasks"] = payload["tasks"]
 		delete(payload, "tasks")
+	}
+	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportPayloadTasksOnly) {
+		delete(payload, "thread")
 	}
 	if s.defect(defAgentInlined) {
 		var kept []any
@@ -91,6 +63,47 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(y)
 }
 
+// exportDoc finds the project and app an export names and copies them into
+// a document, with the store locked; stripping and encoding the copy need
+// no lock. It answers the request itself when it returns false.
+func (s *Server) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	b := s.st.bundles
+	p := b.projects[r.PathValue("project_id")]
+	if p == nil {
+		s.problem(w, http.StatusNotFound, "no project %s", r.PathValue("project_id"))
+		return nil, false
+	}
+	if p.agentID != r.PathValue("assistant_id") {
+		s.problem(w, http.StatusNotFound, "project %s is not a project of assistant %s", p.id, r.PathValue("assistant_id"))
+		return nil, false
+	}
+	if p.installationID != "" && s.defect(defInstalledProjectNotExportable) {
+		s.problem(w, http.StatusConflict, "project %s is managed by installation %s and cannot be exported", p.id, p.installationID)
+		return nil, false
+	}
+	// EXPORT-04: a project has no app association the export could read, so
+	// the app comes only from ?app=<publicID>.
+	var app *resource
+	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect(defExportAppIgnored) {
+		for _, res := range b.resourcesOf(kindApp) {
+			if res.publicID == pub {
+				app = res
+			}
+		}
+		if app == nil {
+			s.problem(w, http.StatusNotFound, "no app with publicID %s", pub)
+			return nil, false
+		}
+	} else if pub == "" && s.defect(defExportAppAlways) {
+		if apps := b.resourcesOf(kindApp); len(apps) > 0 {
+			app = apps[0]
+		}
+	}
+	return s.buildExport(p, app), true
+}
+
 // toMap turns a document into its generic JSON form.
 func toMap(doc *bundleDoc) map[string]any {
 	b, err := json.Marshal(doc)
@@ -109,7 +122,7 @@ func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
 	b := s.st.bundles
 	tasks := []any{}
 	for _, id := range p.taskIDs {
-		if t := b.tasks[id]; t != nil {
+		if t := p.tasks[id]; t != nil {
 			m := deepCopy(t.payload)
 			m["name"] = t.name
 			tasks = append(tasks, m)
@@ -261,7 +274,7 @@ func seedBundles(st *store, p *profile.Profile) error {
 		"credentials": anyList(d.Credentials), "status": map[string]any{"notes": anyList(d.Status)},
 	}
 	proj := &bundleProject{id: e.ProjectID, name: projectName, version: "1.0.0", agentID: ag.id,
-		thread: lead, connectors: ids(projConn)}
+		thread: lead, connectors: ids(projConn), tasks: map[string]*task{}}
 	pr := &project{id: proj.id, agent: st.agents[ag.id], credentials: map[string]bool{}}
 	th := &thread{id: newID("thr"), agent: pr.agent, project: pr}
 	proj.threadID = th.id
@@ -298,7 +311,7 @@ func seedBundles(st *store, p *profile.Profile) error {
 		}
 		payload["triggers"] = triggers
 		t := &task{id: newID("tsk"), name: name, projectID: proj.id, payload: payload}
-		b.tasks[t.id] = t
+		proj.tasks[t.id] = t
 		proj.taskIDs = append(proj.taskIDs, t.id)
 		pr.tasks = append(pr.tasks, name)
 	}
