@@ -37,6 +37,9 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		delete(payload, "tasks")
 	}
 	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportPayloadTasksOnly) {
+		if th, ok := payload["thread"].(map[string]any); ok {
+			payload["env"] = th["env"] // only the lead thread itself is lost
+		}
 		delete(payload, "thread")
 	}
 	if s.defect(defAgentInlined) {

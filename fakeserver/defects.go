@@ -303,7 +303,7 @@ var defectTable = [numDefects]Defect{
 	defNestedProjectAccepted:         {"nested-project-accepted", []string{"BUNDLE-12"}, "a nested project child is silently skipped and the rest installs"},
 	defInstalledProjectNotExportable: {"installed-project-not-exportable", []string{"BUNDLE-06"}, "a project created by an installation is not a normal project: the export route refuses it"},
 	defUnknownChildIgnored:           {"unknown-child-ignored", []string{"BUNDLE-13"}, "a child of an unknown type is silently skipped"},
-	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks but not the project itself (its lead thread is left out)"},
+	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
 	// Export and dropped items.
 	defAgentInlined:              {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
 	defExportAllKnowledge:        {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},

@@ -586,8 +586,13 @@ func (bw *bundleWorld) triggersKept() error {
 	if err != nil {
 		return err
 	}
+	return judgeTriggers(specOf(tree)["payload"])
+}
+
+// judgeTriggers is DROP-04 on an export's spec.payload.
+func judgeTriggers(payload any) error {
 	var all []string
-	triggerTexts(specOf(tree)["payload"], &all)
+	triggerTexts(payload, &all)
 	has := map[string]bool{}
 	for _, t := range all {
 		has[t] = true
