@@ -45,15 +45,15 @@ var variantTable = [numVariants]Variant{
 	varAsync202: {"async-202", `"When true, the call returns at once with threadID and runID (JSON)": no status is named`,
 		"?async=true is answered 202 Accepted", ""},
 	// Bundles.
-	varBundleIntegerIDs: {"bundle-integer-ids", `"Fields of the thread, agent, task and project resources: not shown"; docs/bundles.md: "an ID is any JSON scalar"`,
+	varBundleIntegerIDs: {"bundle-integer-ids", `"Fields of the thread, agent, task and project resources: not shown"; docs/bundles.md: "IDs ... MAY be any JSON scalar: a string, or a number for a database-backed service"`,
 		"installation records carry their IDs (installations, resources, projects, tasks) as JSON integers", ""},
-	varRemovedInstallation410: {"removed-installation-410", `docs/bundles.md: "a removed installation's record answers 404 or 410"`,
+	varRemovedInstallation410: {"removed-installation-410", `"Request and response payload: not shown"; docs/bundles.md: bundleInstallation "once removed, 404 or 410"`,
 		"the record of a removed installation answers 410 Gone", ""},
-	varFailedInstallProblem: {"failed-install-problem", `"Status codes for the bundle errors: not shown"; docs/bundles.md: "or a problem with a Location header pointing at the record"`,
+	varFailedInstallProblem: {"failed-install-problem", `"Status codes for the bundle errors: not shown"; docs/bundles.md: "or any other status with a Location header giving the path of the record"`,
 		"an install whose child failed answers 422 with a problem naming the installation and a Location header to its record", ""},
-	varInterruptDropsConnection: {"interrupt-drops-connection", `docs/bundles.md: "interruptOnce: the contract names no answer; the connection may drop, as a crashed server's would"`,
+	varInterruptDropsConnection: {"interrupt-drops-connection", `docs/bundles.md: "The contract names no answer for the stopped update: any status, or a dropped connection as a crashed server's, will do"`,
 		"the update stopped by interruptOnce drops the connection without an answer", ""},
-	varInstallLogThread: {"install-log-thread", `"the project itself (the lead thread, flagged as a project)"; docs/bundles.md: "the project's entries may be typed project or thread"`,
+	varInstallLogThread: {"install-log-thread", `"the project itself (the lead thread, flagged as a project)"; docs/bundles.md: log entries' type "for the project project or thread (its lead thread); both are accepted"`,
 		"the installation log calls the project by its lead thread: entries of type thread", ""},
 }
 
