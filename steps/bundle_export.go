@@ -325,10 +325,10 @@ func (bw *bundleWorld) isProjectBundle() error {
 		return outcome.Failf("the export's spec.type", "project", "%v", spec["type"])
 	}
 	if _, ok := spec["payload"].(map[string]any); !ok {
-		return outcome.Failf("the export's spec.payload", "a mapping holding the project and its tasks", "%s", abbreviate([]byte(fmt.Sprint(spec["payload"]))))
+		return outcome.Failf("the export's spec.payload", "a mapping holding the project and its tasks", "%s", treeText(spec["payload"]))
 	}
 	if _, ok := spec["includes"].([]any); !ok {
-		return outcome.Failf("the export's spec.includes", "a list of child bundles", "%s", abbreviate([]byte(fmt.Sprint(spec["includes"]))))
+		return outcome.Failf("the export's spec.includes", "a list of child bundles", "%s", treeText(spec["includes"]))
 	}
 	return nil
 }
@@ -343,7 +343,7 @@ func (bw *bundleWorld) payloadHoldsProject(name string) error {
 	}
 	payload := specOf(tree)["payload"]
 	if !mentions(payload, name) {
-		return outcome.Failf("the export's spec.payload", fmt.Sprintf("the project itself (named %q) with its tasks", name), "%s", abbreviate([]byte(fmt.Sprint(payload))))
+		return outcome.Failf("the export's spec.payload", fmt.Sprintf("the project itself (named %q) with its tasks", name), "%s", treeText(payload))
 	}
 	return nil
 }
@@ -415,7 +415,7 @@ func (bw *bundleWorld) payloadHolds(tasks []string, field string) error {
 	payload := specOf(tree)["payload"]
 	for _, t := range tasks {
 		if !mentions(payload, t) {
-			return outcome.Failf("the export's spec.payload", fmt.Sprintf("the task %q", t), "%s", abbreviate([]byte(fmt.Sprint(payload))))
+			return outcome.Failf("the export's spec.payload", fmt.Sprintf("the task %q", t), "%s", treeText(payload))
 		}
 	}
 	return nil
@@ -454,7 +454,7 @@ func (bw *bundleWorld) exactlyOneChild(kind, which string) error {
 			return nil
 		}
 	}
-	return outcome.Failf("the export's "+kind+" child", fmt.Sprintf("a mention of the export %s (%q)", which, strings.Join(names, `" or "`)), "%s", abbreviate([]byte(fmt.Sprint(cs[0]))))
+	return outcome.Failf("the export's "+kind+" child", fmt.Sprintf("a mention of the export %s (%q)", which, strings.Join(names, `" or "`)), "%s", treeText(cs[0]))
 }
 
 // noApp: EXPORT-04. Without ?app the export has no app child: a project has
@@ -493,7 +493,7 @@ func (bw *bundleWorld) childForEach(kind string, names []string, field string) e
 			found = found || mentions(c, n)
 		}
 		if !found {
-			return outcome.Failf("the export's spec.includes", fmt.Sprintf("a %s child for %q", kind, n), "%d %s children: %s", len(cs), kind, abbreviate([]byte(fmt.Sprint(cs))))
+			return outcome.Failf("the export's spec.includes", fmt.Sprintf("a %s child for %q", kind, n), "%d %s children: %s", len(cs), kind, treeText(cs))
 		}
 	}
 	return nil
@@ -610,4 +610,13 @@ func judgeTriggers(payload any) error {
 		return outcome.Fail("the task triggers of the export", "an onDemand trigger: onDemand survives", got)
 	}
 	return nil
+}
+
+// treeText shows part of a parsed document in a message, as JSON.
+func treeText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return abbreviate(b)
 }
