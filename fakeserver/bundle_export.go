@@ -42,6 +42,11 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		}
 		delete(payload, "thread")
 	}
+	if s.defect(defExportNestsProject) {
+		includes, _ := spec["includes"].([]any)
+		spec["includes"] = append(includes, map[string]any{"metadata": out["metadata"],
+			"spec": map[string]any{"type": kindProject, "payload": map[string]any{}}})
+	}
 	if s.defect(defAgentInlined) {
 		var kept []any
 		for _, c := range spec["includes"].([]any) {

@@ -136,6 +136,7 @@ const (
 	defInstalledProjectNotExportable
 	defUnknownChildIgnored
 	defExportPayloadTasksOnly
+	defExportNestsProject
 	// Export and dropped items.
 	defAgentInlined
 	defExportAllKnowledge
@@ -303,6 +304,7 @@ var defectTable = [numDefects]Defect{
 	defNestedProjectAccepted:         {"nested-project-accepted", []string{"BUNDLE-12"}, "a nested project child is silently skipped and the rest installs"},
 	defInstalledProjectNotExportable: {"installed-project-not-exportable", []string{"BUNDLE-06"}, "a project created by an installation is not a normal project: the export route refuses it"},
 	defUnknownChildIgnored:           {"unknown-child-ignored", []string{"BUNDLE-13"}, "a child of an unknown type is silently skipped"},
+	defExportNestsProject:            {"export-nests-project", []string{"BUNDLE-05"}, "the export also lists the project itself as a child of type project in spec.includes"},
 	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
 	// Export and dropped items.
 	defAgentInlined:              {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
