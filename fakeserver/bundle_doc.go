@@ -198,8 +198,12 @@ const (
 
 // viewProject reads spec.payload of a project bundle (BUNDLE-01): the lead
 // thread flagged as a project, and its tasks.
-func viewProject(doc *bundleDoc) (*projectView, error) {
+func (s *Server) viewProject(doc *bundleDoc) (*projectView, error) {
 	p := doc.Spec.Payload
+	if p == nil && s.defect(defPayloadlessAccepted) {
+		p = map[string]any{"thread": map[string]any{"name": doc.name(), "project": true}}
+		doc.Spec.Payload = p
+	}
 	if p == nil {
 		return nil, badDoc("spec.payload is missing: a project bundle's payload holds the project (its lead thread) and its tasks")
 	}
@@ -255,7 +259,7 @@ func (s *Server) validateProject(doc *bundleDoc) (*projectView, error) {
 	if n := len(doc.Spec.Includes); n > maxDocChildren {
 		return nil, badDoc("spec.includes declares %d children: this server installs at most %d per document (docs/bundles.md)", n, maxDocChildren)
 	}
-	view, err := viewProject(doc)
+	view, err := s.viewProject(doc)
 	if err != nil {
 		return nil, err
 	}

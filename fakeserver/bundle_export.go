@@ -42,6 +42,22 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		}
 		delete(payload, "thread")
 	}
+	if includes, _ := spec["includes"].([]any); s.defect(defExportAgentDuplicated) {
+		for _, c := range includes {
+			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
+				spec["includes"] = append(includes, c)
+			}
+		}
+	}
+	if payload, _ := spec["payload"].(map[string]any); s.defect(defExportTaskChildren) {
+		tasks, _ := payload["tasks"].([]any)
+		for _, t := range tasks {
+			name, _ := t.(map[string]any)["name"].(string)
+			inc, _ := spec["includes"].([]any)
+			spec["includes"] = append(inc, map[string]any{"metadata": map[string]any{"name": name, "version": "1.0.0"},
+				"spec": map[string]any{"type": kindTask, "payload": t}})
+		}
+	}
 	if s.defect(defExportNestsProject) {
 		includes, _ := spec["includes"].([]any)
 		spec["includes"] = append(includes, map[string]any{"metadata": out["metadata"],

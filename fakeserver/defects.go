@@ -137,6 +137,9 @@ const (
 	defUnknownChildIgnored
 	defExportPayloadTasksOnly
 	defExportNestsProject
+	defExportAgentDuplicated
+	defExportTaskChildren
+	defPayloadlessAccepted
 	// Export and dropped items.
 	defAgentInlined
 	defExportAllKnowledge
@@ -304,6 +307,9 @@ var defectTable = [numDefects]Defect{
 	defNestedProjectAccepted:         {"nested-project-accepted", []string{"BUNDLE-12"}, "a nested project child is silently skipped and the rest installs"},
 	defInstalledProjectNotExportable: {"installed-project-not-exportable", []string{"BUNDLE-06"}, "a project created by an installation is not a normal project: the export route refuses it"},
 	defUnknownChildIgnored:           {"unknown-child-ignored", []string{"BUNDLE-13"}, "a child of an unknown type is silently skipped"},
+	defExportAgentDuplicated:         {"export-agent-duplicated", []string{"BUNDLE-02"}, "the export lists the agent child twice in spec.includes"},
+	defExportTaskChildren:            {"export-task-children", []string{"BUNDLE-08"}, "the export also lists each task as a child of type task in spec.includes"},
+	defPayloadlessAccepted:           {"payloadless-accepted", []string{"BUNDLE-09"}, "a document without spec.payload installs an empty project named after the document"},
 	defExportNestsProject:            {"export-nests-project", []string{"BUNDLE-05"}, "the export also lists the project itself as a child of type project in spec.includes"},
 	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
 	// Export and dropped items.
