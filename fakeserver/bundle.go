@@ -161,16 +161,11 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	if doc.Spec.Type == kindProject {
 		prep, prepErr = s.prepareProjectDoc(doc)
 	}
-	s.withInstallation(w, r, func(in *installation) {
-		err := s.update(in, doc, prep, prepErr)
-		if errors.Is(err, errDropConnection) {
-			panic(http.ErrAbortHandler)
+	s.withInstallation(w, r, func(in *installation) (int, any, error) {
+		if err := s.update(in, doc, prep, prepErr); err != nil {
+			return 0, nil, err
 		}
-		if err != nil {
-			s.bundleProblem(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+		return http.StatusOK, s.st.bundles.render(in), nil
 	})
 }
 
@@ -178,8 +173,8 @@ func (s *Server) handleInstallation(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
-	s.withInstallation(w, r, func(in *installation) {
-		writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+	s.withInstallation(w, r, func(in *installation) (int, any, error) {
+		return http.StatusOK, s.st.bundles.render(in), nil
 	})
 }
 
@@ -205,32 +200,39 @@ func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
-	s.withInstallation(w, r, func(in *installation) {
+	s.withInstallation(w, r, func(in *installation) (int, any, error) {
 		final, err := s.uninstall(in)
-		if err != nil {
-			s.bundleProblem(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, final)
+		return http.StatusOK, final, err
 	})
 }
 
 // withInstallation runs fn, with the store locked, on the installation the
-// path's {id} names; it answers 404 when there is none.
-func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation)) {
+// path's {id} names; there being none is 404 (410 for a removed one under
+// the removed-installation-410 variant). What fn returns is written once the
+// lock is released, so encoding a record never holds it.
+func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation) (int, any, error)) {
+	status, body, err := s.lockedInstallation(r.PathValue("id"), fn)
+	switch {
+	case errors.Is(err, errDropConnection):
+		panic(http.ErrAbortHandler) // no answer at all, as from a crashed server
+	case err != nil:
+		s.bundleProblem(w, err)
+	default:
+		writeJSON(w, status, body)
+	}
+}
+
+func (s *Server) lockedInstallation(id string, fn func(*installation) (int, any, error)) (int, any, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
-	id := r.PathValue("id")
 	in := s.st.bundles.installations[id]
 	switch {
 	case in == nil && s.st.bundles.removed[id] && s.variant(varRemovedInstallation410):
-		s.problem(w, http.StatusGone, "installation %s was removed", id)
-		return
+		return 0, nil, refuse(http.StatusGone, "installation %s was removed", id)
 	case in == nil:
-		s.problem(w, http.StatusNotFound, "no installation %s", id)
-		return
+		return 0, nil, refuse(http.StatusNotFound, "no installation %s", id)
 	}
-	fn(in)
+	return fn(in)
 }
 
 // handleDeleteTask serves DELETE /api/tasks/{id}: removes a task, an

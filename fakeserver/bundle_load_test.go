@@ -177,3 +177,31 @@ func BenchmarkInstall(b *testing.B) {
 		})
 	}
 }
+
+// TestUpdateWithAChildBundle: a project installation updated with a child's
+// bundle is refused as a document, and the record stays.
+func TestUpdateWithAChildBundle(t *testing.T) {
+	s := testServer(t, Config{})
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	key := bundleKey(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	status, body, err := bundleRequest(ctx, ts, key, "POST", "/api/bundles/installations", largeDoc("p", 1, 0, 1))
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("install: %d %v %.300s", status, err, body)
+	}
+	var rec record
+	if err := json.Unmarshal([]byte(body), &rec); err != nil {
+		t.Fatal(err)
+	}
+	child := `{"metadata":{"name":"p","version":"2"},"spec":{"type":"connector","payload":{}}}`
+	status, body, err = bundleRequest(ctx, ts, key, "PUT", "/api/bundles/installations/"+string(rec.ID), child)
+	if err != nil || status != http.StatusUnprocessableEntity || !strings.Contains(body, "spec.type") {
+		t.Errorf("update with a connector bundle: %d %v %.300s; want 422 naming spec.type", status, err, body)
+	}
+	status, _, err = bundleRequest(ctx, ts, key, "GET", "/api/bundles/installations/"+string(rec.ID), "")
+	if err != nil || status != http.StatusOK {
+		t.Errorf("the record after the refused update: %d %v", status, err)
+	}
+}

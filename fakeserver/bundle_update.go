@@ -21,6 +21,10 @@ func (s *Server) update(in *installation, doc *bundleDoc, prep *projectPrep, pre
 	if prepErr != nil {
 		return prepErr
 	}
+	if prep == nil { // not a project bundle: validation says why
+		_, err := s.validateProject(doc)
+		return err
+	}
 	return s.updateProject(in, doc, prep)
 }
 
