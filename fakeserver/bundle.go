@@ -183,13 +183,13 @@ func (s *Server) handleInstallations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
 	items := []record{}
 	for _, in := range s.st.bundles.order {
 		if s.st.bundles.installations[in.id] == in {
 			items = append(items, s.st.bundles.render(in))
 		}
 	}
+	s.st.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
 
