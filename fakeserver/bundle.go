@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 )
 
 // Spec: Bundle routes; States and transitions; Bundle rules 1-7; Errors 4-6.
@@ -30,8 +31,9 @@ import (
 //
 // Every bundle route needs a key with the scope bundles:manage (the spec
 // does not show one). A refused document is a 4xx problem naming what is
-// wrong (400 unreadable, 422 not a valid project bundle) and writes nothing;
-// a refused transition (eval gate, orphaned task, a child uninstalled while
+// wrong (400 unreadable, 413 beyond the body limit, 422 not a valid project
+// bundle or beyond the caps of docs/bundles.md) and writes nothing; a
+// refused transition (eval gate, orphaned task, a child uninstalled while
 // its parent holds it) is 409; an update stopped by the interruptOnce test
 // hook is 503. The routes are in server.go's routeTable.
 
@@ -74,6 +76,32 @@ func (s *Server) readDocument(w http.ResponseWriter, r *http.Request) (*bundleDo
 	return doc, true
 }
 
+// projectPrep is a project bundle validated, stripped and encoded before
+// the store lock is taken.
+type projectPrep struct {
+	view     *projectView
+	warnings []string
+}
+
+func (s *Server) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
+	view, err := s.validateProject(doc)
+	if err != nil {
+		return nil, err
+	}
+	warnings := s.stripOnInstall(doc)
+	view.encodeTasks()
+	return &projectPrep{view, warnings}, nil
+}
+
+// installHooks holds, by server, a function an install calls between
+// preparing and publishing: tests use it to show that the preparation
+// holds no lock.
+var installHooks sync.Map
+
+// handleInstall installs a project bundle. Everything that grows with the
+// document (parsing, validation, stripping, building the installation and
+// its record) happens without the store lock; publishing it is one short
+// step under the lock.
 func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
@@ -82,14 +110,31 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	in, err := s.install(doc)
+	prep, err := s.prepareProjectDoc(doc)
 	if err != nil {
 		s.bundleProblem(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, s.st.bundles.render(in))
+	plan, err := s.prepareInstall(doc, prep.view, prep.warnings)
+	var rec record
+	if err == nil {
+		rec = renderWith(plan.in, plan.project)
+	}
+	if hook, ok := installHooks.Load(s); ok {
+		hook.(func())()
+	}
+	s.st.mu.Lock()
+	s.publish(plan)
+	s.st.mu.Unlock()
+	switch {
+	case err != nil:
+		s.bundleProblem(w, err)
+	case plan.in.state == stateFailed && s.variant(varFailedInstallProblem):
+		w.Header().Set("Location", "/api/bundles/installations/"+plan.in.id)
+		s.problem(w, http.StatusUnprocessableEntity, "installation %s failed: %s", plan.in.id, plan.in.err)
+	default:
+		writeJSON(w, http.StatusCreated, rec)
+	}
 }
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
@@ -100,12 +145,16 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.withInstallation(w, r, func(in *installation) {
-		if err := s.update(in, doc); err != nil {
-			s.bundleProblem(w, err)
-			return
+	var prep *projectPrep
+	var prepErr error
+	if doc.Spec.Type == kindProject {
+		prep, prepErr = s.prepareProjectDoc(doc)
+	}
+	s.withInstallation(w, r, func(in *installation) (int, any, error) {
+		if err := s.update(in, doc, prep, prepErr); err != nil {
+			return 0, nil, err
 		}
-		writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+		return http.StatusOK, s.st.bundles.render(in), nil
 	})
 }
 
@@ -113,8 +162,8 @@ func (s *Server) handleInstallation(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
-	s.withInstallation(w, r, func(in *installation) {
-		writeJSON(w, http.StatusOK, s.st.bundles.render(in))
+	s.withInstallation(w, r, func(in *installation) (int, any, error) {
+		return http.StatusOK, s.st.bundles.render(in), nil
 	})
 }
 
@@ -123,13 +172,13 @@ func (s *Server) handleInstallations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
 	items := []record{}
 	for _, in := range s.st.bundles.order {
 		if s.st.bundles.installations[in.id] == in {
 			items = append(items, s.st.bundles.render(in))
 		}
 	}
+	s.st.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
 
@@ -140,27 +189,39 @@ func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
-	s.withInstallation(w, r, func(in *installation) {
+	s.withInstallation(w, r, func(in *installation) (int, any, error) {
 		final, err := s.uninstall(in)
-		if err != nil {
-			s.bundleProblem(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, final)
+		return http.StatusOK, final, err
 	})
 }
 
 // withInstallation runs fn, with the store locked, on the installation the
-// path's {id} names; it answers 404 when there is none.
-func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation)) {
+// path's {id} names; there being none is 404 (410 for a removed one under
+// the removed-installation-410 variant). What fn returns is written once the
+// lock is released, so encoding a record never holds it.
+func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation) (int, any, error)) {
+	status, body, err := s.lockedInstallation(r.PathValue("id"), fn)
+	switch {
+	case errors.Is(err, errDropConnection):
+		panic(http.ErrAbortHandler) // no answer at all, as from a crashed server
+	case err != nil:
+		s.bundleProblem(w, err)
+	default:
+		writeJSON(w, status, body)
+	}
+}
+
+func (s *Server) lockedInstallation(id string, fn func(*installation) (int, any, error)) (int, any, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
-	in := s.st.bundles.installations[r.PathValue("id")]
-	if in == nil {
-		s.problem(w, http.StatusNotFound, "no installation %s", r.PathValue("id"))
-		return
+	in := s.st.bundles.installations[id]
+	switch {
+	case in == nil && s.st.bundles.removed[id] && s.variant(varRemovedInstallation410):
+		return 0, nil, refuse(http.StatusGone, "installation %s was removed", id)
+	case in == nil:
+		return 0, nil, refuse(http.StatusNotFound, "no installation %s", id)
 	}
-	fn(in)
+	return fn(in)
 }
 
 // handleDeleteTask serves DELETE /api/tasks/{id}: removes a task, an
@@ -172,9 +233,13 @@ func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	b := s.st.bundles
-	t := b.tasks[r.PathValue("id")]
+	t := b.findTask(r.PathValue("id"))
 	if t == nil || t.installationID == "" && s.defect(defOrphanTaskUndeletable) {
 		s.problem(w, http.StatusNotFound, "no task %s", r.PathValue("id"))
+		return
+	}
+	if t.installationID != "" && s.defect(defDeleteTaskKeepsOwned) {
+		w.WriteHeader(http.StatusNoContent) // defect: answered, not removed
 		return
 	}
 	b.removeTask(t)
@@ -187,8 +252,8 @@ func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 func (b *bundleStore) removeTask(t *task) {
 	if p := b.projects[t.projectID]; p != nil {
 		p.taskIDs = without(p.taskIDs, t.id)
+		delete(p.tasks, t.id)
 	}
-	delete(b.tasks, t.id)
 }
 
 func without(ids []string, id string) []string {

@@ -172,12 +172,38 @@ func parseDocument(body []byte, contentType string) (*bundleDoc, error) {
 type projectView struct {
 	thread map[string]any
 	tasks  []map[string]any
+	// taskJSON holds each task encoded, once stripped (encodeTasks).
+	taskJSON []string
 }
+
+// encodeTasks encodes every task of the view.
+func (v *projectView) encodeTasks() {
+	v.taskJSON = make([]string, len(v.tasks))
+	for i, t := range v.tasks {
+		b, err := json.Marshal(t)
+		if err != nil {
+			panic(fmt.Sprintf("fakeserver: encode task: %v", err))
+		}
+		v.taskJSON[i] = string(b)
+	}
+}
+
+// Caps on what a document may declare (docs/bundles.md): beyond them it is
+// refused with 422 before anything else is done, so no install or update
+// does work without bound. A body beyond Config.MaxBody is refused with 413.
+const (
+	maxDocTasks    = 1000
+	maxDocChildren = 100
+)
 
 // viewProject reads spec.payload of a project bundle (BUNDLE-01): the lead
 // thread flagged as a project, and its tasks.
-func viewProject(doc *bundleDoc) (*projectView, error) {
+func (s *Server) viewProject(doc *bundleDoc) (*projectView, error) {
 	p := doc.Spec.Payload
+	if p == nil && s.defect(defPayloadlessAccepted) {
+		p = map[string]any{"thread": map[string]any{"name": doc.name(), "project": true}}
+		doc.Spec.Payload = p
+	}
 	if p == nil {
 		return nil, badDoc("spec.payload is missing: a project bundle's payload holds the project (its lead thread) and its tasks")
 	}
@@ -192,6 +218,9 @@ func viewProject(doc *bundleDoc) (*projectView, error) {
 	raw, _ := p["tasks"].([]any)
 	if p["tasks"] != nil && raw == nil {
 		return nil, badDoc("spec.payload.tasks is not a list")
+	}
+	if len(raw) > maxDocTasks {
+		return nil, badDoc("spec.payload.tasks declares %d tasks: this server installs at most %d per document (docs/bundles.md)", len(raw), maxDocTasks)
 	}
 	seen := map[string]bool{}
 	for i, t := range raw {
@@ -227,7 +256,10 @@ func (s *Server) validateProject(doc *bundleDoc) (*projectView, error) {
 	if doc.version() == "" {
 		return nil, badDoc("metadata.version is missing: bundles carry a version")
 	}
-	view, err := viewProject(doc)
+	if n := len(doc.Spec.Includes); n > maxDocChildren {
+		return nil, badDoc("spec.includes declares %d children: this server installs at most %d per document (docs/bundles.md)", n, maxDocChildren)
+	}
+	view, err := s.viewProject(doc)
 	if err != nil {
 		return nil, err
 	}

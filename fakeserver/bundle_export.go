@@ -25,47 +25,43 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	b := s.st.bundles
-	p := b.projects[r.PathValue("project_id")]
-	if p == nil {
-		s.problem(w, http.StatusNotFound, "no project %s", r.PathValue("project_id"))
+	doc, ok := s.exportDoc(w, r)
+	if !ok {
 		return
 	}
-	if p.agentID != r.PathValue("assistant_id") {
-		s.problem(w, http.StatusNotFound, "project %s is not a project of assistant %s", p.id, r.PathValue("assistant_id"))
-		return
-	}
-	if p.installationID != "" && s.defect(defInstalledProjectNotExportable) {
-		s.problem(w, http.StatusConflict, "project %s is managed by installation %s and cannot be exported", p.id, p.installationID)
-		return
-	}
-	// EXPORT-04: a project has no app association the export could read, so
-	// the app comes only from ?app=<publicID>.
-	var app *resource
-	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect(defExportAppIgnored) {
-		for _, res := range b.resourcesOf(kindApp) {
-			if res.publicID == pub {
-				app = res
-			}
-		}
-		if app == nil {
-			s.problem(w, http.StatusNotFound, "no app with publicID %s", pub)
-			return
-		}
-	} else if pub == "" && s.defect(defExportAppAlways) {
-		if apps := b.resourcesOf(kindApp); len(apps) > 0 {
-			app = apps[0]
-		}
-	}
-	doc := s.buildExport(p, app)
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
 	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportTasksOutsidePayload) {
 		spec["tasks"] = payload["tasks"]
 		delete(payload, "tasks")
+	}
+	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportPayloadTasksOnly) {
+		if th, ok := payload["thread"].(map[string]any); ok {
+			payload["env"] = th["env"] // only the lead thread itself is lost
+		}
+		delete(payload, "thread")
+	}
+	if includes, _ := spec["includes"].([]any); s.defect(defExportAgentDuplicated) {
+		for _, c := range includes {
+			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
+				spec["includes"] = append(includes, c)
+			}
+		}
+	}
+	if payload, _ := spec["payload"].(map[string]any); s.defect(defExportTaskChildren) {
+		tasks, _ := payload["tasks"].([]any)
+		for _, t := range tasks {
+			name, _ := t.(map[string]any)["name"].(string)
+			inc, _ := spec["includes"].([]any)
+			spec["includes"] = append(inc, map[string]any{"metadata": map[string]any{"name": name, "version": "1.0.0"},
+				"spec": map[string]any{"type": kindTask, "payload": t}})
+		}
+	}
+	if s.defect(defExportNestsProject) {
+		includes, _ := spec["includes"].([]any)
+		spec["includes"] = append(includes, map[string]any{"metadata": out["metadata"],
+			"spec": map[string]any{"type": kindProject, "payload": map[string]any{}}})
 	}
 	if s.defect(defAgentInlined) {
 		var kept []any
@@ -91,6 +87,47 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(y)
 }
 
+// exportDoc finds the project and app an export names and copies them into
+// a document, with the store locked; stripping and encoding the copy need
+// no lock. It answers the request itself when it returns false.
+func (s *Server) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	b := s.st.bundles
+	p := b.projects[r.PathValue("project_id")]
+	if p == nil {
+		s.problem(w, http.StatusNotFound, "no project %s", r.PathValue("project_id"))
+		return nil, false
+	}
+	if p.agentID != r.PathValue("assistant_id") {
+		s.problem(w, http.StatusNotFound, "project %s is not a project of assistant %s", p.id, r.PathValue("assistant_id"))
+		return nil, false
+	}
+	if p.installationID != "" && s.defect(defInstalledProjectNotExportable) {
+		s.problem(w, http.StatusConflict, "project %s is managed by installation %s and cannot be exported", p.id, p.installationID)
+		return nil, false
+	}
+	// EXPORT-04: a project has no app association the export could read, so
+	// the app comes only from ?app=<publicID>.
+	var app *resource
+	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect(defExportAppIgnored) {
+		for _, res := range b.resourcesOf(kindApp) {
+			if res.publicID == pub {
+				app = res
+			}
+		}
+		if app == nil {
+			s.problem(w, http.StatusNotFound, "no app with publicID %s", pub)
+			return nil, false
+		}
+	} else if pub == "" && s.defect(defExportAppAlways) {
+		if apps := b.resourcesOf(kindApp); len(apps) > 0 {
+			app = apps[0]
+		}
+	}
+	return s.buildExport(p, app), true
+}
+
 // toMap turns a document into its generic JSON form.
 func toMap(doc *bundleDoc) map[string]any {
 	b, err := json.Marshal(doc)
@@ -109,7 +146,7 @@ func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
 	b := s.st.bundles
 	tasks := []any{}
 	for _, id := range p.taskIDs {
-		if t := b.tasks[id]; t != nil {
+		if t := p.tasks[id]; t != nil {
 			m := deepCopy(t.payload)
 			m["name"] = t.name
 			tasks = append(tasks, m)
@@ -249,15 +286,19 @@ func seedBundles(st *store, p *profile.Profile) error {
 		env = append(env, map[string]any{"name": name, "value": e.EnvVars[name]})
 	}
 	d := e.Dropped
+	projectName := e.ProjectName
+	if projectName == "" {
+		projectName = "export project"
+	}
 	lead := map[string]any{
-		"name": "export project", "project": true, "instructions": "Keep the books.",
+		"name": projectName, "project": true, "instructions": "Keep the books.",
 		"connectors": names(projConn), "env": env,
 		"capabilities": anyList(d.Capabilities), "sharedTasks": anyList(d.SharedTasks),
 		"members": anyList(d.Members), "roleGrants": anyList(d.RoleGrants), "files": anyList(d.Files),
 		"credentials": anyList(d.Credentials), "status": map[string]any{"notes": anyList(d.Status)},
 	}
-	proj := &bundleProject{id: e.ProjectID, name: "export project", version: "1.0.0", agentID: ag.id,
-		thread: lead, connectors: ids(projConn)}
+	proj := &bundleProject{id: e.ProjectID, name: projectName, version: "1.0.0", agentID: ag.id,
+		thread: lead, connectors: ids(projConn), tasks: map[string]*task{}}
 	pr := &project{id: proj.id, agent: st.agents[ag.id], credentials: map[string]bool{}}
 	th := &thread{id: newID("thr"), agent: pr.agent, project: pr}
 	proj.threadID = th.id
@@ -294,7 +335,7 @@ func seedBundles(st *store, p *profile.Profile) error {
 		}
 		payload["triggers"] = triggers
 		t := &task{id: newID("tsk"), name: name, projectID: proj.id, payload: payload}
-		b.tasks[t.id] = t
+		proj.tasks[t.id] = t
 		proj.taskIDs = append(proj.taskIDs, t.id)
 		pr.tasks = append(pr.tasks, name)
 	}

@@ -4,15 +4,36 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // Spec: Bundle rules 1-5; States and transitions (installation in
-// progress, failed installation, uninstall). Every function here runs with
-// store.mu held.
+// progress, failed installation, uninstall). An install is prepared without
+// the store lock (prepareInstall) and published with it in one step
+// (publish); every other function here runs with store.mu held.
 
 // idPrefix is the ID prefix of each resource type.
 var idPrefix = map[string]string{kindConnector: "con", kindKnowledge: "kns", kindAgent: "agt", kindApp: "app"}
+
+// newBundleID returns the ID of something a bundle creates: prefix_ and
+// random hex digits, or with the bundle-integer-ids variant a decimal
+// number, which records show as a JSON number.
+func (s *Server) newBundleID(prefix string) string {
+	if s.variant(varBundleIntegerIDs) {
+		return strconv.FormatInt(1_000_000+s.st.bundles.nextNum.Add(1), 10)
+	}
+	return newID(prefix)
+}
+
+// projectLogType is the type the log gives the project: project, or its
+// lead thread with the install-log-thread variant.
+func (s *Server) projectLogType() string {
+	if s.variant(varInstallLogThread) {
+		return "thread"
+	}
+	return kindProject
+}
 
 // stripOnInstall strips the "Dropped on export" items from a hand-written
 // document and returns the warnings the record carries (DROP-07).
@@ -27,30 +48,43 @@ func (s *Server) stripOnInstall(doc *bundleDoc) []string {
 	return w
 }
 
-// install installs a project bundle: children in the order connector,
-// knowledge, agent, app (INSTALL-01), then the project and its tasks; every
-// knowledge set is attached to the agent (INSTALL-02). A child that fails
-// marks the installation failed with an error naming it (INSTALL-03), and
-// nothing is rolled back (INSTALL-04). A document that is not a valid
-// project bundle is refused before anything is written.
-func (s *Server) install(doc *bundleDoc) (*installation, error) {
-	view, err := s.validateProject(doc)
-	if err != nil {
-		return nil, err
-	}
-	warnings := s.stripOnInstall(doc)
-	b := s.st.bundles
-	in := &installation{id: newID("ins"), name: doc.name(), kind: kindProject, version: doc.version(),
-		state: stateInstalled, warnings: warnings, interrupted: map[string]bool{}}
-	b.installations[in.id] = in
-	b.order = append(b.order, in)
+// installPlan is an installation built outside the store lock: nothing of
+// it is visible until publish.
+type installPlan struct {
+	in       *installation
+	children []childPlan
+	project  *bundleProject
+	pr       *project
+	th       *thread
+}
 
+// childPlan is one child of an installPlan: its own record, its resource,
+// and for an agent the agent that runs.
+type childPlan struct {
+	ci  *installation
+	res *resource
+	ag  *agent
+}
+
+// prepareInstall builds the installation of a validated project bundle:
+// children in the order connector, knowledge, agent, app (INSTALL-01), then
+// the project and its tasks; every knowledge set is attached to the agent
+// (INSTALL-02). A child that fails marks the installation failed with an
+// error naming it (INSTALL-03), and nothing is rolled back (INSTALL-04).
+// It reads no store state, so it runs without the lock. An error comes
+// with the plan only under the invalid-half-written defect, whose plan is
+// published before the refusal.
+func (s *Server) prepareInstall(doc *bundleDoc, view *projectView, warnings []string) (*installPlan, error) {
+	b := s.st.bundles
+	in := &installation{id: s.newBundleID("ins"), name: doc.name(), kind: kindProject, version: doc.version(),
+		state: stateInstalled, warnings: warnings, interrupted: map[string]bool{}}
+	plan := &installPlan{in: in}
 	agents := 0
 	for _, c := range s.childrenInOrder(doc) {
 		if c.Spec.Type == kindAgent {
 			if agents++; agents > 1 && s.defect(defInvalidHalfWritten) {
 				// Defect: the second agent is found only while installing.
-				return nil, badDoc("spec.includes holds 2 agents: a project bundle needs exactly 1 agent")
+				return plan, badDoc("spec.includes holds 2 agents: a project bundle needs exactly 1 agent")
 			}
 		}
 		if c.Spec.TestHook == hookFailInstall {
@@ -64,55 +98,103 @@ func (s *Server) install(doc *bundleDoc) (*installation, error) {
 				in.err = "a child bundle failed to install"
 			}
 			if s.defect(defRollbackOnFailure) {
-				for _, ch := range in.children {
-					s.removeChildResource(ch)
-					delete(b.installations, ch.id)
-				}
-				in.children = nil
+				in.children, plan.children = nil, nil
 			}
-			return in, nil
+			return plan, nil
 		}
-		s.installChild(in, c)
+		ci, res := s.newChild(in, c)
+		plan.children = append(plan.children, childPlan{ci, res, agentFor(res)})
 	}
-	s.link(in)
-	s.createProject(in, doc, view)
-	return in, nil
+	resources := map[string]*resource{}
+	for _, c := range plan.children {
+		resources[c.res.id] = c.res
+	}
+	s.linkWith(in, func(id string) *resource { return resources[id] })
+	s.prepareProject(plan, doc, view)
+	return plan, nil
 }
 
-// installChild creates a child's resource and its own installation record.
-func (s *Server) installChild(parent *installation, c *bundleDoc) *installation {
+// agent returns the agent of the plan's child resource id, or nil.
+func (plan *installPlan) agent(id string) *agent {
+	for _, c := range plan.children {
+		if c.res.id == id {
+			return c.ag
+		}
+	}
+	return nil
+}
+
+// publish makes a prepared installation visible in one step. Its work
+// grows with the number of children (capped), never with the tasks: they
+// live with their project.
+func (s *Server) publish(plan *installPlan) {
+	b := s.st.bundles
+	b.installations[plan.in.id] = plan.in
+	b.order = append(b.order, plan.in)
+	for _, c := range plan.children {
+		s.publishChild(c.ci, c.res, c.ag)
+	}
+	if p := plan.project; p != nil {
+		if plan.pr.agent != nil { // only the agentless-accepted defect lets a project lack its agent
+			s.st.threads[plan.th.id] = plan.th
+			s.st.projects[p.id] = plan.pr
+		}
+		s.st.nonAgents[p.id] = true
+		b.projects[p.id] = p
+	}
+}
+
+// newChild builds a child's resource and its own installation record, and
+// logs the install on both; nothing is visible until publishChild. The
+// document is the request's own, so its payload is kept without a copy.
+func (s *Server) newChild(parent *installation, c *bundleDoc) (*installation, *resource) {
 	b := s.st.bundles
 	kind := c.Spec.Type
-	res := &resource{id: newID(idPrefix[kind]), kind: kind, name: c.name(), version: c.version(), payload: deepCopy(c.Spec.Payload)}
+	res := &resource{id: s.newBundleID(idPrefix[kind]), kind: kind, name: c.name(), version: c.version(), payload: c.Spec.Payload}
 	if res.payload == nil {
 		res.payload = map[string]any{}
 	}
-	b.resources[res.id] = res
-	s.registerResource(res)
-	ci := &installation{id: newID("ins"), name: c.name(), kind: kind, version: c.version(), state: stateInstalled,
+	if kind == kindApp {
+		res.publicID, _ = res.payload["publicID"].(string)
+	}
+	ci := &installation{id: s.newBundleID("ins"), name: c.name(), kind: kind, version: c.version(), state: stateInstalled,
 		warnings: []string{}, parentID: parent.id, resourceID: res.id}
-	b.installations[ci.id] = ci
-	b.order = append(b.order, ci)
 	b.logTo(ci, "install", kind, ci.name, ci.version, "")
 	b.logTo(parent, "install", kind, ci.name, ci.version, "")
 	parent.children = append(parent.children, ci)
-	return ci
+	return ci, res
 }
 
-// registerResource makes a resource visible to the rest of the server: an
-// agent can be invoked, any other ID is one that names no agent (ERR-01).
-func (s *Server) registerResource(res *resource) {
-	if res.kind == kindApp {
-		res.publicID, _ = res.payload["publicID"].(string)
+// agentFor returns the agent an agent resource runs as, or nil.
+func agentFor(res *resource) *agent {
+	if res.kind != kindAgent {
+		return nil
 	}
-	if res.kind == kindAgent {
-		s.st.agents[res.id] = &agent{id: res.id, tools: stringList(res.payload["tools"]), credTools: map[string]string{}}
+	return &agent{id: res.id, tools: stringList(res.payload["tools"]), credTools: map[string]string{}}
+}
+
+// publishChild makes a child visible to the rest of the server: an agent
+// can be invoked, any other ID is one that names no agent (ERR-01).
+func (s *Server) publishChild(ci *installation, res *resource, ag *agent) {
+	b := s.st.bundles
+	b.installations[ci.id] = ci
+	b.order = append(b.order, ci)
+	b.resources[res.id] = res
+	if ag != nil {
+		s.st.agents[res.id] = ag
 		return
 	}
 	s.st.nonAgents[res.id] = true
 }
 
-// agentOf returns the agent child of a project installation.
+// installChild installs a child an update adds.
+func (s *Server) installChild(parent *installation, c *bundleDoc) *installation {
+	ci, res := s.newChild(parent, c)
+	s.publishChild(ci, res, agentFor(res))
+	return ci
+}
+
+// agentChild returns the agent child of a project installation.
 func (in *installation) agentChild() *installation {
 	for _, c := range in.children {
 		if c.kind == kindAgent {
@@ -134,15 +216,24 @@ func (in *installation) connectorIDs(names []string) []string {
 	return ids
 }
 
-// link resolves the agent's connector references and attaches every
-// knowledge set of the installation to its agent (INSTALL-02).
+// link is linkWith on the store's resources.
 func (s *Server) link(in *installation) {
+	s.linkWith(in, func(id string) *resource { return s.st.bundles.resources[id] })
+}
+
+// linkWith resolves the agent's connector references and attaches every
+// knowledge set of the installation to its agent (INSTALL-02); resource
+// looks resources up by ID.
+func (s *Server) linkWith(in *installation, resource func(string) *resource) {
 	b := s.st.bundles
 	ac := in.agentChild()
 	if ac == nil {
 		return
 	}
-	ag := b.resources[ac.resourceID]
+	ag := resource(ac.resourceID)
+	if ag == nil {
+		return
+	}
 	ag.connectors = in.connectorIDs(stringList(ag.payload["connectors"]))
 	for _, c := range in.children {
 		if c.kind != kindKnowledge || contains(ag.knowledge, c.resourceID) || s.defect(defKnowledgeNotAttached) {
@@ -153,13 +244,15 @@ func (s *Server) link(in *installation) {
 	}
 }
 
-// createProject creates the project (its lead thread, flagged as a
+// prepareProject builds the project (its lead thread, flagged as a
 // project) and its tasks, each marked as the installation's own. It is a
-// normal project (BUNDLE-06): registered with the other projects and
-// threads, its agent invocable, exported like any other.
-func (s *Server) createProject(in *installation, doc *bundleDoc, view *projectView) {
+// normal project (BUNDLE-06): once published it is registered with the
+// other projects and threads, its agent invocable, exported like any other.
+func (s *Server) prepareProject(plan *installPlan, doc *bundleDoc, view *projectView) {
 	b := s.st.bundles
-	p := &bundleProject{id: newID("prj"), version: doc.version(), thread: deepCopy(view.thread), installationID: in.id}
+	in := plan.in
+	p := &bundleProject{id: s.newBundleID("prj"), version: doc.version(), thread: view.thread, installationID: in.id,
+		tasks: make(map[string]*task, len(view.tasks))}
 	p.name, _ = view.thread["name"].(string)
 	if p.name == "" {
 		p.name = doc.name()
@@ -168,48 +261,47 @@ func (s *Server) createProject(in *installation, doc *bundleDoc, view *projectVi
 	var ag *agent
 	if ac := in.agentChild(); ac != nil {
 		p.agentID = ac.resourceID
-		ag = s.st.agents[ac.resourceID]
+		ag = plan.agent(ac.resourceID)
 	}
 	pr := &project{id: p.id, agent: ag, credentials: map[string]bool{}}
 	th := &thread{id: newID("thr"), agent: ag, project: pr}
 	p.threadID = th.id
-	if ag != nil { // only the agentless-accepted defect lets a project lack its agent
-		s.st.threads[th.id] = th
-		s.st.projects[p.id] = pr
-	}
-	s.st.nonAgents[p.id] = true
-	b.projects[p.id] = p
 	in.projectID = p.id
-	b.logTo(in, "install", kindProject, p.name, p.version, "")
-	for _, t := range view.tasks {
-		s.createTask(in, p, t)
+	b.logTo(in, "install", s.projectLogType(), p.name, p.version, "")
+	for i, t := range view.tasks {
+		s.addTask(in, p, t, view.taskJSON[i])
 	}
+	pr.tasks = taskNames(p)
+	plan.project, plan.pr, plan.th = p, pr, th
 }
 
 // syncTasks gives the project's runs its current tasks as tools (PROJ-04),
 // as for any project. The slice is replaced, never changed in place.
 func (s *Server) syncTasks(p *bundleProject) {
-	pr := s.st.projects[p.id]
-	if pr == nil {
-		return
+	if pr := s.st.projects[p.id]; pr != nil {
+		pr.tasks = taskNames(p)
 	}
-	var names []string
+}
+
+func taskNames(p *bundleProject) []string {
+	names := make([]string, 0, len(p.taskIDs))
 	for _, id := range p.taskIDs {
-		if t := s.st.bundles.tasks[id]; t != nil {
+		if t := p.tasks[id]; t != nil {
 			names = append(names, t.name)
 		}
 	}
-	pr.tasks = names
+	return names
 }
 
-func (s *Server) createTask(in *installation, p *bundleProject, payload map[string]any) *task {
-	b := s.st.bundles
-	t := &task{id: newID("tsk"), projectID: p.id, payload: deepCopy(payload), installationID: in.id}
+// addTask adds a task marked as the installation's own; the caller syncs
+// the project's tools once after adding them all. The payload is the
+// request's own document, kept without a copy.
+func (s *Server) addTask(in *installation, p *bundleProject, payload map[string]any, payloadJSON string) *task {
+	t := &task{id: s.newBundleID("tsk"), projectID: p.id, payload: payload, payloadJSON: payloadJSON, installationID: in.id}
 	t.name, _ = payload["name"].(string)
-	b.tasks[t.id] = t
+	p.tasks[t.id] = t
 	p.taskIDs = append(p.taskIDs, t.id)
-	s.syncTasks(p)
-	b.logTo(in, "install", kindTask, t.name, "", "")
+	s.st.bundles.logTo(in, "install", kindTask, t.name, "", "")
 	return t
 }
 
@@ -257,7 +349,7 @@ func (s *Server) uninstall(in *installation) (record, error) {
 	if p != nil && !s.defect(defUninstallIgnoresOrphanedTasks) {
 		var names []string
 		for _, id := range p.taskIDs {
-			if t := b.tasks[id]; t != nil && t.installationID != in.id {
+			if t := p.tasks[id]; t != nil && t.installationID != in.id {
 				if s.defect(defOrphanTaskRefusalUnnamed) {
 					names = append(names, t.id)
 				} else {
@@ -267,7 +359,7 @@ func (s *Server) uninstall(in *installation) (record, error) {
 		}
 		if len(names) > 0 {
 			if s.defect(defRefusalDropsRecord) {
-				delete(b.installations, in.id)
+				b.forget(in.id)
 			}
 			return record{}, refuse(http.StatusConflict,
 				"uninstall refused: deleting the project's thread would delete the orphaned task %s; delete it (DELETE /api/tasks/{id}) and retry, or keep the project",
@@ -310,14 +402,14 @@ func (s *Server) uninstall(in *installation) (record, error) {
 	}
 	for _, c := range children {
 		s.removeChildResource(c)
-		delete(b.installations, c.id)
+		b.forget(c.id)
 		b.logTo(in, "remove", c.kind, c.name, c.version, "")
 	}
 	if p != nil && !projectFirst {
 		s.removeProject(in, p)
 	}
 	in.state = stateRemoved
-	delete(b.installations, in.id)
+	b.forget(in.id)
 	return b.render(in), nil
 }
 
@@ -325,10 +417,9 @@ func (s *Server) uninstall(in *installation) (record, error) {
 // still on it.
 func (s *Server) removeProject(in *installation, p *bundleProject) {
 	b := s.st.bundles
-	b.logTo(in, "remove", kindProject, p.name, p.version, "the project's own thread, with its tasks")
+	b.logTo(in, "remove", s.projectLogType(), p.name, p.version, "the project's own thread, with its tasks")
 	for _, id := range p.taskIDs {
-		if t := b.tasks[id]; t != nil {
-			delete(b.tasks, id)
+		if t := p.tasks[id]; t != nil {
 			b.logTo(in, "remove", kindTask, t.name, "", "")
 		}
 	}
@@ -355,7 +446,7 @@ func (s *Server) uninstallChild(ci *installation) (record, error) {
 	s.removeChildResource(ci)
 	b.logTo(ci, "remove", ci.kind, ci.name, ci.version, "")
 	ci.state = stateRemoved
-	delete(b.installations, ci.id)
+	b.forget(ci.id)
 	if parent := b.installations[ci.parentID]; parent != nil {
 		var kept []*installation
 		for _, o := range parent.orphaned {

@@ -1,12 +1,18 @@
 package fakeserver
 
-import "sort"
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync/atomic"
+)
 
 // The state bundles work on: connectors, knowledge sets, agents, apps,
 // projects and tasks, and the installation records. It lives in the store
-// and is guarded by store.mu; every bundle route holds the lock for its
-// whole operation, so an install, an update or an uninstall is one step to
-// every other request.
+// and is guarded by store.mu. An install is built outside the lock and made
+// visible in one step (publish); no route holds the lock across work that
+// grows with its request beyond the caps of docs/bundles.md, so one large
+// document never blocks other requests.
 
 // bundleScope is the scope the reference server asks of every bundle route
 // (the spec does not show one): the "bundles" key role holds it.
@@ -15,18 +21,27 @@ const bundleScope = "bundles:manage"
 type bundleStore struct {
 	resources     map[string]*resource      // by ID: connectors, knowledge sets, agents, apps
 	projects      map[string]*bundleProject // by project ID
-	tasks         map[string]*task          // by task ID
 	installations map[string]*installation  // by installation ID
 	order         []*installation           // every installation ever made, oldest first
-	seq           int                       // last log sequence number
+	seq           atomic.Int64              // last log sequence number
+	nextNum       atomic.Int64              // last integer ID (bundle-integer-ids variant)
+	// removed are the installations a DELETE removed, for the
+	// removed-installation-410 variant.
+	removed map[string]bool
+}
+
+// forget removes an installation record and remembers that it was removed.
+func (b *bundleStore) forget(id string) {
+	delete(b.installations, id)
+	b.removed[id] = true
 }
 
 func newBundleStore() *bundleStore {
 	return &bundleStore{
 		resources:     map[string]*resource{},
 		projects:      map[string]*bundleProject{},
-		tasks:         map[string]*task{},
 		installations: map[string]*installation{},
+		removed:       map[string]bool{},
 	}
 }
 
@@ -52,8 +67,11 @@ type bundleProject struct {
 	thread map[string]any
 	// connectors are the IDs of the connectors the project references.
 	connectors []string
-	// taskIDs are the project's tasks in creation order.
+	// taskIDs are the project's tasks in creation order; tasks holds them
+	// by ID. Tasks live with their project, so an install publishes them
+	// with it in one step.
 	taskIDs []string
+	tasks   map[string]*task
 	// installationID names the installation that created the project; ""
 	// for a project made by hand.
 	installationID string
@@ -63,6 +81,9 @@ type bundleProject struct {
 type task struct {
 	id, name, projectID string
 	payload             map[string]any
+	// payloadJSON is the payload encoded, so an update compares tasks
+	// without encoding under the store lock.
+	payloadJSON string
 	// installationID is the marker that identifies the task as a bundle's
 	// own; an update that no longer declares the task clears it (UPDATE-04).
 	installationID string
@@ -110,9 +131,11 @@ type logEntry struct {
 	Detail  string `json:"detail,omitempty"`
 }
 
+// logTo appends to an installation's log. The sequence is atomic, so an
+// install being built outside the lock can log too.
 func (b *bundleStore) logTo(in *installation, action, kind, name, version, detail string) {
-	b.seq++
-	in.log = append(in.log, logEntry{Seq: b.seq, Action: action, Type: kind, Name: name, Version: version, Detail: detail})
+	seq := int(b.seq.Add(1))
+	in.log = append(in.log, logEntry{Seq: seq, Action: action, Type: kind, Name: name, Version: version, Detail: detail})
 }
 
 // child returns a project installation's current child of a type and name.
@@ -128,30 +151,44 @@ func (in *installation) child(kind, name string) *installation {
 // ownTasks returns the tasks that carry the installation's marker, in
 // creation order.
 func (b *bundleStore) ownTasks(in *installation) []*task {
-	p := b.projects[in.projectID]
+	return ownTasksOf(in, b.projects[in.projectID])
+}
+
+func ownTasksOf(in *installation, p *bundleProject) []*task {
 	if p == nil {
 		return nil
 	}
 	var out []*task
 	for _, id := range p.taskIDs {
-		if t := b.tasks[id]; t != nil && t.installationID == in.id {
+		if t := p.tasks[id]; t != nil && t.installationID == in.id {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
+// recID is an ID in a record: a JSON number when it is all digits (the
+// bundle-integer-ids variant; other IDs carry a prefix), else a string.
+type recID string
+
+func (id recID) MarshalJSON() ([]byte, error) {
+	if id != "" && strings.Trim(string(id), "0123456789") == "" {
+		return []byte(id), nil
+	}
+	return json.Marshal(string(id))
+}
+
 // record is the JSON form of an installation record (docs/bundles.md).
 type record struct {
-	ID         string      `json:"id"`
+	ID         recID       `json:"id"`
 	Name       string      `json:"name"`
 	Type       string      `json:"type"`
 	Version    string      `json:"version"`
 	State      string      `json:"state"`
 	Error      string      `json:"error,omitempty"`
 	Warnings   []string    `json:"warnings"`
-	ParentID   string      `json:"parentID,omitempty"`
-	ResourceID string      `json:"resourceID,omitempty"`
+	ParentID   recID       `json:"parentID,omitempty"`
+	ResourceID recID       `json:"resourceID,omitempty"`
 	Project    *projectRef `json:"project,omitempty"`
 	Children   []childRef  `json:"children"`
 	Orphaned   []childRef  `json:"orphaned"`
@@ -160,9 +197,9 @@ type record struct {
 }
 
 type projectRef struct {
-	ID       string `json:"id"`
-	ThreadID string `json:"threadID"`
-	AgentID  string `json:"agentID"`
+	ID       recID  `json:"id"`
+	ThreadID recID  `json:"threadID"`
+	AgentID  recID  `json:"agentID"`
 	Name     string `json:"name"`
 }
 
@@ -171,30 +208,45 @@ type childRef struct {
 	Name           string `json:"name"`
 	Version        string `json:"version"`
 	State          string `json:"state"`
-	InstallationID string `json:"installationID"`
-	ResourceID     string `json:"resourceID"`
+	InstallationID recID  `json:"installationID"`
+	ResourceID     recID  `json:"resourceID"`
 }
 
 type taskRef struct {
 	Name string `json:"name"`
-	ID   string `json:"id"`
+	ID   recID  `json:"id"`
+}
+
+// findTask returns a task by ID from any project.
+func (b *bundleStore) findTask(id string) *task {
+	for _, p := range b.projects {
+		if t := p.tasks[id]; t != nil {
+			return t
+		}
+	}
+	return nil
 }
 
 func (b *bundleStore) render(in *installation) record {
-	r := record{ID: in.id, Name: in.name, Type: in.kind, Version: in.version, State: in.state, Error: in.err,
-		Warnings: append([]string{}, in.warnings...), ParentID: in.parentID, ResourceID: in.resourceID,
+	return renderWith(in, b.projects[in.projectID])
+}
+
+// renderWith renders an installation whose project is p.
+func renderWith(in *installation, p *bundleProject) record {
+	r := record{ID: recID(in.id), Name: in.name, Type: in.kind, Version: in.version, State: in.state, Error: in.err,
+		Warnings: append([]string{}, in.warnings...), ParentID: recID(in.parentID), ResourceID: recID(in.resourceID),
 		Children: []childRef{}, Orphaned: []childRef{}, Tasks: []taskRef{}, Log: append([]logEntry{}, in.log...)}
-	if p := b.projects[in.projectID]; p != nil {
-		r.Project = &projectRef{ID: p.id, ThreadID: p.threadID, AgentID: p.agentID, Name: p.name}
+	if p != nil {
+		r.Project = &projectRef{ID: recID(p.id), ThreadID: recID(p.threadID), AgentID: recID(p.agentID), Name: p.name}
 	}
 	for _, c := range in.children {
-		r.Children = append(r.Children, childRef{c.kind, c.name, c.version, c.state, c.id, c.resourceID})
+		r.Children = append(r.Children, childRef{c.kind, c.name, c.version, c.state, recID(c.id), recID(c.resourceID)})
 	}
 	for _, c := range in.orphaned {
-		r.Orphaned = append(r.Orphaned, childRef{c.kind, c.name, c.version, c.state, c.id, c.resourceID})
+		r.Orphaned = append(r.Orphaned, childRef{c.kind, c.name, c.version, c.state, recID(c.id), recID(c.resourceID)})
 	}
-	for _, t := range b.ownTasks(in) {
-		r.Tasks = append(r.Tasks, taskRef{t.name, t.id})
+	for _, t := range ownTasksOf(in, p) {
+		r.Tasks = append(r.Tasks, taskRef{t.name, recID(t.id)})
 	}
 	return r
 }

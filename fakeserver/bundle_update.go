@@ -1,20 +1,31 @@
 package fakeserver
 
 import (
-	"encoding/json"
+	"errors"
 	"net/http"
 )
+
+// errDropConnection asks the handler to drop the connection without an
+// answer, as a crashed server would (interrupt-drops-connection variant).
+var errDropConnection = errors.New("drop the connection")
 
 // Spec: States and transitions (Installed rows); Bundle rules 6 and 7;
 // Errors 5; Versioning. Every function here runs with store.mu held.
 
 // update applies a document to an installation: a composite update of a
 // project installation, or a direct update of a child's own installation.
-func (s *Server) update(in *installation, doc *bundleDoc) error {
-	if in.kind == kindProject {
-		return s.updateProject(in, doc)
+func (s *Server) update(in *installation, doc *bundleDoc, prep *projectPrep, prepErr error) error {
+	if in.kind != kindProject {
+		return s.updateChild(in, doc)
 	}
-	return s.updateChild(in, doc)
+	if prepErr != nil {
+		return prepErr
+	}
+	if prep == nil { // not a project bundle: validation says why
+		_, err := s.validateProject(doc)
+		return err
+	}
+	return s.updateProject(in, doc, prep)
 }
 
 // planStep is what a composite update does to one child.
@@ -33,20 +44,15 @@ type planStep struct {
 // longer trips it (UPDATE-03). A task the payload no longer declares loses
 // the bundle's marker and stays (UPDATE-04); a child spec.includes no
 // longer declares is recorded as orphaned and left alone (UPDATE-05).
-func (s *Server) updateProject(in *installation, doc *bundleDoc) error {
+func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPrep) error {
 	b := s.st.bundles
-	view, err := s.validateProject(doc)
-	if err != nil {
-		return err
-	}
+	view, warnings := prep.view, prep.warnings
 	if doc.name() != in.name {
 		return badDoc("metadata.name is %q, but installation %s installed bundle %q", doc.name(), in.id, in.name)
 	}
 	if in.state == stateFailed {
 		return refuse(http.StatusConflict, "installation %s failed: uninstall it, then install again", in.id)
 	}
-	warnings := s.stripOnInstall(doc)
-
 	var plan []planStep
 	declared := map[string]bool{}
 	for _, c := range s.childrenInOrder(doc) {
@@ -88,6 +94,9 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc) error {
 			if !in.interrupted[key] {
 				in.interrupted[key] = true
 				b.logTo(in, "interrupt", st.doc.Spec.Type, st.doc.name(), st.doc.version(), "test hook interruptOnce")
+				if s.variant(varInterruptDropsConnection) {
+					return errDropConnection
+				}
 				return refuse(http.StatusServiceUnavailable,
 					"update interrupted before child %s (test hook interruptOnce); send the same request again to finish it", childKey(st.doc.Spec.Type, st.doc.name()))
 			}
@@ -146,8 +155,13 @@ func (s *Server) orphanUndeclared(in *installation, declared map[string]bool) {
 		switch {
 		case s.defect(defUndeclaredChildRemoved):
 			s.removeChildResource(c)
-			delete(b.installations, c.id)
+			b.forget(c.id)
 			b.logTo(in, "remove", c.kind, c.name, c.version, "no longer declared")
+		case s.defect(defOrphanedChildResourceRemoved):
+			s.removeChildResource(c)
+			c.state = stateInstalled // the record says nothing of it
+			in.orphaned = append(in.orphaned, c)
+			b.logTo(in, "orphan", c.kind, c.name, c.version, "no longer declared; left untouched")
 		case s.defect(defOrphanNotRecorded):
 			b.logTo(in, "orphan", c.kind, c.name, c.version, "no longer declared")
 		default:
@@ -178,29 +192,34 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 		}
 	}
 	if p.version != doc.version() || rewrite {
-		p.version, p.thread = doc.version(), deepCopy(view.thread)
+		p.version, p.thread = doc.version(), view.thread
 		if name, _ := view.thread["name"].(string); name != "" {
 			p.name = name
 		}
 		p.connectors = in.connectorIDs(stringList(view.thread["connectors"]))
-		b.logTo(in, "update", kindProject, p.name, p.version, "")
+		b.logTo(in, "update", s.projectLogType(), p.name, p.version, "")
 	}
 	own := map[string]*task{}
 	for _, t := range b.ownTasks(in) {
 		own[t.name] = t
 	}
 	wanted := map[string]bool{}
-	for _, m := range view.tasks {
+	added := false
+	for i, m := range view.tasks {
 		name, _ := m["name"].(string)
 		wanted[name] = true
 		t := own[name]
 		switch {
 		case t == nil:
-			s.createTask(in, p, m)
-		case rewrite || !sameJSON(t.payload, m):
-			t.payload = deepCopy(m)
+			s.addTask(in, p, m, view.taskJSON[i])
+			added = true
+		case rewrite || t.payloadJSON != view.taskJSON[i]:
+			t.payload, t.payloadJSON = m, view.taskJSON[i]
 			b.logTo(in, "update", kindTask, name, "", "")
 		}
+	}
+	if added {
+		s.syncTasks(p)
 	}
 	for _, t := range b.ownTasks(in) {
 		if wanted[t.name] {
@@ -241,10 +260,4 @@ func (s *Server) updateChild(ci *installation, doc *bundleDoc) error {
 		s.link(parent)
 	}
 	return nil
-}
-
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
 }

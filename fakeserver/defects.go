@@ -152,6 +152,11 @@ const (
 	defNestedProjectAccepted
 	defInstalledProjectNotExportable
 	defUnknownChildIgnored
+	defExportPayloadTasksOnly
+	defExportNestsProject
+	defExportAgentDuplicated
+	defExportTaskChildren
+	defPayloadlessAccepted
 	// Export and dropped items.
 	defAgentInlined
 	defExportAllKnowledge
@@ -184,6 +189,7 @@ const (
 	defUndeclaredTaskKeepsMarker
 	defUndeclaredChildRemoved
 	defOrphanNotRecorded
+	defOrphanedChildResourceRemoved
 	defUpdateRewritesEverything
 	// Uninstall.
 	defUninstallInstallOrder
@@ -192,6 +198,7 @@ const (
 	defOrphanTaskRefusalUnnamed
 	defRefusalDropsRecord
 	defOrphanTaskUndeletable
+	defDeleteTaskKeepsOwned
 	defOrphanChildBlocksUninstall
 	defUninstallCascadesOrphans
 	defUninstallLeavesChildren
@@ -326,15 +333,20 @@ var defectTable = [numDefects]Defect{
 	defCredentialRemovalNotice:   {"credential-removal-notice", []string{"CRED-01"}, "a tool removed for a missing credential scope is announced in a step event"},
 	// The bundle document.
 	defExportTasksOutsidePayload:     {"export-tasks-outside-payload", []string{"BUNDLE-01"}, "the export puts the tasks beside spec.payload instead of in it"},
-	defTwoAgentsAccepted:             {"two-agents-accepted", []string{"BUNDLE-02"}, "a document with two agents installs"},
-	defAgentlessAccepted:             {"agentless-accepted", []string{"BUNDLE-02"}, "a document without an agent installs"},
-	defInvalidHalfWritten:            {"invalid-half-written", []string{"BUNDLE-02"}, "a second agent is refused only when the install reaches it, after earlier children were written"},
-	defTwoAppsAccepted:               {"two-apps-accepted", []string{"BUNDLE-03"}, "a document with two apps installs"},
+	defTwoAgentsAccepted:             {"two-agents-accepted", []string{"BUNDLE-10"}, "a document with two agents installs"},
+	defAgentlessAccepted:             {"agentless-accepted", []string{"BUNDLE-10"}, "a document without an agent installs"},
+	defInvalidHalfWritten:            {"invalid-half-written", []string{"BUNDLE-10"}, "a second agent is refused only when the install reaches it, after earlier children were written"},
+	defTwoAppsAccepted:               {"two-apps-accepted", []string{"BUNDLE-11"}, "a document with two apps installs"},
 	defAppRequired:                   {"app-required", []string{"BUNDLE-03"}, "a document without an app is refused"},
 	defOneKnowledgeSet:               {"one-knowledge-set", []string{"BUNDLE-04"}, "a document with more than one knowledge set is refused"},
-	defNestedProjectAccepted:         {"nested-project-accepted", []string{"BUNDLE-05"}, "a nested project child is silently skipped and the rest installs"},
+	defNestedProjectAccepted:         {"nested-project-accepted", []string{"BUNDLE-12"}, "a nested project child is silently skipped and the rest installs"},
 	defInstalledProjectNotExportable: {"installed-project-not-exportable", []string{"BUNDLE-06"}, "a project created by an installation is not a normal project: the export route refuses it"},
-	defUnknownChildIgnored:           {"unknown-child-ignored", []string{"BUNDLE-08"}, "a child of an unknown type is silently skipped"},
+	defUnknownChildIgnored:           {"unknown-child-ignored", []string{"BUNDLE-13"}, "a child of an unknown type is silently skipped"},
+	defExportAgentDuplicated:         {"export-agent-duplicated", []string{"BUNDLE-02"}, "the export lists the agent child twice in spec.includes"},
+	defExportTaskChildren:            {"export-task-children", []string{"BUNDLE-08"}, "the export also lists each task as a child of type task in spec.includes"},
+	defPayloadlessAccepted:           {"payloadless-accepted", []string{"BUNDLE-09"}, "a document without spec.payload installs an empty project named after the document"},
+	defExportNestsProject:            {"export-nests-project", []string{"BUNDLE-05"}, "the export also lists the project itself as a child of type project in spec.includes"},
+	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
 	// Export and dropped items.
 	defAgentInlined:              {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
 	defExportAllKnowledge:        {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
@@ -359,15 +371,16 @@ var defectTable = [numDefects]Defect{
 	defRollbackOnFailure:         {"rollback-on-failure", []string{"INSTALL-04"}, "children installed before a failure are rolled back"},
 	defFailedDeleteKeepsChildren: {"failed-delete-keeps-children", []string{"INSTALL-05"}, "deleting a failed installation removes only the parent record"},
 	// Update.
-	defRerunReinstallsUpToDate:   {"rerun-reinstalls-up-to-date", []string{"UPDATE-01"}, "a re-run writes children already at the target version again"},
-	defGateRefusalAfterWrite:     {"gate-refusal-after-write", []string{"UPDATE-02"}, "the eval gate refusal comes after the children before the gated one were written"},
-	defGateErrorUnnamed:          {"gate-error-unnamed", []string{"UPDATE-02"}, "the eval gate refusal does not name the child"},
-	defGateIgnoresDirectUpdate:   {"gate-ignores-direct-update", []string{"UPDATE-03"}, "the gate trips on the target document even when the child is already at its version"},
-	defUndeclaredTaskDeleted:     {"undeclared-task-deleted", []string{"UPDATE-04"}, "a task the payload no longer declares is deleted"},
-	defUndeclaredTaskKeepsMarker: {"undeclared-task-keeps-marker", []string{"UPDATE-04"}, "a task the payload no longer declares keeps the bundle's marker"},
-	defUndeclaredChildRemoved:    {"undeclared-child-removed", []string{"UPDATE-05"}, "a child spec.includes no longer declares is uninstalled"},
-	defOrphanNotRecorded:         {"orphan-not-recorded", []string{"UPDATE-05"}, "a child no longer declared is forgotten instead of recorded as orphaned"},
-	defUpdateRewritesEverything:  {"update-rewrites-everything", []string{"UPDATE-07"}, "every update rewrites the project and its tasks, even when nothing changed"},
+	defRerunReinstallsUpToDate:      {"rerun-reinstalls-up-to-date", []string{"UPDATE-01"}, "a re-run writes children already at the target version again"},
+	defGateRefusalAfterWrite:        {"gate-refusal-after-write", []string{"UPDATE-02"}, "the eval gate refusal comes after the children before the gated one were written"},
+	defGateErrorUnnamed:             {"gate-error-unnamed", []string{"UPDATE-02"}, "the eval gate refusal does not name the child"},
+	defGateIgnoresDirectUpdate:      {"gate-ignores-direct-update", []string{"UPDATE-03"}, "the gate trips on the target document even when the child is already at its version"},
+	defUndeclaredTaskDeleted:        {"undeclared-task-deleted", []string{"UPDATE-04"}, "a task the payload no longer declares is deleted"},
+	defUndeclaredTaskKeepsMarker:    {"undeclared-task-keeps-marker", []string{"UPDATE-04"}, "a task the payload no longer declares keeps the bundle's marker"},
+	defUndeclaredChildRemoved:       {"undeclared-child-removed", []string{"UPDATE-05"}, "a child spec.includes no longer declares is uninstalled"},
+	defOrphanNotRecorded:            {"orphan-not-recorded", []string{"UPDATE-05"}, "a child no longer declared is forgotten instead of recorded as orphaned"},
+	defOrphanedChildResourceRemoved: {"orphaned-child-resource-removed", []string{"UPDATE-05"}, "a child no longer declared is recorded as orphaned and keeps its own installation record, but its resource is removed"},
+	defUpdateRewritesEverything:     {"update-rewrites-everything", []string{"UPDATE-07"}, "every update rewrites the project and its tasks, even when nothing changed"},
 	// Uninstall.
 	defUninstallInstallOrder:         {"uninstall-install-order", []string{"UNINSTALL-01"}, "uninstall removes in install order (connector first, project last)"},
 	defUninstallAppAfterAgent:        {"uninstall-app-after-agent", []string{"UNINSTALL-01"}, "uninstall removes the agent before the app"},
@@ -375,6 +388,7 @@ var defectTable = [numDefects]Defect{
 	defOrphanTaskRefusalUnnamed:      {"orphan-task-refusal-unnamed", []string{"UNINSTALL-02"}, "the refusal names the orphaned task by ID, not by object name"},
 	defRefusalDropsRecord:            {"refusal-drops-record", []string{"UNINSTALL-02"}, "a refused uninstall still deletes the installation record"},
 	defOrphanTaskUndeletable:         {"orphan-task-undeletable", []string{"UNINSTALL-03"}, "DELETE /api/tasks/{id} does not find orphaned tasks"},
+	defDeleteTaskKeepsOwned:          {"delete-task-keeps-owned", []string{"UNINSTALL-03"}, "DELETE /api/tasks/{id} answers 204 for a task the bundle still owns but leaves it in place"},
 	defOrphanChildBlocksUninstall:    {"orphan-child-blocks-uninstall", []string{"UNINSTALL-04"}, "an orphaned child blocks the uninstall"},
 	defUninstallCascadesOrphans:      {"uninstall-cascades-orphans", []string{"UNINSTALL-04"}, "uninstall also removes orphaned children"},
 	defUninstallLeavesChildren:       {"uninstall-leaves-children", []string{"UNINSTALL-05"}, "uninstall removes the project and the parent record but leaves the children"},

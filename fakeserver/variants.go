@@ -54,6 +54,12 @@ const (
 	varProblemExtraMembers
 	varAsyncAckExtraMembers
 	varAbort204
+	// Bundles (docs/bundles.md, the contract).
+	varBundleIntegerIDs
+	varRemovedInstallation410
+	varFailedInstallProblem
+	varInterruptDropsConnection
+	varInstallLogThread
 
 	numVariants
 )
@@ -108,6 +114,17 @@ var variantTable = [numVariants]Variant{
 		"the async acknowledgement carries extra members (status, links)", ""},
 	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,
 		"abort answers 204 No Content with no body", ""},
+	// Bundles.
+	varBundleIntegerIDs: {"bundle-integer-ids", `"Fields of the thread, agent, task and project resources: not shown"; docs/bundles.md: "IDs ... MAY be any JSON scalar: a string, or a number for a database-backed service"`,
+		"installation records carry their IDs (installations, resources, projects, tasks) as JSON integers", ""},
+	varRemovedInstallation410: {"removed-installation-410", `"Request and response payload: not shown"; docs/bundles.md: bundleInstallation "once removed, 404 or 410"`,
+		"the record of a removed installation answers 410 Gone", ""},
+	varFailedInstallProblem: {"failed-install-problem", `"Status codes for the bundle errors: not shown"; docs/bundles.md: "or any other status with a Location header giving the path of the record"`,
+		"an install whose child failed answers 422 with a problem naming the installation and a Location header to its record", ""},
+	varInterruptDropsConnection: {"interrupt-drops-connection", `docs/bundles.md: "The contract names no answer for the stopped update: any status, or a dropped connection as a crashed server's, will do"`,
+		"the update stopped by interruptOnce drops the connection without an answer", ""},
+	varInstallLogThread: {"install-log-thread", `"the project itself (the lead thread, flagged as a project)"; docs/bundles.md: log entries' type "for the project project or thread (its lead thread); both are accepted"`,
+		"the installation log calls the project by its lead thread: entries of type thread", ""},
 }
 
 // Variants lists every variant switch, in the table's order.

@@ -3,8 +3,9 @@ Feature: The project bundle document
   Spec: Resources / Project bundle; Limits (project bundle children); What the service does 6.
   Installing, the document's schema beyond spec.type, spec.payload and spec.includes, and the
   installation record are extensions the spec leaves out: docs/bundles.md defines them and the
-  profile names their routes. A document that is not a valid project bundle is the client's
-  mistake: it gets a 4xx naming the problem, and nothing of it is installed.
+  profile names their routes. The cardinality of spec.includes is the spec's, read from an export;
+  refusing a document that breaks it (a 4xx naming the problem, nothing installed) is the
+  contract's (BUNDLE-09..13): the spec shows no status codes for bundle errors.
 
   Background:
     Given a target that manages bundles
@@ -14,7 +15,19 @@ Feature: The project bundle document
     When I export the export project
     Then the status is 200
     And the export is a project bundle
+    And the payload of the export holds the export project
     And the payload of the export holds every task of the export project
+
+  @BUNDLE-02 @BUNDLE-03 @BUNDLE-05 @BUNDLE-08
+  Scenario Outline: An export's children obey the project bundle's cardinality and types
+    When I export <project>
+    Then the status is 200
+    And the export includes exactly one agent, at most one app, no project, and no child of another type
+
+    Examples:
+      | project                         |
+      | the export project              |
+      | the export project with its app |
 
   @BUNDLE-01 @BUNDLE-02 @BUNDLE-04
   Scenario Outline: A project bundle with one agent, knowledge sets and connectors installs, as YAML or as JSON
@@ -36,7 +49,7 @@ Feature: The project bundle document
       | minimal.yaml |
       | many.yaml    |
 
-  @BUNDLE-01
+  @BUNDLE-09
   Scenario Outline: A document that is not a project bundle is refused and nothing of it is installed
     When I install the bundle "<document>" as "B"
     Then the install is refused with a 4xx naming "<problem>"
@@ -48,7 +61,7 @@ Feature: The project bundle document
       | malformed.json  |         |
       | no-payload.yaml | payload |
 
-  @BUNDLE-02
+  @BUNDLE-10
   Scenario Outline: A project bundle without exactly one agent is refused and nothing of it is installed
     When I install the bundle "<document>" as "B"
     Then the install is refused with a 4xx naming "agent"
@@ -59,19 +72,19 @@ Feature: The project bundle document
       | two-agents.yaml |
       | no-agent.yaml   |
 
-  @BUNDLE-03
+  @BUNDLE-11
   Scenario: A project bundle with two apps is refused and nothing of it is installed
     When I install the bundle "two-apps.yaml" as "B"
     Then the install is refused with a 4xx naming "app"
     And nothing of the bundle is installed
 
-  @BUNDLE-05
+  @BUNDLE-12
   Scenario: A project bundle that nests another project is refused and nothing of it is installed
     When I install the bundle "nested-project.yaml" as "B"
     Then the install is refused with a 4xx naming "project"
     And nothing of the bundle is installed
 
-  @BUNDLE-08
+  @BUNDLE-13
   Scenario: A child of a type the spec does not list is refused and nothing of it is installed
     When I install the bundle "unknown-type.yaml" as "B"
     Then the install is refused with a 4xx naming "spreadsheet"
@@ -83,4 +96,5 @@ Feature: The project bundle document
     When I export the project of installation "B"
     Then the status is 200
     And the export is a project bundle
+    And the payload of the export holds the project "Support desk ${marker:b}"
     And the payload of the export holds the tasks "digest-${marker:b}, triage-${marker:b}"

@@ -40,6 +40,16 @@ Feature: Uninstalling a project bundle
     Then the status is 2xx
     And installation "B" and every child it recorded are gone
 
+  @UNINSTALL-03
+  Scenario: DELETE /api/tasks/{id} removes a task the bundle still owns, too
+    When I delete the task "digest-${marker:b}" of installation "B"
+    Then the status is 2xx
+    And installation "B" no longer counts the task "digest-${marker:b}" as its own
+    When I export the project of installation "B"
+    Then the status is 200
+    And the payload of the export does not hold the task "digest-${marker:b}"
+    And the payload of the export holds the tasks "triage-${marker:b}"
+
   @UNINSTALL-04
   Scenario: A child orphaned by an update neither blocks the uninstall nor is touched by it, and goes by its own uninstall
     Given installation "B" was updated with "desk-v2-orphan-child.yaml"

@@ -57,3 +57,12 @@ Feature: Updating an installed project bundle
     Then installation "B" is installed
     And installation "B" records the "connector" child "wiki-${marker:b}" as orphaned
     And the own installation of orphaned child "wiki-${marker:b}" is still there at version "1.0.0"
+
+  @UPDATE-05
+  Scenario: An orphaned child's resource is left untouched: an app no longer declared still exports with ?app
+    When I update installation "B" with "desk-v2-orphan-app.yaml"
+    Then installation "B" is installed
+    And installation "B" records the "app" child "portal-${marker:b}" as orphaned
+    When I export the project of installation "B" with the app "portal-${marker:b}"
+    Then the status is 200
+    And the export includes a "app" child for each of "portal-${marker:b}"

@@ -45,6 +45,9 @@ type ExportProject struct {
 	// {project_id}: the project and its agent.
 	AgentID   string `yaml:"agentID"`
 	ProjectID string `yaml:"projectID"`
+	// ProjectName is the project's name as the export shows it in
+	// spec.payload (BUNDLE-01: the payload holds the project itself).
+	ProjectName string `yaml:"projectName"`
 	// AgentName is the agent's name as the export shows it.
 	AgentName string `yaml:"agentName"`
 	// AppPublicID is the publicID of an app of the workspace, passed as

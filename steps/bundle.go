@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,12 +9,14 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
 
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -81,7 +84,7 @@ func bundleSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^installation "(\w+)" records the "(\w+)" child "([^"]*)" as orphaned$`, bw.recordsOrphan, installRoutes...)
 	step(sc, `^the own installation of orphaned child "([^"]*)" is still there at version "([^"]*)"$`, bw.orphanUntouched, installRoutes...)
 	step(sc, `^the own installation of orphaned child "([^"]*)" is gone$`, bw.orphanGone, installRoutes...)
-	step(sc, `^installation "(\w+)" warned about each of "([^"]*)"$`, bw.warnedAbout, installRoutes...)
+	step(sc, `^installation "(\w+)" carries a warning$`, bw.carriesWarning, installRoutes...)
 
 	exportSteps(sc, bw)
 }
@@ -96,12 +99,19 @@ type bundleWorld struct {
 	children map[string]recordChild
 	// lastUpdate is the last update request, for "the same update again".
 	lastUpdate *bundleCall
+	// noAnswer says why the last update got no answer (a dropped
+	// connection); "" when it got one.
+	noAnswer string
 	// created are the installations the scenario made, for clean-up.
 	created []string
 }
 
 type installState struct {
 	id string
+	// answer describes the install's answer when it yielded no record, and
+	// err why a record it pointed at could not be read.
+	answer string
+	err    error
 	// before is the record read just before the last update or uninstall.
 	before *installRecord
 	// doc is the document last sent for it.
@@ -116,37 +126,63 @@ func (bw *bundleWorld) reset() {
 	bw.installs = map[string]*installState{}
 	bw.tasks = map[string]string{}
 	bw.children = map[string]recordChild{}
-	bw.lastUpdate, bw.created = nil, nil
+	bw.lastUpdate, bw.created, bw.noAnswer = nil, nil, ""
 }
 
 // installRecord is the installation record of docs/bundles.md, as far as the
 // scenarios read it.
 type installRecord struct {
-	ID       string   `json:"id"`
+	ID       bundleID `json:"id"`
 	Name     string   `json:"name"`
 	Type     string   `json:"type"`
 	Version  string   `json:"version"`
 	State    string   `json:"state"`
 	Error    string   `json:"error"`
-	Warnings []string `json:"warnings"`
+	Warnings []any    `json:"warnings"`
 	Project  *struct {
-		ID      string `json:"id"`
-		AgentID string `json:"agentID"`
+		ID      bundleID `json:"id"`
+		AgentID bundleID `json:"agentID"`
 	} `json:"project"`
 	Children []recordChild `json:"children"`
 	Orphaned []recordChild `json:"orphaned"`
 	Tasks    []struct {
-		Name string `json:"name"`
-		ID   string `json:"id"`
+		Name string   `json:"name"`
+		ID   bundleID `json:"id"`
 	} `json:"tasks"`
 	Log []recordEntry `json:"log"`
 }
 
+// bundleID is an ID in an installation record. The spec shows no types, so
+// any JSON scalar is an ID: a string as it is, a number or a boolean as its
+// JSON text (kept exactly, never rounded through a float).
+type bundleID string
+
+func (id *bundleID) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0:
+		return errors.New("an empty ID")
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*id = bundleID(s)
+	case string(b) == "null":
+		*id = ""
+	case b[0] == '{' || b[0] == '[':
+		return fmt.Errorf("an ID is a JSON scalar, got %s", abbreviate(b))
+	default:
+		*id = bundleID(b)
+	}
+	return nil
+}
+
 type recordChild struct {
-	Type           string `json:"type"`
-	Name           string `json:"name"`
-	Version        string `json:"version"`
-	InstallationID string `json:"installationID"`
+	Type           string   `json:"type"`
+	Name           string   `json:"name"`
+	Version        string   `json:"version"`
+	InstallationID bundleID `json:"installationID"`
 }
 
 // key names a child within a record: its type and name.
@@ -172,13 +208,14 @@ type recordEntry struct {
 // entries do not.
 var writes = map[string]bool{"install": true, "attach": true, "update": true, "orphan": true, "unmark": true, "remove": true, "fail": true}
 
-func decodeRecord(b []byte) (*installRecord, error) {
+// decodeRecord reads an installation record; what names where it came from.
+func decodeRecord(what string, b []byte) (*installRecord, error) {
 	var r installRecord
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("the installation record is not JSON (docs/bundles.md): %v: %s", err, abbreviate(b))
+		return nil, outcome.Failf(what, "an installation record: a JSON object with an id (docs/bundles.md)", "%v: %s", err, abbreviate(b))
 	}
 	if r.ID == "" {
-		return nil, fmt.Errorf("the installation record has no id: %s", abbreviate(b))
+		return nil, outcome.Failf(what, "an installation record with an id (docs/bundles.md)", "%s", abbreviate(b))
 	}
 	return &r, nil
 }
@@ -235,18 +272,22 @@ func (bw *bundleWorld) call(method, p, contentType string, body *string, accept 
 }
 
 // exchange sends one bundle request with the bundles key and returns its
-// response, read to its end.
+// response, read to its end. No answer, or one cut short, is the target's
+// failure, not the harness's.
 func (bw *bundleWorld) exchange(method, p, contentType string, body *string, accept string) (*Response, error) {
 	rq, err := bw.w.keyed("bundles", map[string]string{"Accept": accept, "Content-Type": contentType}, method, p, body)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := bw.w.do(rq)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = resp.complete()
 	}
-	if err := resp.complete(); err != nil {
-		return nil, err
+	if err != nil {
+		if _, skip := Untested(err); skip {
+			return nil, err
+		}
+		return nil, outcome.Fail(method+" "+p, "a complete answer", err.Error())
 	}
 	return resp, nil
 }
@@ -259,8 +300,14 @@ func (bw *bundleWorld) look(method, p string) (*Response, error) {
 
 func (bw *bundleWorld) state(name string) (*installState, error) {
 	st, ok := bw.installs[name]
-	if !ok || st.id == "" {
-		return nil, fmt.Errorf("no installation named %q in this scenario (did its install succeed?)", name)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("no installation named %q was installed in this scenario", name)
+	case st.err != nil:
+		return nil, st.err
+	case st.id == "":
+		return nil, outcome.Fail("the answer to the install of "+st.doc,
+			"the installation record (2xx), or a problem with a Location header pointing at it (docs/bundles.md)", st.answer)
 	}
 	return st, nil
 }
@@ -283,10 +330,11 @@ func (bw *bundleWorld) readID(id, what string) (*installRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	check := fmt.Sprintf("%s %s (the record of installation %s)", method, p, what)
 	if resp.Status != http.StatusOK {
-		return nil, fmt.Errorf("read installation %s (%s): status %d, want 200: %s", what, id, resp.Status, abbreviate(resp.Body))
+		return nil, outcome.Failf(check, "200 with the installation record", "status %d: %s", resp.Status, abbreviate(resp.Body))
 	}
-	rec, err := decodeRecord(resp.Body)
+	rec, err := decodeRecord(check, resp.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +358,7 @@ func (bw *bundleWorld) statusOf(id string) (int, error) {
 // learn remembers the task and child IDs a record names.
 func (bw *bundleWorld) learn(rec *installRecord) {
 	for _, t := range rec.Tasks {
-		bw.tasks[t.Name] = t.ID
+		bw.tasks[t.Name] = string(t.ID)
 	}
 	for _, c := range append(append([]recordChild(nil), rec.Children...), rec.Orphaned...) {
 		if c.InstallationID != "" {
@@ -332,24 +380,80 @@ func (bw *bundleWorld) install(doc, name string) error {
 	if err != nil {
 		return err
 	}
-	st := &installState{doc: doc}
+	st := &installState{doc: doc, answer: fmt.Sprintf("status %d: %s", resp.Status, abbreviate(resp.Body))}
 	bw.installs[name] = st
-	// docs/bundles.md: whenever an installation exists, even a failed one,
-	// the answer is its record.
-	if rec, err := decodeRecord(resp.Body); err == nil {
-		st.id = rec.ID
-		bw.created = append(bw.created, rec.ID)
+	rec, err := bw.installedRecord(resp)
+	if err != nil {
+		if _, skip := Untested(err); skip {
+			return err
+		}
+		st.err = err
+		return nil
+	}
+	if rec != nil {
+		st.id = string(rec.ID)
+		bw.created = append(bw.created, st.id)
 		bw.learn(rec)
 	}
 	return nil
+}
+
+// installedRecord reads the record an install answered with. The contract
+// (docs/bundles.md): whenever an installation exists, a failed one
+// included, the answer is a 2xx with its record, or any other status with a
+// Location header pointing at the record. An answer with neither created
+// nothing: (nil, nil).
+func (bw *bundleWorld) installedRecord(resp *Response) (*installRecord, error) {
+	what := fmt.Sprintf("the answer to the install (status %d)", resp.Status)
+	if resp.Status >= 200 && resp.Status <= 299 {
+		return decodeRecord(what, resp.Body)
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return nil, nil
+	}
+	p, err := bw.ownPath(loc)
+	if err != nil {
+		return nil, outcome.Failf(what, "a Location on the target's own origin", "Location %q: %v", loc, err)
+	}
+	r, err := bw.look("GET", p)
+	if err != nil {
+		return nil, err
+	}
+	what = fmt.Sprintf("GET %s, the Location of the install's status %d answer", p, resp.Status)
+	if r.Status != http.StatusOK {
+		return nil, outcome.Failf(what, "200 with the installation record", "status %d: %s", r.Status, abbreviate(r.Body))
+	}
+	return decodeRecord(what, r.Body)
+}
+
+// ownPath turns a Location into a path below the profile's base URL; a
+// Location elsewhere is never followed.
+func (bw *bundleWorld) ownPath(loc string) (string, error) {
+	base, err := url.Parse(strings.TrimRight(bw.w.P.BaseURL, "/"))
+	if err != nil {
+		return "", err
+	}
+	u, err := base.Parse(loc)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != base.Scheme || u.Host != base.Host || !strings.HasPrefix(u.Path, base.Path+"/") {
+		return "", errors.New("not below the base URL " + base.Redacted())
+	}
+	p := strings.TrimPrefix(u.EscapedPath(), base.EscapedPath())
+	if u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return p, nil
 }
 
 func (bw *bundleWorld) givenInstalled(name, doc string) error {
 	if err := bw.install(doc, name); err != nil {
 		return err
 	}
-	if err := bw.w.status2xx(); err != nil {
-		return fmt.Errorf("install %s: %w", doc, err)
+	if r := bw.w.resp; r.Status < 200 || r.Status > 299 {
+		return outcome.Failf("the install of "+doc, "a 2xx answer with the installation record", "status %d: %s", r.Status, abbreviate(r.Body))
 	}
 	return bw.isInstalled(name, "", false)
 }
@@ -382,8 +486,17 @@ func (bw *bundleWorld) send(c *bundleCall) error {
 		return err
 	}
 	body := c.body
-	_, err = bw.call(c.method, c.path, c.contentType, &body, "application/json")
-	return err
+	bw.noAnswer = ""
+	if _, err = bw.call(c.method, c.path, c.contentType, &body, "application/json"); err != nil {
+		if _, skip := Untested(err); skip {
+			return err
+		}
+		// A dropped connection is an answer the contract allows an
+		// interrupted update (a crashed server); the checks judge the rest.
+		bw.noAnswer = err.Error()
+		bw.w.resp = nil
+	}
+	return nil
 }
 
 func (bw *bundleWorld) updateAgain() error {
@@ -397,10 +510,22 @@ func (bw *bundleWorld) givenUpdated(name, doc string) error {
 	if err := bw.update(name, doc); err != nil {
 		return err
 	}
-	if err := bw.w.status2xx(); err != nil {
-		return fmt.Errorf("update with %s: %w", doc, err)
+	if err := bw.updateAnswered2xx(doc); err != nil {
+		return err
 	}
 	return bw.isInstalled(name, "", false)
+}
+
+// updateAnswered2xx fails unless the last update got a 2xx answer.
+func (bw *bundleWorld) updateAnswered2xx(doc string) error {
+	check := "the update with " + doc
+	if bw.noAnswer != "" {
+		return outcome.Fail(check, "a 2xx answer", "no answer: "+bw.noAnswer)
+	}
+	if r := bw.w.resp; r != nil && (r.Status < 200 || r.Status > 299) {
+		return outcome.Failf(check, "a 2xx answer", "status %d: %s", r.Status, abbreviate(r.Body))
+	}
+	return nil
 }
 
 // updateChild updates a child's own installation directly (UPDATE-03).
@@ -412,11 +537,11 @@ func (bw *bundleWorld) updateChild(kind, name, doc string) error {
 	var id string
 	for _, c := range rec.Children {
 		if c.Type == kind {
-			id = c.InstallationID
+			id = string(c.InstallationID)
 		}
 	}
 	if id == "" {
-		return fmt.Errorf("installation %q records no %s child with an installationID", name, kind)
+		return outcome.Failf("installation "+name+" record's children", "a "+kind+" child with its installationID", "%s", childList(rec.Children))
 	}
 	body, ct, err := bw.document(doc)
 	if err != nil {
@@ -456,7 +581,7 @@ func (bw *bundleWorld) deleteTask(taskName, name string) error {
 	}
 	id, ok := bw.tasks[n]
 	if !ok {
-		return fmt.Errorf("no installation record of this scenario ever listed task %q with its id", n)
+		return outcome.Failf("the tasks of installation "+name+" records", fmt.Sprintf("task %q listed with its id", n), "%s", strings.Join(mapKeys(bw.tasks), ", "))
 	}
 	_, err = bw.call("DELETE", "/api/tasks/"+url.PathEscape(id), "", nil, "")
 	return err
@@ -469,7 +594,7 @@ func (bw *bundleWorld) orphanID(child string) (recordChild, error) {
 	}
 	c, ok := bw.children[n]
 	if !ok {
-		return recordChild{}, fmt.Errorf("no installation record of this scenario listed child %q with its installationID", n)
+		return recordChild{}, outcome.Failf("the children of this scenario's installation records", fmt.Sprintf("child %q listed with its installationID", n), "%s", strings.Join(mapKeys(bw.children), ", "))
 	}
 	return c, nil
 }
@@ -479,7 +604,7 @@ func (bw *bundleWorld) uninstallOrphan(child string) error {
 	if err != nil {
 		return err
 	}
-	_, err = bw.call("DELETE", "/api/bundles/installations/"+url.PathEscape(c.InstallationID), "", nil, "application/json")
+	_, err = bw.call("DELETE", "/api/bundles/installations/"+url.PathEscape(string(c.InstallationID)), "", nil, "application/json")
 	return err
 }
 
@@ -521,7 +646,7 @@ func (bw *bundleWorld) cleanUp() {
 		}
 	}
 	for _, c := range bw.children {
-		del("/api/bundles/installations/" + url.PathEscape(c.InstallationID))
+		del("/api/bundles/installations/" + url.PathEscape(string(c.InstallationID)))
 	}
 }
 
@@ -542,4 +667,25 @@ func (bw *bundleWorld) docChildren(doc string) ([]recordChild, error) {
 		out = append(out, recordChild{Type: childType(c), Name: scalarString(meta["name"]), Version: scalarString(meta["version"])})
 	}
 	return out, nil
+}
+
+// childList shows a record's children in messages.
+func childList(cs []recordChild) string {
+	if len(cs) == 0 {
+		return "no children"
+	}
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s %q at %q", c.Type, c.Name, c.Version))
+	}
+	return strings.Join(out, ", ")
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

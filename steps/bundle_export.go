@@ -12,6 +12,7 @@ import (
 	"github.com/cucumber/godog"
 	"gopkg.in/yaml.v3"
 
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -25,7 +26,8 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 		exportNeeds("keys.bundles")...)
 	step(sc, `^I export the export project with its app$`, func() error { return bw.exportSeeded(true) },
 		exportNeeds("keys.bundles", "bundles.export.appPublicID")...)
-	step(sc, `^I export the project of installation "(\w+)"$`, bw.exportInstalled, "keys.bundles", "routes")
+	step(sc, `^I export the project of installation "(\w+)"$`, func(name string) error { return bw.exportInstalled(name, "") }, "keys.bundles", "routes")
+	step(sc, `^I export the project of installation "(\w+)" with the app "([^"]*)"$`, bw.exportInstalled, "keys.bundles", "routes")
 
 	step(sc, `^the export is a project bundle$`, bw.isProjectBundle)
 	step(sc, `^the payload of the export holds every task of the export project$`, func() error {
@@ -41,6 +43,32 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 			return need(err)
 		}
 		return bw.payloadHolds(splitList(l), "")
+	})
+	step(sc, `^the payload of the export does not hold the task "([^"]*)"$`, bw.payloadLacks)
+	step(sc, `^the payload of the export holds the export project$`, func() error {
+		e, err := bw.exportProject()
+		if err != nil {
+			return err
+		}
+		if e.ProjectName == "" {
+			return need(&profile.MissingError{What: "bundles.export.projectName"})
+		}
+		return bw.payloadHoldsProject(e.ProjectName)
+	}, exportNeeds("bundles.export.projectName")...)
+	step(sc, `^the payload of the export holds the project "([^"]*)"$`, func(name string) error {
+		n, err := bw.w.expand(name)
+		if err != nil {
+			return need(err)
+		}
+		return bw.payloadHoldsProject(n)
+	})
+	step(sc, `^the export includes exactly one agent, at most one app, no project, and no child of another type$`, bw.cardinality)
+	step(sc, `^the export mentions none of "([^"]*)"$`, func(list string) error {
+		l, err := bw.w.expand(list)
+		if err != nil {
+			return need(err)
+		}
+		return bw.mentionsNone(splitList(l), "the scenario's dropped values")
 	})
 	step(sc, `^the export includes exactly one "(\w+)" child, and it mentions the export (agent|app)$`, bw.exactlyOneChild, exportNeeds()...)
 	step(sc, `^the export includes no app child and does not mention the export app$`, bw.noApp, exportNeeds()...)
@@ -83,7 +111,7 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 		exportNeeds("bundles.export.dropped.$1")...)
 	step(sc, `^the export names every environment variable of the export project but none of their values$`, bw.envNamesOnly,
 		exportNeeds("bundles.export.envVars")...)
-	step(sc, `^the export holds no task trigger but schedule and onDemand, and holds both$`, bw.triggersKept, exportNeeds()...)
+	step(sc, `^the export holds no task trigger but schedule and onDemand, and holds both$`, bw.triggersKept)
 }
 
 // exportNeeds are the needs of a step that reads the export project
@@ -124,16 +152,24 @@ func (bw *bundleWorld) exportSeeded(withApp bool) error {
 
 // exportInstalled exports the project an installation created, through its
 // agent and project as the record names them (BUNDLE-06, INSTALL-02,
-// UPDATE-04).
-func (bw *bundleWorld) exportInstalled(name string) error {
+// UPDATE-04, UPDATE-05), with ?app= when app is not "".
+func (bw *bundleWorld) exportInstalled(name, app string) error {
 	rec, err := bw.read(name)
 	if err != nil {
 		return err
 	}
 	if rec.Project == nil || rec.Project.ID == "" || rec.Project.AgentID == "" {
-		return fmt.Errorf("installation %q names no project with its id and agentID (docs/bundles.md)", name)
+		return outcome.Fail("the record of installation "+name, "a project with its id and agentID (docs/bundles.md)", "none")
 	}
-	_, err = bw.call("GET", exportPath(rec.Project.AgentID, rec.Project.ID), "", nil, "")
+	p := exportPath(string(rec.Project.AgentID), string(rec.Project.ID))
+	if app != "" {
+		a, err := bw.w.expand(app)
+		if err != nil {
+			return need(err)
+		}
+		p += "?app=" + url.QueryEscape(a)
+	}
+	_, err = bw.call("GET", p, "", nil, "")
 	return err
 }
 
@@ -144,11 +180,11 @@ func (bw *bundleWorld) exported() (map[string]any, error) {
 		return nil, errors.New("no export yet")
 	}
 	if r.Status != 200 {
-		return nil, fmt.Errorf("the export answered %d, want 200: %s", r.Status, abbreviate(r.Body))
+		return nil, outcome.Failf("the export", "200 with the project bundle", "status %d: %s", r.Status, abbreviate(r.Body))
 	}
 	tree, err := parseTree(r.Body)
 	if err != nil {
-		return nil, fmt.Errorf("the export: %w", err)
+		return nil, outcome.Failf("the export", "a YAML or JSON mapping", "%v", err)
 	}
 	return tree, nil
 }
@@ -283,19 +319,88 @@ func (bw *bundleWorld) isProjectBundle() error {
 	}
 	spec := specOf(tree)
 	if spec == nil {
-		return fmt.Errorf("the export has no spec: %s", abbreviate(bw.w.resp.Body))
+		return outcome.Failf("the export", "a spec", "%s", abbreviate(bw.w.resp.Body))
 	}
 	if t, _ := spec["type"].(string); t != "project" {
-		return fmt.Errorf("spec.type is %q, want project", spec["type"])
+		return outcome.Failf("the export's spec.type", "project", "%v", spec["type"])
 	}
 	if _, ok := spec["payload"].(map[string]any); !ok {
-		return errors.New("spec.payload is missing: it should hold the project and its tasks")
+		return outcome.Failf("the export's spec.payload", "a mapping holding the project and its tasks", "%s", treeText(spec["payload"]))
 	}
 	if _, ok := spec["includes"].([]any); !ok {
-		return errors.New("spec.includes is missing: it should hold the child bundles")
+		return outcome.Failf("the export's spec.includes", "a list of child bundles", "%s", treeText(spec["includes"]))
 	}
 	return nil
 }
+
+// payloadHoldsProject: BUNDLE-01, BUNDLE-06. spec.payload holds "the project
+// itself (the lead thread, flagged as a project)", not only its tasks: the
+// project's name is among its keys and values (the shape is not shown).
+func (bw *bundleWorld) payloadHoldsProject(name string) error {
+	tree, err := bw.exported()
+	if err != nil {
+		return err
+	}
+	payload := specOf(tree)["payload"]
+	if !mentions(payload, name) {
+		return outcome.Failf("the export's spec.payload", fmt.Sprintf("the project itself (named %q) with its tasks", name), "%s", treeText(payload))
+	}
+	return nil
+}
+
+// payloadLacks: UNINSTALL-03. A deleted task is gone from the project.
+func (bw *bundleWorld) payloadLacks(task string) error {
+	t, err := bw.w.expand(task)
+	if err != nil {
+		return need(err)
+	}
+	tree, err := bw.exported()
+	if err != nil {
+		return err
+	}
+	if mentions(specOf(tree)["payload"], t) {
+		return outcome.Failf("the export's spec.payload", fmt.Sprintf("no task %q: it was deleted", t), "it still holds %q", t)
+	}
+	return nil
+}
+
+// cardinality: BUNDLE-02, BUNDLE-03, BUNDLE-05, BUNDLE-08. An export is a
+// project bundle, so its children obey the spec's table: exactly one agent,
+// at most one app, no project, no type outside the table.
+func (bw *bundleWorld) cardinality() error {
+	tree, err := bw.exported()
+	if err != nil {
+		return err
+	}
+	count := map[string]int{}
+	var types []string
+	for _, c := range includesOf(tree) {
+		t := childType(c)
+		count[t]++
+		types = append(types, t)
+	}
+	got := "children of types: " + strings.Join(types, ", ")
+	switch {
+	case count[kindAgentChild] != 1:
+		return outcome.Fail("the export's spec.includes", "exactly 1 agent child", got)
+	case count["app"] > 1:
+		return outcome.Fail("the export's spec.includes", "at most 1 app child", got)
+	case count["project"] > 0:
+		return outcome.Fail("the export's spec.includes", "no project child: a project bundle cannot nest another project", got)
+	}
+	for t := range count {
+		if !childTypes[t] {
+			return outcome.Fail("the export's spec.includes", "children of the types agent, app, knowledge, connector", got)
+		}
+	}
+	return nil
+}
+
+// kindAgentChild is the agent's child type; childTypes are the spec's
+// child types that may occur.
+const kindAgentChild = "agent"
+
+var childTypes = map[string]bool{"agent": true, "app": true, "knowledge": true, "connector": true}
 
 // payloadHolds: BUNDLE-01 (the tasks are in spec.payload), BUNDLE-06,
 // UPDATE-04 (an orphaned task stays on the project).
@@ -310,7 +415,7 @@ func (bw *bundleWorld) payloadHolds(tasks []string, field string) error {
 	payload := specOf(tree)["payload"]
 	for _, t := range tasks {
 		if !mentions(payload, t) {
-			return fmt.Errorf("spec.payload of the export does not hold the task %q", t)
+			return outcome.Failf("the export's spec.payload", fmt.Sprintf("the task %q", t), "%s", treeText(payload))
 		}
 	}
 	return nil
@@ -342,14 +447,14 @@ func (bw *bundleWorld) exactlyOneChild(kind, which string) error {
 	}
 	cs := childrenOf(tree, kind)
 	if len(cs) != 1 {
-		return fmt.Errorf("spec.includes holds %d %q children, want exactly 1", len(cs), kind)
+		return outcome.Failf("the export's spec.includes", fmt.Sprintf("exactly 1 %s child", kind), "%d", len(cs))
 	}
 	for _, n := range names {
 		if n != "" && mentions(cs[0], n) {
 			return nil
 		}
 	}
-	return fmt.Errorf("the %s child does not mention the export %s (%q)", kind, which, strings.Join(names, `" or "`))
+	return outcome.Failf("the export's "+kind+" child", fmt.Sprintf("a mention of the export %s (%q)", which, strings.Join(names, `" or "`)), "%s", treeText(cs[0]))
 }
 
 // noApp: EXPORT-04. Without ?app the export has no app child: a project has
@@ -364,10 +469,10 @@ func (bw *bundleWorld) noApp() error {
 		return err
 	}
 	if cs := childrenOf(tree, "app"); len(cs) > 0 {
-		return fmt.Errorf("spec.includes holds %d app children without ?app=", len(cs))
+		return outcome.Failf("the export's spec.includes without ?app=", "no app child", "%d app children", len(cs))
 	}
 	if e.AppPublicID != "" && mentions(tree, e.AppPublicID) {
-		return fmt.Errorf("the export mentions the app %q without ?app=", e.AppPublicID)
+		return outcome.Failf("the export without ?app=", "no mention of the app "+e.AppPublicID, "it is mentioned")
 	}
 	return nil
 }
@@ -388,7 +493,7 @@ func (bw *bundleWorld) childForEach(kind string, names []string, field string) e
 			found = found || mentions(c, n)
 		}
 		if !found {
-			return fmt.Errorf("spec.includes holds no %q child for %q (%d %s children)", kind, n, len(cs), kind)
+			return outcome.Failf("the export's spec.includes", fmt.Sprintf("a %s child for %q", kind, n), "%d %s children: %s", len(cs), kind, treeText(cs))
 		}
 	}
 	return nil
@@ -406,7 +511,7 @@ func (bw *bundleWorld) mentionsNone(values []string, field string) error {
 	}
 	for _, v := range values {
 		if mentions(tree, v) {
-			return fmt.Errorf("the export mentions %q (%s), which must not travel", v, field)
+			return outcome.Failf("the export", fmt.Sprintf("no mention of %q (%s): it must not travel", v, field), "it is mentioned")
 		}
 	}
 	return nil
@@ -420,7 +525,7 @@ func (bw *bundleWorld) droppedAbsent(kind string) error {
 	}
 	values, ok := e.Dropped.Kind(kind)
 	if !ok {
-		return fmt.Errorf("unknown kind of dropped item %q", kind)
+		return fmt.Errorf("unknown kind of dropped item %q in the feature", kind)
 	}
 	return bw.mentionsNone(values, "bundles.export.dropped."+kind)
 }
@@ -440,10 +545,10 @@ func (bw *bundleWorld) envNamesOnly() error {
 	}
 	for name, value := range e.EnvVars {
 		if !mentions(tree, name) {
-			return fmt.Errorf("the export does not name the environment variable %s: names travel", name)
+			return outcome.Failf("the export", "the environment variable name "+name+": names travel", "no mention of it")
 		}
 		if value != "" && mentions(tree, value) {
-			return fmt.Errorf("the export holds the value of the environment variable %s: values are dropped", name)
+			return outcome.Failf("the export", "no value of the environment variable "+name+": values are dropped", "its value is there")
 		}
 	}
 	return nil
@@ -453,33 +558,65 @@ func (bw *bundleWorld) envNamesOnly() error {
 // table.
 var droppedTriggers = []string{"webhook", "email", "poll", "onSlackMessage", "onDiscordMessage", "onTaskComplete"}
 
-// triggersKept: DROP-04. No key or value of the export is a dropped trigger
-// kind; schedule (or scheduled) and onDemand survive. The export project's
-// tasks carry every kind (profile: bundles.export.tasks).
-func (bw *bundleWorld) triggersKept() error {
-	if _, err := bw.exportProject(); err != nil {
-		return err
+// triggerTexts collects the keys and values under every key named trigger
+// or triggers (any case) of a tree: the task triggers, whatever their shape.
+func triggerTexts(v any, out *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if l := strings.ToLower(k); l == "trigger" || l == "triggers" {
+				texts(e, out)
+				continue
+			}
+			triggerTexts(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			triggerTexts(e, out)
+		}
 	}
+}
+
+// triggersKept: DROP-04. The spec drops task triggers only, so only the
+// triggers of spec.payload are read: none is a dropped kind, and schedule
+// (or scheduled) and onDemand survive. A tool or task named email elsewhere
+// is no trigger.
+func (bw *bundleWorld) triggersKept() error {
 	tree, err := bw.exported()
 	if err != nil {
 		return err
 	}
+	return judgeTriggers(specOf(tree)["payload"])
+}
+
+// judgeTriggers is DROP-04 on an export's spec.payload.
+func judgeTriggers(payload any) error {
 	var all []string
-	texts(tree, &all)
+	triggerTexts(payload, &all)
 	has := map[string]bool{}
 	for _, t := range all {
 		has[t] = true
 	}
+	got := "triggers: " + abbreviate([]byte(strings.Join(all, ", ")))
 	for _, k := range droppedTriggers {
 		if has[k] {
-			return fmt.Errorf("the export still holds a %s trigger: only schedule and onDemand survive", k)
+			return outcome.Fail("the task triggers of the export", "no "+k+" trigger: only schedule and onDemand survive", got)
 		}
 	}
 	if !has["schedule"] && !has["scheduled"] {
-		return errors.New("the export holds no schedule trigger: schedule survives")
+		return outcome.Fail("the task triggers of the export", "a schedule trigger: schedule survives", got)
 	}
 	if !has["onDemand"] {
-		return errors.New("the export holds no onDemand trigger: onDemand survives")
+		return outcome.Fail("the task triggers of the export", "an onDemand trigger: onDemand survives", got)
 	}
 	return nil
+}
+
+// treeText shows part of a parsed document in a message, as JSON.
+func treeText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return abbreviate(b)
 }
