@@ -28,6 +28,10 @@ import (
 type Profile struct {
 	// BaseURL is the service's {base_url}, e.g. http://127.0.0.1:8080.
 	BaseURL string `yaml:"baseURL"`
+	// Product and ProductVersion name the implementation under test
+	// ("Acme Agents", "2.3.1"), for the reports; both are optional.
+	Product        string `yaml:"product,omitempty"`
+	ProductVersion string `yaml:"productVersion,omitempty"`
 	// Keys are Bearer tokens by role.
 	Keys Keys `yaml:"keys"`
 	// Agents are the provisioned agents by role.
@@ -45,6 +49,26 @@ type Profile struct {
 	Routes map[string]string `yaml:"routes,omitempty"`
 	// Bundles describes what the bundle scenarios need beyond routes.
 	Bundles Bundles `yaml:"bundles,omitempty"`
+
+	// declared holds the capabilities the file or the environment set,
+	// true or false: a capability declared false and one left out mean
+	// different things (see CapabilityDeclared).
+	declared map[string]bool
+}
+
+// CapabilityDeclared reports whether the profile's file or environment
+// declares a capability (by its YAML name under capabilities), true or false.
+// A capability declared false makes its scenarios not applicable; one left
+// out leaves them untested.
+func (p *Profile) CapabilityDeclared(name string) bool { return p.declared[name] }
+
+// DeclareCapability records that a capability is declared, as a profile
+// file that names it does.
+func (p *Profile) DeclareCapability(name string) {
+	if p.declared == nil {
+		p.declared = map[string]bool{}
+	}
+	p.declared[name] = true
 }
 
 // Keys holds a Bearer token per role. The comment on each field is the scope
@@ -208,6 +232,14 @@ func Parse(b []byte) (*Profile, error) {
 			return nil, fmt.Errorf("decode YAML: %w (capabilities.scriptedAgent was replaced by capabilities.script, a list: see docs/vendor-guide.md)", err)
 		}
 		return nil, fmt.Errorf("decode YAML: %w", err)
+	}
+	var doc struct {
+		Capabilities map[string]yaml.Node `yaml:"capabilities"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err == nil {
+		for name := range doc.Capabilities {
+			p.DeclareCapability(name)
+		}
 	}
 	return &p, nil
 }
