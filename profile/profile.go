@@ -16,7 +16,9 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -231,7 +233,7 @@ func Parse(b []byte) (*Profile, error) {
 		if strings.Contains(err.Error(), "field scriptedAgent not found") {
 			return nil, fmt.Errorf("decode YAML: %w (capabilities.scriptedAgent was replaced by capabilities.script, a list: see docs/vendor-guide.md)", err)
 		}
-		return nil, fmt.Errorf("decode YAML: %w", err)
+		return nil, fmt.Errorf("decode YAML: %w", nameFields(b, err))
 	}
 	var doc struct {
 		Capabilities map[string]yaml.Node `yaml:"capabilities"`
@@ -244,11 +246,86 @@ func Parse(b []byte) (*Profile, error) {
 	return &p, nil
 }
 
+var typeErrorLine = regexp.MustCompile(`^line (\d+): (cannot unmarshal .*)$`)
+
+// nameFields rewrites the decoder's type errors ("line 3: cannot unmarshal
+// !!str `maybe` into bool") to name the field and what it takes.
+func nameFields(b []byte, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(b, &root) != nil {
+		return err
+	}
+	var msgs []string
+	for _, e := range te.Errors {
+		m := typeErrorLine.FindStringSubmatch(e)
+		if m == nil {
+			msgs = append(msgs, e)
+			continue
+		}
+		line, _ := strconv.Atoi(m[1])
+		field := fieldAtLine(&root, line, "")
+		want := m[2][strings.LastIndex(m[2], " into ")+len(" into "):]
+		if field == "" {
+			msgs = append(msgs, e)
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("line %d: %s takes %s (%s)", line, field, kindWord(want), m[2]))
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+func kindWord(goType string) string {
+	switch {
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list, e.g. [a, b]"
+	case strings.HasPrefix(goType, "map["):
+		return "a mapping of name: value"
+	case goType == "string":
+		return "a string"
+	}
+	return "a " + goType
+}
+
+// fieldAtLine returns the dotted path of the mapping key whose value sits
+// on a line.
+func fieldAtLine(n *yaml.Node, line int, prefix string) string {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		return fieldAtLine(n.Content[0], line, prefix)
+	}
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		path := k.Value
+		if prefix != "" {
+			path = prefix + "." + k.Value
+		}
+		if v.Line == line && v.Kind != yaml.MappingNode {
+			return path
+		}
+		if f := fieldAtLine(v, line, path); f != "" {
+			return f
+		}
+	}
+	return ""
+}
+
 // Validate checks what every run needs: a usable base URL, and known
 // capability names.
 func (p *Profile) Validate() error {
 	if p.BaseURL == "" {
 		return errors.New("baseURL is empty")
+	}
+	if !strings.Contains(p.BaseURL, "://") {
+		return fmt.Errorf("baseURL %q has no scheme: write http://%s (or https://...), in the profile or in %s",
+			p.BaseURL, p.BaseURL, EnvName("baseURL"))
 	}
 	u, err := url.Parse(p.BaseURL)
 	if err != nil {

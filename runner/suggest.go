@@ -1,6 +1,9 @@
 package runner
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // didYouMean returns " (did you mean X?)" when a known name is close to
 // name, else "".
@@ -18,7 +21,8 @@ func Closest(name string, known []string) string {
 	n := strings.ToLower(name)
 	for _, k := range known {
 		d := editDistance(n, strings.ToLower(k))
-		if best == "" || d < bestD {
+		// On a tie, a name with the same letters (a transposed pair) wins.
+		if best == "" || d < bestD || d == bestD && sameLetters(n, strings.ToLower(k)) && !sameLetters(n, strings.ToLower(best)) {
 			best, bestD = k, d
 		}
 	}
@@ -28,22 +32,35 @@ func Closest(name string, known []string) string {
 	return best
 }
 
+func sameLetters(a, b string) bool {
+	x, y := []byte(a), []byte(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return string(x) == string(y)
+}
+
+// editDistance counts insertions, deletions, substitutions and swaps of
+// neighbours (optimal string alignment).
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }
