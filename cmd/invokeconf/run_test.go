@@ -221,7 +221,7 @@ func TestBaseline(t *testing.T) {
 		}
 	}
 	for doc, want := range map[string]string{
-		"version: 1\nexpected:\n  - rule: ERR-50\n    reason: x\n":                          "unknown rule ERR-50 (did you mean ERR-05?)",
+		"version: 1\nexpected:\n  - rule: ERR-50\n    reason: x\n":                    "unknown rule ERR-50 (did you mean ERR-05?)",
 		"version: 1\nexpected:\n  - scenario: An expired key is 410\n    reason: x\n": `(did you mean "An expired key is 401"?)`,
 	} {
 		path := filepath.Join(dir, "typo.yaml")
