@@ -215,6 +215,9 @@ type SourceVerdict struct {
 
 // Scope says how much of the spec a run certifies.
 func (s SourceVerdict) Scope() string {
+	if s.Observable == 0 {
+		return "no observable " + s.Source + " rules in the catalog"
+	}
 	return fmt.Sprintf("judged %d of %d observable %s rules", s.Judged, s.Observable, s.Source)
 }
 
