@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -298,52 +297,6 @@ func exampleValues(pk features.Pickle) string {
 		cells = append(cells, strings.TrimSpace(c))
 	}
 	return strings.Join(cells, ", ")
-}
-
-var tagToken = regexp.MustCompile(`^~?@?[^\s,&~@]+$`)
-
-// checkTagExpr rejects expressions godog would misread or panic on (an empty
-// alternative such as "@a,,@b").
-func checkTagExpr(expr string) error {
-	if expr == "" {
-		return nil
-	}
-	for _, and := range strings.Split(expr, "&&") {
-		for _, tok := range strings.Split(and, ",") {
-			if !tagToken.MatchString(strings.TrimSpace(tok)) {
-				return &SelectionError{fmt.Sprintf("--tags %q: %q is not a tag (write @tag or ~@tag, join with , for or and && for and)", expr, strings.TrimSpace(tok))}
-			}
-		}
-	}
-	return nil
-}
-
-// matchTags evaluates a godog tag expression the way godog v0.15 does:
-// groups joined by && must all hold; within a group, alternatives joined by
-// commas, any one of which holds; ~ negates.
-func matchTags(expr string, tags []string) bool {
-	if expr == "" {
-		return true
-	}
-	has := map[string]bool{}
-	for _, t := range tags {
-		has[strings.TrimPrefix(t, "@")] = true
-	}
-	for _, and := range strings.Split(expr, "&&") {
-		ok := false
-		for _, tok := range strings.Split(and, ",") {
-			tok = strings.ReplaceAll(strings.TrimSpace(tok), "@", "")
-			if neg, found := strings.CutPrefix(tok, "~"); found {
-				ok = ok || !has[neg]
-			} else {
-				ok = ok || has[tok]
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 func anyIn(ids []string, set map[string]bool) bool {

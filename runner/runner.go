@@ -207,9 +207,8 @@ func (c *collector) classify(err error) (status Status, msg string) {
 		return Untested, "skipped"
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
 		return HarnessError, c.p.RedactEnv(err.Error())
-	case fmt.Sprintf("%T", err) == "*godog.traceError":
-		// godog's only sign that a step panicked: a harness bug, whatever
-		// the target answered.
+	case stepPanicked(err):
+		// A harness bug, whatever the target answered.
 		return HarnessError, "a step panicked: " + c.p.RedactEnv(err.Error())
 	case c.ctx.Err() != nil:
 		return HarnessError, "the run was interrupted: " + c.p.RedactEnv(err.Error())
@@ -279,19 +278,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				})
 				suite.InitializeScenario(sc)
 			},
-			Options: &godog.Options{
-				Format: format,
-				// The console gets the collector's lines; godog's own
-				// progress dots would interleave with them.
-				Output:         io.Discard,
-				Paths:          []string{"."},
-				FS:             features.FS,
-				Tags:           plan.Expr,
-				Concurrency:    conc,
-				Strict:         true,
-				NoColors:       true,
-				DefaultContext: ctx,
-			},
+			Options: godogOptions(ctx, format, plan.Expr, conc),
 		}.Run()
 	}
 	res.Duration = time.Since(res.Started)
