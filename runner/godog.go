@@ -99,4 +99,3 @@ func matchTags(expr string, tags []string) bool {
 	}
 	return true
 }
-
