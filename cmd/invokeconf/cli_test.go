@@ -80,6 +80,8 @@ func TestUsageChecks(t *testing.T) {
 		{[]string{"run", "--rules", "SSE-50"}, "did you mean SSE-05?"},
 		{[]string{"run", "--areas", "ssee"}, "did you mean sse?"},
 		{[]string{"run", "--defect", "no-clos"}, "did you mean no-close?"},
+		{[]string{"serve", "--defect", "no-clos"}, "did you mean no-close?"},
+		{[]string{"serve", "--variant", "async-20"}, "did you mean async-202?"},
 		{[]string{"run", "--profile", noScheme}, "http://127.0.0.1:8080"},
 		{[]string{"run", "--profile", badType}, "capabilities.researchMode"},
 	} {

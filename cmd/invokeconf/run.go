@@ -94,18 +94,8 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	case len(o.defects) > 0 && o.profilePath != "":
 		return nil, usageError{fmt.Errorf("--defect only applies to the embedded reference server (no --profile)")}
 	}
-	known := map[string]bool{}
-	for _, d := range fakeserver.Defects() {
-		known[d.Name] = true
-	}
-	for _, d := range o.defects {
-		if !known[d] {
-			names := make([]string, 0, len(known))
-			for n := range known {
-				names = append(names, n)
-			}
-			return nil, usageError{fmt.Errorf("--defect: unknown defect %q%s (see 'invokeconf defects')", d, didYouMean(d, names))}
-		}
+	if err := checkSwitches(o.defects, nil); err != nil {
+		return nil, err
 	}
 	if o.out != "" {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
