@@ -153,13 +153,13 @@ func checkSwitches(defects, variants []string) error {
 		vn = append(vn, v.Name)
 	}
 	for _, list := range []struct {
-		flag, cmd string
-		given     []string
-		known     []string
-	}{{"--defect", "defects", defects, dn}, {"--variant", "variants", variants, vn}} {
+		kind  string
+		given []string
+		known []string
+	}{{"defect", defects, dn}, {"variant", variants, vn}} {
 		for _, name := range list.given {
 			if !slices.Contains(list.known, name) {
-				return usageError{fmt.Errorf("%s: unknown switch %q%s (see 'invokeconf %s')", list.flag, name, didYouMean(name, list.known), list.cmd)}
+				return usageError{fmt.Errorf("--%s: unknown %s %q%s (see 'invokeconf %ss')", list.kind, list.kind, name, didYouMean(name, list.known), list.kind)}
 			}
 		}
 	}
