@@ -71,6 +71,8 @@ type Planned struct {
 	// Example holds an outline row's values ("text/plain, 200"), which tell
 	// the rows of one outline apart; "" for a plain scenario.
 	Example string
+	// Capability names the capability whose tag decided Status, if any.
+	Capability string
 }
 
 // Plan is what a run will do, decided before it starts.
@@ -157,6 +159,7 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 			}
 			if status != Runs {
 				pl.Status, pl.Reason = status, reason
+				pl.Capability = strings.TrimPrefix(strings.TrimPrefix(tag, CapabilityTag), NeedsTag)
 				excluded[tag] = true
 			}
 		}
