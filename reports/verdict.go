@@ -425,10 +425,6 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, ran []runner.Scena
 	}
 	switch failed := by[runner.Failed]; {
 	case len(failed) > 0:
-		rr.Verdict = Warning
-		if r.Level == features.MUST {
-			rr.Verdict = Fail
-		}
 		var reasons []string
 		expected := true
 		for _, s := range failed {
@@ -436,9 +432,9 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, ran []runner.Scena
 			expected = expected && ok
 			reasons = appendUnique(reasons, reason)
 		}
-		rr.Reason = fmt.Sprintf("%d of %d scenarios failed", len(failed), len(ran))
+		rr.Verdict, rr.Reason = failedVerdict(r.Level, expected), fmt.Sprintf("%d of %d scenarios failed", len(failed), len(ran))
 		if expected {
-			rr.Verdict, rr.Reason = ExpectedFailure, "baseline: "+strings.Join(reasons, "; ")
+			rr.Reason = "baseline: " + strings.Join(reasons, "; ")
 		}
 	case len(by[runner.HarnessError]) > 0:
 		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[runner.HarnessError])
@@ -456,6 +452,18 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, ran []runner.Scena
 		}
 	}
 	return rr
+}
+
+// failedVerdict is the one rule for a failure: expected by the baseline,
+// else a MUST rule fails and a SHOULD or MAY rule warns.
+func failedVerdict(level string, expected bool) Verdict {
+	switch {
+	case expected:
+		return ExpectedFailure
+	case level == features.MUST:
+		return Fail
+	}
+	return Warning
 }
 
 func reasonsOf(ss []runner.ScenarioResult) string {
@@ -559,20 +567,23 @@ func failures(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]fe
 		failed, blocked := splitRules(s, idx)
 		f := Failure{Scenario: s, Verdict: HarnessError}
 		if s.Status == runner.Failed {
-			f.Verdict = ExpectedFailure
+			// The scenario's verdict is the most severe of its failed
+			// rules' verdicts, each by the rule's own judgement.
+			f.Verdict = NotSelected
 			var reasons []string
 			for _, id := range failed {
 				reason, ok := bl.expects(id, s)
-				switch {
-				case !ok && idx[id].Level == features.MUST:
-					f.Verdict = Fail
-				case !ok && f.Verdict == ExpectedFailure:
-					f.Verdict = Warning
-				case ok:
+				if v := failedVerdict(idx[id].Level, ok); severity(v) < severity(f.Verdict) {
+					f.Verdict = v
+				}
+				if ok {
 					reasons = appendUnique(reasons, reason)
 				}
 			}
-			if f.Verdict == ExpectedFailure {
+			switch f.Verdict {
+			case NotSelected: // a scenario that names no rule still failed
+				f.Verdict = Fail
+			case ExpectedFailure:
 				f.Baseline = strings.Join(reasons, "; ")
 			}
 		}

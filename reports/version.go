@@ -86,8 +86,10 @@ func (id Identity) TargetName() string {
 	return strings.TrimSpace(id.Product + " " + id.ProductVersion)
 }
 
-// Spec and Catalog abbreviate the digests for people: "sha256:1a2b3c4d5e6f".
-func (id Identity) Spec() string    { return shortDigest(id.SpecDigest) }
+// Spec abbreviates the spec digest for people: "sha256:1a2b3c4d5e6f".
+func (id Identity) Spec() string { return shortDigest(id.SpecDigest) }
+
+// Catalog abbreviates the catalog digest for people.
 func (id Identity) Catalog() string { return shortDigest(id.CatalogDigest) }
 
 func shortDigest(d string) string {

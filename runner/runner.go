@@ -88,7 +88,7 @@ type ScenarioResult struct {
 	// Failure is the structured failure a step returned, keys redacted; nil
 	// when the step returned an error of another kind (Error says it all).
 	Failure  *outcome.Failure `json:"failure,omitempty"`
-	Started  time.Time        `json:"started"`
+	Started  time.Time        `json:"started,omitzero"`
 	Duration time.Duration    `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
 	// references to their environment variables ($INVOKECONF_KEYS_AGENT).
