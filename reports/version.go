@@ -110,9 +110,6 @@ func shortCommit(c string) string {
 	return base
 }
 
-// HarnessVersion names the harness build in one line.
-func HarnessVersion() string { return Identify(nil).Harness }
-
 // redactURL hides a password in a URL's user information.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
