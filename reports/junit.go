@@ -238,8 +238,8 @@ func failureText(f Failure) string {
 	if len(f.Blocked) > 0 {
 		fmt.Fprintf(&b, "blocked (untested): %s\n", strings.Join(f.Blocked, " "))
 	}
-	if f.Actual != f.Scenario.Error {
-		fmt.Fprintf(&b, "\nmessage: %s\n", f.Scenario.Error)
+	if m := f.Message(); m != "" {
+		fmt.Fprintf(&b, "\nmessage: %s\n", m)
 	}
 	if n := len(f.Curl); n > 0 {
 		fmt.Fprintf(&b, "\nReproduce (keys are read from the INVOKECONF_KEYS_* environment variables):\n%s\n", f.Curl[n-1])

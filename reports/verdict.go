@@ -174,6 +174,17 @@ func (f Failure) Line() string {
 	return clip(s, 240)
 }
 
+// Message is the scenario's whole message when it says more than Check,
+// Expected and Actual (context a step wrapped around its failure); "" when
+// it says nothing more.
+func (f Failure) Message() string {
+	sf := f.Scenario.Failure
+	if sf == nil || strings.TrimSpace(f.Scenario.Error) == sf.Error() {
+		return ""
+	}
+	return f.Scenario.Error
+}
+
 func orNothing(s string) string {
 	if s == "" {
 		return "nothing"
