@@ -148,6 +148,18 @@ func TestFormatsAgreeWithTheExitCode(t *testing.T) {
 	}
 }
 
+// TestNothingRanIsAnError: a run in which no scenario ran exits 3, and
+// junit.xml shows an error, not an empty green suite.
+func TestNothingRanIsAnError(t *testing.T) {
+	rep := synthetic(t, runner.Selection{Tags: "@no-such-tag"}, nil, nil)
+	if rep.Outcome != "harness error" || rep.ExitCode != runner.ExitHarness {
+		t.Fatalf("outcome %s, exit %d", rep.Outcome, rep.ExitCode)
+	}
+	if doc := junitOf(t, rep, Options{}); doc.Errors != 1 {
+		t.Errorf("junit: %d errors, want 1", doc.Errors)
+	}
+}
+
 // TestPartialSaysHowMuch: a run of one area is partial everywhere it is
 // shown, with how many observable spec rules it judged.
 func TestPartialSaysHowMuch(t *testing.T) {
