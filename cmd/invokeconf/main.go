@@ -200,13 +200,19 @@ func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		fmt.Fprintln(w, "Flags:")
 		for _, f := range flags {
 			arg, text := flag.UnquoteUsage(f)
+			switch arg {
+			case "value":
+				arg = "NAME"
+			case "string":
+				arg = strings.ToUpper(f.Name)
+			}
 			fmt.Fprintf(w, "  --%s", f.Name)
 			if arg != "" {
 				fmt.Fprintf(w, " %s", arg)
 			}
 			fmt.Fprintf(w, "\n      %s", text)
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
-				fmt.Fprintf(w, " (default %q)", f.DefValue)
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
 			}
 			fmt.Fprintln(w)
 		}
