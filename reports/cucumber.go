@@ -63,7 +63,7 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 				}
 				if result["status"] == "failed" && found {
 					if f, ok := failures[rep.Scenarios[i].ID]; ok {
-						step["embeddings"] = append(asList(step["embeddings"]), embeddings(f)...)
+						step["embeddings"] = append(asList(step["embeddings"]), embeddings(f, p.EnvRedactor())...)
 					}
 				}
 			}
@@ -85,8 +85,9 @@ func asList(v any) []any {
 }
 
 // embeddings are a failure's spec words, expected vs actual, curl command
-// and transcript, as Cucumber JSON attachments.
-func embeddings(f Failure) []any {
+// and transcript, as Cucumber JSON attachments. They are base64, where no
+// grep for a key would find one, so they are redacted once more here.
+func embeddings(f Failure, redact func(string) string) []any {
 	var spec strings.Builder
 	for _, r := range f.Rules {
 		fmt.Fprintf(&spec, "%s %s (%s, %s): %s\nspec: %s\n\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
@@ -97,6 +98,9 @@ func embeddings(f Failure) []any {
 	var tr strings.Builder
 	for i, ex := range f.Scenario.Transcript {
 		fmt.Fprintf(&tr, "--- exchange %d\n%s\n\n%s\n\n", i+1, printable(requestText(ex)), responseText(ex))
+	}
+	embedding := func(name, text string) map[string]any {
+		return map[string]any{"name": name, "mime_type": "text/plain", "data": base64.StdEncoding.EncodeToString([]byte(redact(text)))}
 	}
 	out := []any{
 		embedding("spec", spec.String()),
@@ -109,10 +113,6 @@ func embeddings(f Failure) []any {
 		out = append(out, embedding("transcript", tr.String()))
 	}
 	return out
-}
-
-func embedding(name, text string) map[string]any {
-	return map[string]any{"name": name, "mime_type": "text/plain", "data": base64.StdEncoding.EncodeToString([]byte(text))}
 }
 
 var profilePlaceholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.]+)\}`)

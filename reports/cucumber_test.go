@@ -17,7 +17,7 @@ import (
 // no key survives, and target bytes are made printable.
 func TestCucumberIsCompleted(t *testing.T) {
 	p := reference(t)
-	rep := synthetic(t, runner.Selection{}, nil, failRule("SSE-05", "no close \x1b[2J frame"))
+	rep := synthetic(t, runner.Selection{}, nil, failRule("SSE-05", "no close \x1b[2J frame "+p.Keys.Agent))
 	var failed, outline runner.ScenarioResult
 	for _, s := range rep.Scenarios {
 		if s.Status == runner.Failed && failed.ID == "" {
@@ -67,6 +67,11 @@ func TestCucumberIsCompleted(t *testing.T) {
 	for _, e := range step.Embeddings {
 		b, _ := base64.StdEncoding.DecodeString(e.Data)
 		attached[e.Name] = string(b)
+	}
+	for name, text := range attached {
+		if strings.Contains(text, p.Keys.Agent) {
+			t.Errorf("attachment %q holds a key", name)
+		}
 	}
 	for name, want := range map[string]string{"spec": "SSE-05", "expected vs actual": "expected: the spec's value", "transcript": "GET http://t/x"} {
 		if !strings.Contains(attached[name], want) {
