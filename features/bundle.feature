@@ -1,4 +1,4 @@
-@bundle
+@bundle @capability-bundles
 Feature: The project bundle document
   Spec: Resources / Project bundle; Limits (project bundle children); What the service does 6.
   Installing, the document's schema beyond spec.type, spec.payload and spec.includes, and the

@@ -1,4 +1,4 @@
-@export
+@export @capability-bundles
 Feature: Exporting a project as a bundle, and what an export drops
   Spec: Bundle routes (GET /api/assistants/{assistant_id}/projects/{project_id}/bundle); Dropped on export.
   The profile's bundles.export describes a project provisioned for this: its agent, knowledge sets

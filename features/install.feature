@@ -1,4 +1,4 @@
-@install
+@install @capability-bundles
 Feature: Installing a project bundle
   Spec: Bundle rules 1 and 3; States and transitions (a child fails to install; failed installation);
   Bundle routes (DELETE /api/bundles/installations/{id}); Errors / Other rules 4.
@@ -21,20 +21,20 @@ Feature: Installing a project bundle
     Then the status is 200
     And the export includes a "knowledge" child for each of "handbook-${marker:b}, faq-${marker:b}"
 
-  @INSTALL-03
+  @INSTALL-03 @needs-bundleTestHooks
   Scenario: A child that fails to install marks the parent installation failed, naming the child
     Given the target honours the bundle test hooks
     When I install the bundle "fails-child.yaml" as "B"
     Then installation "B" is marked failed with an error naming "broken-${marker:b}"
 
-  @INSTALL-04
+  @INSTALL-04 @needs-bundleTestHooks
   Scenario: Nothing is rolled back: children installed before the failure stay on record
     Given the target honours the bundle test hooks
     When I install the bundle "fails-child.yaml" as "B"
     Then installation "B" is marked failed with an error naming "broken-${marker:b}"
     And installation "B" still records "tracker-${marker:b}, handbook-${marker:b}" as installed, each with its own installation record
 
-  @INSTALL-05
+  @INSTALL-05 @needs-bundleTestHooks
   Scenario: Deleting a failed installation removes it and every child that landed, in one step
     Given the target honours the bundle test hooks
     And I install the bundle "fails-child.yaml" as "B"

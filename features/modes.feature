@@ -6,7 +6,7 @@ Feature: Run modes
   scopes, silently. The spec does not name the research tool, so each scenario compares
   the tools of a run with the mode against the same run without it.
 
-  @MODE-01
+  @MODE-01 @capability-researchMode
   Scenario Outline: X-SVC-Run-Mode is a comma-separated list of mode names, trimmed
     Given the target offers research mode
     And the "credentialAll" key
@@ -23,7 +23,7 @@ Feature: Run modes
       | ${unknownMode},research       |
       | ${unknownMode} ,  research  , |
 
-  @MODE-02
+  @MODE-02 @capability-researchMode
   Scenario: A mode adds its tools to the agent's own
     Given the target offers research mode
     And the "credentialSearch" key
@@ -62,7 +62,7 @@ Feature: Run modes
       | ${unknownMode}            |
       | ${agents.main.plainTool}  |
 
-  @MODE-05
+  @MODE-05 @capability-researchMode
   Scenario: A mode's tool that the key's credential scopes exclude is removed, silently
     Given the target offers research mode
     And the "agent" key
@@ -77,7 +77,7 @@ Feature: Run modes
     And the run's tools are those of answer "own"
     And the run's answer and kinds of events are those of answer "own"
 
-  @MODE-06
+  @MODE-06 @capability-researchMode
   Scenario Outline: research adds the research tool with credential:use:search or credential:use:*
     Given the target offers research mode
     And the "<key>" key

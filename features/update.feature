@@ -1,4 +1,4 @@
-@update
+@update @capability-bundles
 Feature: Updating an installed project bundle
   Spec: States and transitions (the Installed rows); Bundle rules 6 and 7; Errors / Other rules 5;
   Versioning. The update route is an extension (docs/bundles.md). Versions, writes and skips,
@@ -9,7 +9,7 @@ Feature: Updating an installed project bundle
     Given a target that manages bundles
     And installation "B" of "desk-v1.yaml"
 
-  @UPDATE-01
+  @UPDATE-01 @needs-bundleTestHooks
   Scenario: An update stopped partway finishes when the same request is sent again, skipping children already at the target version
     Given the target honours the bundle test hooks
     When I update installation "B" with "desk-v2-resume.yaml"
@@ -25,14 +25,14 @@ Feature: Updating an installed project bundle
     Then installation "B" is installed with every child at its version in "desk-v2.yaml"
     And the last update wrote nothing to installation "B"
 
-  @UPDATE-02
+  @UPDATE-02 @needs-bundleTestHooks
   Scenario: An update that would trip a child's eval gate is refused before anything is written, naming the child
     Given the target honours the bundle test hooks
     When I update installation "B" with "desk-v2-gate.yaml"
     Then the update is refused, naming "agent-${marker:b}"
     And the refused update wrote nothing to installation "B"
 
-  @UPDATE-03
+  @UPDATE-03 @needs-bundleTestHooks
   Scenario: Once the gated child's own installation is updated, the composite update goes through
     Given the target honours the bundle test hooks
     And I update installation "B" with "desk-v2-gate.yaml"

@@ -234,6 +234,9 @@ func (p *Profile) ApplyEnv(lookup func(string) (string, bool)) ([]string, error)
 		if err := f.set(v); err != nil {
 			return used, err
 		}
+		if name, ok := strings.CutPrefix(f.Path, "capabilities."); ok {
+			p.DeclareCapability(name)
+		}
 		used = append(used, f.Env)
 	}
 	return used, nil

@@ -15,8 +15,10 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -28,6 +30,10 @@ import (
 type Profile struct {
 	// BaseURL is the service's {base_url}, e.g. http://127.0.0.1:8080.
 	BaseURL string `yaml:"baseURL"`
+	// Product and ProductVersion name the implementation under test
+	// ("Acme Agents", "2.3.1"), for the reports; both are optional.
+	Product        string `yaml:"product,omitempty"`
+	ProductVersion string `yaml:"productVersion,omitempty"`
 	// Keys are Bearer tokens by role.
 	Keys Keys `yaml:"keys"`
 	// Agents are the provisioned agents by role.
@@ -48,6 +54,26 @@ type Profile struct {
 	Routes map[string]string `yaml:"routes,omitempty"`
 	// Bundles describes what the bundle scenarios need beyond routes.
 	Bundles Bundles `yaml:"bundles,omitempty"`
+
+	// declared holds the capabilities the file or the environment set,
+	// true or false: a capability declared false and one left out mean
+	// different things (see CapabilityDeclared).
+	declared map[string]bool
+}
+
+// CapabilityDeclared reports whether the profile's file or environment
+// declares a capability (by its YAML name under capabilities), true or false.
+// A capability declared false makes its scenarios not applicable; one left
+// out leaves them untested.
+func (p *Profile) CapabilityDeclared(name string) bool { return p.declared[name] }
+
+// DeclareCapability records that a capability is declared, as a profile
+// file that names it does.
+func (p *Profile) DeclareCapability(name string) {
+	if p.declared == nil {
+		p.declared = map[string]bool{}
+	}
+	p.declared[name] = true
 }
 
 // Keys holds a Bearer token per role. The comment on each field is the scope
@@ -237,9 +263,88 @@ func Parse(b []byte) (*Profile, error) {
 		if strings.Contains(err.Error(), "field scriptedAgent not found") {
 			return nil, fmt.Errorf("decode YAML: %w (capabilities.scriptedAgent was replaced by capabilities.script, a list: see docs/vendor-guide.md)", err)
 		}
-		return nil, fmt.Errorf("decode YAML: %w", err)
+		return nil, fmt.Errorf("decode YAML: %w", nameFields(b, err))
+	}
+	var doc struct {
+		Capabilities map[string]yaml.Node `yaml:"capabilities"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err == nil {
+		for name := range doc.Capabilities {
+			p.DeclareCapability(name)
+		}
 	}
 	return &p, nil
+}
+
+var typeErrorLine = regexp.MustCompile(`^line (\d+): (cannot unmarshal .*)$`)
+
+// nameFields rewrites the decoder's type errors ("line 3: cannot unmarshal
+// !!str `maybe` into bool") to name the field and what it takes.
+func nameFields(b []byte, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(b, &root) != nil {
+		return err
+	}
+	var msgs []string
+	for _, e := range te.Errors {
+		m := typeErrorLine.FindStringSubmatch(e)
+		if m == nil {
+			msgs = append(msgs, e)
+			continue
+		}
+		line, _ := strconv.Atoi(m[1])
+		field := fieldAtLine(&root, line, "")
+		want := m[2][strings.LastIndex(m[2], " into ")+len(" into "):]
+		if field == "" {
+			msgs = append(msgs, e)
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("line %d: %s takes %s (%s)", line, field, kindWord(want), m[2]))
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+func kindWord(goType string) string {
+	switch {
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list, e.g. [a, b]"
+	case strings.HasPrefix(goType, "map["):
+		return "a mapping of name: value"
+	case goType == "string":
+		return "a string"
+	}
+	return "a " + goType
+}
+
+// fieldAtLine returns the dotted path of the mapping key whose value sits
+// on a line.
+func fieldAtLine(n *yaml.Node, line int, prefix string) string {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		return fieldAtLine(n.Content[0], line, prefix)
+	}
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		path := k.Value
+		if prefix != "" {
+			path = prefix + "." + k.Value
+		}
+		if v.Line == line && v.Kind != yaml.MappingNode {
+			return path
+		}
+		if f := fieldAtLine(v, line, path); f != "" {
+			return f
+		}
+	}
+	return ""
 }
 
 // Validate checks what every run needs: a usable base URL, and known
@@ -247,6 +352,10 @@ func Parse(b []byte) (*Profile, error) {
 func (p *Profile) Validate() error {
 	if p.BaseURL == "" {
 		return errors.New("baseURL is empty")
+	}
+	if !strings.Contains(p.BaseURL, "://") {
+		return fmt.Errorf("baseURL %q has no scheme: write http://%s (or https://...), in the profile or in %s",
+			p.BaseURL, p.BaseURL, EnvName("baseURL"))
 	}
 	u, err := url.Parse(p.BaseURL)
 	if err != nil {

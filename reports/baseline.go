@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -81,7 +83,7 @@ func ParseBaseline(b []byte) (*Baseline, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&bl); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("decode YAML: %w", err)
+		return nil, fmt.Errorf("decode YAML: %s", baselineYAMLError(err))
 	}
 	if bl.Version != 1 {
 		return nil, fmt.Errorf("version is %d, want 1", bl.Version)
@@ -106,22 +108,59 @@ func ParseBaseline(b []byte) (*Baseline, error) {
 		}
 		if e.Rule != "" {
 			if _, ok := idx[e.Rule]; !ok {
-				problems = append(problems, where+": unknown rule "+e.Rule)
+				ids := make([]string, 0, len(idx))
+				for id := range idx {
+					ids = append(ids, id)
+				}
+				sort.Strings(ids)
+				problems = append(problems, where+": unknown rule "+e.Rule+suggest(e.Rule, ids, false))
 			}
 			continue
 		}
 		found := false
+		var names []string
 		for _, pk := range pickles {
 			found = found || pk.ID == e.Scenario || pk.Name == e.Scenario
+			names = append(names, pk.Name)
 		}
 		if !found {
-			problems = append(problems, where+": no scenario has the ID or name "+fmt.Sprintf("%q", e.Scenario))
+			problems = append(problems, where+": no scenario has the ID or name "+fmt.Sprintf("%q", e.Scenario)+suggest(e.Scenario, names, true))
 		}
 	}
 	if len(problems) > 0 {
 		return nil, errors.New(strings.Join(problems, "\n  "))
 	}
 	return &bl, nil
+}
+
+// baselineFields are the keys a baseline document may use.
+var baselineFields = []string{"version", "expected", "rule", "scenario", "reason"}
+
+var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type \S+`)
+
+// baselineYAMLError rewrites the YAML decoder's complaints in the baseline's
+// own terms: no Go type names, and a suggestion for a misspelt field.
+func baselineYAMLError(err error) string {
+	msg := unknownField.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := unknownField.FindStringSubmatch(m)
+		return fmt.Sprintf("line %s: unknown field %q%s", sub[1], sub[2], suggest(sub[2], baselineFields, false))
+	})
+	msg = strings.ReplaceAll(msg, "yaml: unmarshal errors:\n  ", "")
+	msg = regexp.MustCompile(`into (\[\])?\*?reports\.\w+`).ReplaceAllString(msg, "into a baseline entry")
+	return msg + " (a baseline holds version: 1 and expected: a list of entries, each with rule or scenario, and reason)"
+}
+
+// suggest returns " (did you mean X?)" for the closest known name, quoted
+// when asked.
+func suggest(name string, known []string, quote bool) string {
+	best := runner.Closest(name, known)
+	switch {
+	case best == "":
+		return ""
+	case quote:
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return " (did you mean " + best + "?)"
 }
 
 // expects says whether the baseline expects a scenario's failure of a rule,

@@ -12,9 +12,13 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/invokeconf/invokeconf/runner"
 )
 
 // browserOut keeps the page and screenshots the browser test looked at (a
@@ -131,7 +135,8 @@ func TestReportInChromium(t *testing.T) {
 				vp[0], vp[1], b.Top, b.Bottom, b.Height, b.ScrollWidth)
 		}
 		want := []string{"FAIL", f.rep.Headline, "Target", f.rep.Target, "Harness", f.rep.Harness, "Date",
-			f.rep.Started.Format("2006-01-02"), "Profile", "3 fail", "1 warning"}
+			f.rep.Started.Format("2006-01-02"), "Profile", "3 fail", "1 warning", f.rep.Identity.Spec(), f.rep.Identity.Catalog(),
+			f.rep.Spec.Scope()}
 		for _, a := range f.rep.Areas {
 			want = append(want, a.Area)
 		}
@@ -187,9 +192,11 @@ func TestReportInChromium(t *testing.T) {
 	if !strings.Contains(after.Title, first.Rules[0].ID) || !strings.Contains(after.Spec, first.Rules[0].Spec) {
 		t.Errorf("the failure reads %q with spec %q; want rule %s and its spec sentence", after.Title, after.Spec, first.Rules[0].ID)
 	}
-	if !strings.HasPrefix(after.Curl, "curl ") || !strings.Contains(after.Curl, "$INVOKECONF_KEYS_") {
+	if !strings.HasPrefix(after.Curl, "curl ") || !strings.Contains(after.Curl, "${INVOKECONF_KEYS_") {
 		t.Errorf("the curl command reads %q", after.Curl)
 	}
+	checkFailedRules(t, bctx, f.rep)
+	checkPrint(t, bctx)
 	if err := chromedp.Do(bctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('details.failure').scrollIntoView()`)); err != nil {
 		t.Fatal(err)
 	}
@@ -215,6 +222,150 @@ func TestReportInChromium(t *testing.T) {
 	for _, l := range logs {
 		t.Errorf("browser log: %s", l)
 	}
+}
+
+// checkFailedRules: the failed-rules table lists each failed rule with its
+// level, source and expected vs actual; its link scrolls to the failure
+// and opens it; the fail chip and a failing area's tile lead to the table.
+func checkFailedRules(t *testing.T, bctx context.Context, rep *Report) {
+	t.Helper()
+	type row struct{ ID, Text, Href string }
+	rows, err := chromedp.Run(bctx, chromedp.Evaluate[[]row](`[...document.querySelectorAll('#failed-rules tbody tr')].map(r =>
+		({ID: r.id, Text: r.innerText, Href: (r.querySelector('a.open') || {}).hash || ''}))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(rep.FailedRules) || len(rows) == 0 {
+		t.Fatalf("the failed-rules table has %d rows, want %d", len(rows), len(rep.FailedRules))
+	}
+	for i, fr := range rep.FailedRules {
+		for _, want := range []string{fr.ID, fr.Level, fr.Source, "expected"} {
+			if !strings.Contains(rows[i].Text, want) && !(want == "expected" && !strings.Contains(fr.Line, "expected")) {
+				t.Errorf("row %s reads %q; want %q in it", fr.ID, rows[i].Text, want)
+			}
+		}
+	}
+	type state struct {
+		Open    bool
+		Top     float64
+		Height  float64
+		Chip    string
+		Tile    string
+		Visible bool
+	}
+	href := rows[0].Href
+	if err := chromedp.Do(bctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`),
+		chromedp.Click(chromedp.CSS(`#failed-rules a.open[href="`+href+`"]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := chromedp.Run(bctx, chromedp.Evaluate[state](`(() => {
+		const target = document.getElementById(location.hash.slice(1)), d = target.closest('details');
+		const r = d.getBoundingClientRect();
+		const chip = document.querySelector('#counts a.chip.v-fail'), tile = document.querySelector('#areas a.area.v-fail');
+		return {Open: d.open, Top: r.top, Height: innerHeight, Chip: chip ? chip.hash : '', Tile: tile ? tile.hash : '',
+		        Visible: d.querySelector('pre.actual').checkVisibility()};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Open || !st.Visible || st.Top < -5 || st.Top > st.Height/2 {
+		t.Errorf("after a click on %s: open %v, actual visible %v, details at %.0f px of %.0f; want it open and scrolled to", href, st.Open, st.Visible, st.Top, st.Height)
+	}
+	if st.Chip != "#failed-rules" || !strings.HasPrefix(st.Tile, "#failed-") {
+		t.Errorf("the fail chip leads to %q and a failing tile to %q; want the failed-rules table", st.Chip, st.Tile)
+	}
+	shot, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, "failed-rule-opened.png", shot)
+}
+
+// checkPrint: printed, every failure is expanded and no transcript or
+// command is cut at a height.
+func checkPrint(t *testing.T, bctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Call(bctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = chromedp.Call(bctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{}) }()
+	type printed struct {
+		Failures, Shown, Capped int
+		Note                    float64
+		Summary                 float64
+	}
+	p, err := chromedp.Run(bctx, chromedp.Evaluate[printed](`(() => {
+		const ds = [...document.querySelectorAll('details.failure')];
+		const shown = ds.filter(d => d.querySelector('pre.actual').checkVisibility()).length;
+		const capped = [...document.querySelectorAll('details.failure pre')].filter(p =>
+			getComputedStyle(p).maxHeight !== 'none' || p.scrollHeight > p.clientHeight + 2).length;
+		return {Failures: ds.length, Shown: shown, Capped: capped,
+		        Note: document.getElementById('redaction').getBoundingClientRect().top,
+		        Summary: document.getElementById('summary').getBoundingClientRect().bottom};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Failures == 0 || p.Shown != p.Failures || p.Capped != 0 {
+		t.Errorf("printed: %d of %d failures expanded, %d blocks cut at a height", p.Shown, p.Failures, p.Capped)
+	}
+	if p.Note < p.Summary {
+		t.Errorf("the keys note (at %.0f px) comes before the end of the summary (%.0f px)", p.Note, p.Summary)
+	}
+	pdf, err := chromedp.Call(bctx, page.PrintToPDF, page.PrintToPDFParams{})
+	if err != nil {
+		t.Errorf("print to PDF: %v", err)
+		return
+	}
+	writeArtifact(t, "report.pdf", pdf.Data)
+}
+
+// TestPartialBannerInChromium: a partial run shows an amber PARTIAL banner
+// that says how much it judged, never a certification.
+func TestPartialBannerInChromium(t *testing.T) {
+	exe := chromium(t)
+	rep := synthetic(t, runner.Selection{Areas: []string{"sse"}}, nil, nil)
+	if err := os.MkdirAll(browserOut, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path, err := filepath.Abs(filepath.Join(browserOut, "partial.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html strings.Builder
+	if err := WriteHTML(&html, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(html.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(profileDir(t)))...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	type banner struct{ Text, Background, Title string }
+	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.ID("outcome"))); err != nil {
+		t.Fatal(err)
+	}
+	b, err := chromedp.Run(bctx, chromedp.Evaluate[banner](`(() => { const b = document.getElementById('outcome');
+			return {Text: b.innerText, Background: getComputedStyle(b).backgroundColor, Title: document.title}; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.Text, "PARTIAL") || !strings.Contains(b.Text, rep.Spec.Scope()) || strings.Contains(b.Text, "certification report") {
+		t.Errorf("the banner reads %q", b.Text)
+	}
+	if b.Background != "rgb(191, 135, 0)" {
+		t.Errorf("the banner is %s, want amber rgb(191, 135, 0)", b.Background)
+	}
+	shot, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, "partial.png", shot)
 }
 
 func writeArtifact(t *testing.T, name string, b []byte) {

@@ -19,8 +19,25 @@ var consoleColumns = []struct {
 // WriteConsole prints the end of a run for a person at a terminal: rule
 // verdicts per area, each failure with its rule, spec sentence, expected vs
 // actual and a curl command, the untested rules grouped by reason, the
-// baseline, the verdict and the paths of the reports.
+// baseline, the spec and contract verdicts apart, the verdict line (naming
+// the failed rules) and the paths of the reports. Target bytes are made
+// printable, so no escape code reaches the terminal.
 func WriteConsole(w io.Writer, rep *Report, paths []string) {
+	cw := &consoleWriter{w: w}
+	writeConsole(cw, rep, paths)
+}
+
+// consoleWriter makes every line printable before the terminal sees it.
+type consoleWriter struct{ w io.Writer }
+
+func (c *consoleWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(c.w, printable(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func writeConsole(w io.Writer, rep *Report, paths []string) {
 	fmt.Fprintf(w, "\nRule verdicts per area:\n%-12s", "area")
 	for _, c := range consoleColumns {
 		fmt.Fprintf(w, " %8s", c.title)
@@ -29,20 +46,23 @@ func WriteConsole(w io.Writer, rep *Report, paths []string) {
 	for _, a := range rep.Areas {
 		fmt.Fprintf(w, "%-12s", a.Area)
 		for _, c := range consoleColumns {
-			fmt.Fprintf(w, " %8s", dash(a.Counts.Get(c.v)))
+			fmt.Fprintf(w, " %8s", dash(a.Counts[c.v]))
 		}
-		fmt.Fprintf(w, "  %s\n", a.Verdict)
+		fmt.Fprintf(w, "  %s\n", a.Label)
 	}
 	fmt.Fprintf(w, "%-12s", "total")
 	for _, c := range consoleColumns {
-		fmt.Fprintf(w, " %8s", dash(rep.Counts.Get(c.v)))
+		fmt.Fprintf(w, " %8s", dash(rep.Counts[c.v]))
 	}
 	fmt.Fprintf(w, "  (%d scenarios in %.1fs)\n", len(rep.Scenarios), rep.Duration)
 
 	for _, f := range rep.Failures {
-		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), f.Scenario.ID, f.Scenario.Name)
+		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), f.Scenario.ID, f.Scenario.Title())
 		for _, r := range f.Rules {
-			fmt.Fprintf(w, "  %s %s (%s): %s\n    spec: %s\n", r.ID, r.Level, r.Section, r.Rule, r.Spec)
+			fmt.Fprintf(w, "  %s %s %s (%s): %s\n    spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
+		}
+		if len(f.Blocked) > 0 {
+			fmt.Fprintf(w, "  blocked:  %s (untested: this failure came first)\n", strings.Join(f.Blocked, " "))
 		}
 		if f.Baseline != "" {
 			fmt.Fprintf(w, "  baseline: %s\n", f.Baseline)
@@ -53,7 +73,7 @@ func WriteConsole(w io.Writer, rep *Report, paths []string) {
 		if f.Expected != "" {
 			fmt.Fprintf(w, "  expected: %s\n", indent(clip(f.Expected, 600), "            "))
 		}
-		fmt.Fprintf(w, "  actual:   %s\n", indent(clip(f.Actual, 600), "            "))
+		fmt.Fprintf(w, "  actual:   %s\n", indent(clip(orNothing(f.Actual), 600), "            "))
 		if n := len(f.Curl); n > 0 {
 			fmt.Fprintf(w, "  reproduce (export the INVOKECONF_KEYS_* variables first):\n    %s\n", indent(f.Curl[n-1], "    "))
 		}
@@ -87,7 +107,18 @@ func WriteConsole(w io.Writer, rep *Report, paths []string) {
 			fmt.Fprintf(w, "  STALE %s now passes (reason was: %s): remove it from the baseline\n", e, e.Reason)
 		}
 	}
-	fmt.Fprintf(w, "\nVerdict: %s (exit %d): %s\n", strings.ToUpper(rep.Outcome), rep.ExitCode, rep.Headline)
+	fmt.Fprintf(w, "\nHarness:  %s; spec %s; catalog %s\n", rep.Harness, rep.Identity.Spec(), rep.Identity.Catalog())
+	if name := rep.TargetName(); name != "" {
+		fmt.Fprintf(w, "Target:   %s at %s\n", name, rep.BaseURL)
+	}
+	for _, sv := range []SourceVerdict{rep.Spec, rep.Contract} {
+		fmt.Fprintf(w, "%-9s %s (%s)", strings.ToUpper(sv.Source[:1])+sv.Source[1:]+":", strings.ToUpper(sv.Outcome), sv.Scope())
+		if len(sv.Failed) > 0 {
+			fmt.Fprintf(w, "; failed: %s", strings.Join(sv.Failed, " "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "Verdict: %s (exit %d): %s\n", strings.ToUpper(rep.Outcome), rep.ExitCode, rep.Headline)
 	if len(paths) > 0 {
 		fmt.Fprintln(w, "Reports:")
 		for _, p := range paths {

@@ -14,8 +14,10 @@ import (
 var envRef = regexp.MustCompile(`\$INVOKECONF_[A-Z0-9_]+`)
 
 // Curl renders an exchange as a curl command that sends the same request.
-// Keys appear as references to their environment variables, left outside
-// quotes so the shell fills them in; everything else is quoted literally.
+// Keys appear as references to their environment variables, written
+// "${INVOKECONF_KEYS_AGENT:?export it first}" so that the shell fills them
+// in, and refuses to run (instead of sending an empty key) while one is
+// unset; everything else is quoted literally.
 // curl's own default headers are switched off where the harness sent none,
 // so the target sees what it saw during the run.
 func Curl(ex steps.Exchange) string {
@@ -56,7 +58,7 @@ func shellWord(s string) string {
 		if loc[0] > last {
 			b.WriteString(quoteLiteral(s[last:loc[0]]))
 		}
-		b.WriteString(`"` + s[loc[0]:loc[1]] + `"`)
+		b.WriteString(`"${` + s[loc[0]+1:loc[1]] + `:?export it first}"`)
 		last = loc[1]
 	}
 	if last < len(s) {
@@ -97,47 +99,4 @@ func quoteLiteral(s string) string {
 	}
 	b.WriteString("'")
 	return b.String()
-}
-
-// splitMessage splits a failure message of gomega's shape
-//
-//	description
-//	Expected
-//	    <actual>
-//	to equal
-//	    <expected>
-//
-// into the check, what was expected and what was observed. Other messages
-// are returned whole as the actual.
-func splitMessage(msg string) (check, expected, actual string) {
-	msg = strings.TrimRight(msg, "\n")
-	i := strings.LastIndex("\n"+msg, "\nExpected\n")
-	if i < 0 {
-		return "", "", msg
-	}
-	check = strings.TrimSpace(msg[:max(i-1, 0)])
-	lines := strings.Split(msg[i+len("Expected\n"):], "\n")
-	var act, rel, exp []string
-	stage := 0
-	for _, l := range lines {
-		indented := strings.HasPrefix(l, "    ")
-		switch {
-		case stage == 0 && indented:
-			act = append(act, strings.TrimPrefix(l, "    "))
-		case stage <= 1 && !indented:
-			stage = 1
-			rel = append(rel, strings.TrimSpace(l))
-		default:
-			stage = 2
-			exp = append(exp, strings.TrimPrefix(l, "    "))
-		}
-	}
-	if len(act) == 0 || len(rel) == 0 {
-		return "", "", msg
-	}
-	expected = strings.Join(rel, " ")
-	if len(exp) > 0 {
-		expected += "\n" + strings.Join(exp, "\n")
-	}
-	return check, expected, strings.Join(act, "\n")
 }

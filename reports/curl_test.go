@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +44,24 @@ func TestShellWordRoundTrips(t *testing.T) {
 		if words, err := shellSplit(shellWord(s), fixtureEnv(map[string]string{"INVOKECONF_KEYS_AGENT": "sk-svc-a-b-c", "INVOKECONF_KEYS_ALIAS": "sk-svc-a-d-e"})); err != nil || len(words) != 1 || words[0] != want {
 			t.Errorf("shellSplit(shellWord(%q)) = %q, %v", s, words, err)
 		}
+	}
+}
+
+// guardedRef is how a curl command names a key's variable.
+var guardedRef = regexp.MustCompile(`^\$\{(INVOKECONF_[A-Z0-9_]+):\?export it first\}$`)
+
+// TestCurlRefusesAnUnsetKey: a command whose key variable is unset stops
+// with a message naming it, instead of sending an empty key.
+func TestCurlRefusesAnUnsetKey(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	cmd := exec.Command(bash, "-c", "printf %s "+shellWord("Bearer $INVOKECONF_KEYS_AGENT"))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "INVOKECONF_KEYS_AGENT: export it first") {
+		t.Errorf("with the variable unset: %v, %q; want a refusal naming INVOKECONF_KEYS_AGENT", err, out)
 	}
 }
 
@@ -103,7 +122,7 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 	for _, fl := range f.rep.Failures {
 		ex := fl.Scenario.Transcript[len(fl.Scenario.Transcript)-1]
 		cmd := fl.Curl[len(fl.Curl)-1]
-		if !strings.Contains(cmd, "$INVOKECONF_KEYS_") && ex.Header.Get("Authorization") != "" {
+		if !strings.Contains(cmd, "${INVOKECONF_KEYS_") && ex.Header.Get("Authorization") != "" {
 			t.Errorf("%s: the curl command carries no key variable:\n%s", fl.Scenario.ID, cmd)
 		}
 		for _, key := range f.p.Secrets() {
@@ -326,11 +345,11 @@ func shellSplit(s string, env func(string) string) ([]string, error) {
 				}
 				name.WriteRune(d)
 			}
-			v := name.String()
-			if !envRef.MatchString(v) || envRef.FindString(v) != v {
-				return nil, fmt.Errorf("double quotes hold %q, want one $INVOKECONF_ variable", v)
+			m := guardedRef.FindStringSubmatch(name.String())
+			if m == nil {
+				return nil, fmt.Errorf("double quotes hold %q, want one ${INVOKECONF_...:?export it first}", name.String())
 			}
-			cur.WriteString(env(v[1:]))
+			cur.WriteString(env(m[1]))
 		case c == '$':
 			inWord = true
 			if d, ok := next(); !ok || d != '\'' {

@@ -9,10 +9,20 @@
 // or scenario by name: everything comes from the catalog, the tags and the
 // scenario statuses, so new features are judged without changes here.
 //
+// A run that did not judge every observable spec rule is partial, never a
+// certification; spec rules and contract rules (features.Rule.Source) get
+// verdicts apart, and a contract failure never turns the spec verdict red.
+// decide is the one exit-code policy, which the CLI and the runner's tests
+// share. Every report names the harness build, the digests of the spec text
+// and the catalog, and the target's product (version.go).
+//
 // The writers put one Report in several forms: a self-contained HTML
 // certification report (html.go), a versioned JSON summary (json.go), JUnit
-// XML whose test names carry rule IDs (junit.go) and the console summary
-// (console.go). Keys never appear in any of them: transcripts and messages
+// XML whose test names carry rule IDs (junit.go), the completed Cucumber
+// JSON (cucumber.go) and the console summary (console.go); each agrees with
+// the exit code. Failures come from the steps' outcome.Failure values, never
+// from parsing messages; target bytes are made printable (sanitize.go)
+// before any writer sees them. Keys never appear in any of them: transcripts and messages
 // carry references to the environment variables that hold the keys
 // ($INVOKECONF_KEYS_AGENT), which also makes the curl commands (curl.go)
 // work once those variables are exported.

@@ -27,12 +27,29 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return list[len(list)-1]
 	},
-	"request":  requestText,
-	"response": responseText,
-	"curl":     Curl,
-	"add":      func(a, b int) int { return a + b },
-	"count":    func(c Counts, v Verdict) int { return c.Get(v) },
-	"verdicts": func() []Verdict { return Verdicts },
+	"request":      requestText,
+	"response":     responseText,
+	"curl":         Curl,
+	"add":          func(a, b int) int { return a + b },
+	"count":        func(c Counts, v Verdict) int { return c.Get(v) },
+	"verdicts":     func() []Verdict { return Verdicts },
+	"orNothing":    orNothing,
+	"outcomeClass": func(o string) string { return strings.ReplaceAll(o, " ", "-") },
+	"outcomeBadge": func(o string) string {
+		if o == "partial" {
+			return "v-untested"
+		}
+		return "v-" + strings.ReplaceAll(o, " ", "-")
+	},
+	"sources": func(rep *Report) []SourceVerdict { return []SourceVerdict{rep.Spec, rep.Contract} },
+	"chipTarget": func(v Verdict) string {
+		switch v {
+		case Fail, Warning, HarnessError, ExpectedFailure:
+			return "failed-rules"
+		}
+		return "matrix"
+	},
+	"tileTarget": tileTarget,
 	"anchor": func(failures []Failure, id string) string {
 		for _, f := range failures {
 			if f.Scenario.ID == id {
@@ -52,7 +69,26 @@ func WriteHTML(w io.Writer, rep *Report) error {
 	return htmlTemplate.Execute(w, rep)
 }
 
-// requestText renders a request of a transcript as it went on the wire.
+// tileTarget is where an area's tile leads: its first row in the failed
+// rules table when it has one, else its first row of the rule matrix.
+func tileTarget(rep *Report, a AreaResult) string {
+	for _, f := range rep.FailedRules {
+		for _, r := range rep.Rules {
+			if r.ID == f.ID && r.Area == a.Area {
+				return "failed-" + f.ID
+			}
+		}
+	}
+	for _, r := range rep.Rules {
+		if r.Area == a.Area {
+			return "rule-" + r.ID
+		}
+	}
+	return "matrix"
+}
+
+// requestText renders a request of a transcript as it went on the wire,
+// control bytes made visible.
 func requestText(ex steps.Exchange) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", ex.Method, ex.URL)
@@ -60,7 +96,7 @@ func requestText(ex steps.Exchange) string {
 	if ex.Body != "" {
 		b.WriteString("\n" + ex.Body)
 	}
-	return b.String()
+	return printable(b.String())
 }
 
 // responseText renders a response of a transcript, or why there was none.
@@ -86,7 +122,7 @@ func responseText(ex steps.Exchange) string {
 	if b.Len() == 0 {
 		return "[no response recorded]"
 	}
-	return b.String()
+	return printable(b.String())
 }
 
 func writeHeader(b *strings.Builder, h http.Header) {

@@ -21,7 +21,7 @@ func TestSummarySchemaIsStable(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc["schema"] != "invokeconf.summary/v1" {
+	if doc["schema"] != "invokeconf.summary/v2" {
 		t.Fatalf("schema %v", doc["schema"])
 	}
 	first := func(key string) map[string]any {
@@ -36,12 +36,16 @@ func TestSummarySchemaIsStable(t *testing.T) {
 		obj  map[string]any
 		want string
 	}{
-		"top level": {doc, "areas baseURL counts durationSeconds exitCode failures harness headline outcome profile profileGaps rules scenarios schema selection started target"},
-		"counts":    {doc["counts"].(map[string]any), "expectedFailure fail harnessError notApplicable notObservable notSelected pass untested warning"},
-		"rule":      {first("rules"), "area id level observable reason rule scenarios section spec verdict"},
-		"area":      {first("areas"), "area counts verdict"},
-		"scenario":  {first("scenarios"), "error feature id line name rules status tags uri"},
-		"failure":   {first("failures"), "actual baseline check curl expected rules scenario verdict"},
+		"top level":   {doc, "areas baseURL contract counts durationSeconds exitCode failedRules failures harness headline identity outcome profile profileGaps rules scenarios schema selection spec started target"},
+		"identity":    {doc["identity"].(map[string]any), "catalogDigest goVersion harnessCommit harnessVersion product productVersion specDigest"},
+		"spec":        {doc["spec"].(map[string]any), "counts failed judged observable outcome source"},
+		"profile":     {doc["profile"].(map[string]any), "baseURL capabilities keys"},
+		"counts":      {doc["counts"].(map[string]any), "expectedFailure fail harnessError notApplicable notObservable notSelected pass untested warning"},
+		"rule":        {first("rules"), "area id level observable reason rule scenarios section source spec verdict"},
+		"area":        {first("areas"), "area counts label verdict"},
+		"failed rule": {first("failedRules"), "anchor id level line scenario source verdict"},
+		"scenario":    {first("scenarios"), "error feature id line name rules started status tags uri"},
+		"failure":     {first("failures"), "actual baseline check curl expected rules scenario verdict"},
 	} {
 		var keys []string
 		for k := range tc.obj {

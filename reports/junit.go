@@ -5,36 +5,56 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
-	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
 // JUnit XML: one testsuite per feature file, one testcase per scenario,
-// named "[SSE-01 SSE-02] scenario name (sse.feature:10)" so CI systems show
-// the rule IDs. A failed scenario is a <failure> whose type is MUST, or
-// SHOULD for a warning; untested, not applicable and expected failures are
-// <skipped> with the reason; a harness error is an <error>.
+// named "[SSE-01 SSE-02] scenario name [example values]" (no line numbers:
+// CI systems keep test history by name). Every format agrees with the exit
+// code: a MUST failure is a <failure type="MUST">; a SHOULD failure passes
+// with a warning in <system-out> unless JUnitWarnings is "failure";
+// untested, not applicable and expected failures are <skipped> with the
+// reason; a harness error is an <error>; a stale baseline entry is a failed
+// test case of the suite "baseline"; a run that never started or ran no
+// scenario is an <error> of the suite "run". Every suite carries the run's
+// <properties> (harness, spec and catalog digests, target, selection,
+// verdicts) and a timestamp.
+
+// JUnit warning modes (Options.JUnitWarnings).
+const (
+	JUnitWarningsPass    = "pass"    // a SHOULD failure is a passed test case with a warning
+	JUnitWarningsFailure = "failure" // a SHOULD failure is a <failure>
+)
 
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName   xml.Name     `xml:"testsuites"`
+	Name      string       `xml:"name,attr"`
+	Tests     int          `xml:"tests,attr"`
+	Failures  int          `xml:"failures,attr"`
+	Errors    int          `xml:"errors,attr"`
+	Skipped   int          `xml:"skipped,attr"`
+	Time      string       `xml:"time,attr"`
+	Timestamp string       `xml:"timestamp,attr"`
+	Suites    []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -50,66 +70,92 @@ type junitCase struct {
 type junitProblem struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",cdata"`
+	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes the scenarios of a report, with their transcripts for
-// failures, as JUnit XML.
+// WriteJUnit writes the report as JUnit XML with SHOULD failures passed
+// with a warning.
 func WriteJUnit(w io.Writer, rep *Report) error {
+	return writeJUnit(w, rep, Options{})
+}
+
+func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 	failures := map[string]Failure{}
 	for _, f := range rep.Failures {
 		failures[f.Scenario.ID] = f
 	}
-	root := junitSuites{Name: "invokeconf", Time: seconds(rep.Duration)}
+	stamp := rep.Started.UTC().Format(time.RFC3339)
+	props := junitProperties(rep)
+	root := junitSuites{Name: "invokeconf", Time: seconds(rep.Duration), Timestamp: stamp}
 	var order []string
 	suites := map[string]*junitSuite{}
-	for _, s := range rep.Scenarios {
-		su := suites[s.URI]
+	suite := func(name string) *junitSuite {
+		su := suites[name]
 		if su == nil {
-			su = &junitSuite{Name: s.URI}
-			suites[s.URI] = su
-			order = append(order, s.URI)
+			su = &junitSuite{Name: name, Timestamp: stamp, Properties: props}
+			suites[name] = su
+			order = append(order, name)
 		}
-		c := junitCase{
-			Name:      fmt.Sprintf("[%s] %s (%s)", strings.Join(s.Rules, " "), s.Name, s.ID),
-			Classname: "invokeconf." + s.Feature,
-			Time:      seconds(s.Duration.Seconds()),
+		return su
+	}
+	names := map[string]int{}
+	durations := map[string]float64{}
+	for _, s := range rep.Scenarios {
+		su := suite(s.URI)
+		durations[s.URI] += s.Duration.Seconds()
+		name := fmt.Sprintf("[%s] %s", strings.Join(s.Rules, " "), s.Title())
+		if names[name]++; names[name] > 1 {
+			name += fmt.Sprintf(" #%d", names[name])
 		}
+		c := junitCase{Name: printable(name), Classname: "invokeconf." + s.Feature, Time: seconds(s.Duration.Seconds())}
 		first, _, _ := strings.Cut(s.Error, "\n")
 		switch s.Status {
 		case runner.Failed:
 			f := failures[s.ID]
-			switch f.Verdict {
-			case ExpectedFailure:
-				c.Skipped = &junitProblem{Message: "expected failure (baseline: " + f.Baseline + "): " + first, Text: s.Error}
+			switch {
+			case f.Verdict == ExpectedFailure:
+				c.Skipped = &junitProblem{Message: "expected failure (baseline: " + f.Baseline + "): " + f.Line(), Text: failureText(f)}
 				su.Skipped++
+			case f.Verdict == Warning && opts.JUnitWarnings != JUnitWarningsFailure:
+				c.SystemOut = "WARNING: a SHOULD rule failed (" + ruleList(f) + "); the run does not fail for it.\n\n" + failureText(f)
 			default:
-				typ := features.MUST
+				typ := "MUST"
 				if f.Verdict == Warning {
 					typ = "SHOULD (warning)"
 				}
-				c.Failure = &junitProblem{Message: first, Type: typ, Text: failureText(f)}
+				c.Failure = &junitProblem{Message: f.Line(), Type: typ, Text: failureText(f)}
 				su.Failures++
 			}
 		case runner.HarnessError:
 			c.Error = &junitProblem{Message: "harness error: " + first, Text: s.Error}
 			su.Errors++
 		case runner.Untested, runner.NotApplicable:
-			c.Skipped = &junitProblem{Message: s.Status + ": " + s.Error}
+			c.Skipped = &junitProblem{Message: string(s.Status) + ": " + s.Error}
 			su.Skipped++
 		}
 		su.Tests++
 		su.Cases = append(su.Cases, c)
 	}
+	if bc := rep.Baseline; bc != nil {
+		for _, e := range bc.Stale {
+			su := suite("baseline")
+			su.Cases = append(su.Cases, junitCase{Name: printable("stale baseline entry: " + e.String()), Classname: "invokeconf.baseline", Time: seconds(0),
+				Failure: &junitProblem{Message: e.String() + " now passes: remove it from " + bc.File, Type: "stale baseline",
+					Text: "The baseline expects " + e.String() + " to fail (reason: " + e.Reason + "), but it passed. A stale entry fails the run, so the file cannot rot."}})
+			su.Tests++
+			su.Failures++
+		}
+	}
+	if rep.ExitCode == runner.ExitUsage || rep.ExitCode == runner.ExitHarness && root.Errors == 0 && !anyHarnessError(rep) {
+		su := suite("run")
+		su.Cases = append(su.Cases, junitCase{Name: "the run", Classname: "invokeconf.run", Time: seconds(rep.Duration),
+			Error: &junitProblem{Message: rep.Outcome + ": " + rep.Headline, Text: rep.Headline}})
+		su.Tests++
+		su.Errors++
+	}
 	for _, name := range order {
 		su := suites[name]
-		var t float64
-		for _, s := range rep.Scenarios {
-			if s.URI == name {
-				t += s.Duration.Seconds()
-			}
-		}
-		su.Time = seconds(t)
+		su.Time = seconds(durations[name])
 		root.Tests += su.Tests
 		root.Failures += su.Failures
 		root.Errors += su.Errors
@@ -128,14 +174,73 @@ func WriteJUnit(w io.Writer, rep *Report) error {
 	return err
 }
 
+func anyHarnessError(rep *Report) bool {
+	for _, s := range rep.Scenarios {
+		if s.Status == runner.HarnessError {
+			return true
+		}
+	}
+	return false
+}
+
+// junitProperties are the run's facts, on every suite.
+func junitProperties(rep *Report) []junitProperty {
+	kv := [][2]string{
+		{"invokeconf.outcome", rep.Outcome},
+		{"invokeconf.exitCode", fmt.Sprint(rep.ExitCode)},
+		{"invokeconf.headline", rep.Headline},
+		{"invokeconf.spec.verdict", rep.Spec.Outcome},
+		{"invokeconf.spec.scope", rep.Spec.Scope()},
+		{"invokeconf.contract.verdict", rep.Contract.Outcome},
+		{"invokeconf.contract.scope", rep.Contract.Scope()},
+		{"invokeconf.harness.version", rep.HarnessVersion},
+		{"invokeconf.harness.commit", rep.HarnessCommit},
+		{"invokeconf.spec.digest", rep.SpecDigest},
+		{"invokeconf.catalog.digest", rep.CatalogDigest},
+		{"invokeconf.target", rep.Target},
+		{"invokeconf.target.product", rep.Product},
+		{"invokeconf.target.productVersion", rep.ProductVersion},
+		{"invokeconf.selection", rep.Selection.String()},
+	}
+	out := make([]junitProperty, 0, len(kv))
+	for _, p := range kv {
+		out = append(out, junitProperty{p[0], printable(p[1])})
+	}
+	return out
+}
+
+func ruleList(f Failure) string {
+	var ids []string
+	for _, r := range f.Rules {
+		ids = append(ids, r.ID+" "+r.Level)
+	}
+	return strings.Join(ids, ", ")
+}
+
 // failureText is the body of a <failure>: the rules with their spec words,
-// the message, and the curl command of the last exchange.
+// expected vs actual, the rules it blocked, and the curl command of the
+// last exchange.
 func failureText(f Failure) string {
 	var b strings.Builder
 	for _, r := range f.Rules {
-		fmt.Fprintf(&b, "%s (%s, %s): %s\n  spec: %s\n", r.ID, r.Level, r.Section, r.Rule, r.Spec)
+		fmt.Fprintf(&b, "%s (%s, %s, %s): %s\n  spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
 	}
-	fmt.Fprintf(&b, "\n%s\n", f.Scenario.Error)
+	if f.Check != "" {
+		fmt.Fprintf(&b, "\ncheck:    %s", f.Check)
+	}
+	if f.Expected != "" {
+		fmt.Fprintf(&b, "\nexpected: %s", f.Expected)
+	}
+	fmt.Fprintf(&b, "\nactual:   %s\n", orNothing(f.Actual))
+	if f.Spec != "" {
+		fmt.Fprintf(&b, "spec words: %s\n", f.Spec)
+	}
+	if len(f.Blocked) > 0 {
+		fmt.Fprintf(&b, "blocked (untested): %s\n", strings.Join(f.Blocked, " "))
+	}
+	if m := f.Message(); m != "" {
+		fmt.Fprintf(&b, "\nmessage: %s\n", m)
+	}
 	if n := len(f.Curl); n > 0 {
 		fmt.Fprintf(&b, "\nReproduce (keys are read from the INVOKECONF_KEYS_* environment variables):\n%s\n", f.Curl[n-1])
 	}

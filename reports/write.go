@@ -18,11 +18,18 @@ const (
 	CucumberFile = "cucumber.json" // written by godog during the run
 )
 
+// Options tune the writers.
+type Options struct {
+	// JUnitWarnings is JUnitWarningsPass ("" too) or JUnitWarningsFailure.
+	JUnitWarnings string
+}
+
 // Write writes the HTML report, the JSON summary and JUnit XML into dir, and
-// scrubs the keys of p out of godog's cucumber.json (its step messages are
-// the steps' own, which may quote a response that echoed a key). It returns
-// the paths of every report in the folder.
-func Write(dir string, rep *Report, p *profile.Profile) ([]string, error) {
+// completes godog's cucumber.json (keys scrubbed, outline rows named, the
+// profile's placeholders filled, failures given their transcript, curl
+// command and spec words). It returns the paths of every report in the
+// folder.
+func Write(dir string, rep *Report, p *profile.Profile, opts Options) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output folder: %w", err)
 	}
@@ -32,7 +39,7 @@ func Write(dir string, rep *Report, p *profile.Profile) ([]string, error) {
 	}{
 		{HTMLFile, WriteHTML},
 		{JSONFile, WriteJSON},
-		{JUnitFile, WriteJUnit},
+		{JUnitFile, func(w io.Writer, rep *Report) error { return writeJUnit(w, rep, opts) }},
 	}
 	var paths []string
 	for _, wr := range writers {
@@ -48,8 +55,13 @@ func Write(dir string, rep *Report, p *profile.Profile) ([]string, error) {
 	}
 	cuc := filepath.Join(dir, CucumberFile)
 	if b, err := os.ReadFile(cuc); err == nil {
-		if err := os.WriteFile(cuc, []byte(p.RedactEnv(string(b))), 0o644); err != nil {
-			return nil, fmt.Errorf("scrub %s: %w", CucumberFile, err)
+		out, err := completeCucumber(b, rep, p)
+		if err != nil {
+			// Never leave a key behind, even in a file we could not read.
+			out = []byte(p.RedactEnv(string(b)))
+		}
+		if err := os.WriteFile(cuc, out, 0o644); err != nil {
+			return nil, fmt.Errorf("complete %s: %w", CucumberFile, err)
 		}
 		paths = append(paths, cuc)
 	}

@@ -49,7 +49,7 @@ func TestClassify(t *testing.T) {
 			Paths: []string{"."}, Strict: true},
 	}.Run()
 	c := &collector{ctx: context.Background(), p: &profile.Profile{}}
-	want := map[string]string{"passes": Passed, "fails": Failed, "panics": HarnessError, "is undefined": HarnessError, "is skipped": Untested}
+	want := map[string]Status{"passes": Passed, "fails": Failed, "panics": HarnessError, "is undefined": HarnessError, "is skipped": Untested}
 	for name, status := range want {
 		err, ok := errs[name]
 		if !ok {

@@ -49,7 +49,7 @@ func TestHangingTargetFailsTheScenario(t *testing.T) {
 	if took := time.Since(start); took > steps.DefaultDeadline+10*time.Second {
 		t.Errorf("the run took %s against a hanging target", took)
 	}
-	if len(res.Scenarios) != 2 || res.Count(runner.Failed) != 2 || res.ExitCode() != runner.ExitFail {
+	if len(res.Scenarios) != 2 || res.Count(runner.Failed) != 2 || exitCode(t, res) != runner.ExitFail {
 		t.Fatalf("want both scenarios failed, got %+v", res.Scenarios)
 	}
 	for _, s := range res.Scenarios {

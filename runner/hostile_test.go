@@ -53,7 +53,7 @@ func runHostile(t *testing.T, target http.Handler) (*profile.Profile, *runner.Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, err := reports.Write(out, rep, p)
+	paths, err := reports.Write(out, rep, p, reports.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

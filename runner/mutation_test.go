@@ -68,8 +68,8 @@ func TestCleanServerPasses(t *testing.T) {
 	if len(res.Scenarios) == 0 {
 		t.Fatal("no scenario ran")
 	}
-	if res.Count(runner.Passed) != len(res.Scenarios) || res.ExitCode() != runner.ExitPass {
-		t.Fatalf("clean server: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), res.ExitCode(), describe(res))
+	if res.Count(runner.Passed) != len(res.Scenarios) || exitCode(t, res) != runner.ExitPass {
+		t.Fatalf("clean server: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
 }
 

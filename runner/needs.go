@@ -47,9 +47,11 @@ type Gap struct {
 	Weakened []string `json:"weakened,omitempty"`
 }
 
-// Gaps lists the profile's empty fields that planned scenarios need, with
-// the scenarios and rules each leaves untested. Scenarios the plan does not
-// run are left out.
+// Gaps lists the profile's empty fields that planned scenarios need, and
+// the capabilities that leave scenarios untested (left out, or a @needs one
+// declared false), with the scenarios and rules each leaves untested.
+// Scenarios the plan does not select, or makes not applicable, are left
+// out.
 func Gaps(p *profile.Profile, plan *Plan) []Gap {
 	empty := map[string]string{} // path -> env
 	for _, f := range p.Fields() {
@@ -60,7 +62,20 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 	byPath := map[string]*Gap{}
 	blocked := map[string]bool{} // scenario IDs blocked by some gap
 	for _, pl := range plan.Scenarios {
-		if pl.Status != "" {
+		if pl.Status == Untested && pl.Capability != "" {
+			// A capability left out, or a @needs one declared false: the
+			// plan leaves the scenario untested.
+			path := "capabilities." + pl.Capability
+			g := byPath[path]
+			if g == nil {
+				g = &Gap{Path: path, Env: profile.EnvName(path)}
+				byPath[path] = g
+			}
+			g.Scenarios = append(g.Scenarios, pl.ID)
+			blocked[pl.ID] = true
+			continue
+		}
+		if pl.Status != Runs {
 			continue
 		}
 		for _, need := range Needs(pl.Pickle) {
@@ -80,7 +95,7 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 	// A rule is lost when every scenario of it that runs is blocked.
 	runnable := map[string]int{}
 	for _, pl := range plan.Scenarios {
-		if pl.Status == "" && !blocked[pl.ID] {
+		if pl.Status == Runs && !blocked[pl.ID] {
 			for _, id := range pl.Rules {
 				runnable[id]++
 			}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -31,10 +30,13 @@ type Selection struct {
 	Areas []string `json:"areas,omitempty"` // catalog areas, e.g. sse
 	Tags  string   `json:"tags,omitempty"`  // godog tag expression
 	Quick bool     `json:"quick,omitempty"` // skip @slow
+	// SpecOnly leaves out the rules of this project's own contract
+	// (features.SourceContract): a run that certifies the spec alone.
+	SpecOnly bool `json:"specOnly,omitempty"`
 }
 
 // Scoped reports whether the selection narrows by rule or area.
-func (s Selection) Scoped() bool { return len(s.Rules) > 0 || len(s.Areas) > 0 }
+func (s Selection) Scoped() bool { return len(s.Rules) > 0 || len(s.Areas) > 0 || s.SpecOnly }
 
 // String renders the selection as its flags.
 func (s Selection) String() string {
@@ -51,18 +53,26 @@ func (s Selection) String() string {
 	if s.Quick {
 		parts = append(parts, "--quick")
 	}
+	if s.SpecOnly {
+		parts = append(parts, "--spec-only")
+	}
 	if len(parts) == 0 {
 		return "every scenario"
 	}
 	return strings.Join(parts, " ")
 }
 
-// Planned is one scenario and what the plan decided for it: Status is ""
+// Planned is one scenario and what the plan decided for it: Status is Runs
 // when it runs, else NotApplicable, Untested or NotSelected, with a Reason.
 type Planned struct {
 	features.Pickle
-	Status string
+	Status Status
 	Reason string
+	// Example holds an outline row's values ("text/plain, 200"), which tell
+	// the rows of one outline apart; "" for a plain scenario.
+	Example string
+	// Capability names the capability whose tag decided Status, if any.
+	Capability string
 }
 
 // Plan is what a run will do, decided before it starts.
@@ -84,7 +94,7 @@ func (p *Plan) InScope(ruleID string) bool { return p.scope == nil || p.scope[ru
 func (p *Plan) ToRun() int {
 	n := 0
 	for _, s := range p.Scenarios {
-		if s.Status == "" {
+		if s.Status == Runs {
 			n++
 		}
 	}
@@ -136,10 +146,10 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 	selected := strings.Join(groups, " && ")
 	excluded := map[string]bool{}
 	for _, pk := range pickles {
-		pl := Planned{Pickle: pk}
+		pl := Planned{Pickle: pk, Example: exampleValues(pk)}
 		switch {
 		case sel.Scoped() && !anyIn(pk.Rules, plan.scope):
-			pl.Status, pl.Reason = NotSelected, "outside --rules/--areas"
+			pl.Status, pl.Reason = NotSelected, "outside "+scopeFlags(sel)
 		case !matchTags(selected, pk.Tags):
 			pl.Status, pl.Reason = NotSelected, "excluded by "+sel.String()
 		default:
@@ -147,8 +157,9 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", pk.ID, err)
 			}
-			if status != "" {
+			if status != Runs {
 				pl.Status, pl.Reason = status, reason
+				pl.Capability = strings.TrimPrefix(strings.TrimPrefix(tag, CapabilityTag), NeedsTag)
 				excluded[tag] = true
 			}
 		}
@@ -164,58 +175,70 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 }
 
 // applicability checks a scenario's capability tags against the profile.
-// It returns the tag that excludes the scenario, if any.
-func applicability(p *profile.Profile, tags []string) (status, reason, tag string, err error) {
+// A capability the profile declares false makes a @capability scenario not
+// applicable and a @needs scenario untested; one the profile leaves out
+// leaves either untested, since nothing says the target lacks it. It returns
+// the tag that excludes the scenario, if any.
+func applicability(p *profile.Profile, tags []string) (status Status, reason, tag string, err error) {
 	for _, t := range tags {
-		var name, kind string
+		var name string
+		kind := Untested
 		switch {
 		case strings.HasPrefix(t, CapabilityTag):
 			name, kind = strings.TrimPrefix(t, CapabilityTag), NotApplicable
 		case strings.HasPrefix(t, NeedsTag):
-			name, kind = strings.TrimPrefix(t, NeedsTag), Untested
+			name = strings.TrimPrefix(t, NeedsTag)
 		default:
 			continue
 		}
 		on, known := p.Capability(name)
 		if !known {
-			return "", "", "", fmt.Errorf("tag %s names no capability of the profile (known: %s)", t, strings.Join(profile.CapabilityNames(), ", "))
+			return Runs, "", "", fmt.Errorf("tag %s names no capability of the profile%s", t, didYouMean(name, profile.CapabilityNames()))
 		}
-		if on {
+		switch {
+		case on:
 			continue
-		}
-		if kind == NotApplicable {
+		case !p.CapabilityDeclared(name):
+			return Untested, "the profile does not declare capabilities." + name + " (true or false): declare it to have these scenarios judged", t, nil
+		case kind == NotApplicable:
 			return kind, "the profile declares capabilities." + name + " false: the target lacks this optional capability", t, nil
 		}
 		return kind, "the profile declares capabilities." + name + " false, and this scenario needs it", t, nil
 	}
-	return "", "", "", nil
+	return Runs, "", "", nil
 }
 
-// scopeOf resolves --rules and --areas to a set of rule IDs.
+// scopeOf resolves --rules, --areas and --spec-only to a set of rule IDs.
 func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
-	byID := map[string]features.Rule{}
+	var ids, areaNames []string
 	areas := map[string]bool{}
+	byID := map[string]features.Rule{}
 	for _, r := range rules {
 		byID[r.ID] = r
+		ids = append(ids, r.ID)
+		if !areas[r.Area] {
+			areaNames = append(areaNames, r.Area)
+		}
 		areas[r.Area] = true
 	}
+	sort.Strings(areaNames)
 	scope := map[string]bool{}
-	var unknown []string
+	var problems []string
 	for _, id := range sel.Rules {
 		id = strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(id), "@"))
 		if _, ok := byID[id]; !ok {
-			unknown = append(unknown, id)
+			problems = append(problems, "unknown rule "+id+didYouMean(id, ids))
 			continue
 		}
 		scope[id] = true
 	}
-	if len(unknown) > 0 {
-		return nil, &SelectionError{fmt.Sprintf("--rules: unknown rule %s (see 'invokeconf rules')", strings.Join(unknown, ", "))}
+	if len(problems) > 0 {
+		return nil, &SelectionError{"--rules: " + strings.Join(problems, "; ") + " (see 'invokeconf rules')"}
 	}
 	for _, a := range sel.Areas {
 		a = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(a), "@"))
 		if !areas[a] {
-			unknown = append(unknown, a)
+			problems = append(problems, "unknown area "+a+didYouMean(a, areaNames))
 			continue
 		}
 		for _, r := range rules {
@@ -224,61 +247,59 @@ func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
 			}
 		}
 	}
-	if len(unknown) > 0 {
-		known := make([]string, 0, len(areas))
-		for a := range areas {
-			known = append(known, a)
+	if len(problems) > 0 {
+		return nil, &SelectionError{fmt.Sprintf("--areas: %s (known: %s)", strings.Join(problems, "; "), strings.Join(areaNames, ", "))}
+	}
+	if len(sel.Rules) == 0 && len(sel.Areas) == 0 {
+		for _, id := range ids {
+			scope[id] = true
 		}
-		sort.Strings(known)
-		return nil, &SelectionError{fmt.Sprintf("--areas: unknown area %s (known: %s)", strings.Join(unknown, ", "), strings.Join(known, ", "))}
+	}
+	if sel.SpecOnly {
+		for id := range scope {
+			if byID[id].Source == features.SourceContract {
+				delete(scope, id)
+			}
+		}
 	}
 	return scope, nil
 }
 
-var tagToken = regexp.MustCompile(`^~?@?[^\s,&~@]+$`)
-
-// checkTagExpr rejects expressions godog would misread or panic on (an empty
-// alternative such as "@a,,@b").
-func checkTagExpr(expr string) error {
-	if expr == "" {
-		return nil
+// scopeFlags names the flags that narrow a selection by rule.
+func scopeFlags(sel Selection) string {
+	var flags []string
+	if len(sel.Rules) > 0 {
+		flags = append(flags, "--rules")
 	}
-	for _, and := range strings.Split(expr, "&&") {
-		for _, tok := range strings.Split(and, ",") {
-			if !tagToken.MatchString(strings.TrimSpace(tok)) {
-				return &SelectionError{fmt.Sprintf("--tags %q: %q is not a tag (write @tag or ~@tag, join with , for or and && for and)", expr, strings.TrimSpace(tok))}
-			}
-		}
+	if len(sel.Areas) > 0 {
+		flags = append(flags, "--areas")
 	}
-	return nil
+	if sel.SpecOnly {
+		flags = append(flags, "--spec-only (a rule of this project's contract)")
+	}
+	return strings.Join(flags, "/")
 }
 
-// matchTags evaluates a godog tag expression the way godog v0.15 does:
-// groups joined by && must all hold; within a group, alternatives joined by
-// commas, any one of which holds; ~ negates.
-func matchTags(expr string, tags []string) bool {
-	if expr == "" {
-		return true
+// exampleValues returns the cells of an outline row ("a, b"), read from the
+// feature file at the pickle's line; "" for a plain scenario.
+func exampleValues(pk features.Pickle) string {
+	b, err := features.FS.ReadFile(pk.File)
+	if err != nil {
+		return ""
 	}
-	has := map[string]bool{}
-	for _, t := range tags {
-		has[strings.TrimPrefix(t, "@")] = true
+	lines := strings.Split(string(b), "\n")
+	if pk.Line < 1 || pk.Line > len(lines) {
+		return ""
 	}
-	for _, and := range strings.Split(expr, "&&") {
-		ok := false
-		for _, tok := range strings.Split(and, ",") {
-			tok = strings.ReplaceAll(strings.TrimSpace(tok), "@", "")
-			if neg, found := strings.CutPrefix(tok, "~"); found {
-				ok = ok || !has[neg]
-			} else {
-				ok = ok || has[tok]
-			}
-		}
-		if !ok {
-			return false
-		}
+	row := strings.TrimSpace(lines[pk.Line-1])
+	if !strings.HasPrefix(row, "|") {
+		return ""
 	}
-	return true
+	var cells []string
+	for _, c := range strings.Split(strings.Trim(row, "|"), "|") {
+		cells = append(cells, strings.TrimSpace(c))
+	}
+	return strings.Join(cells, ", ")
 }
 
 func anyIn(ids []string, set map[string]bool) bool {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,8 +23,8 @@ func reference(t *testing.T) *profile.Profile {
 
 // planned returns the IDs of the scenarios a plan runs, and of those it
 // gave a status.
-func planned(p *Plan) (run []string, other map[string]string) {
-	other = map[string]string{}
+func planned(p *Plan) (run []string, other map[string]Status) {
+	other = map[string]Status{}
 	for _, s := range p.Scenarios {
 		if s.Status == "" {
 			run = append(run, s.ID)
@@ -104,38 +105,67 @@ func TestSelectionErrors(t *testing.T) {
 	}
 }
 
-// TestCapabilityTags: @capability-NAME makes a scenario not applicable and
-// @needs-NAME leaves it untested, when the profile declares NAME false;
-// neither applies when it is true; an unknown NAME is an error. (What the
-// agent script needs is checked per prompt by the steps: capabilities.script.)
+// TestCapabilityTags: a capability the profile declares false makes a
+// @capability-NAME scenario not applicable and a @needs-NAME one untested;
+// a capability the profile leaves out leaves both untested; neither applies
+// when it is true; an unknown NAME is an error.
 func TestCapabilityTags(t *testing.T) {
+	left := &profile.Profile{}
 	off := &profile.Profile{}
+	off.DeclareCapability("researchMode")
 	on := &profile.Profile{Capabilities: profile.Capabilities{ResearchMode: true}}
+	on.DeclareCapability("researchMode")
 	for _, tc := range []struct {
+		name   string
 		tags   []string
 		p      *profile.Profile
-		status string
+		status Status
+		reason string
 	}{
-		{[]string{"@MODE-02", "@capability-researchMode"}, off, NotApplicable},
-		{[]string{"@MODE-02", "@capability-researchMode"}, on, ""},
-		{[]string{"@needs-researchMode"}, off, Untested},
-		{[]string{"@needs-researchMode"}, on, ""},
-		{[]string{"@scripted"}, off, ""},
-		{[]string{"@sse", "@slow"}, off, ""},
+		{"declared false", []string{"@MODE-02", "@capability-researchMode"}, off, NotApplicable, "declares capabilities.researchMode false"},
+		{"left out", []string{"@MODE-02", "@capability-researchMode"}, left, Untested, "does not declare capabilities.researchMode"},
+		{"declared true", []string{"@MODE-02", "@capability-researchMode"}, on, Runs, ""},
+		{"needs, declared false", []string{"@needs-researchMode"}, off, Untested, "declares capabilities.researchMode false"},
+		{"needs, left out", []string{"@needs-researchMode"}, left, Untested, "does not declare capabilities.researchMode"},
+		{"needs, declared true", []string{"@needs-researchMode"}, on, Runs, ""},
+		{"no capability", []string{"@scripted"}, off, Runs, ""},
+		{"slow", []string{"@sse", "@slow"}, off, Runs, ""},
 	} {
 		status, reason, tag, err := applicability(tc.p, tc.tags)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if status != tc.status {
-			t.Errorf("%v with researchMode %v: status %q, want %q", tc.tags, tc.p.Capabilities.ResearchMode, status, tc.status)
+		if status != tc.status || !strings.Contains(reason, tc.reason) {
+			t.Errorf("%s: status %q (%s), want %q (%s)", tc.name, status, reason, tc.status, tc.reason)
 		}
-		if status != "" && (!strings.Contains(reason, "capabilities.researchMode") || tag == "") {
-			t.Errorf("%v: reason %q, tag %q", tc.tags, reason, tag)
+		if status != Runs && tag == "" {
+			t.Errorf("%s: no tag named", tc.name)
 		}
 	}
-	if _, _, _, err := applicability(on, []string{"@capability-teleport"}); err == nil {
-		t.Error("an unknown capability tag is accepted")
+	if _, _, _, err := applicability(on, []string{"@capability-researchMod"}); err == nil || !strings.Contains(err.Error(), "did you mean researchMode") {
+		t.Errorf("an unknown capability tag: %v", err)
+	}
+}
+
+// TestCapabilityStepsAreTagged: a scenario whose steps read a capability of
+// the profile carries its @capability- or @needs- tag, so that the plan,
+// not the step, decides between not applicable and untested.
+func TestCapabilityStepsAreTagged(t *testing.T) {
+	pickles, err := features.Pickles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := profile.CapabilityNames()
+	for _, pk := range pickles {
+		for _, need := range Needs(pk) {
+			name, ok := strings.CutPrefix(need, "capabilities.")
+			if !ok || !slices.Contains(caps, name) {
+				continue
+			}
+			if !slices.Contains(pk.Tags, CapabilityTag+name) && !slices.Contains(pk.Tags, NeedsTag+name) {
+				t.Errorf("%s %q reads capabilities.%s but has neither %s%s nor %s%s", pk.ID, pk.Name, name, CapabilityTag, name, NeedsTag, name)
+			}
+		}
 	}
 }
 
@@ -178,4 +208,15 @@ func has(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestClosest(t *testing.T) {
+	known := []string{"SSE-01", "SSE-05", "ERR-05", "ERR-10", "researchMode", "bundles"}
+	for name, want := range map[string]string{
+		"SSE-50": "SSE-05", "ERR-50": "ERR-05", "researchmod": "researchMode", "bundels": "bundles", "zzzzzz": "", "SSE-01": "",
+	} {
+		if got := Closest(name, known); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", name, got, want)
+		}
+	}
 }

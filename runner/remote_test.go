@@ -30,7 +30,7 @@ func TestRemoteModelPasses(t *testing.T) {
 	if len(res.Scenarios) == 0 {
 		t.Fatal("no scenario ran")
 	}
-	if res.Count(runner.Passed) != len(res.Scenarios) || res.ExitCode() != runner.ExitPass {
-		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), res.ExitCode(), describe(res))
+	if res.Count(runner.Passed) != len(res.Scenarios) || exitCode(t, res) != runner.ExitPass {
+		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
 }

@@ -21,11 +21,12 @@ import (
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/safetext"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/steps"
 )
 
-// Exit codes (design: Exit codes and output).
+// Exit codes of the CLI; package reports decides which a run gets.
 const (
 	ExitPass    = 0 // every applicable MUST rule passed
 	ExitFail    = 1 // a rule failed
@@ -55,32 +56,53 @@ type Config struct {
 	NoColors bool
 }
 
-// Status of a scenario.
+// Status is how a scenario ended, or what the plan decided for it. Rules
+// get a verdict of their own from their scenarios' statuses (package
+// reports).
+type Status string
+
+// Statuses of a scenario.
 const (
-	Passed        = "passed"
-	Failed        = "failed"
-	Untested      = "untested"       // a prerequisite is missing; the reason names it
-	NotApplicable = "not applicable" // the target lacks an optional capability
-	HarnessError  = "harness error"  // the harness broke, not the target
-	NotSelected   = "not selected"   // left out by the selection (only in a Plan)
+	Runs          Status = ""               // planned to run (only in a Plan)
+	Passed        Status = "passed"         // every step passed
+	Failed        Status = "failed"         // the target broke a check
+	Untested      Status = "untested"       // a prerequisite is missing; the reason names it
+	NotApplicable Status = "not applicable" // the target lacks an optional capability
+	HarnessError  Status = "harness error"  // the harness broke, not the target
+	NotSelected   Status = "not selected"   // left out by the selection (only in a Plan)
 )
 
 // ScenarioResult is how one scenario ended.
 type ScenarioResult struct {
 	// ID is "file:line" (the example row's line for an outline row).
-	ID       string        `json:"id"`
-	Feature  string        `json:"feature"`
-	Name     string        `json:"name"`
-	URI      string        `json:"uri"`
-	Line     int           `json:"line"`
-	Tags     []string      `json:"tags"`
-	Rules    []string      `json:"rules"`
-	Status   string        `json:"status"`
-	Error    string        `json:"error"`
-	Duration time.Duration `json:"-"`
+	ID      string `json:"id"`
+	Feature string `json:"feature"`
+	Name    string `json:"name"`
+	URI     string `json:"uri"`
+	Line    int    `json:"line"`
+	// Example holds an outline row's values, "" for a plain scenario.
+	Example string   `json:"example,omitempty"`
+	Tags    []string `json:"tags"`
+	Rules   []string `json:"rules"`
+	Status  Status   `json:"status"`
+	Error   string   `json:"error"`
+	// Failure is the structured failure a step returned, keys redacted; nil
+	// when the step returned an error of another kind (Error says it all).
+	Failure  *outcome.Failure `json:"failure,omitempty"`
+	Started  time.Time        `json:"started,omitzero"`
+	Duration time.Duration    `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
 	// references to their environment variables ($INVOKECONF_KEYS_AGENT).
 	Transcript []steps.Exchange `json:"transcript,omitempty"`
+}
+
+// Title names the scenario for people and for CI systems that keep test
+// history by name: its name, and an outline row's values in brackets.
+func (s ScenarioResult) Title() string {
+	if s.Example == "" {
+		return s.Name
+	}
+	return s.Name + " [" + s.Example + "]"
 }
 
 // Result is a whole run.
@@ -95,7 +117,7 @@ type Result struct {
 }
 
 // Count returns how many scenarios ended with a status.
-func (r *Result) Count(status string) int {
+func (r *Result) Count(status Status) int {
 	n := 0
 	for _, s := range r.Scenarios {
 		if s.Status == status {
@@ -121,30 +143,6 @@ func (r *Result) planUntested() int {
 		}
 	}
 	return n
-}
-
-// ExitCode maps the scenario statuses alone to an exit code: any failed
-// scenario is 1. The CLI uses reports.Report.ExitCode, which also weighs
-// rule levels (a SHOULD failure is a warning) and the baseline.
-func (r *Result) ExitCode() int {
-	switch {
-	case r.Ran() == 0, r.Count(HarnessError) > 0, r.GodogStatus == 2:
-		return ExitHarness
-	case r.Count(Failed) > 0, r.GodogStatus != 0:
-		return ExitFail
-	}
-	return ExitPass
-}
-
-// Failed returns the failed scenarios.
-func (r *Result) Failed() []ScenarioResult {
-	var out []ScenarioResult
-	for _, s := range r.Scenarios {
-		if s.Status == Failed {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // collector is the steps.Observer that gathers scenario results and prints
@@ -182,12 +180,16 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []ste
 	r.Feature = strings.TrimSuffix(path.Base(uri), ".feature")
 	r.ID = uri
 	if pl, ok := c.planned[features.PickleKey(uri, sc.Name, stepTexts)]; ok {
-		r.ID, r.URI, r.Line = pl.ID, pl.File, pl.Line
+		r.ID, r.URI, r.Line, r.Example = pl.ID, pl.File, pl.Line, pl.Example
 	}
 	r.Status, r.Error = c.classify(err)
+	if f, ok := outcome.AsFailure(err); ok && r.Status == Failed {
+		r.Failure = &outcome.Failure{Check: c.p.RedactEnv(f.Check), Expected: c.p.RedactEnv(f.Expected),
+			Actual: c.p.RedactEnv(f.Actual), Spec: f.Spec}
+	}
 	c.mu.Lock()
 	if t, ok := c.started[sc.Id]; ok {
-		r.Duration = time.Since(t)
+		r.Started, r.Duration = t, time.Since(t)
 	}
 	c.results = append(c.results, r)
 	c.progress(len(c.results), r) // under the lock: lines come out in order
@@ -197,7 +199,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []ste
 // classify turns a scenario's error into its status. The message is
 // cleaned as a step's own errors are (steps cleans those before godog sees
 // them): errors of hooks and panics pass here only.
-func (c *collector) classify(err error) (status, msg string) {
+func (c *collector) classify(err error) (status Status, msg string) {
 	status, msg = c.status(err)
 	return status, safetext.Clean(c.p.Redactor().Cut(msg, maxErrorMessage, " [... cut]"))
 }
@@ -205,7 +207,7 @@ func (c *collector) classify(err error) (status, msg string) {
 // maxErrorMessage bounds a scenario's error message.
 const maxErrorMessage = 8 << 10
 
-func (c *collector) status(err error) (status, msg string) {
+func (c *collector) status(err error) (status Status, msg string) {
 	reason, untested := steps.Untested(err)
 	switch {
 	case err == nil:
@@ -216,9 +218,8 @@ func (c *collector) status(err error) (status, msg string) {
 		return Untested, "skipped"
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
 		return HarnessError, err.Error()
-	case fmt.Sprintf("%T", err) == "*godog.traceError":
-		// godog's only sign that a step panicked: a harness bug, whatever
-		// the target answered.
+	case stepPanicked(err):
+		// A harness bug, whatever the target answered.
 		return HarnessError, "a step panicked: " + err.Error()
 	case c.ctx.Err() != nil:
 		return HarnessError, "the run was interrupted: " + err.Error()
@@ -231,13 +232,13 @@ func (c *collector) progress(n int, r ScenarioResult) {
 	if c.console == nil {
 		return
 	}
-	colour := map[string]string{Passed: "32", Failed: "31", Untested: "33", HarnessError: "35"}[r.Status]
+	colour := map[Status]string{Passed: "32", Failed: "31", Untested: "33", HarnessError: "35"}[r.Status]
 	status := fmt.Sprintf("%-13s", r.Status)
 	if !c.noColors && colour != "" {
 		status = "\x1b[" + colour + "m" + status + "\x1b[0m"
 	}
 	line := fmt.Sprintf("[%*d/%d] %s %-22s %-14s %s (%s)", len(fmt.Sprint(c.total)), n, c.total, status, r.ID,
-		strings.Join(r.Rules, ","), r.Name, r.Duration.Round(time.Millisecond))
+		strings.Join(r.Rules, ","), r.Title(), r.Duration.Round(time.Millisecond))
 	if r.Error != "" {
 		first, _, _ := strings.Cut(r.Error, "\n")
 		line += "\n      " + first
@@ -288,19 +289,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				})
 				suite.InitializeScenario(sc)
 			},
-			Options: &godog.Options{
-				Format: format,
-				// The console gets the collector's lines; godog's own
-				// progress dots would interleave with them.
-				Output:         io.Discard,
-				Paths:          []string{"."},
-				FS:             features.FS,
-				Tags:           plan.Expr,
-				Concurrency:    conc,
-				Strict:         true,
-				NoColors:       true,
-				DefaultContext: ctx,
-			},
+			Options: godogOptions(ctx, format, plan.Expr, conc),
 		}.Run()
 	}
 	res.Duration = time.Since(res.Started)
@@ -313,7 +302,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		switch {
 		case pl.Status == NotApplicable || pl.Status == Untested:
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
-		case pl.Status == "" && !reported[pl.ID] && res.GodogStatus != 2:
+		case pl.Status == Runs && !reported[pl.ID] && res.GodogStatus != 2:
 			// Planned but never reported: godog and the plan disagree.
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, HarnessError, "the scenario was planned but godog did not run it"))
 		}
@@ -328,9 +317,26 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-func fromPlan(pl Planned, status, reason string) ScenarioResult {
+func fromPlan(pl Planned, status Status, reason string) ScenarioResult {
 	return ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
-		Line: pl.Line, Tags: pl.Tags, Rules: pl.Rules, Status: status, Error: reason}
+		Line: pl.Line, Example: pl.Example, Tags: pl.Tags, Rules: pl.Rules, Status: status, Error: reason}
+}
+
+// Unattempted returns the result of a run that never started, because the
+// target did not answer at all: every scenario the plan would have run is
+// untested with the reason, so that the reports still say what was meant to
+// run and why it did not.
+func Unattempted(plan *Plan, reason string) *Result {
+	res := &Result{Plan: plan, Started: time.Now()}
+	for _, pl := range plan.Scenarios {
+		switch pl.Status {
+		case Runs:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, Untested, reason))
+		case NotApplicable, Untested:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
+		}
+	}
+	return res
 }
 
 // newClient returns the HTTP client the steps use: no overall timeout (that

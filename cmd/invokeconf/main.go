@@ -1,6 +1,6 @@
 // Command invokeconf is the conformance harness for the Agent Invoke Service.
 //
-//	invokeconf run [--profile FILE] [--rules IDS] [--areas AREAS] [--tags EXPR] [--quick]
+//	invokeconf run [--profile FILE] [--rules IDS] [--areas AREAS] [--tags EXPR] [--quick] [--spec-only]
 //	               [--baseline FILE] [--write-baseline FILE] [--out DIR]   run the suite (no profile: against the embedded reference server)
 //	invokeconf profile check --profile FILE                      validate a profile against its live target
 //	invokeconf profile vars                                      list the INVOKECONF_* variables that override profile fields
@@ -9,6 +9,8 @@
 //	invokeconf rules [--format markdown|json]                    list the rule catalog with the scenarios of each rule
 //	invokeconf defects                                           list the reference server's defect switches
 //	invokeconf variants                                          list the reference server's variant switches
+//	invokeconf version                                           print the harness version and the spec and catalog digests
+//	invokeconf help COMMAND                                      print a command's help
 //
 // Exit codes: 0 every applicable MUST rule passed; 1 a rule failed; 2 bad
 // usage or profile; 3 harness error or no scenario ran.
@@ -22,10 +24,19 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/invokeconf/invokeconf/runner"
 )
+
+const exitCodes = `Exit codes:
+  0  every applicable MUST rule passed (warnings, untested rules and a partial run included)
+  1  a MUST rule failed, or a baseline entry is stale
+  2  bad usage, a bad profile or baseline, or a target that does not answer
+  3  the harness broke, or no scenario ran
+`
 
 const usage = `invokeconf: conformance harness for the Agent Invoke Service
 
@@ -38,10 +49,59 @@ Usage:
   invokeconf rules [flags]    list the rule catalog
   invokeconf defects          list the reference server's defect switches
   invokeconf variants         list the reference server's variant switches (legal behaviours the spec allows)
+  invokeconf version          print the harness version, commit, and the digests of the spec and the rule catalog
 
-Run 'invokeconf <command> -h' for a command's flags.
-Exit codes: 0 pass, 1 a rule failed, 2 bad usage or profile, 3 harness error or no scenario ran.
-`
+Run 'invokeconf help COMMAND' or 'invokeconf COMMAND -h' for a command's description, flags and examples.
+
+` + exitCodes
+
+// commandDoc is what a command's help says beyond its flags.
+type commandDoc struct {
+	synopsis    string
+	description string
+	examples    []string
+}
+
+var commandDocs = map[string]commandDoc{
+	"run": {"invokeconf run [flags]",
+		"Runs the scenarios against a target and judges every rule of the catalog. Without --profile it starts the\n" +
+			"embedded reference server on a free loopback port and tests that. Reports land in --out: report.html,\n" +
+			"summary.json, junit.xml and cucumber.json. A run that does not judge every observable spec rule is\n" +
+			"PARTIAL, never a certification; contract rules (docs/bundles.md) are judged apart from spec rules.",
+		[]string{"invokeconf run", "invokeconf run --profile target.yaml --out reports/out",
+			"invokeconf run --profile target.yaml --spec-only", "invokeconf run --profile target.yaml --areas sse,events --quick",
+			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure"}},
+	"profile check": {"invokeconf profile check --profile FILE",
+		"Reads a profile as run does (with INVOKECONF_* overrides) and asks its target: does it answer, are the\n" +
+			"keys accepted (the expired key refused); then says what the profile's gaps leave untested.",
+		[]string{"invokeconf profile check --profile target.yaml"}},
+	"profile vars": {"invokeconf profile vars [--profile FILE]",
+		"Lists every INVOKECONF_* variable with the profile field it overrides; with --profile, whether it is set.",
+		[]string{"invokeconf profile vars", "invokeconf profile vars --profile target.yaml"}},
+	"serve": {"invokeconf serve [flags]",
+		"Runs the reference server on loopback and prints its URL, keys by role, IDs and a curl command.",
+		[]string{"invokeconf serve", "invokeconf serve --addr 127.0.0.1:0 --write-profile ref.yaml",
+			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202"}},
+	"model": {"invokeconf model [flags]",
+		"Runs the scripted model server: an OpenAI-compatible chat-completions API whose model follows the agent\n" +
+			"script language, for a vendor's agent to run on (docs/vendor-guide.md).",
+		[]string{"invokeconf model", "invokeconf model --addr 127.0.0.1:8090"}},
+	"rules": {"invokeconf rules [--format markdown|json]",
+		"Lists the rule catalog with the scenarios that check each rule.",
+		[]string{"invokeconf rules", "invokeconf rules --format json"}},
+	"defects": {"invokeconf defects",
+		"Lists the reference server's defect switches: each a realistic deviation from the rules it names.\n" +
+			"Switch one on with 'invokeconf serve --defect NAME' or 'invokeconf run --defect NAME'.",
+		[]string{"invokeconf defects", "invokeconf run --defect no-close --rules SSE-05"}},
+	"variants": {"invokeconf variants",
+		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
+			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
+		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}},
+	"version": {"invokeconf version [--profile FILE]",
+		"Prints the harness version and commit, and the digests of the spec text and rule catalog every report\n" +
+			"names; with --profile, the target's product and version too.",
+		[]string{"invokeconf version", "invokeconf version --profile target.yaml"}},
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -51,6 +111,15 @@ func main() {
 
 // usageError is bad usage: exit code 2.
 type usageError struct{ error }
+
+// helpError asks for a command's help: its flags are in fs.
+type helpError struct {
+	name string
+	fs   *flag.FlagSet
+}
+
+func (e *helpError) Error() string { return "help requested" }
+func (e *helpError) Unwrap() error { return flag.ErrHelp }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -74,15 +143,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDefects(args[1:], stdout, stderr)
 	case "variants":
 		err = cmdVariants(args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
+	case "version":
+		err = cmdVersion(args[1:], stdout, stderr)
+	case "help":
+		if len(args) == 1 {
+			fmt.Fprint(stdout, usage)
+			return runner.ExitPass
+		}
+		return run(ctx, append(args[1:], "-h"), stdout, stderr)
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass
 	default:
-		fmt.Fprintf(stderr, "invokeconf: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s\n\n%s", args[0], suggestCommand(args[0]), usage)
 		return runner.ExitUsage
 	}
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		var he *helpError
+		if errors.As(err, &he) {
+			printHelp(stdout, he.name, he.fs)
 			return runner.ExitPass
 		}
 		fmt.Fprintf(stderr, "invokeconf %s: %v\n", args[0], err)
@@ -95,20 +174,77 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// newFlags returns a FlagSet that reports errors instead of exiting.
+func suggestCommand(name string) string {
+	names := []string{"help"}
+	for n := range commandDocs {
+		names = append(names, strings.Fields(n)[0])
+	}
+	if best := runner.Closest(name, names); best != "" {
+		return " (did you mean " + best + "?)"
+	}
+	return ""
+}
+
+// printHelp writes a command's help: synopsis, description, flags with
+// their -- spelling, examples and exit codes.
+func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
+	doc := commandDocs[name]
+	fmt.Fprintf(w, "Usage: %s\n\n", doc.synopsis)
+	if doc.description != "" {
+		fmt.Fprintf(w, "%s\n\n", doc.description)
+	}
+	var flags []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
+	sort.Slice(flags, func(i, j int) bool { return flags[i].Name < flags[j].Name })
+	if len(flags) > 0 {
+		fmt.Fprintln(w, "Flags:")
+		for _, f := range flags {
+			arg, text := flag.UnquoteUsage(f)
+			switch arg {
+			case "value":
+				arg = "NAME"
+			case "string":
+				arg = strings.ToUpper(f.Name)
+			}
+			fmt.Fprintf(w, "  --%s", f.Name)
+			if arg != "" {
+				fmt.Fprintf(w, " %s", arg)
+			}
+			fmt.Fprintf(w, "\n      %s", text)
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(doc.examples) > 0 {
+		fmt.Fprintln(w, "Examples:")
+		for _, e := range doc.examples {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, exitCodes)
+}
+
+// newFlags returns a FlagSet that reports errors instead of exiting; its
+// help goes to stdout through parse's helpError.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("invokeconf "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {} // parse prints the help, to stdout
 	return fs
 }
 
-// parse parses flags, wrapping failures as usage errors.
+// parse parses flags, wrapping failures as usage errors and -h as a request
+// for the command's help.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return &helpError{strings.TrimPrefix(fs.Name(), "invokeconf "), fs}
 		}
-		return usageError{err}
+		return usageError{fmt.Errorf("%w (see 'invokeconf help %s')", err, strings.TrimPrefix(fs.Name(), "invokeconf "))}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}

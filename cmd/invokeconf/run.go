@@ -16,123 +16,222 @@ import (
 	"github.com/invokeconf/invokeconf/runner"
 )
 
+// runOptions are the flags of run.
+type runOptions struct {
+	profilePath, out, baseline, writeBaseline, junitWarnings string
+	sel                                                      runner.Selection
+	concurrency                                              int
+	defects                                                  multiFlag
+}
+
+// target is what a run tests: its profile, a name for people, and how to
+// stop the embedded server when there is one.
+type target struct {
+	p     *profile.Profile
+	name  string
+	close func()
+}
+
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	opts, err := parseRun(args, stderr)
+	if err != nil {
+		return 0, err
+	}
+	var bl *reports.Baseline
+	if opts.baseline != "" {
+		if bl, err = reports.LoadBaseline(opts.baseline); err != nil {
+			return 0, usageError{err}
+		}
+	}
+	t, err := resolveTarget(opts, stdout, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer t.close()
+	plan, err := planRun(opts, t, stdout)
+	if err != nil {
+		return 0, err
+	}
+	res, notRun, err := execute(ctx, opts, t, plan, stdout)
+	if err != nil {
+		return 0, err
+	}
+	rep, err := writeReports(opts, t, res, notRun, bl, stdout)
+	if err != nil {
+		return 0, err
+	}
+	if notRun != nil {
+		return 0, usageError{notRun}
+	}
+	return rep.ExitCode, nil
+}
+
+// parseRun reads run's flags and checks them before anything starts.
+func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
+	o := &runOptions{}
 	fs := newFlags("run", stderr)
-	profilePath := fs.String("profile", "", "target profile (YAML; every field can be overridden by an INVOKECONF_* variable, see 'invokeconf profile vars'); without it the embedded reference server is started and tested")
+	fs.StringVar(&o.profilePath, "profile", "", "target profile (YAML; every field can be overridden by an INVOKECONF_* variable, see 'invokeconf profile vars'); without it the embedded reference server is started and tested")
 	tags := fs.String("tags", "", "godog tag expression selecting scenarios, e.g. '@sse && ~@slow' or '@FMT-01,@FMT-02'")
 	rules := fs.String("rules", "", "comma-separated rule IDs to check, e.g. SSE-01,SSE-02")
 	areas := fs.String("areas", "", "comma-separated spec areas to check, e.g. sse,events (see 'invokeconf rules')")
-	quick := fs.Bool("quick", false, "skip @slow scenarios (the 20 s keepalive)")
-	out := fs.String("out", filepath.Join("reports", "out"), "folder for report.html, summary.json, junit.xml and cucumber.json")
-	concurrency := fs.Int("concurrency", 16, "scenarios run at once")
-	baseline := fs.String("baseline", "", "YAML file of expected failures (rule or scenario, each with a reason); an entry that now passes fails the run")
-	writeBaseline := fs.String("write-baseline", "", "write a baseline of this run's failures to this file")
-	var defects multiFlag
-	fs.Var(&defects, "defect", "with the embedded server: switch on a defect (repeatable); see 'invokeconf defects'")
+	quick := fs.Bool("quick", false, "skip @slow scenarios (the 20 s keepalive); the run is then partial")
+	specOnly := fs.Bool("spec-only", false, "run only the spec's rules, leaving out this project's own contract (docs/bundles.md)")
+	fs.StringVar(&o.out, "out", filepath.Join("reports", "out"), "folder for report.html, summary.json, junit.xml and cucumber.json (\"\" writes none)")
+	fs.IntVar(&o.concurrency, "concurrency", 16, "scenarios run at once (a positive number)")
+	fs.StringVar(&o.baseline, "baseline", "", "YAML file of expected failures (rule or scenario, each with a reason); an entry that now passes fails the run")
+	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline of this run's failures to this file")
+	fs.StringVar(&o.junitWarnings, "junit-warnings", reports.JUnitWarningsPass, "how junit.xml shows a failed SHOULD rule: pass (a passed test case with a warning, as the exit code does) or failure")
+	fs.Var(&o.defects, "defect", "with the embedded server: switch on a defect (repeatable); see 'invokeconf defects'")
 	if err := parse(fs, args); err != nil {
-		return 0, err
+		return nil, err
 	}
-	sel := runner.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick}
-
-	var bl *reports.Baseline
-	if *baseline != "" {
-		var err error
-		if bl, err = reports.LoadBaseline(*baseline); err != nil {
-			return 0, usageError{err}
+	o.sel = runner.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick, SpecOnly: *specOnly}
+	switch {
+	case o.concurrency < 1:
+		return nil, usageError{fmt.Errorf("--concurrency must be a positive number, not %d", o.concurrency)}
+	case o.junitWarnings != reports.JUnitWarningsPass && o.junitWarnings != reports.JUnitWarningsFailure:
+		return nil, usageError{fmt.Errorf("--junit-warnings must be %s or %s, not %q", reports.JUnitWarningsPass, reports.JUnitWarningsFailure, o.junitWarnings)}
+	case len(o.defects) > 0 && o.profilePath != "":
+		return nil, usageError{fmt.Errorf("--defect only applies to the embedded reference server (no --profile)")}
+	}
+	if err := checkSwitches(o.defects, nil); err != nil {
+		return nil, err
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return nil, usageError{fmt.Errorf("--out %s cannot be created: %w", o.out, err)}
 		}
 	}
+	return o, nil
+}
 
-	var p *profile.Profile
-	target := ""
-	if *profilePath == "" {
+// resolveTarget starts the embedded reference server, or loads the profile
+// (warning about INVOKECONF_* variables that override nothing).
+func resolveTarget(o *runOptions, stdout, stderr io.Writer) (*target, error) {
+	if o.profilePath == "" {
 		ref, err := fixtures.Reference()
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		srv, err := fakeserver.Listen(fakeserver.Config{Profile: ref, Defects: defects}, "127.0.0.1:0")
+		srv, err := fakeserver.Listen(fakeserver.Config{Profile: ref, Defects: o.defects}, "127.0.0.1:0")
 		if err != nil {
-			return 0, usageError{err}
+			return nil, usageError{err}
 		}
-		defer srv.Close()
-		p = ref.Clone()
+		p := ref.Clone()
 		p.BaseURL = srv.URL
-		target = "embedded reference server at " + srv.URL
-		if len(defects) > 0 {
-			target += " with defects " + strings.Join(defects, ", ")
+		p.Product, p.ProductVersion = "invokeconf reference server", reports.Identify(nil).HarnessVersion
+		name := "embedded reference server at " + srv.URL
+		if len(o.defects) > 0 {
+			name += " with defects " + strings.Join(o.defects, ", ")
 		}
-	} else {
-		if len(defects) > 0 {
-			return 0, usageError{fmt.Errorf("--defect only applies to the embedded reference server (no --profile)")}
-		}
-		var used []string
-		var err error
-		if p, used, err = profile.LoadWithEnv(*profilePath, os.LookupEnv); err != nil {
-			return 0, usageError{err}
-		}
-		if err := p.Validate(); err != nil {
-			return 0, usageError{fmt.Errorf("profile %s: %w", *profilePath, err)}
-		}
-		target = p.BaseURL
-		fmt.Fprintf(stdout, "invokeconf: profile %s", *profilePath)
-		if len(used) > 0 {
-			fmt.Fprintf(stdout, " with %s from the environment", strings.Join(used, ", "))
-		}
-		fmt.Fprintln(stdout)
+		return &target{p: p, name: name, close: func() { srv.Close() }}, nil
 	}
+	p, used, err := profile.LoadWithEnv(o.profilePath, os.LookupEnv)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, usageError{fmt.Errorf("profile %s: %w", o.profilePath, err)}
+	}
+	warnUnknownVars(stderr, p, os.Environ())
+	fmt.Fprintf(stdout, "invokeconf: profile %s", o.profilePath)
+	if len(used) > 0 {
+		fmt.Fprintf(stdout, " with %s from the environment", strings.Join(used, ", "))
+	}
+	fmt.Fprintln(stdout)
+	return &target{p: p, name: p.BaseURL, close: func() {}}, nil
+}
 
-	plan, err := runner.NewPlan(p, sel)
+// warnUnknownVars names INVOKECONF_* variables that set no profile field: a
+// misspelt variable would otherwise leave its field silently unset.
+func warnUnknownVars(w io.Writer, p *profile.Profile, environ []string) {
+	var names []string
+	known := map[string]bool{}
+	for _, f := range p.Fields() {
+		names = append(names, f.Env)
+		known[f.Env] = true
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") {
+			continue
+		}
+		fmt.Fprintf(w, "invokeconf: warning: %s is set but overrides no profile field%s (see 'invokeconf profile vars')\n", name, didYouMean(name, names))
+	}
+}
+
+func didYouMean(name string, known []string) string {
+	if best := runner.Closest(name, known); best != "" {
+		return " (did you mean " + best + "?)"
+	}
+	return ""
+}
+
+// planRun decides what runs and says so.
+func planRun(o *runOptions, t *target, stdout io.Writer) (*runner.Plan, error) {
+	plan, err := runner.NewPlan(t.p, o.sel)
 	if err != nil {
 		var se *runner.SelectionError
 		if errors.As(err, &se) {
-			return 0, usageError{err}
+			return nil, usageError{err}
 		}
-		return 0, err
+		return nil, err
 	}
-	fmt.Fprintf(stdout, "invokeconf: testing %s\n", target)
-	printPlan(stdout, p, plan)
+	fmt.Fprintf(stdout, "invokeconf: testing %s\n", t.p.RedactEnv(t.name))
+	printPlan(stdout, t.p, plan)
+	return plan, nil
+}
 
-	// An unreachable target would fail every scenario one by one: say so
-	// once, at once.
-	if *profilePath != "" {
-		if err := runner.Reachable(ctx, p); err != nil {
-			return 0, usageError{err}
-		}
-	}
-	if *out != "" {
+// execute runs the plan. A target that does not answer at all is not run
+// against (it would fail every scenario one by one): the result then holds
+// every planned scenario untested, and notRun says why.
+func execute(ctx context.Context, o *runOptions, t *target, plan *runner.Plan, stdout io.Writer) (res *runner.Result, notRun, err error) {
+	if o.out != "" {
 		for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, reports.CucumberFile} {
-			_ = os.Remove(filepath.Join(*out, f)) // no stale report from an earlier run
+			_ = os.Remove(filepath.Join(o.out, f)) // no stale report from an earlier run
 		}
 	}
-
-	res, err := runner.Run(ctx, runner.Config{
-		Profile:     p,
+	if o.profilePath != "" {
+		if err := runner.Reachable(ctx, t.p); err != nil {
+			return runner.Unattempted(plan, err.Error()), err, nil
+		}
+	}
+	res, err = runner.Run(ctx, runner.Config{
+		Profile:     t.p,
 		Plan:        plan,
-		Concurrency: *concurrency,
-		OutDir:      *out,
+		Concurrency: o.concurrency,
+		OutDir:      o.out,
 		Console:     stdout,
 		NoColors:    !isTerminal(stdout),
 	})
-	if err != nil {
-		return 0, err
+	return res, nil, err
+}
+
+// writeReports judges the run and writes every report, the baseline and
+// the console summary.
+func writeReports(o *runOptions, t *target, res *runner.Result, notRun error, bl *reports.Baseline, stdout io.Writer) (*reports.Report, error) {
+	in := reports.Input{Result: res, Profile: t.p, Target: t.p.RedactEnv(t.name), Baseline: bl}
+	if notRun != nil {
+		in.NotRun = t.p.RedactEnv(notRun.Error())
 	}
-	rep, err := reports.Build(reports.Input{Result: res, Profile: p, Target: p.RedactEnv(target), Baseline: bl})
+	rep, err := reports.Build(in)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var paths []string
-	if *out != "" {
-		if paths, err = reports.Write(*out, rep, p); err != nil {
-			return 0, err
+	if o.out != "" {
+		if paths, err = reports.Write(o.out, rep, t.p, reports.Options{JUnitWarnings: o.junitWarnings}); err != nil {
+			return nil, err
 		}
 	}
-	if *writeBaseline != "" {
-		if err := writeBaselineFile(*writeBaseline, rep); err != nil {
-			return 0, err
+	if o.writeBaseline != "" {
+		if err := writeBaselineFile(o.writeBaseline, rep); err != nil {
+			return nil, err
 		}
-		paths = append(paths, *writeBaseline+" (baseline)")
+		paths = append(paths, o.writeBaseline+" (baseline)")
 	}
 	reports.WriteConsole(stdout, rep, paths)
-	return rep.ExitCode, nil
+	return rep, nil
 }
 
 func writeBaselineFile(path string, rep *reports.Report) error {
@@ -150,7 +249,7 @@ func writeBaselineFile(path string, rep *reports.Report) error {
 // printPlan says up front what the run will do and what the profile keeps
 // it from doing.
 func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) {
-	na, untested, unsel := 0, 0, 0
+	var na, untested, unsel int
 	for _, s := range plan.Scenarios {
 		switch s.Status {
 		case runner.NotApplicable:

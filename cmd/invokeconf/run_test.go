@@ -71,7 +71,7 @@ func TestRunWritesEveryReport(t *testing.T) {
 			t.Errorf("the console does not name %s", path)
 		}
 	}
-	for _, want := range []string{"[ 1/", "Rule verdicts per area", "sse", "Verdict: PASS (exit 0)"} {
+	for _, want := range []string{"[ 1/", "Rule verdicts per area", "sse", "Verdict: PARTIAL (exit 0): judged 8 of 110 observable spec rules"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the console lacks %q:\n%s", want, stdout)
 		}
@@ -104,6 +104,10 @@ func TestRunWritesEveryReport(t *testing.T) {
 		Cases []struct {
 			Name string `xml:"name,attr"`
 		} `xml:"testsuite>testcase"`
+		Props []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"testsuite>properties>property"`
 	}
 	b, _ = os.ReadFile(filepath.Join(out, reports.JUnitFile))
 	if err := xml.Unmarshal(b, &junit); err != nil {
@@ -113,10 +117,19 @@ func TestRunWritesEveryReport(t *testing.T) {
 	if len(junit.Cases) == 0 {
 		t.Fatal("no JUnit test cases")
 	}
+	lineInName := regexp.MustCompile(`\.feature:\d+`)
 	for _, c := range junit.Cases {
-		if !ruleInName.MatchString(c.Name) {
-			t.Errorf("JUnit test name %q does not start with its rule IDs", c.Name)
+		if !ruleInName.MatchString(c.Name) || lineInName.MatchString(c.Name) {
+			t.Errorf("JUnit test name %q does not start with its rule IDs, or names a line", c.Name)
 		}
+	}
+	props := map[string]string{}
+	for _, p := range junit.Props {
+		props[p.Name] = p.Value
+	}
+	if props["invokeconf.outcome"] != "partial" || !strings.HasPrefix(props["invokeconf.spec.digest"], "sha256:") ||
+		!strings.HasPrefix(props["invokeconf.catalog.digest"], "sha256:") || props["invokeconf.harness.version"] == "" {
+		t.Errorf("JUnit properties: %v", props)
 	}
 }
 
@@ -135,7 +148,7 @@ func TestDefectRunFails(t *testing.T) {
 		t.Fatal("no failure section")
 	}
 	failures := string(html[i:])
-	for _, want := range []string{"SSE-05", "A missing event: close is an abnormal end", "curl -sS", "$INVOKECONF_KEYS_AGENT"} {
+	for _, want := range []string{"SSE-05", "A missing event: close is an abnormal end", "curl -sS", "${INVOKECONF_KEYS_AGENT:?export it first}"} {
 		if !strings.Contains(failures, want) {
 			t.Errorf("the failure section lacks %q", want)
 		}
@@ -173,9 +186,15 @@ func TestBaseline(t *testing.T) {
 		t.Errorf("with the baseline: exit %d, want 0:\n%s", code, stdout)
 	}
 
-	code, stdout, _ = invoke(t, "run", "--areas", "errors", "--out", "", "--baseline", bl)
+	out := filepath.Join(dir, "out")
+	code, stdout, _ = invoke(t, "run", "--areas", "errors", "--out", out, "--baseline", bl)
 	if code != 1 || !strings.Contains(stdout, "STALE rule ERR-05") || !strings.Contains(stdout, "stale") {
 		t.Errorf("stale baseline: exit %d, want 1:\n%s", code, stdout)
+	}
+	// JUnit agrees with the exit code: the stale entry is a failing test case.
+	junit, _ := os.ReadFile(filepath.Join(out, reports.JUnitFile))
+	if !regexp.MustCompile(`(?s)<testcase name="stale baseline entry: rule ERR-05"[^>]*>\s*<failure`).Match(junit) {
+		t.Errorf("junit.xml shows no failing test case for the stale entry:\n%s", junit)
 	}
 
 	for name, doc := range map[string]string{
@@ -183,13 +202,34 @@ func TestBaseline(t *testing.T) {
 		"unknown rule": "version: 1\nexpected:\n  - rule: ERR-99\n    reason: x\n",
 		"no version":   "expected:\n  - rule: ERR-05\n    reason: x\n",
 		"bad scenario": "version: 1\nexpected:\n  - scenario: no such scenario\n    reason: x\n",
+		"misspelt":     "version: 1\nexpected:\n  - rule: ERR-50\n    reason: x\n  - rul: ERR-05\n    reason: x\n  - scenario: An expired key is 410\n    reason: x\n",
 	} {
 		path := filepath.Join(dir, "bad.yaml")
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if code, _, stderr := invoke(t, "run", "--baseline", path, "--out", ""); code != 2 {
-			t.Errorf("%s: exit %d, want 2: %s", name, code, stderr)
+		code, _, stderr := invoke(t, "run", "--baseline", path, "--out", "")
+		if code != 2 || strings.Contains(stderr, "reports.") {
+			t.Errorf("%s: exit %d, want 2 without Go type names: %s", name, code, stderr)
+		}
+		if name == "misspelt" {
+			for _, want := range []string{`unknown field "rul" (did you mean rule?)`} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("%s: the error lacks %q: %s", name, want, stderr)
+				}
+			}
+		}
+	}
+	for doc, want := range map[string]string{
+		"version: 1\nexpected:\n  - rule: ERR-50\n    reason: x\n":                    "unknown rule ERR-50 (did you mean ERR-05?)",
+		"version: 1\nexpected:\n  - scenario: An expired key is 410\n    reason: x\n": `(did you mean "An expired key is 401"?)`,
+	} {
+		path := filepath.Join(dir, "typo.yaml")
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := invoke(t, "run", "--baseline", path, "--out", ""); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, want 2 with %q: %s", code, want, stderr)
 		}
 	}
 

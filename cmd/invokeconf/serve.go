@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var variants multiFlag
 	fs.Var(&variants, "variant", "switch on a legal variant the reference does not use by default (repeatable); see 'invokeconf variants'")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkSwitches(defects, variants); err != nil {
 		return err
 	}
 	var seed *profile.Profile
@@ -137,4 +141,28 @@ func printBundleInfo(w io.Writer, p *profile.Profile) {
 		fmt.Fprintf(w, "export project:    %s (agent %s): GET %s/api/assistants/%s/projects/%s/bundle\n",
 			e.ProjectID, e.AgentID, p.BaseURL, e.AgentID, e.ProjectID)
 	}
+}
+
+// checkSwitches names unknown defect and variant switches with the nearest
+// known one, instead of the whole list.
+func checkSwitches(defects, variants []string) error {
+	var dn, vn []string
+	for _, d := range fakeserver.Defects() {
+		dn = append(dn, d.Name)
+	}
+	for _, v := range fakeserver.Variants() {
+		vn = append(vn, v.Name)
+	}
+	for _, list := range []struct {
+		kind  string
+		given []string
+		known []string
+	}{{"defect", defects, dn}, {"variant", variants, vn}} {
+		for _, name := range list.given {
+			if !slices.Contains(list.known, name) {
+				return usageError{fmt.Errorf("--%s: unknown %s %q%s (see 'invokeconf %ss')", list.kind, list.kind, name, didYouMean(name, list.known), list.kind)}
+			}
+		}
+	}
+	return nil
 }

@@ -1,0 +1,101 @@
+package runner
+
+// Everything that knows how godog (v0.15) behaves lives here, and
+// godog_test.go pins each assumption against a real godog run, so that an
+// upgrade fails a test, not a certification:
+//
+//   - a step's error reaches the After hook unchanged, so errors.As finds
+//     an outcome.Failure in it (TestGodogKeepsTheErrorChain);
+//   - a panicking step arrives as godog's private *traceError, the only sign
+//     of a panic (stepPanicked, TestClassify);
+//   - godog's tag filter is internal: matchTags is a copy of its
+//     evaluation, compared with godog's own filtering on every feature file
+//     (TestMatchTagsAgreesWithGodog);
+//   - godog hands hooks a scenario's file, name and step texts, which
+//     identify a planned pickle (features.PickleKey;
+//     TestEveryPickleIsMatchedOnce);
+//   - Strict turns undefined and pending steps into failures; Options must
+//     never be nil (godog would read os.Args); a tag expression that matches
+//     nothing runs nothing and says "passed" (the runner counts scenarios
+//     itself).
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/invokeconf/invokeconf/features"
+)
+
+// godogOptions are the options of every run: the embedded features,
+// strict, no colours, and the console left to the collector (godog's own
+// progress dots would interleave with its lines).
+func godogOptions(ctx context.Context, format, tags string, concurrency int) *godog.Options {
+	return &godog.Options{
+		Format:         format,
+		Output:         io.Discard,
+		Paths:          []string{"."},
+		FS:             features.FS,
+		Tags:           tags,
+		Concurrency:    concurrency,
+		Strict:         true,
+		NoColors:       true,
+		DefaultContext: ctx,
+	}
+}
+
+// stepPanicked reports whether godog says a step panicked: it wraps the
+// panic in its private *traceError and nothing else.
+func stepPanicked(err error) bool {
+	return fmt.Sprintf("%T", err) == "*godog.traceError"
+}
+
+var tagToken = regexp.MustCompile(`^~?@?[^\s,&~@]+$`)
+
+// checkTagExpr rejects expressions godog would misread or panic on (an empty
+// alternative such as "@a,,@b").
+func checkTagExpr(expr string) error {
+	if expr == "" {
+		return nil
+	}
+	for _, and := range strings.Split(expr, "&&") {
+		for _, tok := range strings.Split(and, ",") {
+			if !tagToken.MatchString(strings.TrimSpace(tok)) {
+				return &SelectionError{fmt.Sprintf("--tags %q: %q is not a tag (write @tag or ~@tag, join with , for or and && for and)", expr, strings.TrimSpace(tok))}
+			}
+		}
+	}
+	return nil
+}
+
+// matchTags evaluates a godog tag expression the way godog v0.15 does:
+// groups joined by && must all hold; within a group, alternatives joined by
+// commas, any one of which holds; ~ negates.
+func matchTags(expr string, tags []string) bool {
+	if expr == "" {
+		return true
+	}
+	has := map[string]bool{}
+	for _, t := range tags {
+		has[strings.TrimPrefix(t, "@")] = true
+	}
+	for _, and := range strings.Split(expr, "&&") {
+		ok := false
+		for _, tok := range strings.Split(and, ",") {
+			tok = strings.ReplaceAll(strings.TrimSpace(tok), "@", "")
+			if neg, found := strings.CutPrefix(tok, "~"); found {
+				ok = ok || !has[neg]
+			} else {
+				ok = ok || has[tok]
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
