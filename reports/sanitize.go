@@ -1,66 +1,16 @@
 package reports
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
-// printable makes target bytes safe for every writer: control characters
-// other than newline and tab (NUL, ESC, DEL, C1 and the like) become visible
-// escapes (\x1b, \u0085) and invalid UTF-8 bytes become \xNN, so no report
-// can turn into invalid XML or JSON, and no terminal obeys an escape code.
-func printable(s string) string {
-	if !needsEscape(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x80 && !safeRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case !safeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func needsEscape(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || !safeRune(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// safeRune: printable, or a newline or tab; never a
-// character XML 1.0 forbids or a terminal acts on.
-func safeRune(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return true
-	case r == utf8.RuneError:
-		return true // a real U+FFFD; invalid bytes are caught by the decoder
-	case unicode.IsControl(r), r == 0xFFFE, r == 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
-		return false
-	case unicode.In(r, unicode.Bidi_Control):
-		return false
-	}
-	return true
-}
+// printable makes target bytes safe for every writer (safetext.Clean): no
+// report turns into invalid XML or JSON, and no terminal obeys an escape code.
+func printable(s string) string { return safetext.Clean(s) }
 
 // sanitize makes what a scenario's target sent printable: its message, its
 // structured failure and the response side of its transcript. What the
