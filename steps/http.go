@@ -450,6 +450,8 @@ func (w *World) withAuth(r *httpexpect.Request) (*httpexpect.Request, error) {
 		r = r.WithHeader("Authorization", auth)
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
+	w.mu.Lock() // steps that watch a stream call here from a second goroutine
 	w.cancels = append(w.cancels, cancel)
+	w.mu.Unlock()
 	return r.WithContext(ctx), nil
 }
