@@ -241,7 +241,11 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	_ = rc.Flush()
+	// The headers go out with the first text, or alone once the run has
+	// been quiet for plainHeaderWait: a quick answer then costs one write.
+	if !waitForOutput(r, run, plainHeaderWait) {
+		_ = rc.Flush()
+	}
 	if s.defect(defPlainBuffered) {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
@@ -261,8 +265,40 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		if _, err := w.Write([]byte(ev.Content)); err != nil {
 			return err
 		}
+		if run.isDone() {
+			return nil // the end of the response, just after, flushes it
+		}
 		return rc.Flush()
 	}, nil)
+}
+
+// plainHeaderWait bounds how long the plain form holds its headers back for
+// the run's first text: far inside the spec's 500 ms flush interval.
+const plainHeaderWait = 50 * time.Millisecond
+
+// waitForOutput waits up to d for the run to have content or to end, and
+// reports whether it ended.
+func waitForOutput(r *http.Request, run *run, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		evs, done, changed := run.snapshot(0)
+		if done {
+			return true
+		}
+		for _, ev := range evs {
+			if ev.Content != "" {
+				return false
+			}
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-r.Context().Done():
+			return false
+		}
+	}
 }
 
 // writeJSON writes v as a JSON response.

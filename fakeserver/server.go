@@ -18,7 +18,6 @@ package fakeserver
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -130,7 +129,7 @@ func New(cfg Config) (*Server, error) {
 		bytes: orDefault(cfg.MaxRetainedBytes, DefaultMaxRetainedBytes), runs: orDefault(cfg.MaxRunsPerThread, DefaultMaxRunsPerThread)}
 	log := cfg.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
 	var model Model = scriptModel{}
 	if cfg.ModelURL != "" {
@@ -149,6 +148,10 @@ func (s *Server) Close() { s.cancel() }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
 	start := time.Now()
 	rec := &httpserve.StatusRecorder{ResponseWriter: w}
 	s.mux.ServeHTTP(rec, r)
