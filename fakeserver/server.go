@@ -64,7 +64,8 @@ type Config struct {
 	MaxRetainedBytes int64
 	// MaxRunsPerThread bounds the runs a thread keeps (default
 	// DefaultMaxRunsPerThread); its oldest finished runs beyond it are
-	// forgotten, except its last completed run.
+	// forgotten (their events are 404, and a remote model no longer sees
+	// them as history), except its last completed run.
 	MaxRunsPerThread int
 	// Logger receives one line per request; keys are never logged. Nil
 	// discards.
