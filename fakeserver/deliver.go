@@ -282,14 +282,9 @@ func waitForOutput(r *http.Request, run *run, d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
-		evs, done, changed := run.snapshot(0)
-		if done {
-			return true
-		}
-		for _, ev := range evs {
-			if ev.Content != "" {
-				return false
-			}
+		content, done, changed := run.progress()
+		if done || content {
+			return done
 		}
 		select {
 		case <-changed:
@@ -299,6 +294,19 @@ func waitForOutput(r *http.Request, run *run, d time.Duration) bool {
 			return false
 		}
 	}
+}
+
+// progress reports, without copying the events, whether the run has content
+// and whether it is done, and returns a channel closed at the next change.
+func (r *run) progress() (content, done bool, changed <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ev := range r.events {
+		if ev.Content != "" {
+			return true, r.done, r.changed
+		}
+	}
+	return false, r.done, r.changed
 }
 
 // writeJSON writes v as a JSON response.
