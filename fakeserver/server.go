@@ -67,8 +67,8 @@ type Config struct {
 	// forgotten (their events are 404, and a remote model no longer sees
 	// them as history), except its last completed run.
 	MaxRunsPerThread int
-	// Logger receives one line per request; keys are never logged. Nil
-	// discards.
+	// Logger receives one line per request; a key appears in it only as its
+	// ID (<user>-<key>), never any part of its secret. Nil discards.
 	Logger *slog.Logger
 	// ModelURL, when set, is the base URL of an OpenAI-compatible
 	// chat-completions API (such as `invokeconf model`, .../v1) that the

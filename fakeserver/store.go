@@ -39,7 +39,7 @@ type retention struct {
 	runs    int
 }
 
-// Retention defaults.
+// Retention defaults: 1,000 threads, 64 MiB of prompts, 32 runs a thread.
 const (
 	DefaultMaxThreads       = 1000
 	DefaultMaxRetainedBytes = 64 << 20
