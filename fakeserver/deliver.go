@@ -406,7 +406,11 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	_ = rc.Flush()
+	// The headers go out with the first text, or alone once the run has
+	// been quiet for plainHeaderWait: a quick answer then costs one write.
+	if !waitForOutput(r, run, plainHeaderWait) {
+		_ = rc.Flush()
+	}
 	if s.defect(defPlainBuffered) {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
@@ -439,6 +443,9 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		if _, err := w.Write([]byte(ev.Content)); err != nil {
 			return err
+		}
+		if run.isDone() {
+			return nil // the end of the response, just after, flushes it
 		}
 		return rc.Flush()
 	}, nil)
@@ -501,6 +508,43 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// plainHeaderWait bounds how long the plain form holds its headers back for
+// the run's first text: far inside the spec's 500 ms flush interval.
+const plainHeaderWait = 50 * time.Millisecond
+
+// waitForOutput waits up to d for the run to have content or to end, and
+// reports whether it ended.
+func waitForOutput(r *http.Request, run *run, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		content, done, changed := run.progress()
+		if done || content {
+			return done
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return false
+		case <-r.Context().Done():
+			return false
+		}
+	}
+}
+
+// progress reports, without copying the events, whether the run has content
+// and whether it is done, and returns a channel closed at the next change.
+func (r *run) progress() (content, done bool, changed <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ev := range r.events {
+		if ev.Content != "" {
+			return true, r.done, r.changed
+		}
+	}
+	return false, r.done, r.changed
 }
 
 // writeJSON writes v as a JSON response.

@@ -158,7 +158,9 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 			}
 		}
 		t := s.newThread(a, p)
-		s.st.rememberThread(k, t)
+		if s.defect(defNewThreadReused) {
+			s.st.rememberThread(k, t)
+		}
 		return t, nil
 	}
 	t := s.st.thread(id)

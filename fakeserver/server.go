@@ -18,7 +18,6 @@ package fakeserver
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -65,10 +64,11 @@ type Config struct {
 	MaxRetainedBytes int64
 	// MaxRunsPerThread bounds the runs a thread keeps (default
 	// DefaultMaxRunsPerThread); its oldest finished runs beyond it are
-	// forgotten, except its last completed run.
+	// forgotten (their events are 404, and a remote model no longer sees
+	// them as history), except its last completed run.
 	MaxRunsPerThread int
-	// Logger receives one line per request; keys are never logged. Nil
-	// discards.
+	// Logger receives one line per request; a key appears in it only as its
+	// ID (<user>-<key>), never any part of its secret. Nil discards.
 	Logger *slog.Logger
 	// ModelURL, when set, is the base URL of an OpenAI-compatible
 	// chat-completions API (such as `invokeconf model`, .../v1) that the
@@ -133,7 +133,7 @@ func New(cfg Config) (*Server, error) {
 		bytes: orDefault(cfg.MaxRetainedBytes, DefaultMaxRetainedBytes), runs: orDefault(cfg.MaxRunsPerThread, DefaultMaxRunsPerThread)}
 	log := cfg.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
 	var model Model = scriptModel{}
 	if cfg.ModelURL != "" {
@@ -152,6 +152,10 @@ func (s *Server) Close() { s.cancel() }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		s.mux.ServeHTTP(s.headerVariants(w), r)
+		return
+	}
 	start := time.Now()
 	rec := &httpserve.StatusRecorder{ResponseWriter: w}
 	s.mux.ServeHTTP(s.headerVariants(rec), r)

@@ -39,11 +39,11 @@ type retention struct {
 	runs    int
 }
 
-// Retention defaults.
+// Retention defaults: 1,000 threads, 64 MiB of prompts, 32 runs a thread.
 const (
 	DefaultMaxThreads       = 1000
 	DefaultMaxRetainedBytes = 64 << 20
-	DefaultMaxRunsPerThread = 100
+	DefaultMaxRunsPerThread = 32
 )
 
 func newStore() *store {
@@ -132,6 +132,9 @@ func (st *store) newThread(a *agent, p *project) *thread {
 // recently used threads beyond the bounds.
 func (st *store) addRun(t *thread, r *run, size int) {
 	r.size = int64(size)
+	if !t.listed {
+		r.size = 0 // a bundle's thread, never forgotten: only its run count is bounded
+	}
 	t.runs = append(t.runs, r)
 	t.kept += r.size
 	st.kept += r.size

@@ -114,29 +114,35 @@ func TestTrickledBodyWithoutKey(t *testing.T) {
 // and idle timeouts completes, whether its request had a body (invoke) or
 // not (events).
 func TestStreamOutlastsTimeouts(t *testing.T) {
-	srv := listenTest(t, Config{ReadTimeout: 100 * time.Millisecond, IdleTimeout: 100 * time.Millisecond})
+	srv := listenTest(t, Config{ReadTimeout: 200 * time.Millisecond, IdleTimeout: 200 * time.Millisecond})
 	p := srv.cfg.Profile
-	script := "@say a\n@pause 600ms\n@say b"
+	// A fresh connection per request: a kept-alive one may be closed by the
+	// short idle timeout just as it is reused.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	do := func(method, path, accept, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+p.Keys.Agent)
+		req.Header.Set("Accept", accept)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	script := "@say a\n@pause 800ms\n@say b" // 4 times the timeouts
 	t.Run("invoke", func(t *testing.T) {
-		resp := post(t, srv.URL+"/api/invoke/"+p.Agents.Main.ID, p.Keys.Agent, "text/event-stream", script)
-		assertCompleteStream(t, resp)
+		assertCompleteStream(t, do("POST", "/api/invoke/"+p.Agents.Main.ID, "text/event-stream", script))
 	})
 	t.Run("events", func(t *testing.T) {
-		start := post(t, srv.URL+"/api/invoke/"+p.Agents.Main.ID+"?async=true", p.Keys.Agent, "", script)
+		start := do("POST", "/api/invoke/"+p.Agents.Main.ID+"?async=true", "", script)
 		var ids struct{ ThreadID, RunID string }
 		err := json.NewDecoder(start.Body).Decode(&ids)
 		start.Body.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		req, _ := http.NewRequest("GET", srv.URL+"/api/threads/"+ids.ThreadID+"/events?runID="+ids.RunID, nil)
-		req.Header.Set("Authorization", "Bearer "+p.Keys.Agent)
-		req.Header.Set("Accept", "text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		assertCompleteStream(t, resp)
+		assertCompleteStream(t, do("GET", "/api/threads/"+ids.ThreadID+"/events?runID="+ids.RunID, "text/event-stream", ""))
 	})
 }
 
