@@ -23,6 +23,7 @@ import (
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // Deadlines. Every network read is bounded by one of them, so a target that
@@ -70,18 +71,9 @@ type World struct {
 	transcript []Exchange
 }
 
-// Exchange is one request and its response, as a report shows it.
-type Exchange struct {
-	Method     string      `json:"method"`
-	URL        string      `json:"url"`
-	Header     http.Header `json:"header"`
-	Body       string      `json:"body,omitempty"`
-	Status     int         `json:"status,omitempty"`
-	RespHeader http.Header `json:"respHeader,omitempty"`
-	RespBody   string      `json:"respBody,omitempty"`
-	Elapsed    string      `json:"elapsed,omitempty"`
-	Error      string      `json:"error,omitempty"`
-}
+// Exchange is one request and its response, as a report shows it. It
+// lives in the leaf package transcript, so reports need not import steps.
+type Exchange = transcript.Exchange
 
 // maxTranscriptBody bounds the bytes of one body kept in a transcript.
 const maxTranscriptBody = 16 << 10
