@@ -3,7 +3,6 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,9 +42,9 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
 		return err
 	})
-	step(sc, `^I invoke "([^"]*)" with the prompt below and abort its thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
+	step(sc, `^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and abort the thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
 	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
-	step(sc, `^the events of that run show it ended without the content "([^"]*)"$`, w.abortedOnServer)
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show it ended without the content "([^"]*)"$`, w.abortedOnServer)
 	step(sc, `^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, w.threadContinued)
 	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
 	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
@@ -59,9 +58,6 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		return w.finishedEventsContain(run, thread, "", notWant)
 	})
 	step(sc, `^the body does not contain "([^"]*)"$`, func(notWant string) error { return w.bodyContains("", notWant) })
-	step(sc, `^the events of that run, once it has finished, contain "([^"]*)" but not "([^"]*)"$`, func(want, notWant string) error {
-		return w.finishedEventsContain("that", "that", want, notWant)
-	})
 }
 
 // follow makes a plain request/response call (fetch) and keeps the result
@@ -233,7 +229,7 @@ func (w *World) finishedEventsContain(run, thread, want, notWant string) error {
 func (w *World) threadContinued(thread, said string) error {
 	said, err := w.expand(said)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	before := w.runs[openingRun(thread)]
 	last := w.resp
@@ -263,12 +259,12 @@ func (w *World) threadContinued(thread, said string) error {
 // invokeAndAbort reads an SSE stream and, once an event carries the given
 // content, aborts the stream's thread through POST /api/threads/{id}/abort
 // while it goes on reading (ASYNC-06). Waiting for the content first makes
-// sure the run is under way when the abort lands. The run and its thread
-// are remembered as "that".
-func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error {
+// sure the run is under way when the abort lands. The stream's thread and
+// run (when an event names it) are remembered under the names given.
+func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.DocString) error {
 	content, err := w.expand(content)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	prompt, err := w.prompt(doc.Content)
 	if err != nil {
@@ -280,12 +276,12 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 		if abortStatus != 0 || abortErr != nil || !sseHasContent(r.Body, content) {
 			return false
 		}
-		w.threads["that"] = r.Header.Get("X-SVC-Thread-Id")
+		w.threads[thread] = r.Header.Get("X-SVC-Thread-Id")
 		if id := sseRunID(r.Body); id != "" {
-			w.runs["that"] = id
+			w.runs[run] = id
 		}
 		var ab *Response
-		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:that}/abort", ""); abortErr == nil {
+		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:"+thread+"}/abort", ""); abortErr == nil {
 			abortStatus = ab.Status
 		}
 		return false
@@ -306,7 +302,7 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 	if abortStatus == 0 {
 		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body))
 	}
-	w.saved["abortStatus"] = fmt.Sprint(abortStatus)
+	w.abortStatus = abortStatus
 	return nil
 }
 
@@ -325,15 +321,15 @@ func sseRunID(body []byte) string {
 }
 
 func (w *World) abortedStream(notWant string) error {
-	if st, _ := strconv.Atoi(w.saved["abortStatus"]); !is2xx(st) {
-		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(st))
+	if !is2xx(w.abortStatus) {
+		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(w.abortStatus))
 	}
 	if err := w.complete(); err != nil {
 		return outcome.Fail("the SSE stream after the abort", "its end", err.Error())
 	}
 	notWant, err := w.expand(notWant)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if sseHasContent(w.resp.Body, notWant) {
 		return outcome.Failf("the SSE stream after the abort", fmt.Sprintf("no event with the content %q (the run is cancelled)", notWant),
@@ -349,15 +345,15 @@ func (w *World) abortedStream(notWant string) error {
 // A service that only cut the stream answers once the script has run out,
 // with the later content. lastRunID is not read: it reports completion, and
 // the spec does not say that a cancelled run completes.
-func (w *World) abortedOnServer(notWant string) error {
+func (w *World) abortedOnServer(run, thread, notWant string) error {
 	notWant, err := w.expand(notWant)
 	if err != nil {
-		return need(err)
+		return err
 	}
-	if _, err := w.run("that"); err != nil {
+	if _, err := w.run(run); err != nil {
 		return fmt.Errorf("%w (no event of the stream carried a runID)", err)
 	}
-	if _, err := w.fetchEvents("that", "that"); err != nil {
+	if _, err := w.fetchEvents(thread, run); err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {

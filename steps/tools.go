@@ -207,7 +207,7 @@ func nonEmpty(list []string, what string) (string, bool, error) {
 func (w *World) splitList(list string) ([]string, error) {
 	v, err := w.expand(list)
 	if err != nil {
-		return nil, need(err)
+		return nil, err
 	}
 	out := []string{}
 	for _, e := range strings.Split(v, ",") {
@@ -335,7 +335,7 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 func (w *World) modelIs(not, want string) error {
 	want, err := w.expand(want)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if err := w.complete(); err != nil {
 		return err

@@ -57,7 +57,12 @@ type World struct {
 	threads map[string]string // name -> thread ID
 	runs    map[string]string // name -> run ID
 	markers map[string]string // name -> unique text
-	saved   map[string]string // name -> remembered answer
+
+	// lastPrompt is the last prompt sent, expanded (prompt).
+	lastPrompt string
+	// abortStatus is the status of the abort sent mid-stream
+	// (invokeAndAbort); 0 before it.
+	abortStatus int
 
 	// firstErr is the first step error of the scenario.
 	firstErr error
@@ -94,7 +99,8 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.headers, w.noHeaders = map[string]string{}, map[string]bool{}
 	w.resp = nil
 	w.threads, w.runs = map[string]string{}, map[string]string{}
-	w.markers, w.saved = map[string]string{}, map[string]string{}
+	w.markers = map[string]string{}
+	w.lastPrompt, w.abortStatus = "", 0
 	w.cancels, w.transcript, w.firstErr = nil, nil, nil
 	w.echoSent = false
 }
@@ -205,18 +211,6 @@ type cleanError struct {
 func (e *cleanError) Error() string { return e.msg }
 func (e *cleanError) Unwrap() error { return e.err }
 
-// ErrNoResponse says that a step judges the last response of a scenario
-// that has made no request yet: the feature lacks a When step.
-var ErrNoResponse = errors.New("no response yet: no request was made before this step")
-
-// last returns the scenario's last response, the one the When steps keep.
-func (w *World) last() (*Response, error) {
-	if w.resp == nil {
-		return nil, ErrNoResponse
-	}
-	return w.resp, nil
-}
-
 // untested marks a scenario that cannot run because the profile lacks a
 // prerequisite. It wraps godog.ErrSkip so the scenario is never green.
 type untested struct{ reason string }
@@ -267,7 +261,8 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.:-]+)\}`)
 // ${run:NAME}, ${marker:NAME} (a unique token, the same for one NAME within
 // a scenario) and ${escaped:NAME} (that token written as \x escapes). Step
 // files add more through placeholderExts (tools.go: tool lists, the project's
-// tasks, credentials and model).
+// tasks, credentials and model). A profile gap comes back as an untested
+// error (need), so callers return the error as it is.
 func (w *World) expand(s string) (string, error) {
 	var firstErr error
 	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
@@ -277,7 +272,7 @@ func (w *World) expand(s string) (string, error) {
 		}
 		return v
 	})
-	return out, firstErr
+	return out, need(firstErr)
 }
 
 func (w *World) lookup(name string) (string, error) {
@@ -285,15 +280,9 @@ func (w *World) lookup(name string) (string, error) {
 	if hasArg {
 		switch kind {
 		case "thread":
-			if v, ok := w.threads[arg]; ok {
-				return v, nil
-			}
-			return "", fmt.Errorf("no thread named %q in this scenario", arg)
+			return w.thread(arg)
 		case "run":
-			if v, ok := w.runs[arg]; ok {
-				return v, nil
-			}
-			return "", fmt.Errorf("no run named %q in this scenario", arg)
+			return w.run(arg)
 		case "marker":
 			return w.marker(arg), nil
 		case "escaped":
