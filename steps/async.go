@@ -72,13 +72,14 @@ func (w *World) follow(method, path, accept string, query ...string) (*Response,
 }
 
 func (w *World) asyncAck(within int, run, thread string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	if end, limit := w.resp.End(), time.Duration(within)*time.Second; end > limit {
+	if end, limit := r.End(), time.Duration(within)*time.Second; end > limit {
 		return outcome.Fail("the time to the async answer's end", fmt.Sprintf("at most %s (\"returns at once\": it does not wait for the run)", limit),
 			end.Round(time.Millisecond).String())
 	}
@@ -87,7 +88,8 @@ func (w *World) asyncAck(within int, run, thread string) error {
 
 // rememberAsync reads {threadID, runID} from an async start (ASYNC-01).
 func (w *World) rememberAsync(run, thread string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	var ack struct {
@@ -95,29 +97,40 @@ func (w *World) rememberAsync(run, thread string) error {
 		RunID    *string `json:"runID"`
 	}
 	const want = "a JSON object with the strings threadID and runID (other members allowed)"
-	if err := json.Unmarshal(w.resp.Body, &ack); err != nil || ack.ThreadID == nil || ack.RunID == nil ||
+	if err := json.Unmarshal(r.Body, &ack); err != nil || ack.ThreadID == nil || ack.RunID == nil ||
 		*ack.ThreadID == "" || *ack.RunID == "" {
-		return outcome.Failf("the async answer", want, "%s", abbreviate(w.resp.Body))
+		return outcome.Failf("the async answer", want, "%s", abbreviate(r.Body))
 	}
 	w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
 	return nil
 }
 
 // fetchEvents calls GET /api/threads/{id}/events with Accept:
-// application/json, with or without runID.
+// application/json, with or without runID, and keeps the answer as the
+// last response.
 func (w *World) fetchEvents(thread, run string) (*Response, error) {
+	r, err := w.threadEvents(thread, run)
+	if err != nil {
+		return nil, err
+	}
+	w.resp = r
+	return r, nil
+}
+
+// threadEvents is fetchEvents without keeping the answer.
+func (w *World) threadEvents(thread, run string) (*Response, error) {
 	if _, err := w.thread(thread); err != nil {
 		return nil, err
 	}
 	path := "/api/threads/${thread:" + thread + "}/events"
 	if run == "" {
-		return w.follow("GET", path, "application/json")
+		return w.fetch("GET", path, "application/json")
 	}
 	id, err := w.run(run)
 	if err != nil {
 		return nil, err
 	}
-	return w.follow("GET", path, "application/json", "runID", id)
+	return w.fetch("GET", path, "application/json", "runID", id)
 }
 
 // lastRunID reads lastRunID from GET /api/threads/{id}; "" when absent or
@@ -126,9 +139,7 @@ func (w *World) lastRunID(thread string) (string, error) {
 	if _, err := w.thread(thread); err != nil {
 		return "", err
 	}
-	last := w.resp
-	defer func() { w.resp = last }()
-	r, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
+	r, err := w.fetch("GET", "/api/threads/${thread:"+thread+"}", "")
 	if err != nil {
 		return "", err
 	}
@@ -232,8 +243,6 @@ func (w *World) threadContinued(thread, said string) error {
 		return err
 	}
 	before := w.runs[openingRun(thread)]
-	last := w.resp
-	defer func() { w.resp = last }()
 	got, err := w.pollLastRunID(thread, func(v string) bool { return v != "" && v != before })
 	if err != nil {
 		return err
@@ -243,15 +252,16 @@ func (w *World) threadContinued(thread, said string) error {
 			"a run other than the thread's earlier one "+before, got).
 			WithSpec("Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
 	}
-	if _, err := w.fetchEvents(thread, ""); err != nil {
+	r, err := w.threadEvents(thread, "")
+	if err != nil {
 		return err
 	}
-	if err := w.status2xx(); err != nil {
-		return err
+	check := fmt.Sprintf("the events of thread %q without runID (its last completed run)", thread)
+	if !is2xx(r.Status) {
+		return statusFailure(check, "2xx", r)
 	}
-	if !strings.Contains(string(w.resp.Body), said) {
-		return outcome.Failf(fmt.Sprintf("the events of thread %q without runID (its last completed run)", thread),
-			fmt.Sprintf("the run just made on it, which said %q", said), "%s", abbreviate(w.resp.Body))
+	if !strings.Contains(string(r.Body), said) {
+		return outcome.Failf(check, fmt.Sprintf("the run just made on it, which said %q", said), "%s", abbreviate(r.Body))
 	}
 	return nil
 }
@@ -324,16 +334,16 @@ func (w *World) abortedStream(notWant string) error {
 	if !is2xx(w.abortStatus) {
 		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(w.abortStatus))
 	}
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return outcome.Fail("the SSE stream after the abort", "its end", err.Error())
 	}
-	notWant, err := w.expand(notWant)
-	if err != nil {
+	if notWant, err = w.expand(notWant); err != nil {
 		return err
 	}
-	if sseHasContent(w.resp.Body, notWant) {
+	if sseHasContent(r.Body, notWant) {
 		return outcome.Failf("the SSE stream after the abort", fmt.Sprintf("no event with the content %q (the run is cancelled)", notWant),
-			"%s", abbreviate(w.resp.Body))
+			"%s", abbreviate(r.Body))
 	}
 	return nil
 }
@@ -353,15 +363,16 @@ func (w *World) abortedOnServer(run, thread, notWant string) error {
 	if _, err := w.run(run); err != nil {
 		return fmt.Errorf("%w (no event of the stream carried a runID)", err)
 	}
-	if _, err := w.fetchEvents(thread, run); err != nil {
+	r, err := w.fetchEvents(thread, run)
+	if err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	if strings.Contains(string(w.resp.Body), notWant) {
+	if strings.Contains(string(r.Body), notWant) {
 		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
-			fmt.Sprintf("no content %q: the run ended at the abort", notWant), "%s", abbreviate(w.resp.Body)).
+			fmt.Sprintf("no content %q: the run ended at the abort", notWant), "%s", abbreviate(r.Body)).
 			WithSpec("POST /api/threads/{id}/abort: Cancels a run")
 	}
 	return nil

@@ -347,50 +347,52 @@ func (w *World) plainIs(want string) error {
 // plainIsExactly: the plain-text form's body is the answer itself, nothing
 // around it (not an SSE stream, not an envelope).
 func (w *World) plainIsExactly(want string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	if err := w.needEcho(); err != nil {
 		return err
 	}
-	if got := string(w.resp.Body); got != want {
+	if got := string(r.Body); got != want {
 		return outcome.Failf("the plain-text body", fmt.Sprintf("exactly the answer %q", bounded(want)), "%q", bounded(got))
 	}
 	return nil
 }
 
 func (w *World) bodyContains(want, notWant string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	if err := w.needEcho(); err != nil {
 		return err
 	}
-	want, err := w.expand(want)
-	if err != nil {
+	if want, err = w.expand(want); err != nil {
 		return err
 	}
 	if notWant, err = w.expand(notWant); err != nil {
 		return err
 	}
-	body := string(w.resp.Body)
-	check := w.resp.Method + " " + w.resp.URL + ": the body"
+	body := string(r.Body)
+	check := r.Method + " " + r.URL + ": the body"
 	if !strings.Contains(body, want) {
-		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(w.resp.Body))
+		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(r.Body))
 	}
 	if notWant != "" && strings.Contains(body, notWant) {
-		return outcome.Failf(check, fmt.Sprintf("text without %q", notWant), "%s", abbreviate(w.resp.Body))
+		return outcome.Failf(check, fmt.Sprintf("text without %q", notWant), "%s", abbreviate(r.Body))
 	}
 	return nil
 }
 
 func (w *World) answeredWithin(secs int) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	limit := time.Duration(secs) * time.Second
-	if end := w.resp.End(); end > limit {
-		return outcome.Fail(w.resp.Method+" "+w.resp.URL+": the time to the answer's end",
+	if end := r.End(); end > limit {
+		return outcome.Fail(r.Method+" "+r.URL+": the time to the answer's end",
 			fmt.Sprintf("at most %s", limit), end.Round(time.Millisecond).String())
 	}
 	return nil

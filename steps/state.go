@@ -24,6 +24,15 @@ func (w *World) last() (*Response, error) {
 	return w.resp, nil
 }
 
+// finished returns the scenario's last response, read to its end.
+func (w *World) finished() (*Response, error) {
+	r, err := w.last()
+	if err != nil {
+		return nil, err
+	}
+	return r, r.complete()
+}
+
 // thread returns the ID of the thread remembered under name.
 func (w *World) thread(name string) (string, error) {
 	if id, ok := w.threads[name]; ok {
