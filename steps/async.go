@@ -242,7 +242,11 @@ func (w *World) threadContinued(thread, said string) error {
 	if err != nil {
 		return err
 	}
-	before := w.runs[openingRun(thread)]
+	// The thread's set-up run: without it, any lastRunID would look new.
+	before, err := w.run(openingRun(thread))
+	if err != nil {
+		return fmt.Errorf("thread %q was not opened by a set-up step: %w", thread, err)
+	}
 	got, err := w.pollLastRunID(thread, func(v string) bool { return v != "" && v != before })
 	if err != nil {
 		return err
