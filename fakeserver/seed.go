@@ -22,12 +22,12 @@ func roleScopes(p *profile.Profile) map[string][]string {
 		"project":         {"project:chat:" + proj, "project:threads"},
 		"apiDisabled":     {"agent:chat:*"},
 
-		// Credential scopes and run modes (issue 3).
+		// Credential scopes and run modes.
 		"credentialSearch": {"agent:chat:" + main.ID, "credential:use:search"},
 		"credentialAll":    {"agent:chat:" + main.ID, "project:chat:" + proj, "credential:use:*"},
 		"notEntitled":      {"agent:chat:" + main.ID, "credential:use:*"},
 
-		// Project bundles (issue 4).
+		// Project bundles.
 		"bundles": {bundleScope},
 
 		// One scope each, so that routes needing more are caught.

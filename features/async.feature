@@ -84,14 +84,14 @@ Feature: Async runs and the follow-up routes
   @ASYNC-06 @scripted
   Scenario: Abort cancels a run
     Given the request header "Accept" is "text/event-stream"
-    When I invoke "/api/invoke/${agents.main.id}" with the prompt below and abort its thread once the content "${marker:working}" arrived:
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt below as run "A" on thread "T" and abort the thread once the content "${marker:working}" arrived:
       """
       @say "${escaped:working}"
       @pause 3s
       @say "${escaped:after}"
       """
     Then the abort answered 2xx and the stream ended without the content "${marker:after}"
-    And the events of that run show it ended without the content "${marker:after}"
+    And the events of run "A" on thread "T" show it ended without the content "${marker:after}"
 
   @ASYNC-07 @scripted
   Scenario Outline: Without async=true the call is synchronous

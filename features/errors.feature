@@ -17,28 +17,28 @@ Feature: Error statuses before streaming
 
   @ERR-03
   Scenario Outline: A malformed Authorization is 401
-    Given the Authorization header "<authorization>"
+    Given <authorization>
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "hello"
     Then the status is 401
 
     Examples:
-      | authorization                 |
-      | Bearer not-a-key              |
-      | Bearer sk-svc-alice           |
-      | Bearer sk-svc--k1-s3cr3t      |
-      | Basic YWxpY2U6c2VjcmV0        |
-      | the agent key without Bearer  |
+      | authorization                                            |
+      | the Authorization header "Bearer not-a-key"              |
+      | the Authorization header "Bearer sk-svc-alice"           |
+      | the Authorization header "Bearer sk-svc--k1-s3cr3t"      |
+      | the Authorization header "Basic YWxpY2U6c2VjcmV0"        |
+      | the Authorization header is the agent key without Bearer |
 
   @ERR-04
   Scenario Outline: An unknown key is 401
-    Given the Authorization header "<authorization>"
+    Given <authorization>
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "hello"
     Then the status is 401
 
     Examples:
-      | authorization                              |
-      | Bearer sk-svc-nobody-nokey-0000000000000000 |
-      | the agent key with another secret          |
+      | authorization                                                          |
+      | the Authorization header "Bearer sk-svc-nobody-nokey-0000000000000000" |
+      | the Authorization header is the agent key with another secret          |
 
   @ERR-05
   Scenario: An expired key is 401

@@ -66,7 +66,7 @@ Feature: The project variant of the invoke interface
   @PROJ-03
   Scenario Outline: Any other Accept value gives plain text on the project route
     Given the "project" key
-    And the request header "Accept" is "<accept>"
+    And <accept>
     When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt:
       """
       @say "plain "
@@ -77,10 +77,10 @@ Feature: The project variant of the invoke interface
     And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N"
 
     Examples:
-      | accept                  |
-      | (none)                  |
-      | text/event-stream, */*  |
-      | application/json; q=0.9 |
+      | accept                                                   |
+      | the request header "Accept" is absent                    |
+      | the request header "Accept" is "text/event-stream, */*"  |
+      | the request header "Accept" is "application/json; q=0.9" |
 
   @PROJ-03
   Scenario: async=true answers at once on the project route while the run goes on

@@ -152,7 +152,8 @@ func TestEchoIsVerbatim(t *testing.T) {
 	}
 }
 
-// The script is the last user message; earlier turns are history.
+// TestScriptIsTheLastUserMessage: the script is the last user message;
+// earlier turns are history.
 func TestScriptIsTheLastUserMessage(t *testing.T) {
 	_, client := start(t)
 	p := params("@say first turn")
@@ -193,8 +194,9 @@ func TestStreamingDeltasWithTiming(t *testing.T) {
 	}
 }
 
-// A tool call goes out with the script's arguments, and the script goes on
-// once the conversation carries the tool's result.
+// TestToolCallsAndContinuation: a tool call goes out with the script's
+// arguments, and the script goes on once the conversation carries the tool's
+// result.
 func TestToolCallsAndContinuation(t *testing.T) {
 	_, client := start(t)
 	p := params("@say looking it up\n@tool calc {\"a\":1}\n@say \"the answer\"\n@tool notes\n@say done", "calc", "notes")
@@ -237,8 +239,8 @@ func TestToolCallsAndContinuation(t *testing.T) {
 	}
 }
 
-// @toolinput streams the next call's arguments in pieces: the first delta
-// names the call, later ones carry only arguments.
+// TestToolInputStreamsArguments: @toolinput streams the next call's arguments
+// in pieces: the first delta names the call, later ones carry only arguments.
 func TestToolInputStreamsArguments(t *testing.T) {
 	_, client := start(t)
 	args := `{"q":"héllo wörld, a longer query"}`
@@ -274,7 +276,8 @@ func TestToolInputStreamsArguments(t *testing.T) {
 	}
 }
 
-// @tools lists the tools the request offered, without the service tools.
+// TestToolsListsTheOfferedTools: @tools lists the tools the request offered,
+// without the service tools.
 func TestToolsListsTheOfferedTools(t *testing.T) {
 	_, client := start(t)
 	got, err := client.Chat.Completions.New(ctx(t), params("@tools", "search-web", "calculator", modelserver.StepTool, modelserver.AskTool))
@@ -290,8 +293,8 @@ func TestToolsListsTheOfferedTools(t *testing.T) {
 	}
 }
 
-// @step and @ask are calls of the service tools, when the request offers
-// them.
+// TestStepAndAskAreServiceToolCalls: @step and @ask are calls of the service
+// tools, when the request offers them.
 func TestStepAndAskAreServiceToolCalls(t *testing.T) {
 	_, client := start(t)
 	p := params("@step Collecting sources\n@ask sensitive fields=user,token Log in to Example\n@say done", modelserver.StepTool, modelserver.AskTool)
@@ -316,8 +319,8 @@ func TestStepAndAskAreServiceToolCalls(t *testing.T) {
 	}
 }
 
-// @waiting holds the whole response back; a @pause comes after the
-// response has begun.
+// TestWaitingHoldsTheResponseBack: @waiting holds the whole response back; a
+// @pause comes after the response has begun.
 func TestWaitingHoldsTheResponseBack(t *testing.T) {
 	_, client := start(t)
 	s := stream(t, client, params("@waiting\n@say here"))
@@ -336,8 +339,8 @@ func TestWaitingHoldsTheResponseBack(t *testing.T) {
 	}
 }
 
-// @fail is a model error: HTTP 500 before anything was sent, an error event
-// in a stream that has begun.
+// TestFailIsAModelError: @fail is a model error: HTTP 500 before anything was
+// sent, an error event in a stream that has begun.
 func TestFailIsAModelError(t *testing.T) {
 	_, client := start(t)
 	_, err := client.Chat.Completions.New(ctx(t), params("@say partial\n@fail the tool exploded"))
@@ -361,8 +364,9 @@ func TestFailIsAModelError(t *testing.T) {
 	}
 }
 
-// A call of a tool the request does not offer fails where it comes: the
-// tools a run has are the service's business, found out as an agent would.
+// TestUnofferedToolFailsWhereItComes: a call of a tool the request does not
+// offer fails where it comes: the tools a run has are the service's business,
+// found out as an agent would.
 func TestUnofferedToolFailsWhereItComes(t *testing.T) {
 	_, client := start(t)
 	s := stream(t, client, params("@say before\n@toolinput calc\n@tool calc", "notes"))
@@ -380,7 +384,8 @@ func TestUnofferedToolFailsWhereItComes(t *testing.T) {
 	}
 }
 
-// Requests the server cannot follow get a 400 in the OpenAI error envelope.
+// TestRequestsItCannotFollow: requests the server cannot follow get a 400 in
+// the OpenAI error envelope.
 func TestRequestsItCannotFollow(t *testing.T) {
 	_, client := start(t)
 	callMsg := func(name string) openai.ChatCompletionMessageParamUnion {
@@ -441,7 +446,8 @@ func TestRequestsItCannotFollow(t *testing.T) {
 	}
 }
 
-// Requests that are not chat completions at all get the envelope too.
+// TestRawErrors: requests that are not chat completions at all get the
+// envelope too.
 func TestRawErrors(t *testing.T) {
 	srv, _ := start(t)
 	for _, tt := range []struct {
@@ -471,7 +477,8 @@ func TestRawErrors(t *testing.T) {
 	}
 }
 
-// A client that goes away ends a paused response at once.
+// TestDisconnectEndsTheResponse: a client that goes away ends a paused
+// response at once.
 func TestDisconnectEndsTheResponse(t *testing.T) {
 	s := modelserver.New(modelserver.Config{})
 	returned := make(chan struct{}, 1)

@@ -87,13 +87,13 @@ type Keys struct {
 	Expired         string `yaml:"expired"`         // a well-formed key that has expired
 	Project         string `yaml:"project"`         // project:chat:<projects.main.id>, project:threads
 	APIDisabled     string `yaml:"apiDisabled"`     // optional: agent:chat:* on an instance with API access disabled
-	// Credential scopes and run modes (issue 3). The workspace of the keys
+	// Credential scopes and run modes. The workspace of the keys
 	// agent, credentialSearch and credentialAll holds the 'Research mode'
 	// entitlement when capabilities.researchMode is true.
 	CredentialSearch string `yaml:"credentialSearch"` // agent:chat:<agents.main.id>, credential:use:search
 	CredentialAll    string `yaml:"credentialAll"`    // agent:chat:<agents.main.id>, project:chat:<projects.main.id>, credential:use:*
 	NotEntitled      string `yaml:"notEntitled"`      // agent:chat:<agents.main.id>, credential:use:*; its workspace lacks the 'Research mode' entitlement
-	// Project bundles (issue 4).
+	// Project bundles.
 	Bundles string `yaml:"bundles"` // may export, install, update and uninstall bundles and delete tasks
 	// Scopes told apart: each holds exactly one scope, so a service that
 	// demands a second one for a route is caught.

@@ -139,7 +139,7 @@ func TestNeedsResolve(t *testing.T) {
 		{`a target that manages bundles`, "", []string{"capabilities.bundles", "keys.bundles"}},
 		{`the export mentions none of the export project's dropped "members"`, "", []string{"bundles.export.agentID", "bundles.export.dropped.members", "bundles.export.projectID"}},
 		{`the "alias" key`, "", []string{"keys.alias"}},
-		{`the Authorization header "the agent key without Bearer"`, "", []string{"keys.agent"}},
+		{`the Authorization header is the agent key without Bearer`, "", []string{"keys.agent"}},
 		{"I invoke \"/api/invoke/${agents.main.id}/thread/${thread:T}\" with the prompt:", "@tools ${projects.main.tasks}", []string{"agents.main.id", "projects.main.tasks"}},
 		{`the run's tools include "${projects.main.credentialTools}"`, "", []string{"agents.main.credentialTools", "agents.main.id", "agents.main.tools", "projects.main.credentials"}},
 		{`the status is 200`, "", []string{}},

@@ -3,7 +3,6 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,9 +42,9 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
 		return err
 	})
-	step(sc, `^I invoke "([^"]*)" with the prompt below and abort its thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
+	step(sc, `^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and abort the thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
 	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
-	step(sc, `^the events of that run show it ended without the content "([^"]*)"$`, w.abortedOnServer)
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show it ended without the content "([^"]*)"$`, w.abortedOnServer)
 	step(sc, `^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, w.threadContinued)
 	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
 	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
@@ -59,9 +58,6 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		return w.finishedEventsContain(run, thread, "", notWant)
 	})
 	step(sc, `^the body does not contain "([^"]*)"$`, func(notWant string) error { return w.bodyContains("", notWant) })
-	step(sc, `^the events of that run, once it has finished, contain "([^"]*)" but not "([^"]*)"$`, func(want, notWant string) error {
-		return w.finishedEventsContain("that", "that", want, notWant)
-	})
 }
 
 // follow makes a plain request/response call (fetch) and keeps the result
@@ -76,13 +72,14 @@ func (w *World) follow(method, path, accept string, query ...string) (*Response,
 }
 
 func (w *World) asyncAck(within int, run, thread string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	if end, limit := w.resp.End(), time.Duration(within)*time.Second; end > limit {
+	if end, limit := r.End(), time.Duration(within)*time.Second; end > limit {
 		return outcome.Fail("the time to the async answer's end", fmt.Sprintf("at most %s (\"returns at once\": it does not wait for the run)", limit),
 			end.Round(time.Millisecond).String())
 	}
@@ -91,7 +88,8 @@ func (w *World) asyncAck(within int, run, thread string) error {
 
 // rememberAsync reads {threadID, runID} from an async start (ASYNC-01).
 func (w *World) rememberAsync(run, thread string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	var ack struct {
@@ -99,29 +97,40 @@ func (w *World) rememberAsync(run, thread string) error {
 		RunID    *string `json:"runID"`
 	}
 	const want = "a JSON object with the strings threadID and runID (other members allowed)"
-	if err := json.Unmarshal(w.resp.Body, &ack); err != nil || ack.ThreadID == nil || ack.RunID == nil ||
+	if err := json.Unmarshal(r.Body, &ack); err != nil || ack.ThreadID == nil || ack.RunID == nil ||
 		*ack.ThreadID == "" || *ack.RunID == "" {
-		return outcome.Failf("the async answer", want, "%s", abbreviate(w.resp.Body))
+		return outcome.Failf("the async answer", want, "%s", abbreviate(r.Body))
 	}
 	w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
 	return nil
 }
 
 // fetchEvents calls GET /api/threads/{id}/events with Accept:
-// application/json, with or without runID.
+// application/json, with or without runID, and keeps the answer as the
+// last response.
 func (w *World) fetchEvents(thread, run string) (*Response, error) {
+	r, err := w.threadEvents(thread, run)
+	if err != nil {
+		return nil, err
+	}
+	w.resp = r
+	return r, nil
+}
+
+// threadEvents is fetchEvents without keeping the answer.
+func (w *World) threadEvents(thread, run string) (*Response, error) {
 	if _, err := w.thread(thread); err != nil {
 		return nil, err
 	}
 	path := "/api/threads/${thread:" + thread + "}/events"
 	if run == "" {
-		return w.follow("GET", path, "application/json")
+		return w.fetch("GET", path, "application/json")
 	}
 	id, err := w.run(run)
 	if err != nil {
 		return nil, err
 	}
-	return w.follow("GET", path, "application/json", "runID", id)
+	return w.fetch("GET", path, "application/json", "runID", id)
 }
 
 // lastRunID reads lastRunID from GET /api/threads/{id}; "" when absent or
@@ -130,9 +139,7 @@ func (w *World) lastRunID(thread string) (string, error) {
 	if _, err := w.thread(thread); err != nil {
 		return "", err
 	}
-	last := w.resp
-	defer func() { w.resp = last }()
-	r, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
+	r, err := w.fetch("GET", "/api/threads/${thread:"+thread+"}", "")
 	if err != nil {
 		return "", err
 	}
@@ -233,11 +240,13 @@ func (w *World) finishedEventsContain(run, thread, want, notWant string) error {
 func (w *World) threadContinued(thread, said string) error {
 	said, err := w.expand(said)
 	if err != nil {
-		return need(err)
+		return err
 	}
-	before := w.runs[openingRun(thread)]
-	last := w.resp
-	defer func() { w.resp = last }()
+	// The thread's set-up run: without it, any lastRunID would look new.
+	before, err := w.run(openingRun(thread))
+	if err != nil {
+		return fmt.Errorf("thread %q was not opened by a set-up step: %w", thread, err)
+	}
 	got, err := w.pollLastRunID(thread, func(v string) bool { return v != "" && v != before })
 	if err != nil {
 		return err
@@ -247,15 +256,16 @@ func (w *World) threadContinued(thread, said string) error {
 			"a run other than the thread's earlier one "+before, got).
 			WithSpec("Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
 	}
-	if _, err := w.fetchEvents(thread, ""); err != nil {
+	r, err := w.threadEvents(thread, "")
+	if err != nil {
 		return err
 	}
-	if err := w.status2xx(); err != nil {
-		return err
+	check := fmt.Sprintf("the events of thread %q without runID (its last completed run)", thread)
+	if !is2xx(r.Status) {
+		return statusFailure(check, "2xx", r)
 	}
-	if !strings.Contains(string(w.resp.Body), said) {
-		return outcome.Failf(fmt.Sprintf("the events of thread %q without runID (its last completed run)", thread),
-			fmt.Sprintf("the run just made on it, which said %q", said), "%s", abbreviate(w.resp.Body))
+	if !strings.Contains(string(r.Body), said) {
+		return outcome.Failf(check, fmt.Sprintf("the run just made on it, which said %q", said), "%s", abbreviate(r.Body))
 	}
 	return nil
 }
@@ -263,12 +273,12 @@ func (w *World) threadContinued(thread, said string) error {
 // invokeAndAbort reads an SSE stream and, once an event carries the given
 // content, aborts the stream's thread through POST /api/threads/{id}/abort
 // while it goes on reading (ASYNC-06). Waiting for the content first makes
-// sure the run is under way when the abort lands. The run and its thread
-// are remembered as "that".
-func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error {
+// sure the run is under way when the abort lands. The stream's thread and
+// run (when an event names it) are remembered under the names given.
+func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.DocString) error {
 	content, err := w.expand(content)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	prompt, err := w.prompt(doc.Content)
 	if err != nil {
@@ -281,12 +291,12 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 		if abortStatus != 0 || abortErr != nil || !seen(r) {
 			return false
 		}
-		w.threads["that"] = r.Header.Get("X-SVC-Thread-Id")
+		w.threads[thread] = r.Header.Get("X-SVC-Thread-Id")
 		if id := sseRunID(r.Body); id != "" {
-			w.runs["that"] = id
+			w.runs[run] = id
 		}
 		var ab *Response
-		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:that}/abort", ""); abortErr == nil {
+		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:"+thread+"}/abort", ""); abortErr == nil {
 			abortStatus = ab.Status
 		}
 		return false
@@ -307,7 +317,7 @@ func (w *World) invokeAndAbort(path, content string, doc *godog.DocString) error
 	if abortStatus == 0 {
 		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body))
 	}
-	w.saved["abortStatus"] = fmt.Sprint(abortStatus)
+	w.abortStatus = abortStatus
 	return nil
 }
 
@@ -326,19 +336,19 @@ func sseRunID(body []byte) string {
 }
 
 func (w *World) abortedStream(notWant string) error {
-	if st, _ := strconv.Atoi(w.saved["abortStatus"]); !is2xx(st) {
-		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(st))
+	if !is2xx(w.abortStatus) {
+		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(w.abortStatus))
 	}
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return outcome.Fail("the SSE stream after the abort", "its end", err.Error())
 	}
-	notWant, err := w.expand(notWant)
-	if err != nil {
-		return need(err)
+	if notWant, err = w.expand(notWant); err != nil {
+		return err
 	}
-	if sseHasContent(w.resp.Body, notWant) {
+	if sseHasContent(r.Body, notWant) {
 		return outcome.Failf("the SSE stream after the abort", fmt.Sprintf("no event with the content %q (the run is cancelled)", notWant),
-			"%s", abbreviate(w.resp.Body))
+			"%s", abbreviate(r.Body))
 	}
 	return nil
 }
@@ -350,23 +360,24 @@ func (w *World) abortedStream(notWant string) error {
 // A service that only cut the stream answers once the script has run out,
 // with the later content. lastRunID is not read: it reports completion, and
 // the spec does not say that a cancelled run completes.
-func (w *World) abortedOnServer(notWant string) error {
+func (w *World) abortedOnServer(run, thread, notWant string) error {
 	notWant, err := w.expand(notWant)
 	if err != nil {
-		return need(err)
+		return err
 	}
-	if _, err := w.run("that"); err != nil {
+	if _, err := w.run(run); err != nil {
 		return fmt.Errorf("%w (no event of the stream carried a runID)", err)
 	}
-	if _, err := w.fetchEvents("that", "that"); err != nil {
+	r, err := w.fetchEvents(thread, run)
+	if err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	if strings.Contains(string(w.resp.Body), notWant) {
+	if strings.Contains(string(r.Body), notWant) {
 		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
-			fmt.Sprintf("no content %q: the run ended at the abort", notWant), "%s", abbreviate(w.resp.Body)).
+			fmt.Sprintf("no content %q: the run ended at the abort", notWant), "%s", abbreviate(r.Body)).
 			WithSpec("POST /api/threads/{id}/abort: Cancels a run")
 	}
 	return nil

@@ -17,7 +17,8 @@ func errorSteps(sc *godog.ScenarioContext, w *World) {
 // notOpenAIError: ERR-10. The OpenAI envelope is {"error": {"message": ...,
 // "type": ...}}.
 func (w *World) notOpenAIError() error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	var v struct {
@@ -26,9 +27,9 @@ func (w *World) notOpenAIError() error {
 			Type    *string `json:"type"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(w.resp.Body, &v) == nil && v.Error != nil && v.Error.Message != nil {
+	if json.Unmarshal(r.Body, &v) == nil && v.Error != nil && v.Error.Message != nil {
 		return outcome.Failf("the error body", "the platform's problem format, not the OpenAI error envelope {\"error\":{\"message\":...}}",
-			"%s", abbreviate(w.resp.Body))
+			"%s", abbreviate(r.Body))
 	}
 	return nil
 }

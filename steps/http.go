@@ -152,7 +152,7 @@ func (w *World) prepared(method, path string, body *string) (request, error) {
 		return request{}, err
 	}
 	if path, err = w.expand(path); err != nil {
-		return request{}, need(err)
+		return request{}, err
 	}
 	rq := request{method: method, path: path, body: body, header: http.Header{}}
 	if auth != "" {
@@ -176,7 +176,7 @@ func (w *World) keyed(role string, headers map[string]string, method, path strin
 		return request{}, need(err)
 	}
 	if path, err = w.expand(path); err != nil {
-		return request{}, need(err)
+		return request{}, err
 	}
 	rq := request{method: method, path: path, body: body, header: http.Header{}}
 	rq.header.Set("Authorization", "Bearer "+k)
@@ -338,7 +338,7 @@ func (w *World) fetch(method, path, accept string, query ...string) (*Response, 
 		return nil, err
 	}
 	if path, err = w.expand(path); err != nil {
-		return nil, need(err)
+		return nil, err
 	}
 	rq := request{method: method, path: path, header: http.Header{}}
 	if auth != "" {

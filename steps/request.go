@@ -17,6 +17,8 @@ func requestSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the "(\w+)" key$`, w.useKey)
 	step(sc, `^no key$`, w.useNoKey)
 	step(sc, `^the Authorization header "([^"]*)"$`, w.useAuthorization)
+	step(sc, `^the Authorization header is the agent key without Bearer$`, w.useKeyWithoutBearer, "keys.agent")
+	step(sc, `^the Authorization header is the agent key with another secret$`, w.useKeyWithOtherSecret, "keys.agent")
 	step(sc, `^the request header "([^"]*)" is "([^"]*)"$`, w.setHeader)
 	step(sc, `^the request header "([^"]*)" is thread "(\w+)"$`, w.setThreadHeader)
 	step(sc, `^the request header "([^"]*)" is absent$`, w.dropHeader)
@@ -57,28 +59,35 @@ func (w *World) useNoKey() error {
 	return nil
 }
 
-// useAuthorization sets the Authorization header literally. Two values are
-// derived from the profile's agent key: "the agent key without Bearer" and
-// "the agent key with another secret".
+// useAuthorization sets the Authorization header literally.
 func (w *World) useAuthorization(v string) error {
-	switch v {
-	case "the agent key without Bearer", "the agent key with another secret":
-		k, err := w.P.Key("agent")
-		if err != nil {
-			return need(err)
-		}
-		if v == "the agent key without Bearer" {
-			v = k
-			break
-		}
-		i := strings.LastIndex(k, "-")
-		if i < 0 {
-			return fmt.Errorf("the profile's agent key %q is not of the form sk-svc-<user>-<key>-<secret>", redactForError(k))
-		}
-		v = "Bearer " + k[:i+1] + "0ther5ecret0000"
-	}
 	w.rawAuth = &v
 	return nil
+}
+
+// useKeyWithoutBearer sends the profile's agent key as the whole
+// Authorization value, without the Bearer scheme.
+func (w *World) useKeyWithoutBearer() error {
+	k, err := w.P.Key("agent")
+	if err != nil {
+		return need(err)
+	}
+	return w.useAuthorization(k)
+}
+
+// useKeyWithOtherSecret sends the profile's agent key with its secret, the
+// part after the last "-", replaced: a key ID that exists with a wrong
+// secret.
+func (w *World) useKeyWithOtherSecret() error {
+	k, err := w.P.Key("agent")
+	if err != nil {
+		return need(err)
+	}
+	i := strings.LastIndex(k, "-")
+	if i < 0 {
+		return fmt.Errorf("the profile's agent key %q is not of the form sk-svc-<user>-<key>-<secret>", redactForError(k))
+	}
+	return w.useAuthorization("Bearer " + k[:i+1] + "0ther5ecret0000")
 }
 
 func redactForError(k string) string {
@@ -88,14 +97,15 @@ func redactForError(k string) string {
 	return "REDACTED"
 }
 
-// setHeader sets a request header exactly as given; "(none)" leaves it out.
+// setHeader sets a request header exactly as given. The value "(none)"
+// leaves it out: formats.feature's outline uses it in a table of values.
 func (w *World) setHeader(name, value string) error {
 	if value == "(none)" {
 		return w.dropHeader(name)
 	}
 	v, err := w.expand(value)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	delete(w.noHeaders, name)
 	w.headers[name] = v
@@ -161,12 +171,12 @@ func (w *World) invoke(path, prompt string) error {
 func (w *World) prompt(text string) (string, error) {
 	p, err := w.expand(text)
 	if err != nil {
-		return "", need(err)
+		return "", err
 	}
 	if err := w.needPrompt(p); err != nil {
 		return "", err
 	}
-	w.saved["prompt"] = p
+	w.lastPrompt = p
 	return p, nil
 }
 
@@ -209,7 +219,7 @@ func (w *World) continueThread(runName, thread, text string) error {
 func (w *World) runOn(role, thread, runName, path, text string) error {
 	body, err := w.expand(text)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if err := w.needPrompt(body); err != nil {
 		return err
@@ -320,7 +330,7 @@ func (w *World) headerIsNewThread(name string) error {
 }
 
 func (w *World) plainIsPrompt() error {
-	return w.plainIsExactly(w.saved["prompt"])
+	return w.plainIsExactly(w.lastPrompt)
 }
 
 func (w *World) plainIs(want string) error {
@@ -329,7 +339,7 @@ func (w *World) plainIs(want string) error {
 		return err
 	}
 	if v, err = w.expand(v); err != nil {
-		return need(err)
+		return err
 	}
 	return w.plainIsExactly(v)
 }
@@ -337,50 +347,52 @@ func (w *World) plainIs(want string) error {
 // plainIsExactly: the plain-text form's body is the answer itself, nothing
 // around it (not an SSE stream, not an envelope).
 func (w *World) plainIsExactly(want string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	if err := w.needEcho(); err != nil {
 		return err
 	}
-	if got := string(w.resp.Body); got != want {
+	if got := string(r.Body); got != want {
 		return outcome.Failf("the plain-text body", fmt.Sprintf("exactly the answer %q", bounded(want)), "%q", bounded(got))
 	}
 	return nil
 }
 
 func (w *World) bodyContains(want, notWant string) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	if err := w.needEcho(); err != nil {
 		return err
 	}
-	want, err := w.expand(want)
-	if err != nil {
-		return need(err)
+	if want, err = w.expand(want); err != nil {
+		return err
 	}
 	if notWant, err = w.expand(notWant); err != nil {
-		return need(err)
+		return err
 	}
-	body := string(w.resp.Body)
-	check := w.resp.Method + " " + w.resp.URL + ": the body"
+	body := string(r.Body)
+	check := r.Method + " " + r.URL + ": the body"
 	if !strings.Contains(body, want) {
-		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(w.resp.Body))
+		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(r.Body))
 	}
 	if notWant != "" && strings.Contains(body, notWant) {
-		return outcome.Failf(check, fmt.Sprintf("text without %q", notWant), "%s", abbreviate(w.resp.Body))
+		return outcome.Failf(check, fmt.Sprintf("text without %q", notWant), "%s", abbreviate(r.Body))
 	}
 	return nil
 }
 
 func (w *World) answeredWithin(secs int) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	limit := time.Duration(secs) * time.Second
-	if end := w.resp.End(); end > limit {
-		return outcome.Fail(w.resp.Method+" "+w.resp.URL+": the time to the answer's end",
+	if end := r.End(); end > limit {
+		return outcome.Fail(r.Method+" "+r.URL+": the time to the answer's end",
 			fmt.Sprintf("at most %s", limit), end.Round(time.Millisecond).String())
 	}
 	return nil

@@ -1,14 +1,37 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
-// The scenario's remembered state, looked up by name. A name that was never
-// remembered is a mistake of the scenario, not of the target, so these
-// errors are not outcome.Failure values.
+// The scenario's remembered state: the last response, and threads and runs
+// by name. Asking for what was never remembered is a mistake of the
+// scenario, not of the target, so these errors are not outcome.Failure
+// values.
+
+// ErrNoResponse says that a step judges the last response of a scenario
+// that has made no request yet: the feature lacks a When step.
+var ErrNoResponse = errors.New("scenario error: no response yet: no request was made before this step")
+
+// last returns the scenario's last response, the one the When steps keep.
+func (w *World) last() (*Response, error) {
+	if w.resp == nil {
+		return nil, ErrNoResponse
+	}
+	return w.resp, nil
+}
+
+// finished returns the scenario's last response, read to its end.
+func (w *World) finished() (*Response, error) {
+	r, err := w.last()
+	if err != nil {
+		return nil, err
+	}
+	return r, r.complete()
+}
 
 // thread returns the ID of the thread remembered under name.
 func (w *World) thread(name string) (string, error) {

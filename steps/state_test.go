@@ -70,3 +70,29 @@ func TestDistinctTools(t *testing.T) {
 		t.Error("agents with the same tools cannot be told apart: the scenario is untested")
 	}
 }
+
+// TestDerivedAuthorization: the two Authorization values derived from the
+// agent key are what their steps say, and a profile without the key makes
+// the scenario untested.
+func TestDerivedAuthorization(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(w *World) error
+		want string
+	}{
+		{"without Bearer", (*World).useKeyWithoutBearer, "sk-svc-alice-k1-topsecret"},
+		{"with another secret", (*World).useKeyWithOtherSecret, "Bearer sk-svc-alice-k1-0ther5ecret0000"},
+	} {
+		w := testWorld(t)
+		if err := tc.set(w); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got, err := w.authorization(); got != tc.want || err != nil {
+			t.Errorf("%s: Authorization %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+		w.P.Keys.Agent = ""
+		if _, untested := Untested(tc.set(w)); !untested {
+			t.Errorf("%s without keys.agent: want untested", tc.name)
+		}
+	}
+}

@@ -33,10 +33,11 @@ func toolSteps(sc *godog.ScenarioContext, w *World) {
 	}, "/api/invoke/${agents.$2.id}")
 
 	step(sc, `^the answer is remembered as "(\w+)"$`, func(name string) error {
-		if err := w.complete(); err != nil {
+		r, err := w.finished()
+		if err != nil {
 			return err
 		}
-		answers[name] = w.resp
+		answers[name] = r
 		return nil
 	})
 	step(sc, `^the run's tools include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, true) })
@@ -207,7 +208,7 @@ func nonEmpty(list []string, what string) (string, bool, error) {
 func (w *World) splitList(list string) ([]string, error) {
 	v, err := w.expand(list)
 	if err != nil {
-		return nil, need(err)
+		return nil, err
 	}
 	out := []string{}
 	for _, e := range strings.Split(v, ",") {
@@ -254,10 +255,11 @@ func runTools(r *Response) ([]string, error) {
 }
 
 func (w *World) lastTools() ([]string, error) {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return nil, err
 	}
-	return runTools(w.resp)
+	return runTools(r)
 }
 
 // wantedAndRunTools reads a step's list of tools and the last run's tools.
@@ -335,15 +337,16 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 func (w *World) modelIs(not, want string) error {
 	want, err := w.expand(want)
 	if err != nil {
-		return need(err)
+		return err
 	}
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	text, err := answerText(w.resp)
+	text, err := answerText(r)
 	if err != nil {
 		return outcome.Failf("the run's answer", "events that can be read", "%v", err)
 	}
@@ -379,10 +382,11 @@ func responseEvents(r *Response) ([]map[string]any, error) {
 
 // noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error.
 func (w *World) noErrorEvent() error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
-	evs, err := responseEvents(w.resp)
+	evs, err := responseEvents(r)
 	if err != nil {
 		return err
 	}
@@ -401,10 +405,11 @@ func (w *World) noEventMentions(list string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
-	evs, err := responseEvents(w.resp)
+	evs, err := responseEvents(r)
 	if err != nil {
 		return err
 	}
@@ -450,14 +455,15 @@ func eventKinds(r *Response) ([]string, error) {
 // gives the same answer, with events of the same kinds, as the same script
 // in a run that never had the tool.
 func (w *World) sameEvents(name string, base *Response) error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
 	wantKinds, err := eventKinds(base)
 	if err != nil {
 		return fmt.Errorf("answer %q: %w", name, err)
 	}
-	gotKinds, err := eventKinds(w.resp)
+	gotKinds, err := eventKinds(r)
 	if err != nil {
 		return err
 	}
@@ -465,7 +471,7 @@ func (w *World) sameEvents(name string, base *Response) error {
 	if err != nil {
 		return fmt.Errorf("answer %q: %w", name, err)
 	}
-	got, err := answerText(w.resp)
+	got, err := answerText(r)
 	if err != nil {
 		return err
 	}

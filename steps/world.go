@@ -23,6 +23,7 @@ import (
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // Deadlines. Every network read is bounded by one of them, so a target that
@@ -56,7 +57,12 @@ type World struct {
 	threads map[string]string // name -> thread ID
 	runs    map[string]string // name -> run ID
 	markers map[string]string // name -> unique text
-	saved   map[string]string // name -> remembered answer
+
+	// lastPrompt is the last prompt sent, expanded (prompt).
+	lastPrompt string
+	// abortStatus is the status of the abort sent mid-stream
+	// (invokeAndAbort); 0 before it.
+	abortStatus int
 
 	// firstErr is the first step error of the scenario.
 	firstErr error
@@ -70,18 +76,9 @@ type World struct {
 	transcript []Exchange
 }
 
-// Exchange is one request and its response, as a report shows it.
-type Exchange struct {
-	Method     string      `json:"method"`
-	URL        string      `json:"url"`
-	Header     http.Header `json:"header"`
-	Body       string      `json:"body,omitempty"`
-	Status     int         `json:"status,omitempty"`
-	RespHeader http.Header `json:"respHeader,omitempty"`
-	RespBody   string      `json:"respBody,omitempty"`
-	Elapsed    string      `json:"elapsed,omitempty"`
-	Error      string      `json:"error,omitempty"`
-}
+// Exchange is one request and its response, as a report shows it. It
+// lives in the leaf package transcript, so reports need not import steps.
+type Exchange = transcript.Exchange
 
 // maxTranscriptBody bounds the bytes of one body kept in a transcript.
 const maxTranscriptBody = 16 << 10
@@ -102,7 +99,8 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.headers, w.noHeaders = map[string]string{}, map[string]bool{}
 	w.resp = nil
 	w.threads, w.runs = map[string]string{}, map[string]string{}
-	w.markers, w.saved = map[string]string{}, map[string]string{}
+	w.markers = map[string]string{}
+	w.lastPrompt, w.abortStatus = "", 0
 	w.cancels, w.transcript, w.firstErr = nil, nil, nil
 	w.echoSent = false
 }
@@ -213,18 +211,6 @@ type cleanError struct {
 func (e *cleanError) Error() string { return e.msg }
 func (e *cleanError) Unwrap() error { return e.err }
 
-// ErrNoResponse says that a step judges the last response of a scenario
-// that has made no request yet: the feature lacks a When step.
-var ErrNoResponse = errors.New("scenario error: no response yet: no request was made before this step")
-
-// last returns the scenario's last response, the one the When steps keep.
-func (w *World) last() (*Response, error) {
-	if w.resp == nil {
-		return nil, ErrNoResponse
-	}
-	return w.resp, nil
-}
-
 // untested marks a scenario that cannot run because the profile lacks a
 // prerequisite. It wraps godog.ErrSkip so the scenario is never green.
 type untested struct{ reason string }
@@ -275,7 +261,8 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.:-]+)\}`)
 // ${run:NAME}, ${marker:NAME} (a unique token, the same for one NAME within
 // a scenario) and ${escaped:NAME} (that token written as \x escapes). Step
 // files add more through placeholderExts (tools.go: tool lists, the project's
-// tasks, credentials and model).
+// tasks, credentials and model). A profile gap comes back as an untested
+// error (need), so callers return the error as it is.
 func (w *World) expand(s string) (string, error) {
 	var firstErr error
 	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
@@ -285,7 +272,7 @@ func (w *World) expand(s string) (string, error) {
 		}
 		return v
 	})
-	return out, firstErr
+	return out, need(firstErr)
 }
 
 func (w *World) lookup(name string) (string, error) {
@@ -293,15 +280,9 @@ func (w *World) lookup(name string) (string, error) {
 	if hasArg {
 		switch kind {
 		case "thread":
-			if v, ok := w.threads[arg]; ok {
-				return v, nil
-			}
-			return "", fmt.Errorf("no thread named %q in this scenario", arg)
+			return w.thread(arg)
 		case "run":
-			if v, ok := w.runs[arg]; ok {
-				return v, nil
-			}
-			return "", fmt.Errorf("no run named %q in this scenario", arg)
+			return w.run(arg)
 		case "marker":
 			return w.marker(arg), nil
 		case "escaped":
