@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // envRef matches the references that stand for keys in a transcript.
@@ -20,7 +20,7 @@ var envRef = regexp.MustCompile(`\$INVOKECONF_[A-Z0-9_]+`)
 // unset; everything else is quoted literally.
 // curl's own default headers are switched off where the harness sent none,
 // so the target sees what it saw during the run.
-func Curl(ex steps.Exchange) string {
+func Curl(ex transcript.Exchange) string {
 	args := []string{"curl -sS -i -N --max-time 60", "-X " + shellWord(ex.Method)}
 	names := make([]string, 0, len(ex.Header))
 	for name := range ex.Header {

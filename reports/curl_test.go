@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // TestShellWordRoundTrips: bash reads every quoted word back as the text it
@@ -154,7 +154,7 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 
 // expectedRequest is the request of a transcript with its key variables
 // filled in.
-func expectedRequest(t *testing.T, ex steps.Exchange, env map[string]string) recorded {
+func expectedRequest(t *testing.T, ex transcript.Exchange, env map[string]string) recorded {
 	t.Helper()
 	fill := func(s string) string {
 		return envRef.ReplaceAllStringFunc(s, func(ref string) string { return env[ref[1:]] })

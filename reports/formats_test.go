@@ -11,6 +11,7 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // synthetic builds a report from a plan whose runnable scenarios all end
@@ -46,7 +47,7 @@ func failRule(id, msg string) func(*runner.ScenarioResult) {
 		if contains(s.Rules, id) {
 			s.Status, s.Error = runner.Failed, msg
 			s.Failure = outcome.Fail("the check", "the spec's value", msg)
-			s.Transcript = []steps.Exchange{{Method: "GET", URL: "http://t/x", Status: 200, RespBody: msg}}
+			s.Transcript = []transcript.Exchange{{Method: "GET", URL: "http://t/x", Status: 200, RespBody: msg}}
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 //go:embed report.html.tmpl
@@ -89,7 +89,7 @@ func tileTarget(rep *Report, a AreaResult) string {
 
 // requestText renders a request of a transcript as it went on the wire,
 // control bytes made visible.
-func requestText(ex steps.Exchange) string {
+func requestText(ex transcript.Exchange) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", ex.Method, ex.URL)
 	writeHeader(&b, ex.Header)
@@ -100,7 +100,7 @@ func requestText(ex steps.Exchange) string {
 }
 
 // responseText renders a response of a transcript, or why there was none.
-func responseText(ex steps.Exchange) string {
+func responseText(ex transcript.Exchange) string {
 	var b strings.Builder
 	if ex.Status != 0 {
 		fmt.Fprintf(&b, "%d %s", ex.Status, http.StatusText(ex.Status))

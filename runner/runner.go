@@ -24,6 +24,7 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // Exit codes of the CLI; package reports decides which a run gets.
@@ -93,7 +94,7 @@ type ScenarioResult struct {
 	Duration time.Duration    `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
 	// references to their environment variables ($INVOKECONF_KEYS_AGENT).
-	Transcript []steps.Exchange `json:"transcript,omitempty"`
+	Transcript []transcript.Exchange `json:"transcript,omitempty"`
 }
 
 // Title names the scenario for people and for CI systems that keep test
@@ -166,7 +167,7 @@ func (c *collector) begin(sc *godog.Scenario) {
 	c.mu.Unlock()
 }
 
-func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []steps.Exchange) {
+func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []transcript.Exchange) {
 	tags := make([]string, 0, len(sc.Tags))
 	for _, t := range sc.Tags {
 		tags = append(tags, t.Name)
