@@ -10,7 +10,6 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
-	"github.com/invokeconf/invokeconf/steps"
 	"github.com/invokeconf/invokeconf/transcript"
 )
 
