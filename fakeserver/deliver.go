@@ -63,7 +63,9 @@ func (s *Server) abandon(run *run) {
 }
 
 // syncStatus is the status of a successful synchronous invoke: the spec
-// names none, so the sync-2xx variant answers 203.
+// names none, so the sync-2xx variant answers 203. Called just before the
+// headers go out, it also drops X-SVC-Thread-Id for the
+// no-thread-header-wrong-thread defect.
 func (s *Server) syncStatus(w http.ResponseWriter) int {
 	if s.defect(defNoThreadHeaderWrongThread) {
 		w.Header().Del("X-SVC-Thread-Id")
