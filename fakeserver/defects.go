@@ -51,6 +51,10 @@ const (
 	defEnvelopeContentOnly
 	defEnvelopeItemIdsMissing
 	defPlainPaced
+	defPlainFlush750ms
+	defEnvelopeRepeatedTail
+	defDisconnectIgnoredPlain
+	defEnvelopeDropsError
 	// SSE framing.
 	defStartLate
 	defNoEventId
@@ -62,6 +66,7 @@ const (
 	defEventsAfterComplete
 	defErrorAsStatus
 	defStreamCutMidFrame
+	defAfterOnEveryId
 	// Event objects.
 	defContentDataRaw
 	defEventThreadMissing
@@ -73,6 +78,7 @@ const (
 	defToolinputDropped
 	defWaitingLate
 	defToolinputLate
+	defNoThreadHeaderWrongThread
 	// Async and follow-up routes.
 	defAsyncIgnored
 	defEventsRunidIgnored
@@ -241,6 +247,10 @@ var defectTable = [numDefects]Defect{
 	defEnvelopeContentOnly:    {"envelope-content-only", []string{"FMT-07"}, "the JSON envelope holds only the events with content (no tool call, no step)"},
 	defEnvelopeItemIdsMissing: {"envelope-item-ids-missing", []string{"FMT-07"}, "the JSON envelope's items lack runID and threadID"},
 	defPlainPaced:             {"plain-paced", []string{"FMT-06"}, "plain text is written at a steady pace, one fragment per 1.2 s, so later fragments are held ever longer"},
+	defPlainFlush750ms:        {"plain-flush-750ms", []string{"FMT-06"}, "plain text is buffered and flushed on a 750 ms timer"},
+	defEnvelopeRepeatedTail:   {"envelope-repeated-tail", []string{"FMT-02"}, "the JSON envelope is followed by a second envelope holding the final event again"},
+	defDisconnectIgnoredPlain: {"disconnect-ignored-plain", []string{"FMT-08"}, "a plain-text run goes on after its client disconnected (the SSE form cancels it)"},
+	defEnvelopeDropsError:     {"envelope-drops-error", []string{"FMT-07"}, "the JSON envelope leaves out the error event of a failed run"},
 	// SSE framing.
 	defStartLate:           {"start-late", []string{"SSE-01"}, "event: start is sent with the first event instead of at once"},
 	defNoEventId:           {"no-event-id", []string{"SSE-02"}, "event frames carry no id line"},
@@ -252,6 +262,7 @@ var defectTable = [numDefects]Defect{
 	defEventsAfterComplete: {"events-after-complete", []string{"SSE-06"}, "an event follows the runComplete event"},
 	defErrorAsStatus:       {"error-as-status", []string{"SSE-07"}, "a failing run answers 500 instead of an error event"},
 	defStreamCutMidFrame:   {"stream-cut-mid-frame", []string{"SSE-02"}, "the stream ends inside the final event frame, before its blank line (and without event: close)"},
+	defAfterOnEveryId:      {"after-on-every-id", []string{"SSE-02"}, "every event frame's id carries the :after suffix, not only the final one"},
 	// Event objects.
 	defContentDataRaw:     {"content-data-raw", []string{"EVT-01"}, "content events are sent as raw text instead of JSON"},
 	defEventThreadMissing: {"event-thread-missing", []string{"EVT-02"}, "event objects lack threadID"},
@@ -263,6 +274,8 @@ var defectTable = [numDefects]Defect{
 	defToolinputDropped:   {"toolinput-dropped", []string{"EVT-09"}, "toolInput is never signalled"},
 	defWaitingLate:        {"waiting-late", []string{"EVT-08"}, "waitingOnModel is signalled after the model's first content"},
 	defToolinputLate:      {"toolinput-late", []string{"EVT-09"}, "toolInput is signalled after its toolCall"},
+	defNoThreadHeaderWrongThread: {"no-thread-header-wrong-thread", []string{"EVT-02", "FMT-07"},
+		"responses lack X-SVC-Thread-Id and the events name another thread than the run's"},
 	// Async and follow-up routes.
 	defAsyncIgnored:       {"async-ignored", []string{"ASYNC-01"}, "async=true is ignored and the call runs synchronously"},
 	defEventsRunidIgnored: {"events-runid-ignored", []string{"ASYNC-02"}, "the events route ignores runID"},

@@ -57,9 +57,23 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 
 // abandon cancels a run whose client went away.
 func (s *Server) abandon(run *run) {
-	if !s.defect(defDisconnectIgnored) {
+	if !s.defect(defDisconnectIgnored) && !run.keepOnDisconnect {
 		run.cancel()
 	}
+}
+
+// syncStatus is the status of a successful synchronous invoke: the spec
+// names none, so the sync-2xx variant answers 203. Called just before the
+// headers go out, it also drops X-SVC-Thread-Id for the
+// no-thread-header-wrong-thread defect.
+func (s *Server) syncStatus(w http.ResponseWriter) int {
+	if s.defect(defNoThreadHeaderWrongThread) {
+		w.Header().Del("X-SVC-Thread-Id")
+	}
+	if s.variant(varSync2xx) {
+		return http.StatusNonAuthoritativeInfo
+	}
+	return http.StatusOK
 }
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
@@ -85,7 +99,7 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(s.syncStatus(w))
 
 	frame := func(b []byte) error {
 		if _, err := w.Write(b); err != nil {
@@ -192,6 +206,9 @@ func sseEventFrame(s *Server, ev Event) []byte {
 	var b bytes.Buffer
 	wire := s.sseWire()
 	id := ev.RunID
+	if s.defect(defAfterOnEveryId) && !ev.RunComplete {
+		id += ":after" // Defect: the final suffix on every event.
+	}
 	if ev.RunComplete {
 		id += ":after"
 		if s.defect(defFinalIdSuffix) {
@@ -203,6 +220,10 @@ func sseEventFrame(s *Server, ev Event) []byte {
 	}
 	if !s.defect(defNoEventId) {
 		wire.field(&b, "id", id)
+	}
+	if s.variant(varSseEventMessage) {
+		wire.field(&b, "event", "message")
+		wire.field(&b, "retry", "3000")
 	}
 	if s.defect(defContentDataRaw) && ev.Content != "" {
 		wire.field(&b, "data", ev.Content)
@@ -218,6 +239,9 @@ func sseEventFrame(s *Server, ev Event) []byte {
 func (s *Server) encodeEvent(ev Event) []byte {
 	if s.defect(defEventThreadMissing) {
 		ev.ThreadID = ""
+	}
+	if s.defect(defNoThreadHeaderWrongThread) {
+		ev.ThreadID += "-other"
 	}
 	data, _ := json.Marshal(ev)
 	bend := map[defectID]func(map[string]any){
@@ -250,9 +274,15 @@ func remarshal(data []byte, f func(map[string]any)) []byte {
 	return out
 }
 
-// richerZero holds each richer field's unset form (richer-nulls).
-var richerZero = map[string]any{"waitingOnModel": false, "toolInput": nil, "toolCall": nil, "step": nil,
-	"prompt": nil, "input": nil, "replayComplete": false, "username": nil}
+// richerZero holds each richer field's unset form (richer-nulls): null,
+// false, or an empty object for the fields whose value is an object.
+var richerZero = map[string]func() any{
+	"waitingOnModel": func() any { return false }, "toolInput": emptyObject, "toolCall": emptyObject,
+	"step": emptyObject, "prompt": emptyObject, "input": func() any { return nil },
+	"replayComplete": func() any { return false }, "username": func() any { return nil },
+}
+
+func emptyObject() any { return map[string]any{} }
 
 // eventVariants returns the rewrite of an event object the variants ask
 // for, nil when none is on.
@@ -271,14 +301,8 @@ func (s *Server) eventVariants() func(map[string]any) {
 					delete(m, k)
 				}
 			}
-		})
-	}
-	if s.variant(varRicherNulls) {
-		fs = append(fs, func(m map[string]any) {
-			for k, zero := range richerZero {
-				if _, ok := m[k]; !ok {
-					m[k] = zero
-				}
+			if p, ok := m["prompt"].(map[string]any); ok && p["sensitive"] == false {
+				delete(p, "sensitive")
 			}
 		})
 	}
@@ -312,6 +336,19 @@ func (s *Server) eventVariants() func(map[string]any) {
 					fields = append(fields, map[string]any{"name": f, "type": "text"})
 				}
 				p["fields"] = fields
+			}
+		})
+	}
+	if s.variant(varRicherNulls) {
+		// Last, so that no other variant fills the empty objects.
+		fs = append(fs, func(m map[string]any) {
+			for k, zero := range richerZero {
+				if _, ok := m[k]; !ok {
+					m[k] = zero()
+				}
+			}
+			if m["runComplete"] == true && m["content"] == "" {
+				m["content"] = nil
 			}
 		})
 	}
@@ -367,14 +404,26 @@ func runFailed(run *run) bool {
 func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
 	if s.defect(defEnvelopeEarly) {
 		// Defect: answer with what exists now instead of waiting.
-		writeJSON(w, http.StatusOK, s.envelope(run))
+		writeJSON(w, s.syncStatus(w), s.envelope(run))
 		return
 	}
 	if !run.wait(r.Context()) {
 		s.abandon(run)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.envelope(run))
+	status := s.syncStatus(w)
+	if s.defect(defEnvelopeRepeatedTail) {
+		// Defect: a second envelope with the final event follows the first.
+		evs, _, _ := run.snapshot(0)
+		tail := map[string]any{"items": []json.RawMessage{s.encodeEvent(evs[len(evs)-1])}}
+		first, _ := json.Marshal(s.envelope(run))
+		second, _ := json.Marshal(tail)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(append(append(first, '\n'), second...))
+		return
+	}
+	writeJSON(w, status, s.envelope(run))
 }
 
 // envelope is the JSON envelope of a run's events so far.
@@ -383,6 +432,9 @@ func (s *Server) envelope(run *run) map[string]any {
 	items := make([]json.RawMessage, 0, len(evs))
 	for _, ev := range evs {
 		if s.defect(defEnvelopeContentOnly) && ev.Content == "" && !ev.RunComplete {
+			continue
+		}
+		if s.defect(defEnvelopeDropsError) && ev.Error != "" {
 			continue
 		}
 		item := s.encodeEvent(ev)
@@ -405,7 +457,7 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(s.syncStatus(w))
 	// The headers go out with the first text, or alone once the run has
 	// been quiet for plainHeaderWait: a quick answer then costs one write.
 	if !waitForOutput(r, run, plainHeaderWait) {
@@ -423,8 +475,15 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return
 	}
+	if s.defect(defDisconnectIgnoredPlain) {
+		run.keepOnDisconnect = true
+	}
+	if s.defect(defPlainFlush750ms) {
+		s.plainOnTimer(w, r, run, plainFlushSlow)
+		return
+	}
 	if s.variant(varPlainFlushTimer) {
-		s.plainOnTimer(w, r, run)
+		s.plainOnTimer(w, r, run, plainFlushEvery)
 		return
 	}
 	var last time.Time
@@ -458,11 +517,14 @@ const plainPace = 1200 * time.Millisecond
 // spec's limit itself.
 const plainFlushEvery = 500 * time.Millisecond
 
-// plainOnTimer streams plain text buffered, flushed on a timer (the
-// plain-flush-timer variant).
-func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run) {
+// plainFlushSlow is the flush timer of the plain-flush-750ms defect.
+const plainFlushSlow = 750 * time.Millisecond
+
+// plainOnTimer streams plain text buffered, flushed every period (the
+// plain-flush-timer variant, the plain-flush-750ms defect).
+func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, period time.Duration) {
 	rc := http.NewResponseController(w)
-	tick := time.NewTicker(plainFlushEvery)
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	var pending []byte
 	flush := func() bool {

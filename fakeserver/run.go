@@ -66,6 +66,9 @@ type run struct {
 	tools  []string
 	cancel context.CancelFunc
 	size   int64 // what the store counts the run as keeping (store.addRun)
+	// keepOnDisconnect: the run goes on when its client goes away (the
+	// disconnect-ignored-plain defect).
+	keepOnDisconnect bool
 
 	mu      sync.Mutex
 	events  []Event
@@ -146,6 +149,7 @@ func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) 
 	}
 	t, flush := s.reorder(s.turn(r, prompt))
 	t, settle := s.whenSlow(t)
+	t = s.waitAfterPrompt(ctx, t)
 	err := s.model.Play(ctx, t)
 	settle()
 	flush()
@@ -209,6 +213,22 @@ func (s *Server) finish(r *run) {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
+}
+
+// waitAfterPrompt serves the prompt-waits variant: after a prompt event the
+// run waits for input that never comes, until it is cancelled.
+func (s *Server) waitAfterPrompt(ctx context.Context, t Turn) Turn {
+	if !s.variant(varPromptWaits) {
+		return t
+	}
+	emit := t.Emit
+	t.Emit = func(ev Event) {
+		emit(ev)
+		if ev.Prompt != nil {
+			<-ctx.Done()
+		}
+	}
+	return t
 }
 
 // slowAfter is how long the model must stay silent after waitingOnModel or

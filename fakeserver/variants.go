@@ -34,18 +34,21 @@ const (
 	varPlainFlushTimer
 	varCharsetUTF8
 	varHeaderCase
+	varSync2xx
 	// SSE framing.
 	varPingLoneLine
 	varSseComments
 	varSseCRLF
 	varSseCR
 	varSseNoSpace
+	varSseEventMessage
 	// Event objects.
 	varOmitEmptyFields
 	varRicherNulls
 	varOtherFieldTypes
 	varNoInputUsername
 	varSignalsWhenSlow
+	varPromptWaits
 	// Invoke routes, thread selection, follow-up routes, authentication and
 	// errors.
 	varUUIDIDs
@@ -78,6 +81,8 @@ var variantTable = [numVariants]Variant{
 		"every Content-Type the server writes carries ; charset=utf-8", ""},
 	varHeaderCase: {"header-case", `"Every response carries the header X-SVC-Thread-Id": HTTP header names are case-insensitive (RFC 9110, 5.1)`,
 		"response header names are written in lower case (Content-Type aside, which net/http would add again)", ""},
+	varSync2xx: {"sync-2xx", `"The response depends on Accept and async"; the forms are described ("SSE stream", "One JSON envelope", "Plain text") but no success status is named`,
+		"every successful synchronous invoke (SSE, JSON envelope and plain text) is answered 203 instead of 200", ""},
 	// SSE framing.
 	varPingLoneLine: {"ping-lone-line", `"a comment line : ping is written"`,
 		"the keepalive is the lone line : ping, with no blank line after it", ""},
@@ -89,17 +94,21 @@ var variantTable = [numVariants]Variant{
 		"SSE lines end in CR", "line-endings"},
 	varSseNoSpace: {"sse-no-space", `"an id: line holding the run ID, then a data: line": the SSE grammar drops one space after the colon, and allows none`,
 		"SSE fields are written without the space after the colon (id:run, data:{...})", ""},
+	varSseEventMessage: {"sse-event-message", `"Each event: an id: line holding the run ID, then a data: line": in the SSE grammar event: message is the default type and retry: is a field of its own, neither forbidden`,
+		"each event frame also carries event: message and retry: 3000 lines between its id and data lines", ""},
 	// Event objects.
 	varOmitEmptyFields: {"omit-empty-fields", `"The full answer is the concatenation of content of all items (missing content counts as empty)"`,
-		"event objects leave out the fields that are empty or false (content, runComplete false, contentID)", "empty-fields"},
+		"event objects leave out the fields that are empty or false (content, runComplete false, contentID, a prompt's sensitive false)", "empty-fields"},
 	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,
-		"every event object writes every richer field, the unset ones as null or false", "empty-fields"},
+		"every event object writes every richer field, the unset ones as null, false or {} (the object fields); the final event's content is null", "empty-fields"},
 	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID, toolInput, toolCall (beyond name), step (beyond description), prompt (beyond fields, message, sensitive), input, replayComplete and username: not shown."`,
 		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
 		"runs carry no input and no username event", ""},
 	varSignalsWhenSlow: {"signals-when-slow", `"waitingOnModel: The model has not started responding yet (suits a loading indicator)"; "toolInput: The model is composing tool arguments (can be slow)": they describe a wait, not a duty to announce every one`,
 		"waitingOnModel and toolInput are sent only when the model then stays silent for 100 ms", ""},
+	varPromptWaits: {"prompt-waits", `"prompt: The agent needs something from the user, most often an OAuth login": nothing says the run goes on, or ends, without that input`,
+		"after a prompt event the run emits nothing more until it is cancelled (its client goes away or it is aborted)", ""},
 	// Invoke routes, thread selection, follow-up routes, authentication and
 	// errors.
 	varUUIDIDs: {"uuid-ids", `"threadID | string", "runID | string": no shape is shown`,

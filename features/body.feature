@@ -10,7 +10,7 @@ Feature: Invoke request body
   @BODY-01
   Scenario Outline: The prompt reaches the agent verbatim
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "<prompt>"
-    Then the status is 200
+    Then the status is 2xx
     And the plain-text answer is the prompt, byte for byte
 
     Examples:
@@ -24,7 +24,7 @@ Feature: Invoke request body
   @BODY-02
   Scenario Outline: A JSON body is literal prompt text, not parsed
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "<json>"
-    Then the status is 200
+    Then the status is 2xx
     And the plain-text answer is the prompt, byte for byte
 
     Examples:

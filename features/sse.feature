@@ -16,7 +16,7 @@ Feature: SSE framing
       @pause 1s
       @say first words
       """
-    Then the status is 200
+    Then the status is 2xx
     And the first frame is "event: start" with data "{}"
     And the first frame arrived at least 500ms before the first content
 
@@ -28,13 +28,13 @@ Feature: SSE framing
       @tool ${agents.main.plainTool}
       @say two
       """
-    Then the status is 200
+    Then the status is 2xx
     And every event frame is an id line holding the run ID, then one data line
 
   @SSE-03
   Scenario: The last event has the id <run>:after, runComplete true and empty content
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "finish me"
-    Then the status is 200
+    Then the status is 2xx
     And the last event frame has the id "<run ID>:after", runComplete true and empty content
 
   # Tolerance: 20 s plus 1.5 s. A comment line is timed by the end of its own
@@ -48,13 +48,13 @@ Feature: SSE framing
       @pause 23s
       @say after the quiet
       """
-    Then the status is 200
+    Then the status is 2xx
     And a ": ping" comment arrived within 21.5s after the event with content "before the quiet"
 
   @SSE-05
   Scenario Outline: The stream ends with event: close, also after an error
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "<prompt>"
-    Then the status is 200
+    Then the status is 2xx
     And the last frame is "event: close" with data "{}"
 
     Examples:
@@ -70,7 +70,7 @@ Feature: SSE framing
       @tool ${agents.main.plainTool}
       @say b
       """
-    Then the status is 200
+    Then the status is 2xx
     And no event frame follows the event with runComplete true
 
   @SSE-07
@@ -80,6 +80,6 @@ Feature: SSE framing
       @say partial answer
       @fail the tool exploded
       """
-    Then the status is 200
+    Then the status is 2xx
     And the response is an SSE stream
     And an event has error set

@@ -18,6 +18,15 @@ func eventSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^an event has toolCall with name "(.*)"$`, func(v string) error { return w.innerField("toolCall", "name", v) })
 	step(sc, `^an event has step with description "(.*)"$`, func(v string) error { return w.innerField("step", "description", v) })
 	step(sc, `^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, w.promptEvent)
+	step(sc, `^I invoke "([^"]*)" with the prompt "(.*)" and stop reading at the first prompt event$`, func(path, text string) error {
+		text, err := unquote(text)
+		if err != nil {
+			return err
+		}
+		return w.invokeUntilPrompt(path, text)
+	})
+	step(sc, `^I invoke "([^"]*)" with the prompt below and stop reading at the first prompt event:$`,
+		func(path string, doc *godog.DocString) error { return w.invokeUntilPrompt(path, doc.Content) })
 	step(sc, `^an event has waitingOnModel set before the first event with content$`, func() error {
 		return w.setBefore("waitingOnModel", "content", "the model's first content")
 	})
@@ -26,10 +35,37 @@ func eventSteps(sc *godog.ScenarioContext, w *World) {
 	})
 }
 
+// invokeUntilPrompt reads an SSE stream up to its first event with a prompt
+// set, then goes away: a run that needs input may wait for it and never end
+// (nothing in the spec says it goes on without it).
+func (w *World) invokeUntilPrompt(path, text string) error {
+	prompt, err := w.prompt(text)
+	if err != nil {
+		return err
+	}
+	rq, err := w.prepared("POST", path, &prompt)
+	if err != nil {
+		return err
+	}
+	rq.stop = watchFor(func(f Frame) bool {
+		if !f.Terminated || !f.IsEvent() {
+			return false
+		}
+		obj, err := f.Object()
+		return err == nil && isSet(obj, "prompt")
+	})
+	resp, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	w.resp = resp
+	return nil
+}
+
 // dataFramesAreObjects: EVT-01, on the raw frames so that a frame a parser
 // would merge or drop is still seen.
 func (w *World) dataFramesAreObjects() error {
-	frames, err := w.frames()
+	frames, err := w.framesRead()
 	if err != nil {
 		return err
 	}
@@ -49,13 +85,9 @@ func (w *World) dataFramesAreObjects() error {
 	return nil
 }
 
-// events returns the event objects of a complete SSE response.
-func (w *World) events() ([]map[string]any, error) {
-	if _, err := w.frames(); err != nil {
-		return nil, err
-	}
-	return w.resp.Events()
-}
+// events returns the event objects of an SSE response read to its end or
+// to where the scenario stopped reading.
+func (w *World) events() ([]map[string]any, error) { return w.eventsRead() }
 
 func quoteEvent(ev map[string]any) string {
 	b, _ := json.Marshal(ev)
@@ -87,13 +119,18 @@ func (w *World) atMostOneRicher() error {
 	return nil
 }
 
-// eventIDs: EVT-02.
+// eventIDs: EVT-02. Without the X-SVC-Thread-Id header the threadID has
+// nothing to be compared with, so the rule cannot be shown.
 func (w *World) eventIDs() error {
-	frames, err := w.frames()
+	frames, err := w.framesRead()
 	if err != nil {
 		return err
 	}
 	thread := w.resp.Header.Get("X-SVC-Thread-Id")
+	if thread == "" {
+		return outcome.Fail("the threadID of the events", "a comparison with the X-SVC-Thread-Id header",
+			"threadID cannot be compared: the response has no X-SVC-Thread-Id header")
+	}
 	n := 0
 	for _, f := range frames {
 		if !f.IsEvent() {
@@ -107,7 +144,7 @@ func (w *World) eventIDs() error {
 		id, _ := f.Field("id")
 		run, okR := idString(obj["runID"])
 		th, okT := idString(obj["threadID"])
-		if !okR || run != strings.TrimSuffix(id, ":after") || !okT || (thread != "" && th != thread) {
+		if !okR || run != strings.TrimSuffix(id, ":after") || !okT || th != thread {
 			return outcome.Failf("an event", fmt.Sprintf("runID equal to its id line and threadID %q (the X-SVC-Thread-Id header)", thread),
 				"%s", quoteFrame(f))
 		}
@@ -139,7 +176,8 @@ func (w *World) innerField(field, inner, want string) error {
 }
 
 // promptEvent: EVT-07. The inner structure of fields is not shown, so only
-// its presence is checked.
+// its presence is checked. A false flag may be left out, as empty fields
+// may ("missing content counts as empty"); a true one must be there.
 func (w *World) promptEvent(message, sensitive string) error {
 	evs, err := w.events()
 	if err != nil {
@@ -147,12 +185,17 @@ func (w *World) promptEvent(message, sensitive string) error {
 	}
 	for _, ev := range evs {
 		p, ok := ev["prompt"].(map[string]any)
-		if !ok {
+		if !ok || !isSet(ev, "prompt") {
 			continue
 		}
 		_, hasFields := p["fields"]
-		if p["message"] != message || p["sensitive"] != (sensitive == "true") || !hasFields {
-			return outcome.Failf("the prompt event", fmt.Sprintf("message %q, sensitive %s and fields", message, sensitive),
+		flag, hasFlag := p["sensitive"]
+		flagOK := flag == true
+		if sensitive == "false" {
+			flagOK = !hasFlag || flag == false
+		}
+		if p["message"] != message || !flagOK || !hasFields {
+			return outcome.Failf("the prompt event", fmt.Sprintf("message %q, sensitive %s and fields", message, map[string]string{"true": "true", "false": "false or left out"}[sensitive]),
 				"%s", quoteEvent(ev))
 		}
 		return nil

@@ -26,16 +26,22 @@ func formatSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^every item of the envelope has the same runID and threadID equal to the X-SVC-Thread-Id header$`, w.envelopeItemIDs)
 	step(sc, `^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, w.fragmentsSpaced)
 	step(sc, `^each of the fragments (.+), produced (\S+) apart, arrived within (\S+) of when it was produced, counted from the first$`, w.fragmentsOnTime)
-	step(sc, `^I invoke "([^"]*)" with the prompt below and disconnect after the content "(.*)":$`, w.invokeAndDisconnect)
-	step(sc, `^the events of that run, fetched by its runID as JSON, contain "([^"]*)" but not "([^"]*)"$`, w.disconnectedRunEvents)
+	step(sc, `^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and disconnect after the content "(.*)":$`, w.invokeAndDisconnect)
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)", fetched by its runID as JSON, contain "([^"]*)" but not "([^"]*)"$`, w.disconnectedRunEvents)
+	step(sc, `^I invoke "([^"]*)" with the prompt below on thread "(\w+)" and disconnect once the plain text holds "(.*)":$`, w.invokePlainAndDisconnect)
+	step(sc, `^the run that thread "(\w+)" reports completed within (\S+), if any, has events that contain "([^"]*)" but not "([^"]*)"$`, w.reportedRunEvents)
+	step(sc, `^I invoke "([^"]*)" with a script that says "([^"]*)" (\d+) times, every (\S+)$`, w.invokeDense)
+	step(sc, `^the (\d+) fragments "([^"]*)", produced every (\S+), arrived in reads at most (\S+) apart$`, w.denseReads)
+	step(sc, `^an item of the envelope has error set$`, w.envelopeHasError)
 }
 
 func (w *World) isSSE() error {
-	if w.resp == nil {
-		return fmt.Errorf("no response yet")
+	r, err := w.last()
+	if err != nil {
+		return err
 	}
-	if mt := w.resp.MediaType(); mt != "text/event-stream" {
-		return outcome.Fail("the response's Content-Type", "text/event-stream", strconv.Quote(w.resp.Header.Get("Content-Type")))
+	if mt := r.MediaType(); mt != "text/event-stream" {
+		return outcome.Fail("the response's Content-Type", "text/event-stream", strconv.Quote(r.Header.Get("Content-Type")))
 	}
 	return nil
 }
@@ -198,16 +204,17 @@ func (w *World) envelopeItemIDs() error {
 		return outcome.Fail("the envelope's items", "the events of the run", "no items")
 	}
 	thread := w.resp.Header.Get("X-SVC-Thread-Id")
+	if thread == "" {
+		return outcome.Fail("the threadID of the envelope's items", "a comparison with the X-SVC-Thread-Id header",
+			"threadID cannot be compared: the response has no X-SVC-Thread-Id header")
+	}
 	run, _ := idString(items[0]["runID"])
 	for i, it := range items {
 		r, okR := idString(it["runID"])
 		t, okT := idString(it["threadID"])
-		if !okR || r != run || !okT || (thread != "" && t != thread) {
+		if !okR || r != run || !okT || t != thread {
 			b, _ := json.Marshal(it)
 			want := fmt.Sprintf("runID %q as on the first item and threadID %q", run, thread)
-			if thread == "" {
-				want = fmt.Sprintf("runID %q as on the first item and a threadID", run)
-			}
 			return outcome.Failf(fmt.Sprintf("item %d of the envelope", i), want, "%s", abbreviate(b))
 		}
 	}
@@ -334,8 +341,8 @@ func hasContent(f Frame, content string) bool {
 }
 
 // invokeAndDisconnect reads an SSE stream until an event carries the given
-// content, then closes the connection.
-func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) error {
+// content, then closes the connection, and remembers the run and thread.
+func (w *World) invokeAndDisconnect(path, runName, threadName, content string, doc *godog.DocString) error {
 	content, err := w.expand(content)
 	if err != nil {
 		return need(err)
@@ -355,20 +362,23 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 		return err
 	}
 	w.resp = resp
-	if resp.Status != 200 {
-		return outcome.Failf("the SSE invoke", "status 200", "status %d: %s", resp.Status, abbreviate(resp.Body))
+	if !is2xx(resp.Status) {
+		return statusFailure("the SSE invoke", "a 2xx status", resp)
 	}
 	if resp.Err != errStopped {
 		return outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
 			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body))
 	}
 	frames, _ := resp.Frames()
-	if run := runIDOf(frames); run != "" {
-		w.runs["that"] = run
-	} else {
+	run := runIDOf(frames)
+	if run == "" {
 		return outcome.Fail("the SSE stream", "events naming their run (runID or id line)", "no event names its run")
 	}
-	w.threads["that"] = resp.Header.Get("X-SVC-Thread-Id")
+	thread := resp.Header.Get("X-SVC-Thread-Id")
+	if thread == "" {
+		return outcome.Fail("the disconnected stream", "an X-SVC-Thread-Id header", "none")
+	}
+	w.runs[runName], w.threads[threadName] = run, thread
 	return nil
 }
 
@@ -376,15 +386,162 @@ func (w *World) invokeAndDisconnect(path, content string, doc *godog.DocString) 
 // application/json stays open until the run finishes, so it answers once the
 // cancelled run has ended; a run that went on shows its later content. The
 // spec ties lastRunID to completion, which a cancelled run need not reach.
-func (w *World) disconnectedRunEvents(want, notWant string) error {
-	if w.threads["that"] == "" {
-		return outcome.Fail("the disconnected stream", "an X-SVC-Thread-Id header", "none")
-	}
-	if _, err := w.fetchEvents("that", "that"); err != nil {
+func (w *World) disconnectedRunEvents(run, thread, want, notWant string) error {
+	if _, err := w.fetchEvents(thread, run); err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
 	return w.bodyContains(want, notWant)
+}
+
+// invokePlainAndDisconnect reads a plain-text answer until it holds the
+// given text, then closes the connection, and remembers the thread.
+func (w *World) invokePlainAndDisconnect(path, threadName, text string, doc *godog.DocString) error {
+	text, err := w.expand(text)
+	if err != nil {
+		return need(err)
+	}
+	prompt, err := w.prompt(doc.Content)
+	if err != nil {
+		return err
+	}
+	rq, err := w.prepared("POST", path, &prompt)
+	if err != nil {
+		return err
+	}
+	rq.stop = func(r *Response) bool { return strings.Contains(string(r.Body), text) }
+	resp, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	w.resp = resp
+	if !is2xx(resp.Status) {
+		return statusFailure("the plain-text invoke", "a 2xx status", resp)
+	}
+	if resp.Err != errStopped {
+		return outcome.Failf("the plain-text answer", fmt.Sprintf("text holding %q", text),
+			"the answer ended without it (%v): %q", resp.Err, abbreviate(resp.Body))
+	}
+	thread := resp.Header.Get("X-SVC-Thread-Id")
+	if thread == "" {
+		return outcome.Fail("the disconnected answer", "an X-SVC-Thread-Id header", "none")
+	}
+	w.threads[threadName] = thread
+	return nil
+}
+
+// reportedRunEvents: FMT-08 in the plain-text form, which names no run. A
+// run that went on after the disconnect completes when its script ends and
+// the thread then reports it (lastRunID): its events must not hold the
+// content made after the disconnect. A cancelled run need not be reported
+// as completed at all; then there is nothing more to see.
+func (w *World) reportedRunEvents(thread, within, want, notWant string) error {
+	limit, err := parseDuration(within)
+	if err != nil {
+		return err
+	}
+	run, err := w.pollLastRunIDFor(thread, limit)
+	if err != nil || run == "" {
+		return err
+	}
+	w.runs["reported:"+thread] = run
+	if _, err := w.fetchEvents(thread, "reported:"+thread); err != nil {
+		return err
+	}
+	if err := w.status2xx(); err != nil {
+		return err
+	}
+	return w.bodyContains(want, notWant)
+}
+
+// pollLastRunIDFor polls the thread's lastRunID until it is set or limit
+// has passed; "" when it never was.
+func (w *World) pollLastRunIDFor(thread string, limit time.Duration) (string, error) {
+	end := time.Now().Add(limit)
+	for {
+		v, err := w.lastRunID(thread)
+		if err != nil || v != "" || time.Now().After(end) {
+			return v, err
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-w.ctx.Done():
+			t.Stop()
+			return "", w.ctx.Err()
+		}
+	}
+}
+
+// invokeDense invokes a script that says the text n times, pausing between,
+// so the run produces output steadily for (n-1)*every.
+func (w *World) invokeDense(path, text string, n int, every string) error {
+	if _, err := parseDuration(every); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			fmt.Fprintf(&b, "@pause %s\n", every)
+		}
+		fmt.Fprintf(&b, "@say %s\n", strconv.Quote(text))
+	}
+	return w.invoke(path, b.String())
+}
+
+// denseReads: FMT-06 on a run that produces output every few 100 ms. While
+// it produces, text held at most 500 ms (plus the tolerance) arrives in
+// reads no further apart than the limit, and the reads span the production
+// less the limit (the first text is produced no later than it arrives).
+// A flush timer slower than 500 ms leaves a gap wider than the limit.
+func (w *World) denseReads(n int, text, every, within string) error {
+	step, err := parseDuration(every)
+	if err != nil {
+		return err
+	}
+	limit, err := parseDuration(within)
+	if err != nil {
+		return err
+	}
+	r, err := w.finished()
+	if err != nil {
+		return err
+	}
+	if want := strings.Repeat(text, n); string(r.Body) != want {
+		return outcome.Failf("the plain-text body", fmt.Sprintf("%d times %q", n, text), "%q", abbreviate(r.Body))
+	}
+	reads := r.Reads
+	if len(reads) == 0 {
+		return outcome.Fail("the plain-text body", "text in reads", "no read")
+	}
+	for i := 1; i < len(reads); i++ {
+		if gap := reads[i].At - reads[i-1].At; gap > limit {
+			return outcome.Failf("the plain-text flush", fmt.Sprintf("reads at most %s apart while the run produced text every %s", limit, step),
+				"%s between the read ending at byte %d (at %s) and the next (at %s)", ms(gap), reads[i-1].End, ms(reads[i-1].At), ms(reads[i].At))
+		}
+	}
+	produced := time.Duration(n-1) * step
+	if span := reads[len(reads)-1].At - reads[0].At; span < produced-limit {
+		return outcome.Failf("the plain-text flush", fmt.Sprintf("text produced over %s arriving over at least %s", produced, produced-limit),
+			"%d reads over %s", len(reads), ms(span))
+	}
+	return nil
+}
+
+// envelopeHasError: FMT-07 and the event's error field. A failed run's
+// envelope holds all its events, the one with error set among them.
+func (w *World) envelopeHasError() error {
+	items, err := w.envelope()
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if isSet(it, "error") {
+			return nil
+		}
+	}
+	return outcome.Failf("the envelope's items", "an item with error set (the run failed)", "%d items, none with error: %s",
+		len(items), abbreviate(w.resp.Body))
 }

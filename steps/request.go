@@ -97,12 +97,8 @@ func redactForError(k string) string {
 	return "REDACTED"
 }
 
-// setHeader sets a request header exactly as given. The value "(none)"
-// leaves it out: formats.feature's outline uses it in a table of values.
+// setHeader sets a request header exactly as given.
 func (w *World) setHeader(name, value string) error {
-	if value == "(none)" {
-		return w.dropHeader(name)
-	}
 	v, err := w.expand(value)
 	if err != nil {
 		return err

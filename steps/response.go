@@ -32,14 +32,18 @@ type Frame struct {
 }
 
 // IsEvent reports whether a frame carries an event object: it has a data
-// line and is not a named control frame (start, close).
+// line and is not a named control frame (start, close). "event: message"
+// names the SSE grammar's default type, so it is no name.
 func (f Frame) IsEvent() bool {
 	if _, ok := f.Field("data"); !ok {
 		return false
 	}
-	_, named := f.Field("event")
-	return !named
+	typ, named := f.Field("event")
+	return !named || typ == defaultEventType
 }
+
+// defaultEventType is the type the SSE grammar gives an unnamed event.
+const defaultEventType = "message"
 
 // Object decodes the frame's data as a JSON object.
 func (f Frame) Object() (map[string]any, error) {
@@ -120,13 +124,16 @@ func (r *Response) EventFrames() ([]Frame, error) {
 
 // Events parses the body with go-sse, as a conformant client would, and
 // decodes the data of every unnamed event as an event object.
-func (r *Response) Events() ([]map[string]any, error) {
+func (r *Response) Events() ([]map[string]any, error) { return eventsOf(r.Body) }
+
+// eventsOf is Events on a part of a body.
+func eventsOf(body []byte) ([]map[string]any, error) {
 	var out []map[string]any
-	for ev, err := range sse.Read(bytes.NewReader(r.Body), nil) {
+	for ev, err := range sse.Read(bytes.NewReader(body), nil) {
 		if err != nil {
 			return out, outcome.Failf("the SSE stream", "events a conformant SSE parser reads", "%v", err)
 		}
-		if ev.Type != "" {
+		if ev.Type != "" && ev.Type != defaultEventType {
 			continue // start, close
 		}
 		obj, err := decodeObject([]byte(ev.Data))
@@ -138,7 +145,8 @@ func (r *Response) Events() ([]map[string]any, error) {
 	return out, nil
 }
 
-// EnvelopeItems decodes a JSON envelope {"items":[...]}.
+// EnvelopeItems decodes a JSON envelope {"items":[...]}: one envelope, so
+// nothing but whitespace may follow it.
 func (r *Response) EnvelopeItems() ([]map[string]any, error) {
 	var env struct {
 		Items *[]map[string]any `json:"items"`
@@ -147,6 +155,10 @@ func (r *Response) EnvelopeItems() ([]map[string]any, error) {
 	dec.UseNumber()
 	if err := dec.Decode(&env); err != nil {
 		return nil, outcome.Failf("the response body", "a JSON envelope {items:[...]}", "%s (%v)", strconv.Quote(abbreviate(r.Body)), err)
+	}
+	if rest := bytes.TrimSpace(r.Body[dec.InputOffset():]); len(rest) > 0 {
+		return nil, outcome.Failf("the response body", "one JSON envelope {items:[...]} and nothing after it",
+			"%d more bytes after the envelope: %s", len(rest), strconv.Quote(abbreviate(rest)))
 	}
 	if env.Items == nil {
 		return nil, outcome.Fail("the response body", "a JSON envelope {items:[...]}", strconv.Quote(abbreviate(r.Body)))
@@ -185,8 +197,9 @@ func decodeObject(b []byte) (map[string]any, error) {
 // richerFields are the event fields of which at most one is set per event.
 var richerFields = []string{"waitingOnModel", "toolInput", "toolCall", "step", "prompt", "input", "replayComplete", "username"}
 
-// isSet reports whether an event field is set: present and not null, false
-// or the empty string.
+// isSet reports whether an event field is set: present and not null,
+// false, the empty string, an empty object or an empty array (the types of
+// most fields are not shown, so each empty form counts as unset).
 func isSet(ev map[string]any, field string) bool {
 	v, ok := ev[field]
 	if !ok {
@@ -199,6 +212,10 @@ func isSet(ev map[string]any, field string) bool {
 		return x
 	case string:
 		return x != ""
+	case map[string]any:
+		return len(x) > 0
+	case []any:
+		return len(x) > 0
 	}
 	return true
 }

@@ -32,6 +32,47 @@ func (w *World) frames() ([]Frame, error) {
 	return w.sseFrames()
 }
 
+// framesRead returns the frames of the last response read to its end, or
+// to where the scenario stopped reading on purpose; a frame the stop cut
+// short is left out, as a client that goes away never sees it.
+func (w *World) framesRead() ([]Frame, error) {
+	r, err := w.last()
+	if err != nil {
+		return nil, err
+	}
+	if r.Err != errStopped {
+		if err := r.complete(); err != nil {
+			return nil, err
+		}
+	}
+	frames, err := w.sseFrames()
+	if err != nil {
+		return nil, err
+	}
+	if n := len(frames); r.Err == errStopped && !frames[n-1].Terminated {
+		frames = frames[:n-1]
+	}
+	return frames, nil
+}
+
+// eventsRead returns the event objects of framesRead, as a conformant SSE
+// client reads them.
+func (w *World) eventsRead() ([]map[string]any, error) {
+	frames, err := w.framesRead()
+	if err != nil {
+		return nil, err
+	}
+	body := w.resp.Body
+	if w.resp.Err == errStopped {
+		end := 0
+		if len(frames) > 0 {
+			end = frames[len(frames)-1].End
+		}
+		body = body[:end]
+	}
+	return eventsOf(body)
+}
+
 // sseFrames returns the frames of the last response, read to its end or
 // stopped on purpose by the scenario.
 func (w *World) sseFrames() ([]Frame, error) {
@@ -159,9 +200,9 @@ func runIDOf(frames []Frame) string {
 	return ""
 }
 
-// eventFramesIDThenData: SSE-02. The final event's id carries ":after" and is
-// checked by SSE-03. A frame the stream cut short is no event: the stream
-// must not end inside a frame.
+// eventFramesIDThenData: SSE-02. Only the final event's id carries
+// ":after" (SSE-03 checks it); every other id is the run ID itself. A frame
+// the stream cut short is no event: the stream must not end inside a frame.
 func (w *World) eventFramesIDThenData() error {
 	frames, err := w.frames()
 	if err != nil {
@@ -171,29 +212,51 @@ func (w *World) eventFramesIDThenData() error {
 	if run == "" {
 		return outcome.Fail("the event frames", "events naming their run (runID or id line)", "no event names its run")
 	}
-	const want = "an id line holding the run ID, then one data line, ended by a blank line"
-	n := 0
+	var events []Frame
 	for _, f := range frames {
 		if f.IsComment() {
 			continue
 		}
 		if !f.Terminated {
-			return outcome.Fail("the last SSE frame", want, frameState(f))
+			return outcome.Fail("the last SSE frame", "every frame ended by a blank line", frameState(f))
 		}
-		if !f.IsEvent() {
-			continue
-		}
-		n++
-		id, _ := f.Field("id")
-		if fields := f.Fields(); len(fields) != 2 || fields[0] != "id" || fields[1] != "data" ||
-			strings.TrimSuffix(id, ":after") != run {
-			return outcome.Fail("an event frame", want+" (run "+run+")", quoteFrame(f))
+		if f.IsEvent() {
+			events = append(events, f)
 		}
 	}
-	if n == 0 {
+	if len(events) == 0 {
 		return outcome.Fail("the SSE stream", "at least one event frame", "no event frame")
 	}
+	for i, f := range events {
+		final := i == len(events)-1
+		id, _ := f.Field("id")
+		if final {
+			id = strings.TrimSuffix(id, ":after")
+		}
+		if !idThenData(f) || id != run {
+			want := "an id line holding the run ID " + run + ", then one data line"
+			if final {
+				want += " (the final event's id may end in :after)"
+			}
+			return outcome.Fail(fmt.Sprintf("event frame %d of %d", i+1, len(events)), want, quoteFrame(f))
+		}
+	}
 	return nil
+}
+
+// idThenData reports whether an event frame's fields are an id line, then
+// one data line. "event: message" (the default type) and retry lines are
+// fields the SSE grammar allows beside them and are left out.
+func idThenData(f Frame) bool {
+	var fields []string
+	for _, l := range f.Lines {
+		switch {
+		case l.IsComment(), l.Name == "retry", l.Name == "event" && l.Value == defaultEventType:
+			continue
+		}
+		fields = append(fields, l.Name)
+	}
+	return len(fields) == 2 && fields[0] == "id" && fields[1] == "data"
 }
 
 // finalEventFrame: SSE-03.
@@ -218,9 +281,9 @@ func (w *World) finalEventFrame() error {
 	}
 	id, _ := last.Field("id")
 	c, hasContent := obj["content"]
-	if id != run+":after" || obj["runComplete"] != true || (hasContent && c != "") {
+	if id != run+":after" || obj["runComplete"] != true || (hasContent && c != "" && c != nil) {
 		return outcome.Fail("the last event frame",
-			fmt.Sprintf("id %s:after, runComplete true and content empty or missing", run), quoteFrame(*last))
+			fmt.Sprintf("id %s:after, runComplete true and content empty, null or missing", run), quoteFrame(*last))
 	}
 	return nil
 }
@@ -330,10 +393,11 @@ func (w *World) nothingAfterComplete() error {
 
 // errorEvent: SSE-07.
 func (w *World) errorEvent() error {
-	if err := w.complete(); err != nil {
+	r, err := w.finished()
+	if err != nil {
 		return err
 	}
-	evs, err := w.resp.Events()
+	evs, err := r.Events()
 	if err != nil {
 		return err
 	}
@@ -343,5 +407,5 @@ func (w *World) errorEvent() error {
 		}
 	}
 	return outcome.Failf("the SSE events", "an event with error set", "%d events, none with error: %s",
-		len(evs), abbreviate(w.resp.Body))
+		len(evs), abbreviate(r.Body))
 }

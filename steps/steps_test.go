@@ -86,7 +86,7 @@ func TestUnquote(t *testing.T) {
 
 func TestIsSet(t *testing.T) {
 	ev := map[string]any{"a": nil, "b": false, "c": "", "d": true, "e": "x", "f": map[string]any{}}
-	for field, want := range map[string]bool{"a": false, "b": false, "c": false, "d": true, "e": true, "f": true, "zz": false} {
+	for field, want := range map[string]bool{"a": false, "b": false, "c": false, "d": true, "e": true, "f": false, "zz": false} {
 		if isSet(ev, field) != want {
 			t.Errorf("isSet(%s) = %v", field, !want)
 		}
