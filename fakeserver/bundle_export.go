@@ -74,8 +74,12 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		}
 		spec["includes"] = kept
 	}
+	status := http.StatusOK
+	if s.variant(varExport2xx) {
+		status = http.StatusNonAuthoritativeInfo
+	}
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, status, out)
 		return
 	}
 	y, err := yaml.Marshal(out)
@@ -84,6 +88,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/yaml")
+	w.WriteHeader(status)
 	_, _ = w.Write(y)
 }
 

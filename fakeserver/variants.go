@@ -60,6 +60,7 @@ const (
 	varFailedInstallProblem
 	varInterruptDropsConnection
 	varInstallLogThread
+	varExport2xx
 
 	numVariants
 )
@@ -125,6 +126,8 @@ var variantTable = [numVariants]Variant{
 		"the update stopped by interruptOnce drops the connection without an answer", ""},
 	varInstallLogThread: {"install-log-thread", `"the project itself (the lead thread, flagged as a project)"; docs/bundles.md: log entries' type "for the project project or thread (its lead thread); both are accepted"`,
 		"the installation log calls the project by its lead thread: entries of type thread", ""},
+	varExport2xx: {"export-2xx", `export route: "Response body shape: not shown"; no status is named`,
+		"the export answers 203 Non-Authoritative Information with the project bundle", ""},
 }
 
 // Variants lists every variant switch, in the table's order.

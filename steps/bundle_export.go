@@ -3,7 +3,6 @@ package steps
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -175,12 +174,12 @@ func (bw *bundleWorld) exportInstalled(name, app string) error {
 
 // exported parses the last response as an export.
 func (bw *bundleWorld) exported() (map[string]any, error) {
-	r := bw.w.resp
-	if r == nil {
-		return nil, errors.New("no export yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return nil, err
 	}
-	if r.Status != 200 {
-		return nil, outcome.Failf("the export", "200 with the project bundle", "status %d: %s", r.Status, abbreviate(r.Body))
+	if !is2xx(r.Status) {
+		return nil, statusFailure("the export", "a 2xx with the project bundle (no status is named)", r)
 	}
 	tree, err := parseTree(r.Body)
 	if err != nil {
