@@ -164,6 +164,7 @@ const (
 	defExportAgentConnectorsOnly
 	defExportAppAlways
 	defExportAppIgnored
+	defExportAppRenamed
 	defExportKeepsApprovers
 	defExportKeepsEnvValues
 	defExportDropsEnvNames
@@ -354,6 +355,7 @@ var defectTable = [numDefects]Defect{
 	defExportAgentConnectorsOnly: {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},
 	defExportAppAlways:           {"export-app-always", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app="},
 	defExportAppIgnored:          {"export-app-ignored", []string{"EXPORT-04"}, "?app= is ignored"},
+	defExportAppRenamed:          {"export-app-renamed", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app=, as a child typed application that carries its name but not its publicID"},
 	defExportKeepsApprovers:      {"export-keeps-approvers", []string{"DROP-01"}, "approver addresses travel"},
 	defExportKeepsEnvValues:      {"export-keeps-env-values", []string{"DROP-02"}, "environment variable values travel"},
 	defExportDropsEnvNames:       {"export-drops-env-names", []string{"DROP-02"}, "environment variables are dropped altogether, names included"},

@@ -61,6 +61,7 @@ const (
 	varInterruptDropsConnection
 	varInstallLogThread
 	varExport2xx
+	varChildTypeAssistant
 
 	numVariants
 )
@@ -128,6 +129,8 @@ var variantTable = [numVariants]Variant{
 		"the installation log calls the project by its lead thread: entries of type thread", ""},
 	varExport2xx: {"export-2xx", `export route: "Response body shape: not shown"; no status is named`,
 		"the export answers 203 Non-Authoritative Information with the project bundle", ""},
+	varChildTypeAssistant: {"child-type-assistant", `"Child types in spec.includes": only knowledge, connector and project are spelled; Agent and App are prose, and the route says /api/assistants/`,
+		"the export types its agent child assistant instead of agent", ""},
 }
 
 // Variants lists every variant switch, in the table's order.

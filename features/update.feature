@@ -65,4 +65,4 @@ Feature: Updating an installed project bundle
     And installation "B" records the "app" child "portal-${marker:b}" as orphaned
     When I export the project of installation "B" with the app "portal-${marker:b}"
     Then the status is 2xx
-    And the export includes a "app" child for each of "portal-${marker:b}"
+    And the export includes a child that mentions the app "portal-${marker:b}"
