@@ -242,7 +242,7 @@ func (bw *bundleWorld) document(name string) (body, contentType string, err erro
 	}
 	body, err = bw.w.expand(string(raw))
 	if err != nil {
-		return "", "", need(err)
+		return "", "", err
 	}
 	contentType = "application/yaml"
 	if path.Ext(name) == ".json" {
@@ -577,7 +577,7 @@ func (bw *bundleWorld) deleteTask(taskName, name string) error {
 	}
 	n, err := bw.w.expand(taskName)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	id, ok := bw.tasks[n]
 	if !ok {
@@ -590,7 +590,7 @@ func (bw *bundleWorld) deleteTask(taskName, name string) error {
 func (bw *bundleWorld) orphanID(child string) (recordChild, error) {
 	n, err := bw.w.expand(child)
 	if err != nil {
-		return recordChild{}, need(err)
+		return recordChild{}, err
 	}
 	c, ok := bw.children[n]
 	if !ok {

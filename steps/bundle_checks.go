@@ -2,7 +2,6 @@ package steps
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -84,13 +83,13 @@ func (bw *bundleWorld) stillInstalled(name string) error {
 // (an unknown child type). The contract: a document that is not a valid
 // project bundle gets a 4xx that names the problem.
 func (bw *bundleWorld) installRefused(problem string) error {
-	r := bw.w.resp
-	if r == nil {
-		return errors.New("no response yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return err
 	}
 	p, err := bw.w.expand(problem)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if r.Status < 400 || r.Status > 499 {
 		return outcome.Failf("the answer to the install", "a 4xx refusal (docs/bundles.md)", "status %d: %s", r.Status, abbreviate(r.Body))
@@ -130,14 +129,14 @@ func (bw *bundleWorld) nothingInstalled() error {
 func (bw *bundleWorld) refusedNaming(what string) error {
 	n, err := bw.w.expand(what)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if bw.noAnswer != "" {
 		return outcome.Fail("the answer to the last call", fmt.Sprintf("a refusal naming %q", n), "no answer: "+bw.noAnswer)
 	}
-	r := bw.w.resp
-	if r == nil {
-		return errors.New("no response yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return err
 	}
 	if is2xx(r.Status) {
 		return outcome.Failf("the answer to the last call", "a refusal: any status but 2xx", "status %d: %s", r.Status, abbreviate(r.Body))
@@ -211,9 +210,9 @@ func (bw *bundleWorld) installOrder(name, order string) error {
 // removalOrder: UNINSTALL-01, through the final record that the DELETE
 // answered with (the record itself is gone afterwards).
 func (bw *bundleWorld) removalOrder(name, order string) error {
-	r := bw.w.resp
-	if r == nil {
-		return errors.New("no response yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return err
 	}
 	var rec installRecord
 	if err := json.Unmarshal(r.Body, &rec); err != nil || len(rec.Log) == 0 {
@@ -226,7 +225,7 @@ func (bw *bundleWorld) removalOrder(name, order string) error {
 func (bw *bundleWorld) markedFailed(name, child string) error {
 	n, err := bw.w.expand(child)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	rec, err := bw.read(name)
 	if err != nil {
@@ -248,7 +247,7 @@ func (bw *bundleWorld) markedFailed(name, child string) error {
 func (bw *bundleWorld) stillRecords(name, list string) error {
 	l, err := bw.w.expand(list)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	rec, err := bw.read(name)
 	if err != nil {
@@ -416,7 +415,7 @@ func (bw *bundleWorld) wroteNothing(name string) error {
 func (bw *bundleWorld) taskUnmarked(name, taskName string) error {
 	n, err := bw.w.expand(taskName)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if _, known := bw.tasks[n]; !known {
 		return outcome.Failf("the tasks of installation "+name+"'s records", fmt.Sprintf("task %q listed before", n), "%s", strings.Join(mapKeys(bw.tasks), ", "))
@@ -437,7 +436,7 @@ func (bw *bundleWorld) taskUnmarked(name, taskName string) error {
 func (bw *bundleWorld) recordsOrphan(name, kind, child string) error {
 	n, err := bw.w.expand(child)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	rec, err := bw.read(name)
 	if err != nil {

@@ -42,7 +42,7 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 	step(sc, `^the payload of the export holds the tasks "([^"]*)"$`, func(list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.payloadHolds(splitList(l), "")
 	})
@@ -60,7 +60,7 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 	step(sc, `^the payload of the export holds the project "([^"]*)"$`, func(name string) error {
 		n, err := bw.w.expand(name)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.payloadHoldsProject(n)
 	})
@@ -68,7 +68,7 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 	step(sc, `^the export mentions none of "([^"]*)"$`, func(list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.mentionsNone(splitList(l), "the scenario's dropped values")
 	})
@@ -80,7 +80,7 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 	step(sc, `^the export includes a "(knowledge|connector)" child for each of "([^"]*)"$`, func(kind, list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.childForEach(kind, splitList(l), "")
 	})
@@ -170,7 +170,7 @@ func (bw *bundleWorld) exportInstalled(name, app string) error {
 	if app != "" {
 		a, err := bw.w.expand(app)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		p += "?app=" + url.QueryEscape(a)
 	}
@@ -357,7 +357,7 @@ func (bw *bundleWorld) payloadHoldsProject(name string) error {
 func (bw *bundleWorld) payloadLacks(task string) error {
 	t, err := bw.w.expand(task)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	tree, err := bw.exported()
 	if err != nil {
