@@ -191,7 +191,8 @@ const (
 	defUndeclaredChildRemoved
 	defOrphanNotRecorded
 	defOrphanedChildResourceRemoved
-	defUpdateRewritesEverything
+	defOrphanRecordMarked
+	defRepeatUpdateRewritesChildren
 	// Uninstall.
 	defUninstallInstallOrder
 	defUninstallAppAfterAgent
@@ -382,7 +383,8 @@ var defectTable = [numDefects]Defect{
 	defUndeclaredChildRemoved:       {"undeclared-child-removed", []string{"UPDATE-05"}, "a child spec.includes no longer declares is uninstalled"},
 	defOrphanNotRecorded:            {"orphan-not-recorded", []string{"UPDATE-05"}, "a child no longer declared is forgotten instead of recorded as orphaned"},
 	defOrphanedChildResourceRemoved: {"orphaned-child-resource-removed", []string{"UPDATE-05"}, "a child no longer declared is recorded as orphaned and keeps its own installation record, but its resource is removed"},
-	defUpdateRewritesEverything:     {"update-rewrites-everything", []string{"UPDATE-07"}, "every update rewrites the project and its tasks, even when nothing changed"},
+	defRepeatUpdateRewritesChildren: {"repeat-update-rewrites-children", []string{"UPDATE-07"}, "the same update sent again once it is complete writes every child again, though each is at its target version"},
+	defOrphanRecordMarked:           {"orphan-record-marked", []string{"UPDATE-05"}, "a child no longer declared is recorded as orphaned, and its own installation record is changed to state orphaned"},
 	// Uninstall.
 	defUninstallInstallOrder:         {"uninstall-install-order", []string{"UNINSTALL-01"}, "uninstall removes in install order (connector first, project last)"},
 	defUninstallAppAfterAgent:        {"uninstall-app-after-agent", []string{"UNINSTALL-01"}, "uninstall removes the agent before the app"},

@@ -62,6 +62,7 @@ const (
 	varInstallLogThread
 	varExport2xx
 	varChildTypeAssistant
+	varUpdateRewritesProject
 
 	numVariants
 )
@@ -131,6 +132,8 @@ var variantTable = [numVariants]Variant{
 		"the export answers 203 Non-Authoritative Information with the project bundle", ""},
 	varChildTypeAssistant: {"child-type-assistant", `"Child types in spec.includes": only knowledge, connector and project are spelled; Agent and App are prose, and the route says /api/assistants/`,
 		"the export types its agent child assistant instead of agent", ""},
+	varUpdateRewritesProject: {"update-rewrites-project", `"Updating is idempotent"; "a composite update skips children that are already at the target version": only children are skipped; rewriting the project with the same content leaves the same result`,
+		"every composite update rewrites the project and its tasks (logged as update entries), even when nothing changed", ""},
 }
 
 // Variants lists every variant switch, in the table's order.

@@ -23,7 +23,7 @@ Feature: Updating an installed project bundle
     Given installation "B" was updated with "desk-v2.yaml"
     When I send the same update again
     Then installation "B" is installed with every child at its version in "desk-v2.yaml"
-    And the last update wrote nothing to installation "B"
+    And the last update wrote nothing to the children of installation "B"
 
   @UPDATE-02 @needs-bundleTestHooks
   Scenario: An update that would trip a child's eval gate is refused before anything is written, naming the child
