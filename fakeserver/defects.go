@@ -199,6 +199,7 @@ const (
 	defUninstallIgnoresOrphanedTasks
 	defOrphanTaskRefusalUnnamed
 	defRefusalDropsRecord
+	defRefusalAfterRemoval
 	defOrphanTaskUndeletable
 	defDeleteTaskKeepsOwned
 	defOrphanChildBlocksUninstall
@@ -391,6 +392,7 @@ var defectTable = [numDefects]Defect{
 	defUninstallIgnoresOrphanedTasks: {"uninstall-ignores-orphaned-tasks", []string{"UNINSTALL-02"}, "uninstall goes ahead and deletes orphaned tasks with the thread"},
 	defOrphanTaskRefusalUnnamed:      {"orphan-task-refusal-unnamed", []string{"UNINSTALL-02"}, "the refusal names the orphaned task by ID, not by object name"},
 	defRefusalDropsRecord:            {"refusal-drops-record", []string{"UNINSTALL-02"}, "a refused uninstall still deletes the installation record"},
+	defRefusalAfterRemoval:           {"refusal-after-removal", []string{"UNINSTALL-02"}, "the uninstall removes every child before it finds the orphaned task and refuses; the record survives, installed, without its children"},
 	defOrphanTaskUndeletable:         {"orphan-task-undeletable", []string{"UNINSTALL-03"}, "DELETE /api/tasks/{id} does not find orphaned tasks"},
 	defDeleteTaskKeepsOwned:          {"delete-task-keeps-owned", []string{"UNINSTALL-03"}, "DELETE /api/tasks/{id} answers 204 for a task the bundle still owns but leaves it in place"},
 	defOrphanChildBlocksUninstall:    {"orphan-child-blocks-uninstall", []string{"UNINSTALL-04"}, "an orphaned child blocks the uninstall"},

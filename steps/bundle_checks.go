@@ -67,13 +67,19 @@ func (bw *bundleWorld) isInstalled(name, doc string, withVersions bool) error {
 	return nil
 }
 
+// stillInstalled: UNINSTALL-02. A refused uninstall leaves the installation
+// Installed: the record survives, with the children it had.
 func (bw *bundleWorld) stillInstalled(name string) error {
 	rec, err := bw.read(name)
 	if err != nil {
 		return err
 	}
+	check := "the record of installation " + name + " after a refused uninstall"
 	if rec.State != "installed" {
-		return outcome.Failf("the record of installation "+name+" after a refused uninstall", "state installed: the record survives", "state %q", rec.State)
+		return outcome.Failf(check, "state installed: the record survives", "state %q", rec.State)
+	}
+	if st, err := bw.state(name); err == nil && st.before != nil && !sameChildren(rec, st.before) {
+		return outcome.Failf(check, "the children as before: the installation stays Installed, nothing removed: "+childList(st.before.Children), "%s", childList(rec.Children))
 	}
 	return nil
 }
