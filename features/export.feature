@@ -5,7 +5,9 @@ Feature: Exporting a project as a bundle, and what an export drops
   attached to the agent and not, connectors the project or agent references and not, an app, tasks
   that carry every trigger kind, and distinctive values that must not travel. The response shape is
   not shown beyond spec.type, spec.payload and spec.includes, so items are looked for as text
-  among the keys and values of the parsed export.
+  among the keys and values of the parsed export. No status is named: any 2xx. Only the child
+  types knowledge, connector and project are spelled; the agent and app children are found by
+  the profile's names and IDs, whatever their type.
 
   Background:
     Given a target that manages bundles
