@@ -74,8 +74,19 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		}
 		spec["includes"] = kept
 	}
+	if s.variant(varChildTypeAssistant) {
+		for _, c := range spec["includes"].([]any) {
+			if cs, _ := c.(map[string]any)["spec"].(map[string]any); cs["type"] == kindAgent {
+				cs["type"] = "assistant"
+			}
+		}
+	}
+	status := http.StatusOK
+	if s.variant(varExport2xx) {
+		status = http.StatusNonAuthoritativeInfo
+	}
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, status, out)
 		return
 	}
 	y, err := yaml.Marshal(out)
@@ -84,6 +95,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/yaml")
+	w.WriteHeader(status)
 	_, _ = w.Write(y)
 }
 
@@ -110,7 +122,8 @@ func (s *Server) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, 
 	// EXPORT-04: a project has no app association the export could read, so
 	// the app comes only from ?app=<publicID>.
 	var app *resource
-	if pub := r.URL.Query().Get("app"); pub != "" && !s.defect(defExportAppIgnored) {
+	pub := r.URL.Query().Get("app")
+	if pub != "" && !s.defect(defExportAppIgnored) {
 		for _, res := range b.resourcesOf(kindApp) {
 			if res.publicID == pub {
 				app = res
@@ -125,7 +138,14 @@ func (s *Server) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, 
 			app = apps[0]
 		}
 	}
-	return s.buildExport(p, app), true
+	doc := s.buildExport(p, app)
+	if pub == "" && s.defect(defExportAppRenamed) {
+		if apps := b.resourcesOf(kindApp); len(apps) > 0 {
+			doc.Spec.Includes = append(doc.Spec.Includes, bundleDoc{Metadata: docMeta{Name: scalar(apps[0].name), Version: scalar(apps[0].version)},
+				Spec: docSpec{Type: "application", Payload: map[string]any{"title": apps[0].name}}})
+		}
+	}
+	return doc, true
 }
 
 // toMap turns a document into its generic JSON form.

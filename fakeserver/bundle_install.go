@@ -361,6 +361,14 @@ func (s *Server) uninstall(in *installation) (record, error) {
 			if s.defect(defRefusalDropsRecord) {
 				b.forget(in.id)
 			}
+			if s.defect(defRefusalAfterRemoval) {
+				for _, c := range in.children {
+					s.removeChildResource(c)
+					b.forget(c.id)
+					b.logTo(in, "remove", c.kind, c.name, c.version, "")
+				}
+				in.children = nil
+			}
 			return record{}, refuse(http.StatusConflict,
 				"uninstall refused: deleting the project's thread would delete the orphaned task %s; delete it (DELETE /api/tasks/{id}) and retry, or keep the project",
 				strings.Join(names, ", "))

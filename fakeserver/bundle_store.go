@@ -22,18 +22,56 @@ type bundleStore struct {
 	resources     map[string]*resource      // by ID: connectors, knowledge sets, agents, apps
 	projects      map[string]*bundleProject // by project ID
 	installations map[string]*installation  // by installation ID
-	order         []*installation           // every installation ever made, oldest first
-	seq           atomic.Int64              // last log sequence number
-	nextNum       atomic.Int64              // last integer ID (bundle-integer-ids variant)
-	// removed are the installations a DELETE removed, for the
-	// removed-installation-410 variant.
-	removed map[string]bool
+	// order lists the installations oldest first, for the list route; it
+	// may still hold removed ones until forget compacts it, which keeps it
+	// within twice the live ones (plus orderSlack).
+	order   []*installation
+	seq     atomic.Int64 // last log sequence number
+	nextNum atomic.Int64 // last integer ID (bundle-integer-ids variant)
+	// removed remembers the most recently removed installations, at most
+	// keepRemoved of them, oldest first in removedOrder, for the
+	// removed-installation-410 variant; an older one answers 404, which
+	// the contract allows as well.
+	removed      map[string]bool
+	removedOrder []string
+	keepRemoved  int
 }
 
-// forget removes an installation record and remembers that it was removed.
+// Retention of removed installations: the IDs remembered for 410, and the
+// slack of removed entries order may hold before it is compacted.
+const (
+	defaultKeepRemoved = 1000
+	orderSlack         = 64
+)
+
+// forget removes an installation record and remembers that it was removed,
+// within the store's bounds.
 func (b *bundleStore) forget(id string) {
 	delete(b.installations, id)
-	b.removed[id] = true
+	if !b.removed[id] {
+		b.removed[id] = true
+		b.removedOrder = append(b.removedOrder, id)
+	}
+	for len(b.removedOrder) > b.keepRemoved {
+		delete(b.removed, b.removedOrder[0])
+		b.removedOrder = b.removedOrder[1:]
+	}
+	if len(b.order) > 2*len(b.installations)+orderSlack {
+		b.compactOrder()
+	}
+}
+
+// compactOrder drops removed installations from order. forget calls it
+// only once order has doubled, so its cost per removal is constant.
+func (b *bundleStore) compactOrder() {
+	kept := b.order[:0]
+	for _, in := range b.order {
+		if b.installations[in.id] == in {
+			kept = append(kept, in)
+		}
+	}
+	clear(b.order[len(kept):])
+	b.order = kept
 }
 
 func newBundleStore() *bundleStore {
@@ -42,6 +80,7 @@ func newBundleStore() *bundleStore {
 		projects:      map[string]*bundleProject{},
 		installations: map[string]*installation{},
 		removed:       map[string]bool{},
+		keepRemoved:   defaultKeepRemoved,
 	}
 }
 

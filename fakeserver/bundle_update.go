@@ -60,7 +60,8 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPr
 		st := planStep{doc: c, cur: in.child(c.Spec.Type, c.name()), action: "install"}
 		if st.cur != nil {
 			st.action = "update"
-			if st.cur.version == c.version() && !s.defect(defRerunReinstallsUpToDate) {
+			repeated := in.state == stateInstalled && in.version == doc.version() && s.defect(defRepeatUpdateRewritesChildren)
+			if st.cur.version == c.version() && !s.defect(defRerunReinstallsUpToDate) && !repeated {
 				st.action = "skip"
 			}
 		}
@@ -165,6 +166,9 @@ func (s *Server) orphanUndeclared(in *installation, declared map[string]bool) {
 		case s.defect(defOrphanNotRecorded):
 			b.logTo(in, "orphan", c.kind, c.name, c.version, "no longer declared")
 		default:
+			if s.defect(defOrphanRecordMarked) {
+				c.state = "orphaned"
+			}
 			in.orphaned = append(in.orphaned, c)
 			b.logTo(in, "orphan", c.kind, c.name, c.version, "no longer declared; left untouched")
 		}
@@ -181,7 +185,7 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 	if p == nil {
 		return
 	}
-	rewrite := s.defect(defUpdateRewritesEverything)
+	rewrite := s.variant(varUpdateRewritesProject)
 	if ac := in.agentChild(); ac != nil && ac.resourceID != p.agentID {
 		p.agentID = ac.resourceID
 		if pr := s.st.projects[p.id]; pr != nil {

@@ -170,6 +170,7 @@ const (
 	defExportAgentConnectorsOnly
 	defExportAppAlways
 	defExportAppIgnored
+	defExportAppRenamed
 	defExportKeepsApprovers
 	defExportKeepsEnvValues
 	defExportDropsEnvNames
@@ -196,13 +197,15 @@ const (
 	defUndeclaredChildRemoved
 	defOrphanNotRecorded
 	defOrphanedChildResourceRemoved
-	defUpdateRewritesEverything
+	defOrphanRecordMarked
+	defRepeatUpdateRewritesChildren
 	// Uninstall.
 	defUninstallInstallOrder
 	defUninstallAppAfterAgent
 	defUninstallIgnoresOrphanedTasks
 	defOrphanTaskRefusalUnnamed
 	defRefusalDropsRecord
+	defRefusalAfterRemoval
 	defOrphanTaskUndeletable
 	defDeleteTaskKeepsOwned
 	defOrphanChildBlocksUninstall
@@ -367,6 +370,7 @@ var defectTable = [numDefects]Defect{
 	defExportAgentConnectorsOnly: {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},
 	defExportAppAlways:           {"export-app-always", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app="},
 	defExportAppIgnored:          {"export-app-ignored", []string{"EXPORT-04"}, "?app= is ignored"},
+	defExportAppRenamed:          {"export-app-renamed", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app=, as a child typed application that carries its name but not its publicID"},
 	defExportKeepsApprovers:      {"export-keeps-approvers", []string{"DROP-01"}, "approver addresses travel"},
 	defExportKeepsEnvValues:      {"export-keeps-env-values", []string{"DROP-02"}, "environment variable values travel"},
 	defExportDropsEnvNames:       {"export-drops-env-names", []string{"DROP-02"}, "environment variables are dropped altogether, names included"},
@@ -393,13 +397,15 @@ var defectTable = [numDefects]Defect{
 	defUndeclaredChildRemoved:       {"undeclared-child-removed", []string{"UPDATE-05"}, "a child spec.includes no longer declares is uninstalled"},
 	defOrphanNotRecorded:            {"orphan-not-recorded", []string{"UPDATE-05"}, "a child no longer declared is forgotten instead of recorded as orphaned"},
 	defOrphanedChildResourceRemoved: {"orphaned-child-resource-removed", []string{"UPDATE-05"}, "a child no longer declared is recorded as orphaned and keeps its own installation record, but its resource is removed"},
-	defUpdateRewritesEverything:     {"update-rewrites-everything", []string{"UPDATE-07"}, "every update rewrites the project and its tasks, even when nothing changed"},
+	defRepeatUpdateRewritesChildren: {"repeat-update-rewrites-children", []string{"UPDATE-07"}, "the same update sent again once it is complete writes every child again, though each is at its target version"},
+	defOrphanRecordMarked:           {"orphan-record-marked", []string{"UPDATE-05"}, "a child no longer declared is recorded as orphaned, and its own installation record is changed to state orphaned"},
 	// Uninstall.
 	defUninstallInstallOrder:         {"uninstall-install-order", []string{"UNINSTALL-01"}, "uninstall removes in install order (connector first, project last)"},
 	defUninstallAppAfterAgent:        {"uninstall-app-after-agent", []string{"UNINSTALL-01"}, "uninstall removes the agent before the app"},
 	defUninstallIgnoresOrphanedTasks: {"uninstall-ignores-orphaned-tasks", []string{"UNINSTALL-02"}, "uninstall goes ahead and deletes orphaned tasks with the thread"},
 	defOrphanTaskRefusalUnnamed:      {"orphan-task-refusal-unnamed", []string{"UNINSTALL-02"}, "the refusal names the orphaned task by ID, not by object name"},
 	defRefusalDropsRecord:            {"refusal-drops-record", []string{"UNINSTALL-02"}, "a refused uninstall still deletes the installation record"},
+	defRefusalAfterRemoval:           {"refusal-after-removal", []string{"UNINSTALL-02"}, "the uninstall removes every child before it finds the orphaned task and refuses; the record survives, installed, without its children"},
 	defOrphanTaskUndeletable:         {"orphan-task-undeletable", []string{"UNINSTALL-03"}, "DELETE /api/tasks/{id} does not find orphaned tasks"},
 	defDeleteTaskKeepsOwned:          {"delete-task-keeps-owned", []string{"UNINSTALL-03"}, "DELETE /api/tasks/{id} answers 204 for a task the bundle still owns but leaves it in place"},
 	defOrphanChildBlocksUninstall:    {"orphan-child-blocks-uninstall", []string{"UNINSTALL-04"}, "an orphaned child blocks the uninstall"},

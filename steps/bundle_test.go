@@ -2,9 +2,11 @@ package steps
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/profile"
 )
 
 // TestJudgeTriggers: DROP-04 reads task triggers only; a tool or task named
@@ -51,5 +53,47 @@ func TestBundleIDAnyScalar(t *testing.T) {
 	var id bundleID
 	if err := json.Unmarshal([]byte(`{"a":1}`), &id); err == nil {
 		t.Error("an object was accepted as an ID")
+	}
+}
+
+// TestJudgeChildren: BUNDLE-02/03/05/08 find the agent and app children by
+// the profile's names, whatever type the export gives them.
+func TestJudgeChildren(t *testing.T) {
+	e := profile.ExportProject{AgentID: "agt_1", AgentName: "ag-ledger", AppPublicID: "pub-9", AppName: "app-ledger"}
+	const (
+		kb    = `{"metadata":{"name":"kb"},"spec":{"type":"knowledge"}}`
+		agent = `{"metadata":{"name":"ag-ledger"},"spec":{"type":"agent"}}`
+		app   = `{"metadata":{"name":"app-ledger"},"spec":{"type":"app","payload":{"publicID":"pub-9","agent":"ag-ledger"}}}`
+	)
+	for _, tc := range []struct {
+		name     string
+		children string
+		ok       bool
+	}{
+		{"agent and knowledge", `[` + kb + `,` + agent + `]`, true},
+		{"agent typed assistant", `[` + kb + `,{"metadata":{"name":"ag-ledger"},"spec":{"type":"assistant"}}]`, true},
+		{"an app that names its agent", `[` + agent + `,` + app + `]`, true},
+		{"app typed application", `[` + agent + `,{"metadata":{"name":"app-ledger"},"spec":{"type":"application"}}]`, true},
+		{"no agent", `[` + kb + `]`, false},
+		{"agent twice", `[` + agent + `,` + agent + `]`, false},
+		{"a second agent of another name", `[` + agent + `,{"metadata":{"name":"helper"},"spec":{"type":"agent"}}]`, false},
+		{"two apps", `[` + agent + `,` + app + `,` + app + `]`, false},
+		{"a project child", `[` + agent + `,{"metadata":{"name":"p"},"spec":{"type":"project"}}]`, false},
+		{"a task child", `[` + agent + `,{"metadata":{"name":"t"},"spec":{"type":"task"}}]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var raw []map[string]any
+			if err := json.Unmarshal([]byte(tc.children), &raw); err != nil {
+				t.Fatal(err)
+			}
+			err := judgeChildren(raw, e)
+			if (err == nil) != tc.ok {
+				t.Fatalf("judgeChildren = %v, want ok=%v", err, tc.ok)
+			}
+			var f *outcome.Failure
+			if err != nil && !errors.As(err, &f) {
+				t.Fatalf("not an outcome.Failure: %v", err)
+			}
+		})
 	}
 }
