@@ -27,8 +27,10 @@ type Turn struct {
 	Prompt string
 	// Tools are the tools the run has (the agent's, narrowed by scopes).
 	Tools []string
-	// History is the thread's earlier turns, oldest first.
-	History []Message
+	// History returns the thread's earlier turns, oldest first. It is a
+	// function because only a remote model reads them: the in-process agent
+	// follows the prompt alone.
+	History func() []Message
 	// ModelSetting is the model the run's project selects (PROJ-06); empty
 	// outside a project, where the agent's own model applies.
 	ModelSetting string
@@ -59,7 +61,7 @@ func (s *Server) turn(r *run, prompt string) Turn {
 	return Turn{
 		Prompt:       prompt,
 		Tools:        r.tools,
-		History:      s.history(r),
+		History:      func() []Message { return s.history(r) },
 		ModelSetting: s.projectModel(r.thread),
 		Emit:         em.emit,
 		Call: func(ctx context.Context, name string, args json.RawMessage) (string, error) {

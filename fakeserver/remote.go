@@ -77,8 +77,9 @@ var serviceTools = []openai.ChatCompletionToolUnionParam{
 
 // Play implements Model.
 func (m *remoteModel) Play(ctx context.Context, t Turn) error {
-	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(t.History)+1)
-	for _, h := range t.History {
+	history := t.History()
+	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(history)+1)
+	for _, h := range history {
 		if h.Role == "user" {
 			msgs = append(msgs, openai.UserMessage(h.Content))
 		} else {
