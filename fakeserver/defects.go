@@ -31,6 +31,7 @@ const (
 	defThreadsRouteMissing
 	defAliasDefaultAgent
 	defThreadIdDefaultAgent
+	defAgentIdDefaultAgent
 	// Thread selection.
 	defThreadHeaderWins
 	defThreadHeaderIgnored
@@ -220,6 +221,7 @@ var defectTable = [numDefects]Defect{
 	defThreadsRouteMissing:  {"threads-route-missing", []string{"ROUTE-05"}, "the /threads/{thread} spelling of the route is missing"},
 	defAliasDefaultAgent:    {"alias-default-agent", []string{"ROUTE-02"}, "an alias is resolved to the service's first agent instead of the agent behind it"},
 	defThreadIdDefaultAgent: {"thread-id-default-agent", []string{"ROUTE-03"}, "a thread ID in {id} continues the thread with the service's first agent instead of the agent that owns it"},
+	defAgentIdDefaultAgent:  {"agent-id-default-agent", []string{"ROUTE-01"}, "an agent ID in {id} runs the service's first agent instead of the agent it names"},
 	// Thread selection.
 	defThreadHeaderWins:    {"thread-header-wins", []string{"THREAD-01"}, "X-SVC-Thread-Id beats the thread path segment"},
 	defThreadHeaderIgnored: {"thread-header-ignored", []string{"THREAD-02"}, "X-SVC-Thread-Id is ignored"},

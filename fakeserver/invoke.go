@@ -102,6 +102,9 @@ func (s *Server) resolve(value string) (*agent, *thread, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if a := s.st.agents[value]; a != nil && !s.defect(defAgentIdUnresolved) {
+		if s.defect(defAgentIdDefaultAgent) {
+			return s.st.firstAgentLocked(), nil, nil
+		}
 		return a, nil, nil
 	}
 	if a := s.st.aliases[value]; a != nil && !s.defect(defAliasUnresolved) {
@@ -312,8 +315,8 @@ func extractJSONPrompt(body string) string {
 }
 
 // firstAgentLocked returns the agent with the smallest ID (the
-// alias-default-agent and thread-id-default-agent defects). The caller holds
-// st.mu.
+// alias-default-agent, agent-id-default-agent and thread-id-default-agent
+// defects). The caller holds st.mu.
 func (st *store) firstAgentLocked() *agent {
 	var first *agent
 	for id, a := range st.agents {
