@@ -85,6 +85,7 @@ const (
 	defAsyncFalseAsTrue
 	defAbortStreamOnly
 	defEventsFirstRun
+	defAbortStreamOnlyEmptyEvents
 	// Authentication and errors.
 	defScopeResolved
 	defThreadNeedsThreadScope
@@ -276,6 +277,8 @@ var defectTable = [numDefects]Defect{
 	defAsyncFalseAsTrue:   {"async-false-as-true", []string{"ASYNC-07"}, "any async parameter, false included, starts an async run"},
 	defAbortStreamOnly:    {"abort-stream-only", []string{"ASYNC-06"}, "abort ends the client's stream, but the run goes on on the server"},
 	defEventsFirstRun:     {"events-first-run", []string{"ASYNC-03"}, "the events route without runID returns the thread's first completed run, not its last"},
+	defAbortStreamOnlyEmptyEvents: {"abort-stream-only-empty-events", []string{"ASYNC-06"},
+		"abort ends the client's stream while the run goes on, and the events route answers an empty envelope for a run that has not finished"},
 	// Authentication and errors.
 	defScopeResolved:          {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
 	defThreadNeedsThreadScope: {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},

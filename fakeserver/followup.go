@@ -83,6 +83,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	case formSSE:
 		s.replaySSE(w, r, run)
 	case formJSON:
+		if s.defect(defAbortStreamOnlyEmptyEvents) && !run.isDone() {
+			writeJSON(w, http.StatusOK, map[string]any{"items": []any{}})
+			return
+		}
 		if !s.defect(defEventsNoWait) && !run.wait(r.Context()) {
 			return
 		}
@@ -193,7 +197,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		switch {
-		case s.defect(defAbortStreamOnly):
+		case s.abortsStreamOnly():
 			endMirrors(run)
 		case !s.defect(defAbortIgnored):
 			run.cancel()
@@ -234,7 +238,13 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// mirrors serve the abort-stream-only defect: a synchronous response reads a
+// abortsStreamOnly: the defects abort-stream-only and
+// abort-stream-only-empty-events.
+func (s *Server) abortsStreamOnly() bool {
+	return s.defect(defAbortStreamOnly) || s.defect(defAbortStreamOnlyEmptyEvents)
+}
+
+// mirrors serve the abort-stream-only defects: a synchronous response reads a
 // mirror of its run, which abort ends while the run itself goes on.
 var mirrors sync.Map // *run -> *mirrorRun
 

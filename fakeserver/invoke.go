@@ -231,7 +231,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		writeJSON(w, status, ack)
 		return
 	}
-	if s.defect(defAbortStreamOnly) {
+	if s.abortsStreamOnly() {
 		run = s.mirror(run)
 	}
 	switch s.responseForm(r) {

@@ -91,7 +91,7 @@ Feature: Async runs and the follow-up routes
       @say "${escaped:after}"
       """
     Then the abort answered 2xx and the stream ended without the content "${marker:after}"
-    And the events of run "A" on thread "T" show it ended without the content "${marker:after}"
+    And the events of run "A" on thread "T" show the content "${marker:working}" and that it ended without "${marker:after}"
 
   @ASYNC-07 @scripted
   Scenario Outline: Without async=true the call is synchronous

@@ -44,7 +44,7 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 	})
 	step(sc, `^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and abort the thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
 	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
-	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show it ended without the content "([^"]*)"$`, w.abortedOnServer)
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show the content "([^"]*)" and that it ended without "([^"]*)"$`, w.abortedOnServer)
 	step(sc, `^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, w.threadContinued)
 	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
 	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
@@ -358,11 +358,16 @@ func (w *World) abortedStream(notWant string) error {
 // stays open until the run finishes; for a cancelled run that is at once,
 // and its events hold nothing the script would have said after the abort.
 // A service that only cut the stream answers once the script has run out,
-// with the later content. lastRunID is not read: it reports completion, and
-// the spec does not say that a cancelled run completes.
-func (w *World) abortedOnServer(run, thread, notWant string) error {
-	notWant, err := w.expand(notWant)
+// with the later content. The answer must also hold what the run said
+// before the abort: an empty answer for a run the route cannot find or has
+// not finished shows nothing. lastRunID is not read: it reports completion,
+// and the spec does not say that a cancelled run completes.
+func (w *World) abortedOnServer(run, thread, want, notWant string) error {
+	want, err := w.expand(want)
 	if err != nil {
+		return err
+	}
+	if notWant, err = w.expand(notWant); err != nil {
 		return err
 	}
 	if _, err := w.run(run); err != nil {
@@ -374,6 +379,11 @@ func (w *World) abortedOnServer(run, thread, notWant string) error {
 	}
 	if err := w.status2xx(); err != nil {
 		return err
+	}
+	if !strings.Contains(string(r.Body), want) {
+		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
+			fmt.Sprintf("the content %q the run said before the abort", want), "%s", abbreviate(r.Body)).
+			WithSpec("With runID, delivers that run's events after the fact")
 	}
 	if strings.Contains(string(r.Body), notWant) {
 		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
