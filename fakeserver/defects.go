@@ -38,6 +38,7 @@ const (
 	defNewThreadReused
 	defNoThreadHeader
 	defThreadResumeEchoed
+	defNewThreadIdInvented
 	// Response forms.
 	defSseBuffered
 	defEnvelopeEarly
@@ -230,6 +231,7 @@ var defectTable = [numDefects]Defect{
 	defNoThreadHeader:      {"no-thread-header", []string{"THREAD-04"}, "responses lack X-SVC-Thread-Id"},
 	defThreadResumeEchoed: {"thread-resume-echoed", []string{"ROUTE-03", "ROUTE-04", "ROUTE-05", "THREAD-01", "THREAD-02", "PROJ-02", "PROJ-03"},
 		"a resumed thread runs as a fresh conversation on a new thread, and the response echoes the requested thread ID"},
+	defNewThreadIdInvented: {"new-thread-id-invented", []string{"THREAD-03", "THREAD-04"}, "in the streaming forms (SSE, plain text), a new thread's response header X-SVC-Thread-Id names a provisional ID that no thread has"},
 	// Response forms.
 	defSseBuffered:            {"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},
 	defEnvelopeEarly:          {"envelope-early", []string{"FMT-02"}, "the JSON envelope is sent before the run ends"},

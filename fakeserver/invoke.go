@@ -47,6 +47,10 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
 		t = s.newThread(t.agent, nil)
 	}
+	if s.defect(defNewThreadIdInvented) && !resumed && s.responseForm(r) != formJSON && r.URL.Query().Get("async") != "true" {
+		// Defect: the streaming forms name a provisional thread that is never stored.
+		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: newID("thr")}
+	}
 	s.invoke(w, r, k, t)
 }
 

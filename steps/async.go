@@ -46,6 +46,7 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
 	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show the content "([^"]*)" and that it ended without "([^"]*)"$`, w.abortedOnServer)
 	step(sc, `^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, w.threadContinued)
+	step(sc, `^thread "(\w+)" exists: its lastRunID is set and its events without runID contain "([^"]*)"$`, w.threadHolds)
 	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
 	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
 		return w.waitFinished(run, thread)
@@ -146,16 +147,22 @@ func (w *World) lastRunID(thread string) (string, error) {
 	if !is2xx(r.Status) {
 		return "", statusFailure("GET /api/threads/{id} of thread "+thread, "2xx", r)
 	}
-	var v struct {
-		LastRunID *string `json:"lastRunID"`
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
+	id, err := lastRunIDOf(r.Body)
+	if err != nil {
 		return "", outcome.Failf("GET /api/threads/{id} of thread "+thread, "a JSON object with lastRunID", "%s", abbreviate(r.Body))
 	}
-	if v.LastRunID == nil {
-		return "", nil
+	return id, nil
+}
+
+// lastRunIDOf reads lastRunID from a thread's JSON: "" when absent or null.
+// Its type is not shown: a string or a number will do.
+func lastRunIDOf(body []byte) (string, error) {
+	v, err := decodeObject(body)
+	if err != nil {
+		return "", err
 	}
-	return *v.LastRunID, nil
+	id, _ := idString(v["lastRunID"])
+	return id, nil
 }
 
 func (w *World) lastRunIDIsNot(run string) error {
@@ -167,13 +174,11 @@ func (w *World) lastRunIDIsNot(run string) error {
 	if err != nil {
 		return err
 	}
-	var v struct {
-		LastRunID *string `json:"lastRunID"`
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
+	got, err := lastRunIDOf(r.Body)
+	if err != nil {
 		return outcome.Failf("the thread", "a JSON object", "%s", abbreviate(r.Body))
 	}
-	if v.LastRunID != nil && *v.LastRunID == id {
+	if got == id {
 		return outcome.Fail("lastRunID while run "+run+" is still going", "not run "+run+" (it reports completion)", id)
 	}
 	return nil
@@ -238,23 +243,40 @@ func (w *World) finishedEventsContain(run, thread, want, notWant string) error {
 // and the events route without runID, the last completed run, holds its
 // answer).
 func (w *World) threadContinued(thread, said string) error {
-	said, err := w.expand(said)
-	if err != nil {
-		return err
-	}
 	// The thread's set-up run: without it, any lastRunID would look new.
 	before, err := w.run(openingRun(thread))
 	if err != nil {
 		return fmt.Errorf("thread %q was not opened by a set-up step: %w", thread, err)
+	}
+	return w.threadRan(thread, said, before,
+		"Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
+}
+
+// threadHolds: a thread a response header named as new really exists and
+// holds the run (THREAD-03): an invented ID in the header names no thread.
+func (w *World) threadHolds(thread, said string) error {
+	return w.threadRan(thread, said, "",
+		"Otherwise a new thread is created; Every response carries the header X-SVC-Thread-Id")
+}
+
+// threadRan: the thread's lastRunID moves on from before (polled: it
+// reports completion), and its events without runID, the last completed
+// run, hold what the run said.
+func (w *World) threadRan(thread, said, before, spec string) error {
+	said, err := w.expand(said)
+	if err != nil {
+		return err
 	}
 	got, err := w.pollLastRunID(thread, func(v string) bool { return v != "" && v != before })
 	if err != nil {
 		return err
 	}
 	if got == "" || got == before {
-		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q after the run on it", thread),
-			"a run other than the thread's earlier one "+before, got).
-			WithSpec("Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
+		want := "a run other than the thread's earlier one " + before
+		if before == "" {
+			want = "a run (the thread holds the run just made)"
+		}
+		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q after the run on it", thread), want, got).WithSpec(spec)
 	}
 	r, err := w.threadEvents(thread, "")
 	if err != nil {
@@ -327,7 +349,7 @@ func sseRunID(body []byte) string {
 	for _, f := range frames {
 		data, _ := f.Field("data")
 		if obj, err := decodeObject([]byte(data)); err == nil {
-			if id, ok := obj["runID"].(string); ok && id != "" {
+			if id, ok := idString(obj["runID"]); ok {
 				return id
 			}
 		}
