@@ -124,6 +124,11 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 	for _, n := range scoped {
 		named[n] = true
 	}
+	if narrow && s.variant(varScopedToolsUnknown400) {
+		if n := unknownCandidate(scoped, base); n != "" {
+			return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("%s names %q, which this run cannot have", HeaderScopedTools, n)}
+		}
+	}
 	if narrow {
 		var kept []candidate
 		have := map[string]bool{}
@@ -258,6 +263,21 @@ func (s *Server) stickyScope(a *agent, scoped []string, narrow bool) ([]string, 
 		return a.stickyScope, true
 	}
 	return scoped, narrow
+}
+
+// unknownCandidate returns the first name that is no candidate's (the
+// scoped-tools-unknown-400 variant), or "".
+func unknownCandidate(names []string, cands []candidate) string {
+	have := map[string]bool{}
+	for _, c := range cands {
+		have[c.name] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			return n
+		}
+	}
+	return ""
 }
 
 func sortedKeys(m map[string]string) []string {

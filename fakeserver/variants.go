@@ -54,6 +54,7 @@ const (
 	varProblemExtraMembers
 	varAsyncAckExtraMembers
 	varAbort204
+	varScopedToolsUnknown400
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -114,6 +115,8 @@ var variantTable = [numVariants]Variant{
 		"the async acknowledgement carries extra members (status, links)", ""},
 	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,
 		"abort answers 204 No Content with no body", ""},
+	varScopedToolsUnknown400: {"scoped-tools-unknown-400", `X-SVC-Scoped-Tools: "It restricts one run to a subset of the agent's configured tools ... It can only narrow": nothing says a reference to a tool the agent lacks is ignored rather than refused`,
+		"X-SVC-Scoped-Tools naming a tool the run could never have is refused with 400", ""},
 	// Bundles.
 	varBundleIntegerIDs: {"bundle-integer-ids", `"Fields of the thread, agent, task and project resources: not shown"; docs/bundles.md: "IDs ... MAY be any JSON scalar: a string, or a number for a database-backed service"`,
 		"installation records carry their IDs (installations, resources, projects, tasks) as JSON integers", ""},

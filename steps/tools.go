@@ -43,6 +43,7 @@ func toolSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the run's tools include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, true) })
 	step(sc, `^the run's tools do not include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, false) })
 	step(sc, `^the run's tools are exactly "([^"]*)"$`, w.toolsExactly)
+	step(sc, `^the run is refused with a 4xx status, or its tools are exactly "([^"]*)"$`, w.refusedOrToolsExactly)
 	step(sc, `^the run's tools are those of answer "(\w+)"( and more)?$`, func(name, more string) error {
 		base, ok := answers[name]
 		if !ok {
@@ -297,6 +298,23 @@ func (w *World) toolsExactly(list string) error {
 		return outcome.Failf("the run's tools (@tools)", "exactly "+strings.Join(want, ", "), "%s", strings.Join(got, ", "))
 	}
 	return nil
+}
+
+// refusedOrToolsExactly: where the spec leaves open whether a request is
+// refused or its extra part ignored, a 4xx refusal passes; a run must have
+// exactly the tools listed.
+func (w *World) refusedOrToolsExactly(list string) error {
+	r, err := w.finished()
+	if err != nil {
+		return err
+	}
+	if r.Status >= 400 && r.Status < 500 {
+		return nil
+	}
+	if !is2xx(r.Status) {
+		return statusFailure(r.Method+" "+r.URL+": the status", "a 4xx refusal, or 2xx with the narrowed tools", r)
+	}
+	return w.toolsExactly(list)
 }
 
 func sorted(list []string) []string {
