@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/invokeconf/invokeconf/profile"
 )
 
 // Spec: Endpoints, X-SVC-Scoped-Tools and X-SVC-Run-Mode; Authentication 5
@@ -21,6 +23,9 @@ const (
 // ResearchTool is the tool the run mode research adds (MODE-06). Its name is
 // the server's choice: the spec does not name it.
 const ResearchTool = "deep-research"
+
+// ServiceTool is the always-on platform tool of the variant service-tool.
+const ServiceTool = "platform-help"
 
 // runMode is a mode X-SVC-Run-Mode can switch on (spec: the X-SVC-Run-Mode
 // table). The server decides which tools a mode brings (MODE-02).
@@ -200,7 +205,22 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 			tools = append(tools, c.name)
 		}
 	}
+	if s.variant(varServiceTool) && !seen[ServiceTool] {
+		tools = append(tools, ServiceTool) // offered by the service, never narrowed
+	}
 	return tools, removed, nil
+}
+
+// withServiceTool returns a copy of the profile whose agents list
+// ServiceTool under serviceTools (variant service-tool).
+func withServiceTool(p *profile.Profile) *profile.Profile {
+	c := p.Clone()
+	for _, a := range c.Agents.Roles() {
+		if a.ID != "" {
+			a.ServiceTools = append(a.ServiceTools, ServiceTool)
+		}
+	}
+	return c
 }
 
 // credentialUsable applies the credential gate to one tool. The credential

@@ -55,6 +55,7 @@ const (
 	varAsyncAckExtraMembers
 	varAbort204
 	varScopedToolsUnknown400
+	varServiceTool
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -117,6 +118,8 @@ var variantTable = [numVariants]Variant{
 		"abort answers 204 No Content with no body", ""},
 	varScopedToolsUnknown400: {"scoped-tools-unknown-400", `X-SVC-Scoped-Tools: "It restricts one run to a subset of the agent's configured tools ... It can only narrow": nothing says a reference to a tool the agent lacks is ignored rather than refused`,
 		"X-SVC-Scoped-Tools naming a tool the run could never have is refused with 400", ""},
+	varServiceTool: {"service-tool", `X-SVC-Scoped-Tools: "restricts one run to a subset of the agent's configured tools": tools the service offers every run without their being configured on the agent are not addressed`,
+		"every run also has the always-on platform tool " + ServiceTool + ", which X-SVC-Scoped-Tools does not narrow; the served profile lists it under agents.*.serviceTools", ""},
 	// Bundles.
 	varBundleIntegerIDs: {"bundle-integer-ids", `"Fields of the thread, agent, task and project resources: not shown"; docs/bundles.md: "IDs ... MAY be any JSON scalar: a string, or a number for a database-backed service"`,
 		"installation records carry their IDs (installations, resources, projects, tasks) as JSON integers", ""},

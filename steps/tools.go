@@ -294,6 +294,7 @@ func (w *World) toolsExactly(list string) error {
 	if err != nil {
 		return err
 	}
+	want, got = w.withoutServiceTools(want), w.withoutServiceTools(got)
 	if !slices.Equal(sorted(got), want) {
 		return outcome.Failf("the run's tools (@tools)", "exactly "+strings.Join(want, ", "), "%s", strings.Join(got, ", "))
 	}
@@ -317,6 +318,19 @@ func (w *World) refusedOrToolsExactly(list string) error {
 	return w.toolsExactly(list)
 }
 
+// withoutServiceTools drops the profile's service tools (agents.*.serviceTools)
+// from a list: the spec's "configured tools" do not address tools the
+// service offers every run, so exact comparisons leave them out.
+func (w *World) withoutServiceTools(list []string) []string {
+	svc := map[string]bool{}
+	for _, a := range w.P.Agents.Roles() {
+		for _, t := range a.ServiceTools {
+			svc[t] = true
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(t string) bool { return svc[t] })
+}
+
 func sorted(list []string) []string {
 	out := slices.Clone(list)
 	sort.Strings(out)
@@ -334,6 +348,7 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 	if err != nil {
 		return err
 	}
+	own, got = w.withoutServiceTools(own), w.withoutServiceTools(got)
 	check, gotList := "the run's tools (@tools)", strings.Join(got, ", ")
 	if !more {
 		if !slices.Equal(sorted(got), sorted(own)) {
