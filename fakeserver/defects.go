@@ -87,6 +87,7 @@ const (
 	defAbortStreamOnly
 	defEventsFirstRun
 	defAbortStreamOnlyEmptyEvents
+	defAsyncAckNewThread
 	// Authentication and errors.
 	defScopeResolved
 	defThreadNeedsThreadScope
@@ -281,6 +282,7 @@ var defectTable = [numDefects]Defect{
 	defEventsFirstRun:     {"events-first-run", []string{"ASYNC-03"}, "the events route without runID returns the thread's first completed run, not its last"},
 	defAbortStreamOnlyEmptyEvents: {"abort-stream-only-empty-events", []string{"ASYNC-06"},
 		"abort ends the client's stream while the run goes on, and the events route answers an empty envelope for a run that has not finished"},
+	defAsyncAckNewThread: {"async-ack-new-thread", []string{"ASYNC-01", "ASYNC-03"}, "on a resumed thread the async answer's threadID names a fresh thread (the header is right)"},
 	// Authentication and errors.
 	defScopeResolved:          {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
 	defThreadNeedsThreadScope: {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},

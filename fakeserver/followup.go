@@ -73,6 +73,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if s.variant(varEventsLatestWaits) && r.URL.Query().Get("runID") == "" && s.responseForm(r) == formJSON {
+		if !s.waitNewest(r, t) {
+			return
+		}
+	}
 	run, err := s.runForEvents(t, r.URL.Query().Get("runID"))
 	if err != nil {
 		s.problemErr(w, err)
@@ -94,6 +99,18 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, s.envelope(run))
 	}
+}
+
+// waitNewest waits for the thread's newest run to finish (variant
+// events-latest-waits); false when the reader left first.
+func (s *Server) waitNewest(r *http.Request, t *thread) bool {
+	s.st.mu.Lock()
+	var newest *run
+	if n := len(t.runs); n > 0 {
+		newest = t.runs[n-1]
+	}
+	s.st.mu.Unlock()
+	return newest == nil || newest.wait(r.Context())
 }
 
 func (s *Server) runForEvents(t *thread, runID string) (*run, error) {

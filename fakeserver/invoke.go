@@ -211,6 +211,9 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		s.problemErr(w, err)
 		return
 	}
+	s.st.mu.Lock()
+	resumed := len(t.runs) > 0
+	s.st.mu.Unlock()
 	run := s.startRun(t, k, prompt, tools)
 	if s.defect(defCredentialRemovalNotice) {
 		for _, tool := range removed {
@@ -228,6 +231,9 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 			status = http.StatusAccepted
 		}
 		ack := map[string]any{"threadID": t.id, "runID": run.id} // ASYNC-01
+		if s.defect(defAsyncAckNewThread) && resumed {
+			ack["threadID"] = newID("thr")
+		}
 		if s.variant(varAsyncAckExtraMembers) {
 			ack["status"] = "running"
 			ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}

@@ -56,6 +56,7 @@ const (
 	varAbort204
 	varScopedToolsUnknown400
 	varServiceTool
+	varEventsLatestWaits
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -120,6 +121,8 @@ var variantTable = [numVariants]Variant{
 		"X-SVC-Scoped-Tools naming a tool the run could never have is refused with 400", ""},
 	varServiceTool: {"service-tool", `X-SVC-Scoped-Tools: "restricts one run to a subset of the agent's configured tools": tools the service offers every run without their being configured on the agent are not addressed`,
 		"every run also has the always-on platform tool " + ServiceTool + ", which X-SVC-Scoped-Tools does not narrow; the served profile lists it under agents.*.serviceTools", ""},
+	varEventsLatestWaits: {"events-latest-waits", `events route: "Without it, returns the thread's last completed run" and "With Accept: application/json the call stays open until the run finishes": nothing limits the wait to the form with runID`,
+		"the events route without runID and with Accept: application/json waits for the thread's running run to finish, then answers with the last completed run (that one)", ""},
 	// Bundles.
 	varBundleIntegerIDs: {"bundle-integer-ids", `"Fields of the thread, agent, task and project resources: not shown"; docs/bundles.md: "IDs ... MAY be any JSON scalar: a string, or a number for a database-backed service"`,
 		"installation records carry their IDs (installations, resources, projects, tasks) as JSON integers", ""},

@@ -34,6 +34,18 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		_, err := w.fetchEvents(thread, "")
 		return err
 	})
+	step(sc, `^I fetch the events of thread "(\w+)" without runID and without Accept$`, func(thread string) error {
+		if _, err := w.thread(thread); err != nil {
+			return err
+		}
+		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}/events", "")
+		return err
+	})
+	step(sc, `^the body holds the last completed run's answer "([^"]*)"(?: and not "([^"]*)")?, or "([^"]*)" if the call stayed open until run "(\w+)" on thread "(\w+)" finished$`,
+		w.lastCompletedOrWaited)
+	step(sc, `^the async answer names thread "(\w+)" and a runID, remembered as run "(\w+)"$`, func(thread, run string) error {
+		return w.rememberAsync(run, thread)
+	})
 	step(sc, `^I get thread "(\w+)"$`, func(thread string) error {
 		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
 		return err
@@ -87,7 +99,9 @@ func (w *World) asyncAck(within int, run, thread string) error {
 	return w.rememberAsync(run, thread)
 }
 
-// rememberAsync reads {threadID, runID} from an async start (ASYNC-01).
+// rememberAsync reads {threadID, runID} from an async start (ASYNC-01). A
+// thread the scenario already knows is a resumed one: the answer's threadID
+// must name it ("Thread of the run (new or resumed)").
 func (w *World) rememberAsync(run, thread string) error {
 	r, err := w.finished()
 	if err != nil {
@@ -102,7 +116,46 @@ func (w *World) rememberAsync(run, thread string) error {
 		*ack.ThreadID == "" || *ack.RunID == "" {
 		return outcome.Failf("the async answer", want, "%s", abbreviate(r.Body))
 	}
+	if known, ok := w.threads[thread]; ok && known != *ack.ThreadID {
+		return outcome.Fail("the async answer's threadID", fmt.Sprintf("the resumed thread %q (%s)", thread, known), *ack.ThreadID).
+			WithSpec("threadID: Thread of the run (new or resumed)")
+	}
 	w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
+	return nil
+}
+
+// lastCompletedOrWaited: ASYNC-03 without runID while a run is going. "Without
+// it, returns the thread's last completed run" and "With Accept:
+// application/json the call stays open until the run finishes" allow two
+// answers: the last run completed when the call came (now), or, when the
+// call waited for the running run, that run, which has then completed
+// (later). The later answer passes only when that run has completed.
+func (w *World) lastCompletedOrWaited(now, notWant, later, run, thread string) error {
+	r, err := w.finished()
+	if err != nil {
+		return err
+	}
+	if err := w.needEcho(); err != nil {
+		return err
+	}
+	for _, p := range []*string{&now, &notWant, &later} {
+		if *p, err = w.expand(*p); err != nil {
+			return err
+		}
+	}
+	body := string(r.Body)
+	has := func(s string) bool { return s != "" && strings.Contains(body, s) }
+	if has(notWant) || has(now) == has(later) {
+		want := fmt.Sprintf("the answer %q, or %q if the call waited for run %s; never both", now, later, run)
+		if notWant != "" {
+			want += fmt.Sprintf(", never %q", notWant)
+		}
+		return outcome.Failf(r.Method+" "+r.URL+": the body", want, "%s", abbreviate(r.Body)).
+			WithSpec("Without it, returns the thread's last completed run")
+	}
+	if has(later) {
+		return w.waitFinished(run, thread)
+	}
 	return nil
 }
 
