@@ -57,6 +57,7 @@ const (
 	varScopedToolsUnknown400
 	varServiceTool
 	varEventsLatestWaits
+	varProblemErrorMessage
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -113,6 +114,8 @@ var variantTable = [numVariants]Variant{
 		"a thread whose agent the key's owner cannot open does not exist for that owner: 404 instead of 403", ""},
 	varProblemExtraMembers: {"problem-extra-members", `"Body shape of the problem format ... not shown"`,
 		"error bodies carry extra members (instance, traceId, errors)", ""},
+	varProblemErrorMessage: {"problem-error-message", `"Errors before streaming use the platform's problem format (not the OpenAI error envelope)"; "Body shape of the problem format ... not shown"`,
+		`error bodies are the platform's own {"error":{"message":...,"status":...}}, which shares error.message with the OpenAI envelope but not its type, param and code`, ""},
 	varAsyncAckExtraMembers: {"async-ack-extra-members", `"the call returns at once with threadID and runID (JSON)": nothing excludes other members`,
 		"the async acknowledgement carries extra members (status, links)", ""},
 	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,
