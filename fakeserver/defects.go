@@ -122,6 +122,7 @@ const (
 	defProjectAgentScopeAccepted
 	defEventsProjectNeedsThreadRead
 	defAbortUnscoped
+	defAbortAnyChatScope
 	// X-SVC-Scoped-Tools.
 	defScopedToolsUntrimmed
 	defScopedToolsEmpty400
@@ -316,7 +317,8 @@ var defectTable = [numDefects]Defect{
 	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
 	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},
 	defEventsProjectNeedsThreadRead: {"events-project-needs-thread-read", []string{"AUTH-06"}, "the events of a project thread need thread:read; project:threads is not honoured"},
-	defAbortUnscoped:                {"abort-unscoped", []string{"AUTH-07"}, "any valid key may abort any thread"},
+	defAbortUnscoped:                {"abort-unscoped", []string{"AUTH-07", "AUTH-09"}, "any valid key may abort any thread"},
+	defAbortAnyChatScope:            {"abort-any-chat-scope", []string{"AUTH-09"}, "any agent:chat scope, for any agent, may abort any thread its owner can open"},
 	// X-SVC-Scoped-Tools.
 	defScopedToolsUntrimmed:         {"scoped-tools-untrimmed", []string{"TOOLS-01"}, "entries of X-SVC-Scoped-Tools are not trimmed"},
 	defScopedToolsEmpty400:          {"scoped-tools-empty-400", []string{"TOOLS-01"}, "an empty entry in X-SVC-Scoped-Tools is refused with 400"},

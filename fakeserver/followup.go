@@ -56,6 +56,9 @@ func (s *Server) canChatOn(k *apiKey, t *thread) bool {
 	if s.defect(defAbortNeedsThreadRead) && !k.has("thread:read") {
 		return false
 	}
+	if s.defect(defAbortAnyChatScope) && k.hasChatScope() {
+		return true
+	}
 	if t.project != nil && k.has("project:chat:"+t.project.id) {
 		return true
 	}
