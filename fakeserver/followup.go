@@ -250,6 +250,9 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"id": t.id, "agentID": t.agent.id, "lastRunID": nil}
 	if t.lastCompleted != nil {
 		body["lastRunID"] = t.lastCompleted.id
+		if s.variant(varNumericRunIDs) {
+			body["lastRunID"] = asNumber(t.lastCompleted.id)
+		}
 	}
 	if t.project != nil {
 		body["projectID"] = t.project.id

@@ -58,6 +58,7 @@ const (
 	varServiceTool
 	varEventsLatestWaits
 	varProblemErrorMessage
+	varNumericRunIDs
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -116,6 +117,8 @@ var variantTable = [numVariants]Variant{
 		"error bodies carry extra members (instance, traceId, errors)", ""},
 	varProblemErrorMessage: {"problem-error-message", `"Errors before streaming use the platform's problem format (not the OpenAI error envelope)"; "Body shape of the problem format ... not shown"`,
 		`error bodies are the platform's own {"error":{"message":...,"status":...}}, which shares error.message with the OpenAI envelope but not its type, param and code`, ""},
+	varNumericRunIDs: {"numeric-run-ids", `event fields "runID: Run the event belongs to" and "lastRunID" have no type given (only the async answer types runID: string)`,
+		"run IDs are decimal numbers, written as JSON numbers in event objects and lastRunID (the async answer keeps strings)", ""},
 	varAsyncAckExtraMembers: {"async-ack-extra-members", `"the call returns at once with threadID and runID (JSON)": nothing excludes other members`,
 		"the async acknowledgement carries extra members (status, links)", ""},
 	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,
