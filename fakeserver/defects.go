@@ -117,6 +117,7 @@ const (
 	defProjectContextDropped
 	defProjectTasksEverywhere
 	defProjectModelEverywhere
+	defProjectRouteWorkspaceAgent
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -313,6 +314,7 @@ var defectTable = [numDefects]Defect{
 	defProjectContextDropped:       {"project-context-dropped", []string{"PROJ-04", "PROJ-05", "PROJ-06"}, "a project invoke runs the agent bare: no tasks, project credentials or model settings"},
 	defProjectTasksEverywhere:      {"project-tasks-everywhere", []string{"PROJ-04"}, "a bare-agent invoke of a project's agent has the project's tasks as tools"},
 	defProjectModelEverywhere:      {"project-model-everywhere", []string{"PROJ-06"}, "a bare-agent invoke of a project's agent uses the project's model setting"},
+	defProjectRouteWorkspaceAgent:  {"project-route-workspace-agent", []string{"PROJ-01"}, "the project route runs a workspace agent that has every agent's tools instead of the project's agent"},
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
 	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},

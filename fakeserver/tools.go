@@ -113,6 +113,9 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 	for _, task := range s.tasksFor(t.agent, proj) {
 		base = append(base, candidate{name: task})
 	}
+	if s.defect(defProjectRouteWorkspaceAgent) && t.project != nil {
+		base = append(base, s.otherAgentsTools(t.agent)...)
+	}
 
 	// 2. X-SVC-Scoped-Tools.
 	scoped, narrow := headerList(r.Header, HeaderScopedTools, !s.defect(defScopedToolsUntrimmed))
@@ -242,6 +245,23 @@ func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedIn
 		return k.has("credential:use:" + c.cred)
 	}
 	return k.has("credential:use:"+c.cred) || k.has("credential:use:*")
+}
+
+// otherAgentsTools serves the project-route-workspace-agent defect: the
+// tools of every agent but a.
+func (s *Server) otherAgentsTools(a *agent) []candidate {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	var out []candidate
+	for _, b := range s.st.agents {
+		if b == a {
+			continue
+		}
+		for _, tool := range b.tools {
+			out = append(out, candidate{name: tool, cred: b.credTools[tool]})
+		}
+	}
+	return out
 }
 
 // projectScoped reports whether some project scopes the credential.

@@ -12,6 +12,8 @@ Feature: The project variant of the invoke interface
     When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "@tools"
     Then the status is 2xx
     And the run's tools include "${agents.main.plainTools}"
+    And the run's tools include "${agents.main.distinctTools}"
+    And the run's tools do not include "${agents.other.distinctTools}"
 
   @PROJ-02
   Scenario: The project thread route continues the thread in the path
