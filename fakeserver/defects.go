@@ -107,6 +107,10 @@ const (
 	defEventsNeedChatScope
 	defAbortNeedsThreadRead
 	defProjectScopeAnyProject
+	defScopeFromThreadHeader
+	defScopeFromAgentHeader
+	defProjectThreadsAnyThread
+	defUnknownThreadHeaderNewThread
 	// Project variant.
 	defProjectRouteMissing
 	defProjectThreadSegmentIgnored
@@ -118,6 +122,8 @@ const (
 	defProjectTasksEverywhere
 	defProjectModelEverywhere
 	defProjectRouteWorkspaceAgent
+	defProjectThreadHeaderWins
+	defProjectAcceptCaseFolded
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -286,24 +292,28 @@ var defectTable = [numDefects]Defect{
 		"abort ends the client's stream while the run goes on, and the events route answers an empty envelope for a run that has not finished"},
 	defAsyncAckNewThread: {"async-ack-new-thread", []string{"ASYNC-01", "ASYNC-03"}, "on a resumed thread the async answer's threadID names a fresh thread (the header is right)"},
 	// Authentication and errors.
-	defScopeResolved:          {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
-	defThreadNeedsThreadScope: {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},
-	defWildcardUnchecked:      {"wildcard-unchecked", []string{"AUTH-04"}, "a wildcard key is not re-checked against its owner's access"},
-	defEventsUnscoped:         {"events-unscoped", []string{"AUTH-06"}, "the events route needs no thread:read"},
-	defAbortNeedsWildcard:     {"abort-needs-wildcard", []string{"AUTH-07"}, "abort needs agent:chat:*"},
-	defNonAgent404:            {"non-agent-404", []string{"ERR-01"}, "an ID that names no agent is 404 instead of 400"},
-	defMissingKey403:          {"missing-key-403", []string{"ERR-02"}, "a request without Authorization is 403"},
-	defMalformedKey400:        {"malformed-key-400", []string{"ERR-03"}, "a malformed key is 400"},
-	defUnknownKey403:          {"unknown-key-403", []string{"ERR-04"}, "an unknown key is 403"},
-	defExpired403:             {"expired-403", []string{"ERR-05"}, "an expired key is 403 instead of 401"},
-	defScopeUnchecked:         {"scope-unchecked", []string{"ERR-06"}, "any valid key may invoke any agent its owner can open"},
-	defApiDisabledIgnored:     {"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
-	defUnknown400:             {"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
-	defOpenaiErrors:           {"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},
-	defThreadScopeIgnored:     {"thread-scope-ignored", []string{"AUTH-02"}, "agent:chat:<thread ID> does not cover the thread; only a wildcard key opens a thread ID in {id}"},
-	defEventsNeedChatScope:    {"events-need-chat-scope", []string{"AUTH-06"}, "the events route needs a chat scope for the thread beside thread:read"},
-	defAbortNeedsThreadRead:   {"abort-needs-thread-read", []string{"AUTH-07"}, "abort needs thread:read beside agent:chat"},
-	defProjectScopeAnyProject: {"project-scope-any-project", []string{"AUTH-05"}, "project:chat:<any project> covers the routes of every project"},
+	defScopeResolved:                {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
+	defThreadNeedsThreadScope:       {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},
+	defWildcardUnchecked:            {"wildcard-unchecked", []string{"AUTH-04"}, "a wildcard key is not re-checked against its owner's access"},
+	defEventsUnscoped:               {"events-unscoped", []string{"AUTH-06"}, "the events route needs no thread:read"},
+	defAbortNeedsWildcard:           {"abort-needs-wildcard", []string{"AUTH-07"}, "abort needs agent:chat:*"},
+	defNonAgent404:                  {"non-agent-404", []string{"ERR-01"}, "an ID that names no agent is 404 instead of 400"},
+	defMissingKey403:                {"missing-key-403", []string{"ERR-02"}, "a request without Authorization is 403"},
+	defMalformedKey400:              {"malformed-key-400", []string{"ERR-03"}, "a malformed key is 400"},
+	defUnknownKey403:                {"unknown-key-403", []string{"ERR-04"}, "an unknown key is 403"},
+	defExpired403:                   {"expired-403", []string{"ERR-05"}, "an expired key is 403 instead of 401"},
+	defScopeUnchecked:               {"scope-unchecked", []string{"ERR-06"}, "any valid key may invoke any agent its owner can open"},
+	defApiDisabledIgnored:           {"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
+	defUnknown400:                   {"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
+	defOpenaiErrors:                 {"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},
+	defThreadScopeIgnored:           {"thread-scope-ignored", []string{"AUTH-02"}, "agent:chat:<thread ID> does not cover the thread; only a wildcard key opens a thread ID in {id}"},
+	defEventsNeedChatScope:          {"events-need-chat-scope", []string{"AUTH-06"}, "the events route needs a chat scope for the thread beside thread:read"},
+	defAbortNeedsThreadRead:         {"abort-needs-thread-read", []string{"AUTH-07"}, "abort needs thread:read beside agent:chat"},
+	defProjectScopeAnyProject:       {"project-scope-any-project", []string{"AUTH-05"}, "project:chat:<any project> covers the routes of every project"},
+	defScopeFromThreadHeader:        {"scope-from-thread-header", []string{"AUTH-01"}, "a key scoped to the thread in X-SVC-Thread-Id may invoke that thread's agent by its ID"},
+	defScopeFromAgentHeader:         {"scope-from-agent-header", []string{"AUTH-01"}, "a key scoped to the agent in X-SVC-Agent may invoke any agent by its ID"},
+	defProjectThreadsAnyThread:      {"project-threads-any-thread", []string{"AUTH-06"}, "project:threads opens the events of every thread, not only those of the key's project"},
+	defUnknownThreadHeaderNewThread: {"unknown-thread-header-new-thread", []string{"ERR-08", "THREAD-02"}, "an X-SVC-Thread-Id naming no thread silently starts a new thread"},
 	// Project variant.
 	defProjectRouteMissing:         {"project-route-missing", []string{"PROJ-01", "PROJ-02"}, "the project invoke routes are missing (404)"},
 	defProjectThreadSegmentIgnored: {"project-thread-segment-ignored", []string{"PROJ-02"}, "the project thread route starts a new thread instead of continuing the one in the path"},
@@ -315,6 +325,8 @@ var defectTable = [numDefects]Defect{
 	defProjectTasksEverywhere:      {"project-tasks-everywhere", []string{"PROJ-04"}, "a bare-agent invoke of a project's agent has the project's tasks as tools"},
 	defProjectModelEverywhere:      {"project-model-everywhere", []string{"PROJ-06"}, "a bare-agent invoke of a project's agent uses the project's model setting"},
 	defProjectRouteWorkspaceAgent:  {"project-route-workspace-agent", []string{"PROJ-01"}, "the project route runs a workspace agent that has every agent's tools instead of the project's agent"},
+	defProjectThreadHeaderWins:     {"project-thread-header-wins", []string{"PROJ-03"}, "on the project thread route X-SVC-Thread-Id beats the thread path segment"},
+	defProjectAcceptCaseFolded:     {"project-accept-case-folded", []string{"PROJ-03"}, "project routes compare Accept ignoring case, so Text/Event-Stream gets SSE"},
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
 	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},

@@ -38,6 +38,9 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 	if t.project != nil && !s.defect(defEventsProjectNeedsThreadRead) {
 		return k.has("project:threads")
 	}
+	if s.defect(defProjectThreadsAnyThread) && k.has("project:threads") {
+		return true
+	}
 	if s.defect(defEventsNeedChatScope) && !s.canChatOn(k, t) {
 		return false
 	}

@@ -29,6 +29,9 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, pathThread, err := s.authorizeAgentPath(k, value)
+	if err != nil && s.scopeFromHeader(k, r) {
+		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope.
+	}
 	if err != nil {
 		s.problemErr(w, err)
 		return
@@ -82,6 +85,16 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 		return nil, nil, forbidden(fmt.Sprintf("the key's owner cannot open agent %s", a.id))
 	}
 	return a, t, nil
+}
+
+// scopeFromHeader serves the defects scope-from-thread-header and
+// scope-from-agent-header: a header's value covers the request.
+func (s *Server) scopeFromHeader(k *apiKey, r *http.Request) bool {
+	if h := r.Header.Get("X-SVC-Thread-Id"); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
+		return true
+	}
+	h := r.Header.Get("X-SVC-Agent")
+	return h != "" && s.defect(defScopeFromAgentHeader) && k.has("agent:chat:"+h)
 }
 
 // hiddenThread serves the variant hidden-thread-404: a thread whose agent
@@ -171,6 +184,9 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 		return t, nil
 	}
 	t := s.st.thread(id)
+	if t == nil && segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
+		return s.newThread(a, p), nil
+	}
 	if t == nil || t.agent != a || t.project != p {
 		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
 	}
