@@ -313,7 +313,7 @@ var defectTable = [numDefects]Defect{
 	defScopeFromThreadHeader:        {"scope-from-thread-header", []string{"AUTH-01"}, "a key scoped to the thread in X-SVC-Thread-Id may invoke that thread's agent by its ID"},
 	defScopeFromAgentHeader:         {"scope-from-agent-header", []string{"AUTH-01"}, "a key scoped to the agent in X-SVC-Agent may invoke any agent by its ID"},
 	defProjectThreadsAnyThread:      {"project-threads-any-thread", []string{"AUTH-06"}, "project:threads opens the events of every thread, not only those of the key's project"},
-	defUnknownThreadHeaderNewThread: {"unknown-thread-header-new-thread", []string{"ERR-08", "THREAD-02"}, "an X-SVC-Thread-Id naming no thread silently starts a new thread"},
+	defUnknownThreadHeaderNewThread: {"unknown-thread-header-new-thread", []string{"ERR-08"}, "an X-SVC-Thread-Id naming no thread silently starts a new thread"},
 	// Project variant.
 	defProjectRouteMissing:         {"project-route-missing", []string{"PROJ-01", "PROJ-02"}, "the project invoke routes are missing (404)"},
 	defProjectThreadSegmentIgnored: {"project-thread-segment-ignored", []string{"PROJ-02"}, "the project thread route starts a new thread instead of continuing the one in the path"},

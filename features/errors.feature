@@ -69,7 +69,7 @@ Feature: Error statuses before streaming
       | wildcard | /api/invoke/${unknownID}                            |
       | agent    | /api/invoke/${agents.main.id}/thread/${unknownID}   |
 
-  @ERR-08 @THREAD-02
+  @ERR-08
   Scenario: An X-SVC-Thread-Id naming no thread is 404, not a new thread
     Given the "agent" key
     And the request header "X-SVC-Thread-Id" is "${unknownID}"
