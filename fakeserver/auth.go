@@ -120,5 +120,16 @@ func (k *apiKey) canChat(value string) bool {
 	return k.has("agent:chat:"+value) || k.has("agent:chat:*")
 }
 
+// hasChatScope reports whether the key holds any agent:chat scope (the
+// abort-any-chat-scope defect).
+func (k *apiKey) hasChatScope() bool {
+	for _, sc := range k.scopes {
+		if strings.HasPrefix(sc, "agent:chat:") {
+			return true
+		}
+	}
+	return false
+}
+
 // hasWildcard reports whether the key is a wildcard chat key.
 func (k *apiKey) hasWildcard() bool { return k.has("agent:chat:*") }

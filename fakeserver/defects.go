@@ -31,12 +31,14 @@ const (
 	defThreadsRouteMissing
 	defAliasDefaultAgent
 	defThreadIdDefaultAgent
+	defAgentIdDefaultAgent
 	// Thread selection.
 	defThreadHeaderWins
 	defThreadHeaderIgnored
 	defNewThreadReused
 	defNoThreadHeader
 	defThreadResumeEchoed
+	defNewThreadIdInvented
 	// Response forms.
 	defSseBuffered
 	defEnvelopeEarly
@@ -90,6 +92,8 @@ const (
 	defAsyncFalseAsTrue
 	defAbortStreamOnly
 	defEventsFirstRun
+	defAbortStreamOnlyEmptyEvents
+	defAsyncAckNewThread
 	// Authentication and errors.
 	defScopeResolved
 	defThreadNeedsThreadScope
@@ -109,6 +113,10 @@ const (
 	defEventsNeedChatScope
 	defAbortNeedsThreadRead
 	defProjectScopeAnyProject
+	defScopeFromThreadHeader
+	defScopeFromAgentHeader
+	defProjectThreadsAnyThread
+	defUnknownThreadHeaderNewThread
 	// Project variant.
 	defProjectRouteMissing
 	defProjectThreadSegmentIgnored
@@ -119,11 +127,15 @@ const (
 	defProjectContextDropped
 	defProjectTasksEverywhere
 	defProjectModelEverywhere
+	defProjectRouteWorkspaceAgent
+	defProjectThreadHeaderWins
+	defProjectAcceptCaseFolded
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
 	defEventsProjectNeedsThreadRead
 	defAbortUnscoped
+	defAbortAnyChatScope
 	// X-SVC-Scoped-Tools.
 	defScopedToolsUntrimmed
 	defScopedToolsEmpty400
@@ -229,6 +241,7 @@ var defectTable = [numDefects]Defect{
 	defThreadsRouteMissing:  {"threads-route-missing", []string{"ROUTE-05"}, "the /threads/{thread} spelling of the route is missing"},
 	defAliasDefaultAgent:    {"alias-default-agent", []string{"ROUTE-02"}, "an alias is resolved to the service's first agent instead of the agent behind it"},
 	defThreadIdDefaultAgent: {"thread-id-default-agent", []string{"ROUTE-03"}, "a thread ID in {id} continues the thread with the service's first agent instead of the agent that owns it"},
+	defAgentIdDefaultAgent:  {"agent-id-default-agent", []string{"ROUTE-01"}, "an agent ID in {id} runs the service's first agent instead of the agent it names"},
 	// Thread selection.
 	defThreadHeaderWins:    {"thread-header-wins", []string{"THREAD-01"}, "X-SVC-Thread-Id beats the thread path segment"},
 	defThreadHeaderIgnored: {"thread-header-ignored", []string{"THREAD-02"}, "X-SVC-Thread-Id is ignored"},
@@ -236,6 +249,7 @@ var defectTable = [numDefects]Defect{
 	defNoThreadHeader:      {"no-thread-header", []string{"THREAD-04"}, "responses lack X-SVC-Thread-Id"},
 	defThreadResumeEchoed: {"thread-resume-echoed", []string{"ROUTE-03", "ROUTE-04", "ROUTE-05", "THREAD-01", "THREAD-02", "PROJ-02", "PROJ-03"},
 		"a resumed thread runs as a fresh conversation on a new thread, and the response echoes the requested thread ID"},
+	defNewThreadIdInvented: {"new-thread-id-invented", []string{"THREAD-03", "THREAD-04"}, "in the streaming forms (SSE, plain text), a new thread's response header X-SVC-Thread-Id names a provisional ID that no thread has"},
 	// Response forms.
 	defSseBuffered:            {"sse-buffered", []string{"FMT-01"}, "the SSE stream is written only after the run ends"},
 	defEnvelopeEarly:          {"envelope-early", []string{"FMT-02"}, "the JSON envelope is sent before the run ends"},
@@ -290,25 +304,32 @@ var defectTable = [numDefects]Defect{
 	defAsyncFalseAsTrue:   {"async-false-as-true", []string{"ASYNC-07"}, "any async parameter, false included, starts an async run"},
 	defAbortStreamOnly:    {"abort-stream-only", []string{"ASYNC-06"}, "abort ends the client's stream, but the run goes on on the server"},
 	defEventsFirstRun:     {"events-first-run", []string{"ASYNC-03"}, "the events route without runID returns the thread's first completed run, not its last"},
+	defAbortStreamOnlyEmptyEvents: {"abort-stream-only-empty-events", []string{"ASYNC-06"},
+		"abort ends the client's stream while the run goes on, and the events route answers an empty envelope for a run that has not finished"},
+	defAsyncAckNewThread: {"async-ack-new-thread", []string{"ASYNC-01", "ASYNC-03"}, "on a resumed thread the async answer's threadID names a fresh thread (the header is right)"},
 	// Authentication and errors.
-	defScopeResolved:          {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
-	defThreadNeedsThreadScope: {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},
-	defWildcardUnchecked:      {"wildcard-unchecked", []string{"AUTH-04"}, "a wildcard key is not re-checked against its owner's access"},
-	defEventsUnscoped:         {"events-unscoped", []string{"AUTH-06"}, "the events route needs no thread:read"},
-	defAbortNeedsWildcard:     {"abort-needs-wildcard", []string{"AUTH-07"}, "abort needs agent:chat:*"},
-	defNonAgent404:            {"non-agent-404", []string{"ERR-01"}, "an ID that names no agent is 404 instead of 400"},
-	defMissingKey403:          {"missing-key-403", []string{"ERR-02"}, "a request without Authorization is 403"},
-	defMalformedKey400:        {"malformed-key-400", []string{"ERR-03"}, "a malformed key is 400"},
-	defUnknownKey403:          {"unknown-key-403", []string{"ERR-04"}, "an unknown key is 403"},
-	defExpired403:             {"expired-403", []string{"ERR-05"}, "an expired key is 403 instead of 401"},
-	defScopeUnchecked:         {"scope-unchecked", []string{"ERR-06"}, "any valid key may invoke any agent its owner can open"},
-	defApiDisabledIgnored:     {"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
-	defUnknown400:             {"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
-	defOpenaiErrors:           {"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},
-	defThreadScopeIgnored:     {"thread-scope-ignored", []string{"AUTH-02"}, "agent:chat:<thread ID> does not cover the thread; only a wildcard key opens a thread ID in {id}"},
-	defEventsNeedChatScope:    {"events-need-chat-scope", []string{"AUTH-06"}, "the events route needs a chat scope for the thread beside thread:read"},
-	defAbortNeedsThreadRead:   {"abort-needs-thread-read", []string{"AUTH-07"}, "abort needs thread:read beside agent:chat"},
-	defProjectScopeAnyProject: {"project-scope-any-project", []string{"AUTH-05"}, "project:chat:<any project> covers the routes of every project"},
+	defScopeResolved:                {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
+	defThreadNeedsThreadScope:       {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},
+	defWildcardUnchecked:            {"wildcard-unchecked", []string{"AUTH-04"}, "a wildcard key is not re-checked against its owner's access"},
+	defEventsUnscoped:               {"events-unscoped", []string{"AUTH-06"}, "the events route needs no thread:read"},
+	defAbortNeedsWildcard:           {"abort-needs-wildcard", []string{"AUTH-07"}, "abort needs agent:chat:*"},
+	defNonAgent404:                  {"non-agent-404", []string{"ERR-01"}, "an ID that names no agent is 404 instead of 400"},
+	defMissingKey403:                {"missing-key-403", []string{"ERR-02"}, "a request without Authorization is 403"},
+	defMalformedKey400:              {"malformed-key-400", []string{"ERR-03"}, "a malformed key is 400"},
+	defUnknownKey403:                {"unknown-key-403", []string{"ERR-04"}, "an unknown key is 403"},
+	defExpired403:                   {"expired-403", []string{"ERR-05"}, "an expired key is 403 instead of 401"},
+	defScopeUnchecked:               {"scope-unchecked", []string{"ERR-06"}, "any valid key may invoke any agent its owner can open"},
+	defApiDisabledIgnored:           {"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
+	defUnknown400:                   {"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
+	defOpenaiErrors:                 {"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},
+	defThreadScopeIgnored:           {"thread-scope-ignored", []string{"AUTH-02"}, "agent:chat:<thread ID> does not cover the thread; only a wildcard key opens a thread ID in {id}"},
+	defEventsNeedChatScope:          {"events-need-chat-scope", []string{"AUTH-06"}, "the events route needs a chat scope for the thread beside thread:read"},
+	defAbortNeedsThreadRead:         {"abort-needs-thread-read", []string{"AUTH-07"}, "abort needs thread:read beside agent:chat"},
+	defProjectScopeAnyProject:       {"project-scope-any-project", []string{"AUTH-05"}, "project:chat:<any project> covers the routes of every project"},
+	defScopeFromThreadHeader:        {"scope-from-thread-header", []string{"AUTH-01"}, "a key scoped to the thread in X-SVC-Thread-Id may invoke that thread's agent by its ID"},
+	defScopeFromAgentHeader:         {"scope-from-agent-header", []string{"AUTH-01"}, "a key scoped to the agent in X-SVC-Agent may invoke any agent by its ID"},
+	defProjectThreadsAnyThread:      {"project-threads-any-thread", []string{"AUTH-06"}, "project:threads opens the events of every thread, not only those of the key's project"},
+	defUnknownThreadHeaderNewThread: {"unknown-thread-header-new-thread", []string{"ERR-08"}, "an X-SVC-Thread-Id naming no thread silently starts a new thread"},
 	// Project variant.
 	defProjectRouteMissing:         {"project-route-missing", []string{"PROJ-01", "PROJ-02"}, "the project invoke routes are missing (404)"},
 	defProjectThreadSegmentIgnored: {"project-thread-segment-ignored", []string{"PROJ-02"}, "the project thread route starts a new thread instead of continuing the one in the path"},
@@ -319,11 +340,15 @@ var defectTable = [numDefects]Defect{
 	defProjectContextDropped:       {"project-context-dropped", []string{"PROJ-04", "PROJ-05", "PROJ-06"}, "a project invoke runs the agent bare: no tasks, project credentials or model settings"},
 	defProjectTasksEverywhere:      {"project-tasks-everywhere", []string{"PROJ-04"}, "a bare-agent invoke of a project's agent has the project's tasks as tools"},
 	defProjectModelEverywhere:      {"project-model-everywhere", []string{"PROJ-06"}, "a bare-agent invoke of a project's agent uses the project's model setting"},
+	defProjectRouteWorkspaceAgent:  {"project-route-workspace-agent", []string{"PROJ-01"}, "the project route runs a workspace agent that has every agent's tools instead of the project's agent"},
+	defProjectThreadHeaderWins:     {"project-thread-header-wins", []string{"PROJ-03"}, "on the project thread route X-SVC-Thread-Id beats the thread path segment"},
+	defProjectAcceptCaseFolded:     {"project-accept-case-folded", []string{"PROJ-03"}, "project routes compare Accept ignoring case, so Text/Event-Stream gets SSE"},
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
 	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},
 	defEventsProjectNeedsThreadRead: {"events-project-needs-thread-read", []string{"AUTH-06"}, "the events of a project thread need thread:read; project:threads is not honoured"},
-	defAbortUnscoped:                {"abort-unscoped", []string{"AUTH-07"}, "any valid key may abort any thread"},
+	defAbortUnscoped:                {"abort-unscoped", []string{"AUTH-07", "AUTH-09"}, "any valid key may abort any thread"},
+	defAbortAnyChatScope:            {"abort-any-chat-scope", []string{"AUTH-09"}, "any agent:chat scope, for any agent, may abort any thread its owner can open"},
 	// X-SVC-Scoped-Tools.
 	defScopedToolsUntrimmed:         {"scoped-tools-untrimmed", []string{"TOOLS-01"}, "entries of X-SVC-Scoped-Tools are not trimmed"},
 	defScopedToolsEmpty400:          {"scoped-tools-empty-400", []string{"TOOLS-01"}, "an empty entry in X-SVC-Scoped-Tools is refused with 400"},

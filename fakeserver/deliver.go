@@ -294,6 +294,9 @@ func (s *Server) eventVariants() func(map[string]any) {
 			m["object"] = "event"
 		})
 	}
+	if s.variant(varNumericRunIDs) {
+		fs = append(fs, numericRunID) // ids.go
+	}
 	if s.variant(varOmitEmptyFields) {
 		fs = append(fs, func(m map[string]any) {
 			for k, v := range m {

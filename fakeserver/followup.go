@@ -38,6 +38,9 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 	if t.project != nil && !s.defect(defEventsProjectNeedsThreadRead) {
 		return k.has("project:threads")
 	}
+	if s.defect(defProjectThreadsAnyThread) && k.has("project:threads") {
+		return true
+	}
 	if s.defect(defEventsNeedChatScope) && !s.canChatOn(k, t) {
 		return false
 	}
@@ -56,6 +59,9 @@ func (s *Server) canChatOn(k *apiKey, t *thread) bool {
 	if s.defect(defAbortNeedsThreadRead) && !k.has("thread:read") {
 		return false
 	}
+	if s.defect(defAbortAnyChatScope) && k.hasChatScope() {
+		return true
+	}
 	if t.project != nil && k.has("project:chat:"+t.project.id) {
 		return true
 	}
@@ -73,6 +79,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if s.variant(varEventsLatestWaits) && r.URL.Query().Get("runID") == "" && s.responseForm(r) == formJSON {
+		if !s.waitNewest(r, t) {
+			return
+		}
+	}
 	run, err := s.runForEvents(t, r.URL.Query().Get("runID"))
 	if err != nil {
 		s.problemErr(w, err)
@@ -83,6 +94,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	case formSSE:
 		s.replaySSE(w, r, run)
 	case formJSON:
+		if s.defect(defAbortStreamOnlyEmptyEvents) && !run.isDone() {
+			writeJSON(w, http.StatusOK, map[string]any{"items": []any{}})
+			return
+		}
 		if !s.defect(defEventsNoWait) && !run.wait(r.Context()) {
 			return
 		}
@@ -90,6 +105,18 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, s.envelope(run))
 	}
+}
+
+// waitNewest waits for the thread's newest run to finish (variant
+// events-latest-waits); false when the reader left first.
+func (s *Server) waitNewest(r *http.Request, t *thread) bool {
+	s.st.mu.Lock()
+	var newest *run
+	if n := len(t.runs); n > 0 {
+		newest = t.runs[n-1]
+	}
+	s.st.mu.Unlock()
+	return newest == nil || newest.wait(r.Context())
 }
 
 func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
@@ -193,7 +220,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		switch {
-		case s.defect(defAbortStreamOnly):
+		case s.abortsStreamOnly():
 			endMirrors(run)
 		case !s.defect(defAbortIgnored):
 			run.cancel()
@@ -226,6 +253,9 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"id": t.id, "agentID": t.agent.id, "lastRunID": nil}
 	if t.lastCompleted != nil {
 		body["lastRunID"] = t.lastCompleted.id
+		if s.variant(varNumericRunIDs) {
+			body["lastRunID"] = asNumber(t.lastCompleted.id)
+		}
 	}
 	if t.project != nil {
 		body["projectID"] = t.project.id
@@ -234,7 +264,13 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-// mirrors serve the abort-stream-only defect: a synchronous response reads a
+// abortsStreamOnly: the defects abort-stream-only and
+// abort-stream-only-empty-events.
+func (s *Server) abortsStreamOnly() bool {
+	return s.defect(defAbortStreamOnly) || s.defect(defAbortStreamOnlyEmptyEvents)
+}
+
+// mirrors serve the abort-stream-only defects: a synchronous response reads a
 // mirror of its run, which abort ends while the run itself goes on.
 var mirrors sync.Map // *run -> *mirrorRun
 

@@ -2,8 +2,10 @@ package fakeserver
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -27,6 +29,9 @@ func newUUID() string {
 
 // newRunID returns the ID of a new run.
 func (s *Server) newRunID() string {
+	if s.variant(varNumericRunIDs) {
+		return numericID()
+	}
 	if s.variant(varUUIDIDs) {
 		return newUUID()
 	}
@@ -86,4 +91,26 @@ func withExtraMembers(obj []byte) []byte {
 		return obj
 	}
 	return b
+}
+
+// numericID returns a random decimal ID below 2^53, so that a client that
+// reads JSON numbers as floats keeps it exact (variant numeric-run-ids).
+func numericID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	n := binary.BigEndian.Uint64(b[:])%(1<<53-1e15) + 1e15
+	return strconv.FormatUint(n, 10)
+}
+
+// asNumber writes an ID made by numericID as a JSON number.
+func asNumber(id string) any { return json.Number(id) }
+
+// numericRunID rewrites an event object's runID as a JSON number (variant
+// numeric-run-ids).
+func numericRunID(m map[string]any) {
+	if id, ok := m["runID"].(string); ok && id != "" {
+		m["runID"] = asNumber(id)
+	}
 }

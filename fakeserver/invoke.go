@@ -29,6 +29,9 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, pathThread, err := s.authorizeAgentPath(k, value)
+	if err != nil && s.scopeFromHeader(k, r) {
+		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope.
+	}
 	if err != nil {
 		s.problemErr(w, err)
 		return
@@ -46,6 +49,10 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		// Defect: a fresh conversation, under the ID the caller asked for.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
 		t = s.newThread(t.agent, nil)
+	}
+	if s.defect(defNewThreadIdInvented) && !resumed && s.responseForm(r) != formJSON && r.URL.Query().Get("async") != "true" {
+		// Defect: the streaming forms name a provisional thread that is never stored.
+		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: newID("thr")}
 	}
 	s.invoke(w, r, k, t)
 }
@@ -80,6 +87,16 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 	return a, t, nil
 }
 
+// scopeFromHeader serves the defects scope-from-thread-header and
+// scope-from-agent-header: a header's value covers the request.
+func (s *Server) scopeFromHeader(k *apiKey, r *http.Request) bool {
+	if h := r.Header.Get("X-SVC-Thread-Id"); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
+		return true
+	}
+	h := r.Header.Get("X-SVC-Agent")
+	return h != "" && s.defect(defScopeFromAgentHeader) && k.has("agent:chat:"+h)
+}
+
 // hiddenThread serves the variant hidden-thread-404: a thread whose agent
 // the key's owner cannot open does not exist for that owner. The spec gives
 // no precedence between its 403 (no access) and its 404 (no such thread).
@@ -102,6 +119,9 @@ func (s *Server) resolve(value string) (*agent, *thread, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if a := s.st.agents[value]; a != nil && !s.defect(defAgentIdUnresolved) {
+		if s.defect(defAgentIdDefaultAgent) {
+			return s.st.firstAgentLocked(), nil, nil
+		}
 		return a, nil, nil
 	}
 	if a := s.st.aliases[value]; a != nil && !s.defect(defAliasUnresolved) {
@@ -164,6 +184,9 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 		return t, nil
 	}
 	t := s.st.thread(id)
+	if t == nil && segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
+		return s.newThread(a, p), nil
+	}
 	if t == nil || t.agent != a || t.project != p {
 		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
 	}
@@ -204,6 +227,9 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		s.problemErr(w, err)
 		return
 	}
+	s.st.mu.Lock()
+	resumed := len(t.runs) > 0
+	s.st.mu.Unlock()
 	run := s.startRun(t, k, prompt, tools)
 	if s.defect(defCredentialRemovalNotice) {
 		for _, tool := range removed {
@@ -221,6 +247,9 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 			status = http.StatusAccepted
 		}
 		ack := map[string]any{"threadID": t.id, "runID": run.id} // ASYNC-01
+		if s.defect(defAsyncAckNewThread) && resumed {
+			ack["threadID"] = newID("thr")
+		}
 		if s.variant(varAsyncAckExtraMembers) {
 			ack["status"] = "running"
 			ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
@@ -228,7 +257,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		writeJSON(w, status, ack)
 		return
 	}
-	if s.defect(defAbortStreamOnly) {
+	if s.abortsStreamOnly() {
 		run = s.mirror(run)
 	}
 	switch s.responseForm(r) {
@@ -312,8 +341,8 @@ func extractJSONPrompt(body string) string {
 }
 
 // firstAgentLocked returns the agent with the smallest ID (the
-// alias-default-agent and thread-id-default-agent defects). The caller holds
-// st.mu.
+// alias-default-agent, agent-id-default-agent and thread-id-default-agent
+// defects). The caller holds st.mu.
 func (st *store) firstAgentLocked() *agent {
 	var first *agent
 	for id, a := range st.agents {

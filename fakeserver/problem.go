@@ -26,6 +26,9 @@ func (s *Server) problem(w http.ResponseWriter, status int, format string, args 
 		b, _ = json.Marshal(map[string]any{"error": map[string]any{
 			"message": detail, "type": "invalid_request_error", "code": status}})
 		w.Header().Set("Content-Type", "application/json")
+	} else if s.variant(varProblemErrorMessage) {
+		b, _ = json.Marshal(map[string]any{"error": map[string]any{"message": detail, "status": status}})
+		w.Header().Set("Content-Type", "application/problem+json")
 	} else {
 		b, _ = json.Marshal(problemBody{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
 		if s.variant(varProblemExtraMembers) {

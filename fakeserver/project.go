@@ -34,6 +34,12 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 	if s.defect(defProjectThreadSegmentIgnored) {
 		r.SetPathValue("thread_id", "")
 	}
+	if h := r.Header.Get("X-SVC-Thread-Id"); h != "" && s.defect(defProjectThreadHeaderWins) {
+		r.SetPathValue("thread_id", h)
+	}
+	if s.defect(defProjectAcceptCaseFolded) {
+		r.Header.Set("Accept", strings.ToLower(strings.Join(r.Header.Values("Accept"), ", ")))
+	}
 	if s.defect(defProjectThreadHeaderIgnored) {
 		r.Header.Del("X-SVC-Thread-Id")
 	}

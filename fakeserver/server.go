@@ -125,6 +125,9 @@ func New(cfg Config) (*Server, error) {
 	if variants[varUUIDSeedIDs] {
 		cfg.Profile = reseedUUIDs(cfg.Profile)
 	}
+	if variants[varServiceTool] {
+		cfg.Profile = withServiceTool(cfg.Profile)
+	}
 	st, err := seed(cfg.Profile)
 	if err != nil {
 		return nil, fmt.Errorf("fakeserver: seed: %w", err)

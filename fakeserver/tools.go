@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/invokeconf/invokeconf/profile"
 )
 
 // Spec: Endpoints, X-SVC-Scoped-Tools and X-SVC-Run-Mode; Authentication 5
@@ -21,6 +23,9 @@ const (
 // ResearchTool is the tool the run mode research adds (MODE-06). Its name is
 // the server's choice: the spec does not name it.
 const ResearchTool = "deep-research"
+
+// ServiceTool is the always-on platform tool of the variant service-tool.
+const ServiceTool = "platform-help"
 
 // runMode is a mode X-SVC-Run-Mode can switch on (spec: the X-SVC-Run-Mode
 // table). The server decides which tools a mode brings (MODE-02).
@@ -108,6 +113,9 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 	for _, task := range s.tasksFor(t.agent, proj) {
 		base = append(base, candidate{name: task})
 	}
+	if s.defect(defProjectRouteWorkspaceAgent) && t.project != nil {
+		base = append(base, s.otherAgentsTools(t.agent)...)
+	}
 
 	// 2. X-SVC-Scoped-Tools.
 	scoped, narrow := headerList(r.Header, HeaderScopedTools, !s.defect(defScopedToolsUntrimmed))
@@ -123,6 +131,11 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 	named := map[string]bool{}
 	for _, n := range scoped {
 		named[n] = true
+	}
+	if narrow && s.variant(varScopedToolsUnknown400) {
+		if n := unknownCandidate(scoped, base); n != "" {
+			return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("%s names %q, which this run cannot have", HeaderScopedTools, n)}
+		}
 	}
 	if narrow {
 		var kept []candidate
@@ -195,7 +208,22 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 			tools = append(tools, c.name)
 		}
 	}
+	if s.variant(varServiceTool) && !seen[ServiceTool] {
+		tools = append(tools, ServiceTool) // offered by the service, never narrowed
+	}
 	return tools, removed, nil
+}
+
+// withServiceTool returns a copy of the profile whose agents list
+// ServiceTool under serviceTools (variant service-tool).
+func withServiceTool(p *profile.Profile) *profile.Profile {
+	c := p.Clone()
+	for _, a := range c.Agents.Roles() {
+		if a.ID != "" {
+			a.ServiceTools = append(a.ServiceTools, ServiceTool)
+		}
+	}
+	return c
 }
 
 // credentialUsable applies the credential gate to one tool. The credential
@@ -217,6 +245,23 @@ func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedIn
 		return k.has("credential:use:" + c.cred)
 	}
 	return k.has("credential:use:"+c.cred) || k.has("credential:use:*")
+}
+
+// otherAgentsTools serves the project-route-workspace-agent defect: the
+// tools of every agent but a.
+func (s *Server) otherAgentsTools(a *agent) []candidate {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	var out []candidate
+	for _, b := range s.st.agents {
+		if b == a {
+			continue
+		}
+		for _, tool := range b.tools {
+			out = append(out, candidate{name: tool, cred: b.credTools[tool]})
+		}
+	}
+	return out
 }
 
 // projectScoped reports whether some project scopes the credential.
@@ -258,6 +303,21 @@ func (s *Server) stickyScope(a *agent, scoped []string, narrow bool) ([]string, 
 		return a.stickyScope, true
 	}
 	return scoped, narrow
+}
+
+// unknownCandidate returns the first name that is no candidate's (the
+// scoped-tools-unknown-400 variant), or "".
+func unknownCandidate(names []string, cands []candidate) string {
+	have := map[string]bool{}
+	for _, c := range cands {
+		have[c.name] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			return n
+		}
+	}
+	return ""
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -57,6 +57,11 @@ const (
 	varProblemExtraMembers
 	varAsyncAckExtraMembers
 	varAbort204
+	varScopedToolsUnknown400
+	varServiceTool
+	varEventsLatestWaits
+	varProblemErrorMessage
+	varNumericRunIDs
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -122,10 +127,20 @@ var variantTable = [numVariants]Variant{
 		"a thread whose agent the key's owner cannot open does not exist for that owner: 404 instead of 403", ""},
 	varProblemExtraMembers: {"problem-extra-members", `"Body shape of the problem format ... not shown"`,
 		"error bodies carry extra members (instance, traceId, errors)", ""},
+	varProblemErrorMessage: {"problem-error-message", `"Errors before streaming use the platform's problem format (not the OpenAI error envelope)"; "Body shape of the problem format ... not shown"`,
+		`error bodies are the platform's own {"error":{"message":...,"status":...}}, which shares error.message with the OpenAI envelope but not its type, param and code`, ""},
+	varNumericRunIDs: {"numeric-run-ids", `event fields "runID: Run the event belongs to" and "lastRunID" have no type given (only the async answer types runID: string)`,
+		"run IDs are decimal numbers, written as JSON numbers in event objects and lastRunID (the async answer keeps strings)", ""},
 	varAsyncAckExtraMembers: {"async-ack-extra-members", `"the call returns at once with threadID and runID (JSON)": nothing excludes other members`,
 		"the async acknowledgement carries extra members (status, links)", ""},
 	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,
 		"abort answers 204 No Content with no body", ""},
+	varScopedToolsUnknown400: {"scoped-tools-unknown-400", `X-SVC-Scoped-Tools: "It restricts one run to a subset of the agent's configured tools ... It can only narrow": nothing says a reference to a tool the agent lacks is ignored rather than refused`,
+		"X-SVC-Scoped-Tools naming a tool the run could never have is refused with 400", ""},
+	varServiceTool: {"service-tool", `X-SVC-Scoped-Tools: "restricts one run to a subset of the agent's configured tools": tools the service offers every run without their being configured on the agent are not addressed`,
+		"every run also has the always-on platform tool " + ServiceTool + ", which X-SVC-Scoped-Tools does not narrow; the served profile lists it under agents.*.serviceTools", ""},
+	varEventsLatestWaits: {"events-latest-waits", `events route: "Without it, returns the thread's last completed run" and "With Accept: application/json the call stays open until the run finishes": nothing limits the wait to the form with runID`,
+		"the events route without runID and with Accept: application/json waits for the thread's running run to finish, then answers with the last completed run (that one)", ""},
 	// Bundles.
 	varBundleIntegerIDs: {"bundle-integer-ids", `"Fields of the thread, agent, task and project resources: not shown"; docs/bundles.md: "IDs ... MAY be any JSON scalar: a string, or a number for a database-backed service"`,
 		"installation records carry their IDs (installations, resources, projects, tasks) as JSON integers", ""},

@@ -18,6 +18,15 @@ Feature: Async runs and the follow-up routes
     And the response header "X-SVC-Thread-Id" is thread "T"
     And the events of run "R" on thread "T", once it has finished, contain "${marker:done}"
 
+  @ASYNC-01 @scripted
+  Scenario: On a resumed thread the async answer's threadID is that thread
+    Given a thread "T" on the main agent
+    And the request header "X-SVC-Thread-Id" is thread "T"
+    When I start "/api/invoke/${agents.main.id}" asynchronously with the prompt "resumed ${marker:r}"
+    Then the status is 2xx
+    And the async answer names thread "T" and a runID, remembered as run "R"
+    And the events of run "R" on thread "T", once it has finished, contain "resumed ${marker:r}"
+
   @ASYNC-02 @scripted
   Scenario: The events route with runID delivers that run's events
     Given a thread "T" on the main agent whose run "R1" said "${marker:first}"
@@ -26,6 +35,9 @@ Feature: Async runs and the follow-up routes
     Then the status is 2xx
     And the body contains "${marker:first}" but not "${marker:second}"
 
+  # With Accept: application/json the call "stays open until the run finishes": a service
+  # may apply that to the form without runID too, and answer with the running run once
+  # it has completed, which by then is the last completed one.
   @ASYNC-03 @scripted
   Scenario: The events route without runID returns the last completed run
     Given a thread "T" on the main agent whose run "R1" said "${marker:first}"
@@ -34,9 +46,10 @@ Feature: Async runs and the follow-up routes
       @pause 2s
       @say ${marker:second}
       """
+    And I remember the async run as "R2" on thread "T"
     And I fetch the events of thread "T" without runID as JSON
     Then the status is 2xx
-    And the body contains "${marker:first}" but not "${marker:second}"
+    And the body holds the last completed run's answer "${marker:first}", or "${marker:second}" if the call stayed open until run "R2" on thread "T" finished
 
   @ASYNC-03 @scripted
   Scenario: With several completed runs, the events route without runID returns the last of them
@@ -47,7 +60,24 @@ Feature: Async runs and the follow-up routes
       @pause 2s
       @say ${marker:third}
       """
+    And I remember the async run as "R3" on thread "T"
     And I fetch the events of thread "T" without runID as JSON
+    Then the status is 2xx
+    And the body holds the last completed run's answer "${marker:second}" and not "${marker:first}", or "${marker:third}" if the call stayed open until run "R3" on thread "T" finished
+
+  # Without Accept: application/json nothing keeps the call open: the last completed
+  # run is the one completed when the call came.
+  @ASYNC-03 @scripted
+  Scenario: Without Accept application/json the events route without runID answers with the run completed when it was called
+    Given a thread "T" on the main agent whose run "R1" said "${marker:first}"
+    And run "R2" on thread "T" said "${marker:second}"
+    When I start "/api/invoke/${agents.main.id}/thread/${thread:T}" asynchronously with the prompt:
+      """
+      @pause 2s
+      @say ${marker:third}
+      """
+    And I remember the async run as "R3" on thread "T"
+    And I fetch the events of thread "T" without runID and without Accept
     Then the status is 2xx
     And the body contains "${marker:second}" but not "${marker:first}"
     And the body does not contain "${marker:third}"
@@ -91,7 +121,7 @@ Feature: Async runs and the follow-up routes
       @say "${escaped:after}"
       """
     Then the abort answered 2xx and the stream ended without the content "${marker:after}"
-    And the events of run "A" on thread "T" show it ended without the content "${marker:after}"
+    And the events of run "A" on thread "T" show the content "${marker:working}" and that it ended without "${marker:after}"
 
   @ASYNC-07 @scripted
   Scenario Outline: Without async=true the call is synchronous

@@ -16,6 +16,20 @@ Feature: Authentication and scopes
       | alias | /api/invoke/${agents.main.alias}  | 2xx    |
       | alias | /api/invoke/${agents.main.id}     | 403    |
 
+  # "derived from the path value, not from a header": neither the thread header nor
+  # X-SVC-Agent (which only the chat-completions route reads) widens the scope.
+  @AUTH-01
+  Scenario Outline: A header does not widen the scope the path value needs
+    Given the "<key>" key
+    And the request header "<header>" is "<value>"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "scope by header?"
+    Then the status is 403
+
+    Examples:
+      | key        | header          | value              |
+      | threadChat | X-SVC-Thread-Id | ${threads.main.id} |
+      | otherAgent | X-SVC-Agent     | ${agents.other.id} |
+
   @AUTH-02
   Scenario Outline: A thread ID in {id} needs agent:chat:<thread> or a wildcard key
     Given a thread "T" on the main agent
@@ -76,6 +90,7 @@ Feature: Authentication and scopes
       | agent      | 2xx    |
       | threadRead | 2xx    |
       | alias      | 403    |
+      | project    | 403    |
 
   @AUTH-07
   Scenario: Abort is covered by agent:chat
@@ -152,7 +167,16 @@ Feature: Authentication and scopes
       | alias   | 403    |
 
   @AUTH-07
-  Scenario: Abort needs agent:chat for the thread's agent
+  Scenario: Abort needs an agent:chat scope: thread:read alone does not cover it
+    Given a thread "T" on the main agent
+    And the "threadRead" key
+    When I abort thread "T"
+    Then the status is 403
+
+  # "covered by agent:chat" names no resource: that the scope must be for the thread's
+  # agent is an interpretation (see AUTH-09 in rules.yaml), so this is a SHOULD.
+  @AUTH-09
+  Scenario: Abort with agent:chat for another agent only is refused
     Given a thread "T" on the main agent
     And the "otherAgent" key
     When I abort thread "T"

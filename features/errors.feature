@@ -69,6 +69,13 @@ Feature: Error statuses before streaming
       | wildcard | /api/invoke/${unknownID}                            |
       | agent    | /api/invoke/${agents.main.id}/thread/${unknownID}   |
 
+  @ERR-08
+  Scenario: An X-SVC-Thread-Id naming no thread is 404, not a new thread
+    Given the "agent" key
+    And the request header "X-SVC-Thread-Id" is "${unknownID}"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "hello"
+    Then the status is 404
+
   @ERR-10
   Scenario Outline: Errors before streaming are not the OpenAI error envelope
     Given <setup>

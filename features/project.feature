@@ -12,6 +12,8 @@ Feature: The project variant of the invoke interface
     When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt "@tools"
     Then the status is 2xx
     And the run's tools include "${agents.main.plainTools}"
+    And the run's tools include "${agents.main.distinctTools}"
+    And the run's tools do not include "${agents.other.distinctTools}"
 
   @PROJ-02
   Scenario: The project thread route continues the thread in the path
@@ -81,6 +83,8 @@ Feature: The project variant of the invoke interface
       | the request header "Accept" is absent                    |
       | the request header "Accept" is "text/event-stream, */*"  |
       | the request header "Accept" is "application/json; q=0.9" |
+      | the request header "Accept" is "Text/Event-Stream"       |
+      | the request header "Accept" is "Application/JSON"        |
 
   @PROJ-03
   Scenario: async=true answers at once on the project route while the run goes on
@@ -93,6 +97,17 @@ Feature: The project variant of the invoke interface
     Then the async answer came within 1s with a threadID and a runID, remembered as run "R" on thread "T"
     And the response header "X-SVC-Thread-Id" is thread "T"
     And the events of run "R" on thread "T", once it has finished, contain "${marker:done}"
+
+  @PROJ-03
+  Scenario: The thread segment wins over X-SVC-Thread-Id on the project thread route
+    Given a project thread "P" on the main project
+    And a project thread "Q" on the main project
+    And the "project" key
+    And the request header "X-SVC-Thread-Id" is thread "Q"
+    When I invoke "/api/projects/${projects.main.id}/invoke/thread/${thread:P}" with the prompt "which thread? ${marker:w}"
+    Then the status is 2xx
+    And the response header "X-SVC-Thread-Id" is thread "P"
+    And thread "P" was continued: its lastRunID moved on and its events without runID contain "which thread? ${marker:w}"
 
   @PROJ-03
   Scenario: X-SVC-Thread-Id continues a project thread on the project route

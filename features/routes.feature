@@ -9,6 +9,15 @@ Feature: Invoke routes and the {id} path parameter
     Then the status is 2xx
     And the plain-text answer is "route by id ${marker:a}"
 
+  # Which agent ran shows in its tools: each agent has a tool the other lacks.
+  @ROUTE-01 @scripted
+  Scenario: An agent ID runs that agent, not another agent
+    Given the "wildcard" key
+    When I invoke "/api/invoke/${agents.other.id}" with the prompt "@tools"
+    Then the status is 2xx
+    And the run's tools include "${agents.other.distinctTools}"
+    And the run's tools do not include "${agents.main.distinctTools}"
+
   @ROUTE-02 @scripted
   Scenario: An alias in the path is resolved to the agent behind it
     Given the "alias" key

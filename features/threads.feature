@@ -26,11 +26,13 @@ Feature: Thread selection
 
   @THREAD-03
   Scenario: Without segment or header a new thread is created for every call
-    When I invoke "/api/invoke/${agents.main.id}" with the prompt "new conversation"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "new conversation ${marker:n1}"
     Then the status is 2xx
     And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N1"
-    When I invoke "/api/invoke/${agents.main.id}" with the prompt "another new conversation"
+    And thread "N1" exists: its lastRunID is set and its events without runID contain "new conversation ${marker:n1}"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "another new conversation ${marker:n2}"
     Then the response header "X-SVC-Thread-Id" names a new thread, remembered as "N2"
+    And thread "N2" exists: its lastRunID is set and its events without runID contain "another new conversation ${marker:n2}"
 
   @THREAD-04
   Scenario Outline: Every response form carries X-SVC-Thread-Id for a resumed thread
@@ -50,9 +52,10 @@ Feature: Thread selection
   @THREAD-04
   Scenario Outline: Every response form carries X-SVC-Thread-Id for a new thread
     Given the request header "Accept" is "<accept>"
-    When I invoke "/api/invoke/${agents.main.id}<query>" with the prompt "fresh"
+    When I invoke "/api/invoke/${agents.main.id}<query>" with the prompt "fresh ${marker:f}"
     Then the status is 2xx
     And the response header "X-SVC-Thread-Id" names a new thread, remembered as "N"
+    And thread "N" exists: its lastRunID is set and its events without runID contain "fresh ${marker:f}"
 
     Examples:
       | accept            | query       |

@@ -137,6 +137,11 @@ type Agent struct {
 	Tools []string `yaml:"tools,omitempty"`
 	// CredentialTools maps a credential-backed tool to the credential it uses.
 	CredentialTools map[string]string `yaml:"credentialTools,omitempty"`
+	// ServiceTools are tools the service gives every run of the agent
+	// without their being configured on it (always-on platform tools).
+	// The tool checks leave them out of both sides; list them here, not
+	// under Tools.
+	ServiceTools []string `yaml:"serviceTools,omitempty"`
 }
 
 // Agents holds the agents by role.

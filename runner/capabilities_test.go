@@ -17,7 +17,7 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 	t.Parallel()
 	p := startReference(t, fakeserver.Config{})
 	p.Capabilities.Script = []string{"say", "pause", "waiting", "toolinput", "tool", "tools", "ask", "fail"}
-	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-01,@ERR-02,@THREAD-02"})
+	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-05,@ERR-02,@THREAD-02"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 		"EVT-06":    {runner.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
 		"EVT-09":    {runner.Passed, ""},
 		"BODY-01":   {runner.Untested, "capabilities.script lacks echo"},
-		"ROUTE-01":  {runner.Untested, "capabilities.script lacks echo"},
+		"ROUTE-05":  {runner.Untested, "capabilities.script lacks echo"},
 		"ERR-02":    {runner.Passed, ""},
 		"THREAD-02": {runner.Passed, ""},
 	}

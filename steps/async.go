@@ -34,6 +34,18 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 		_, err := w.fetchEvents(thread, "")
 		return err
 	})
+	step(sc, `^I fetch the events of thread "(\w+)" without runID and without Accept$`, func(thread string) error {
+		if _, err := w.thread(thread); err != nil {
+			return err
+		}
+		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}/events", "")
+		return err
+	})
+	step(sc, `^the body holds the last completed run's answer "([^"]*)"(?: and not "([^"]*)")?, or "([^"]*)" if the call stayed open until run "(\w+)" on thread "(\w+)" finished$`,
+		w.lastCompletedOrWaited)
+	step(sc, `^the async answer names thread "(\w+)" and a runID, remembered as run "(\w+)"$`, func(thread, run string) error {
+		return w.rememberAsync(run, thread)
+	})
 	step(sc, `^I get thread "(\w+)"$`, func(thread string) error {
 		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
 		return err
@@ -44,8 +56,9 @@ func asyncSteps(sc *godog.ScenarioContext, w *World) {
 	})
 	step(sc, `^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and abort the thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
 	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
-	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show it ended without the content "([^"]*)"$`, w.abortedOnServer)
+	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show the content "([^"]*)" and that it ended without "([^"]*)"$`, w.abortedOnServer)
 	step(sc, `^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, w.threadContinued)
+	step(sc, `^thread "(\w+)" exists: its lastRunID is set and its events without runID contain "([^"]*)"$`, w.threadHolds)
 	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
 	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
 		return w.waitFinished(run, thread)
@@ -86,7 +99,9 @@ func (w *World) asyncAck(within int, run, thread string) error {
 	return w.rememberAsync(run, thread)
 }
 
-// rememberAsync reads {threadID, runID} from an async start (ASYNC-01).
+// rememberAsync reads {threadID, runID} from an async start (ASYNC-01). A
+// thread the scenario already knows is a resumed one: the answer's threadID
+// must name it ("Thread of the run (new or resumed)").
 func (w *World) rememberAsync(run, thread string) error {
 	r, err := w.finished()
 	if err != nil {
@@ -101,7 +116,46 @@ func (w *World) rememberAsync(run, thread string) error {
 		*ack.ThreadID == "" || *ack.RunID == "" {
 		return outcome.Failf("the async answer", want, "%s", abbreviate(r.Body))
 	}
+	if known, ok := w.threads[thread]; ok && known != *ack.ThreadID {
+		return outcome.Fail("the async answer's threadID", fmt.Sprintf("the resumed thread %q (%s)", thread, known), *ack.ThreadID).
+			WithSpec("threadID: Thread of the run (new or resumed)")
+	}
 	w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
+	return nil
+}
+
+// lastCompletedOrWaited: ASYNC-03 without runID while a run is going. "Without
+// it, returns the thread's last completed run" and "With Accept:
+// application/json the call stays open until the run finishes" allow two
+// answers: the last run completed when the call came (now), or, when the
+// call waited for the running run, that run, which has then completed
+// (later). The later answer passes only when that run has completed.
+func (w *World) lastCompletedOrWaited(now, notWant, later, run, thread string) error {
+	r, err := w.finished()
+	if err != nil {
+		return err
+	}
+	if err := w.needEcho(); err != nil {
+		return err
+	}
+	for _, p := range []*string{&now, &notWant, &later} {
+		if *p, err = w.expand(*p); err != nil {
+			return err
+		}
+	}
+	body := string(r.Body)
+	has := func(s string) bool { return s != "" && strings.Contains(body, s) }
+	if has(notWant) || has(now) == has(later) {
+		want := fmt.Sprintf("the answer %q, or %q if the call waited for run %s; never both", now, later, run)
+		if notWant != "" {
+			want += fmt.Sprintf(", never %q", notWant)
+		}
+		return outcome.Failf(r.Method+" "+r.URL+": the body", want, "%s", abbreviate(r.Body)).
+			WithSpec("Without it, returns the thread's last completed run")
+	}
+	if has(later) {
+		return w.waitFinished(run, thread)
+	}
 	return nil
 }
 
@@ -146,16 +200,22 @@ func (w *World) lastRunID(thread string) (string, error) {
 	if !is2xx(r.Status) {
 		return "", statusFailure("GET /api/threads/{id} of thread "+thread, "2xx", r)
 	}
-	var v struct {
-		LastRunID *string `json:"lastRunID"`
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
+	id, err := lastRunIDOf(r.Body)
+	if err != nil {
 		return "", outcome.Failf("GET /api/threads/{id} of thread "+thread, "a JSON object with lastRunID", "%s", abbreviate(r.Body))
 	}
-	if v.LastRunID == nil {
-		return "", nil
+	return id, nil
+}
+
+// lastRunIDOf reads lastRunID from a thread's JSON: "" when absent or null.
+// Its type is not shown: a string or a number will do.
+func lastRunIDOf(body []byte) (string, error) {
+	v, err := decodeObject(body)
+	if err != nil {
+		return "", err
 	}
-	return *v.LastRunID, nil
+	id, _ := idString(v["lastRunID"])
+	return id, nil
 }
 
 func (w *World) lastRunIDIsNot(run string) error {
@@ -167,13 +227,11 @@ func (w *World) lastRunIDIsNot(run string) error {
 	if err != nil {
 		return err
 	}
-	var v struct {
-		LastRunID *string `json:"lastRunID"`
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
+	got, err := lastRunIDOf(r.Body)
+	if err != nil {
 		return outcome.Failf("the thread", "a JSON object", "%s", abbreviate(r.Body))
 	}
-	if v.LastRunID != nil && *v.LastRunID == id {
+	if got == id {
 		return outcome.Fail("lastRunID while run "+run+" is still going", "not run "+run+" (it reports completion)", id)
 	}
 	return nil
@@ -238,23 +296,40 @@ func (w *World) finishedEventsContain(run, thread, want, notWant string) error {
 // and the events route without runID, the last completed run, holds its
 // answer).
 func (w *World) threadContinued(thread, said string) error {
-	said, err := w.expand(said)
-	if err != nil {
-		return err
-	}
 	// The thread's set-up run: without it, any lastRunID would look new.
 	before, err := w.run(openingRun(thread))
 	if err != nil {
 		return fmt.Errorf("thread %q was not opened by a set-up step: %w", thread, err)
+	}
+	return w.threadRan(thread, said, before,
+		"Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
+}
+
+// threadHolds: a thread a response header named as new really exists and
+// holds the run (THREAD-03): an invented ID in the header names no thread.
+func (w *World) threadHolds(thread, said string) error {
+	return w.threadRan(thread, said, "",
+		"Otherwise a new thread is created; Every response carries the header X-SVC-Thread-Id")
+}
+
+// threadRan: the thread's lastRunID moves on from before (polled: it
+// reports completion), and its events without runID, the last completed
+// run, hold what the run said.
+func (w *World) threadRan(thread, said, before, spec string) error {
+	said, err := w.expand(said)
+	if err != nil {
+		return err
 	}
 	got, err := w.pollLastRunID(thread, func(v string) bool { return v != "" && v != before })
 	if err != nil {
 		return err
 	}
 	if got == "" || got == before {
-		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q after the run on it", thread),
-			"a run other than the thread's earlier one "+before, got).
-			WithSpec("Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
+		want := "a run other than the thread's earlier one " + before
+		if before == "" {
+			want = "a run (the thread holds the run just made)"
+		}
+		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q after the run on it", thread), want, got).WithSpec(spec)
 	}
 	r, err := w.threadEvents(thread, "")
 	if err != nil {
@@ -327,7 +402,7 @@ func sseRunID(body []byte) string {
 	for _, f := range frames {
 		data, _ := f.Field("data")
 		if obj, err := decodeObject([]byte(data)); err == nil {
-			if id, ok := obj["runID"].(string); ok && id != "" {
+			if id, ok := idString(obj["runID"]); ok {
 				return id
 			}
 		}
@@ -358,11 +433,16 @@ func (w *World) abortedStream(notWant string) error {
 // stays open until the run finishes; for a cancelled run that is at once,
 // and its events hold nothing the script would have said after the abort.
 // A service that only cut the stream answers once the script has run out,
-// with the later content. lastRunID is not read: it reports completion, and
-// the spec does not say that a cancelled run completes.
-func (w *World) abortedOnServer(run, thread, notWant string) error {
-	notWant, err := w.expand(notWant)
+// with the later content. The answer must also hold what the run said
+// before the abort: an empty answer for a run the route cannot find or has
+// not finished shows nothing. lastRunID is not read: it reports completion,
+// and the spec does not say that a cancelled run completes.
+func (w *World) abortedOnServer(run, thread, want, notWant string) error {
+	want, err := w.expand(want)
 	if err != nil {
+		return err
+	}
+	if notWant, err = w.expand(notWant); err != nil {
 		return err
 	}
 	if _, err := w.run(run); err != nil {
@@ -374,6 +454,11 @@ func (w *World) abortedOnServer(run, thread, notWant string) error {
 	}
 	if err := w.status2xx(); err != nil {
 		return err
+	}
+	if !strings.Contains(string(r.Body), want) {
+		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
+			fmt.Sprintf("the content %q the run said before the abort", want), "%s", abbreviate(r.Body)).
+			WithSpec("With runID, delivers that run's events after the fact")
 	}
 	if strings.Contains(string(r.Body), notWant) {
 		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",

@@ -240,7 +240,7 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 			"%v: %s", err, abbreviate(resp.Body))
 	}
 	for _, it := range items {
-		if r, ok := it["runID"].(string); ok && r != "" {
+		if r, ok := idString(it["runID"]); ok { // its type is not shown
 			// The thread's newest run, for checks that the thread moved on.
 			w.runs[openingRun(thread)] = r
 			if runName != "" {

@@ -43,6 +43,7 @@ func toolSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^the run's tools include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, true) })
 	step(sc, `^the run's tools do not include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, false) })
 	step(sc, `^the run's tools are exactly "([^"]*)"$`, w.toolsExactly)
+	step(sc, `^the run is refused with a 4xx status, or its tools are exactly "([^"]*)"$`, w.refusedOrToolsExactly)
 	step(sc, `^the run's tools are those of answer "(\w+)"( and more)?$`, func(name, more string) error {
 		base, ok := answers[name]
 		if !ok {
@@ -293,10 +294,41 @@ func (w *World) toolsExactly(list string) error {
 	if err != nil {
 		return err
 	}
+	want, got = w.withoutServiceTools(want), w.withoutServiceTools(got)
 	if !slices.Equal(sorted(got), want) {
 		return outcome.Failf("the run's tools (@tools)", "exactly "+strings.Join(want, ", "), "%s", strings.Join(got, ", "))
 	}
 	return nil
+}
+
+// refusedOrToolsExactly: where the spec leaves open whether a request is
+// refused or its extra part ignored, a 4xx refusal passes; a run must have
+// exactly the tools listed.
+func (w *World) refusedOrToolsExactly(list string) error {
+	r, err := w.finished()
+	if err != nil {
+		return err
+	}
+	if r.Status >= 400 && r.Status < 500 {
+		return nil
+	}
+	if !is2xx(r.Status) {
+		return statusFailure(r.Method+" "+r.URL+": the status", "a 4xx refusal, or 2xx with the narrowed tools", r)
+	}
+	return w.toolsExactly(list)
+}
+
+// withoutServiceTools drops the profile's service tools (agents.*.serviceTools)
+// from a list: the spec's "configured tools" do not address tools the
+// service offers every run, so exact comparisons leave them out.
+func (w *World) withoutServiceTools(list []string) []string {
+	svc := map[string]bool{}
+	for _, a := range w.P.Agents.Roles() {
+		for _, t := range a.ServiceTools {
+			svc[t] = true
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(t string) bool { return svc[t] })
 }
 
 func sorted(list []string) []string {
@@ -316,6 +348,7 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 	if err != nil {
 		return err
 	}
+	own, got = w.withoutServiceTools(own), w.withoutServiceTools(got)
 	check, gotList := "the run's tools (@tools)", strings.Join(got, ", ")
 	if !more {
 		if !slices.Equal(sorted(got), sorted(own)) {

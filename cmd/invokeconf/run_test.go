@@ -71,7 +71,7 @@ func TestRunWritesEveryReport(t *testing.T) {
 			t.Errorf("the console does not name %s", path)
 		}
 	}
-	for _, want := range []string{"[ 1/", "Rule verdicts per area", "sse", "Verdict: PARTIAL (exit 0): judged 8 of 110 observable spec rules"} {
+	for _, want := range []string{"[ 1/", "Rule verdicts per area", "sse", "Verdict: PARTIAL (exit 0): judged 8 of "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the console lacks %q:\n%s", want, stdout)
 		}

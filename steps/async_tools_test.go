@@ -1,0 +1,66 @@
+package steps
+
+import (
+	"testing"
+)
+
+// TestLastRunIDOf: lastRunID's type is not shown; a string and a number
+// both name the run, absence and null name none.
+func TestLastRunIDOf(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"lastRunID":"run_1"}`:          "run_1",
+		`{"lastRunID":1234567890123456}`: "1234567890123456",
+		`{"lastRunID":null}`:             "",
+		`{"id":"thr_1"}`:                 "",
+	} {
+		if got, err := lastRunIDOf([]byte(body)); err != nil || got != want {
+			t.Errorf("lastRunIDOf(%s) = %q, %v; want %q", body, got, err, want)
+		}
+	}
+	if _, err := lastRunIDOf([]byte(`[1]`)); err == nil {
+		t.Error("lastRunIDOf of a JSON array: no error")
+	}
+}
+
+// TestServiceToolsLeftOut: a tool the profile lists under serviceTools does
+// not count in an exact comparison; any other extra tool does.
+func TestServiceToolsLeftOut(t *testing.T) {
+	tests := []struct {
+		answer string
+		pass   bool
+	}{
+		{"tools: calc", true},
+		{"tools: calc, platform-help", true},
+		{"tools: calc, web", false},
+	}
+	for _, tc := range tests {
+		w := testWorld(t)
+		w.P.Agents.Main.ServiceTools = []string{"platform-help"}
+		w.resp = &Response{Method: "POST", URL: "http://x/api", Status: 200, Body: []byte(tc.answer), Complete: true}
+		if err := w.toolsExactly("calc"); (err == nil) != tc.pass {
+			t.Errorf("%q: %v, want pass %v", tc.answer, err, tc.pass)
+		}
+	}
+}
+
+// TestLastCompletedOrWaited: the answer completed when the call came passes;
+// both answers, neither, or a run that must not show fail without waiting.
+func TestLastCompletedOrWaited(t *testing.T) {
+	tests := []struct {
+		body string
+		pass bool
+	}{
+		{"second", true},
+		{"first second", false},
+		{"second third", false},
+		{"nothing", false},
+	}
+	for _, tc := range tests {
+		w := testWorld(t)
+		w.threads["T"], w.runs["R3"] = "thr_1", "run_3"
+		w.resp = &Response{Method: "GET", URL: "http://x/events", Status: 200, Body: []byte(tc.body), Complete: true}
+		if err := w.lastCompletedOrWaited("second", "first", "third", "R3", "T"); (err == nil) != tc.pass {
+			t.Errorf("%q: %v, want pass %v", tc.body, err, tc.pass)
+		}
+	}
+}
