@@ -33,11 +33,12 @@ import (
 
 // godogOptions are the options of every run: the embedded features,
 // strict, no colours, and the console left to the collector (godog's own
-// progress dots would interleave with its lines).
-func godogOptions(ctx context.Context, format, tags string, concurrency int) *godog.Options {
+// progress dots would interleave with its lines): godog's output is
+// cucumber.json or nothing.
+func godogOptions(ctx context.Context, format string, output io.Writer, tags string, concurrency int) *godog.Options {
 	return &godog.Options{
 		Format:         format,
-		Output:         io.Discard,
+		Output:         output,
 		Paths:          []string{"."},
 		FS:             features.FS,
 		Tags:           tags,

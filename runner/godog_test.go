@@ -99,7 +99,7 @@ func godogRuns(t *testing.T, expr string) []string {
 	t.Helper()
 	var mu sync.Mutex
 	var ran []string
-	opts := godogOptions(context.Background(), "progress", expr, 4)
+	opts := godogOptions(context.Background(), "progress", io.Discard, expr, 4)
 	opts.Strict = false
 	godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {

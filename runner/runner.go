@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -266,12 +267,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if conc <= 0 {
 		conc = 16
 	}
-	format := "progress"
 	if cfg.OutDir != "" {
 		if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
 			return nil, fmt.Errorf("create output folder: %w", err)
 		}
-		format += ",cucumber:" + filepath.Join(cfg.OutDir, "cucumber.json")
 	}
 	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]Planned{}, total: plan.ToRun(),
 		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}}
@@ -281,6 +280,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col}
 	res := &Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
+		format, output, closeOutput, err := cucumberOutput(cfg.OutDir)
+		if err != nil {
+			return nil, err
+		}
 		res.GodogStatus = godog.TestSuite{
 			Name: "invokeconf",
 			ScenarioInitializer: func(sc *godog.ScenarioContext) {
@@ -290,8 +293,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				})
 				suite.InitializeScenario(sc)
 			},
-			Options: godogOptions(ctx, format, plan.Expr, conc),
+			Options: godogOptions(ctx, format, output, plan.Expr, conc),
 		}.Run()
+		if err := closeOutput(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", filepath.Join(cfg.OutDir, "cucumber.json"), err)
+		}
 	}
 	res.Duration = time.Since(res.Started)
 	res.Scenarios = col.results
@@ -316,6 +322,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return a.Line < b.Line
 	})
 	return res, nil
+}
+
+// cucumberOutput returns godog's format and output for a run writing
+// cucumber.json into dir ("" writes nothing), and a function that finishes
+// the file. The file is buffered: godog's cucumber formatter issues a write
+// per JSON token, which on a full run cost most of a second of system calls.
+func cucumberOutput(dir string) (format string, w io.Writer, closeFn func() error, err error) {
+	if dir == "" {
+		return "progress", io.Discard, func() error { return nil }, nil
+	}
+	f, err := os.Create(filepath.Join(dir, "cucumber.json"))
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("create output file: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	return "cucumber", bw, func() error {
+		return errors.Join(bw.Flush(), f.Close())
+	}, nil
 }
 
 func fromPlan(pl Planned, status Status, reason string) ScenarioResult {
