@@ -53,6 +53,7 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := p.Validate(); err != nil {
 		return usageError{fmt.Errorf("profile %s: %w", *path, err)}
 	}
+	warnUnknownVars(stderr, p, os.Environ())
 	fmt.Fprintf(stdout, "profile %s: well formed", *path)
 	if len(used) > 0 {
 		fmt.Fprintf(stdout, "; from the environment: %s", strings.Join(used, ", "))
@@ -78,31 +79,8 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	var absent []string
-	for _, name := range profile.CapabilityNames() {
-		if on, _ := p.Capability(name); !on {
-			absent = append(absent, name)
-		}
-	}
 	gaps := runner.Gaps(p, plan)
-	if len(absent) > 0 {
-		// Scenarios tagged with an absent capability are planned out; the
-		// rest that need one meet it in a step (the gaps below).
-		lost := map[string]bool{}
-		for _, s := range plan.Scenarios {
-			if s.Status == runner.NotApplicable || s.Status == runner.Untested {
-				lost[s.ID] = true
-			}
-		}
-		for _, g := range gaps {
-			if strings.HasPrefix(g.Path, "capabilities.") {
-				for _, id := range g.Scenarios {
-					lost[id] = true
-				}
-			}
-		}
-		fmt.Fprintf(stdout, "capabilities declared absent: %s (%d scenarios will be not applicable or untested)\n", strings.Join(absent, ", "), len(lost))
-	}
+	printCapabilities(stdout, capabilityStatuses(p, plan, gaps))
 	printGaps(stdout, gaps)
 	problems = append(problems, printDemands(stdout, p)...)
 	if len(problems) > 0 {
@@ -110,6 +88,93 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	fmt.Fprintln(stdout, "profile check passed")
 	return nil
+}
+
+// capabilityStatus is what a profile's capability that is not on does to
+// the scenarios: declared false, its @capability scenarios are not
+// applicable (the target lacks it); left out, they are untested, since
+// nothing says the target lacks it.
+type capabilityStatus struct {
+	Name     string
+	Declared bool
+	// NotApplicable and Untested count the scenarios it takes out of the
+	// run; Untested includes those whose steps need it (runner.Gaps).
+	NotApplicable, Untested int
+}
+
+// capabilityStatuses lists the capabilities that are not on, in the
+// profile's order, with what each takes out of plan.
+func capabilityStatuses(p *profile.Profile, plan *runner.Plan, gaps []runner.Gap) []capabilityStatus {
+	var out []capabilityStatus
+	for _, name := range profile.CapabilityNames() {
+		if on, _ := p.Capability(name); on {
+			continue
+		}
+		st := capabilityStatus{Name: name, Declared: p.CapabilityDeclared(name)}
+		untested := map[string]bool{}
+		for _, s := range plan.Scenarios {
+			switch {
+			case s.Capability != name:
+			case s.Status == runner.NotApplicable:
+				st.NotApplicable++
+			case s.Status == runner.Untested:
+				untested[s.ID] = true
+			}
+		}
+		for _, g := range gaps {
+			if g.Path == "capabilities."+name {
+				for _, id := range g.Scenarios {
+					untested[id] = true
+				}
+			}
+		}
+		st.Untested = len(untested)
+		out = append(out, st)
+	}
+	return out
+}
+
+// printCapabilities tells a capability declared false from one left out:
+// the first makes scenarios not applicable, the second leaves them
+// untested.
+func printCapabilities(w io.Writer, caps []capabilityStatus) {
+	for _, declared := range []bool{true, false} {
+		var items []string
+		for _, c := range caps {
+			if c.Declared == declared {
+				items = append(items, c.Name+" ("+scenarioCounts(c)+")")
+			}
+		}
+		if len(items) == 0 {
+			continue
+		}
+		if declared {
+			fmt.Fprintf(w, "capabilities declared false (the target lacks them; their scenarios are not applicable): %s\n", strings.Join(items, ", "))
+		} else {
+			fmt.Fprintf(w, "capabilities left out (their scenarios are untested; declare each true or false): %s\n", strings.Join(items, ", "))
+		}
+	}
+}
+
+func scenarioCounts(c capabilityStatus) string {
+	var parts []string
+	if c.NotApplicable > 0 {
+		parts = append(parts, scenarios(c.NotApplicable)+" not applicable")
+	}
+	if c.Untested > 0 {
+		parts = append(parts, scenarios(c.Untested)+" untested")
+	}
+	if len(parts) == 0 {
+		return "no selected scenario needs it"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func scenarios(n int) string {
+	if n == 1 {
+		return "1 scenario"
+	}
+	return fmt.Sprintf("%d scenarios", n)
 }
 
 // printDemands reports what the scenarios ask of the profile's contents

@@ -265,10 +265,10 @@ func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) {
 		fmt.Fprintf(w, ", %d not selected", unsel)
 	}
 	if na > 0 {
-		fmt.Fprintf(w, ", %d not applicable (capabilities the profile declares absent)", na)
+		fmt.Fprintf(w, ", %d not applicable (capabilities the profile declares false)", na)
 	}
 	if untested > 0 {
-		fmt.Fprintf(w, ", %d untested (capabilities they need are declared absent)", untested)
+		fmt.Fprintf(w, ", %d untested (capabilities the profile leaves out, or declares false where a scenario needs them)", untested)
 	}
 	fmt.Fprintln(w)
 	printGaps(w, runner.Gaps(p, plan))
@@ -279,7 +279,7 @@ func printGaps(w io.Writer, gaps []runner.Gap) {
 	if len(gaps) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "profile gaps (fields left empty, or capabilities declared false; the scenarios that need them will be untested):")
+	fmt.Fprintln(w, "profile gaps (fields left empty, capabilities left out, or capabilities declared false that a scenario needs; those scenarios will be untested):")
 	width := 0
 	for _, g := range gaps {
 		width = max(width, len(g.Path))

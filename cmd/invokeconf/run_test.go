@@ -390,3 +390,57 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Error("the reports show no key references: were the keys sent at all?")
 	}
 }
+
+// TestProfileCheckCapabilities: profile check tells a capability declared
+// false (its scenarios not applicable) from one left out (untested), and
+// warns about a variable that overrides no field, as run does.
+func TestProfileCheckCapabilities(t *testing.T) {
+	_, path := serveProfile(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(string(b), "\n") {
+		switch strings.TrimSpace(line) {
+		case "researchMode: true":
+			line = strings.Replace(line, "true", "false", 1)
+		case "bundleTestHooks: true":
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("INVOKECONF_KEYS_AGNET", "x")
+	_, stdout, stderr := invoke(t, "profile", "check", "--profile", path)
+	for _, c := range []struct{ out, want string }{
+		{stdout, "capabilities declared false (the target lacks them; their scenarios are not applicable): researchMode ("},
+		{stdout, "capabilities left out (their scenarios are untested; declare each true or false): bundleTestHooks ("},
+		{stderr, "INVOKECONF_KEYS_AGNET is set but overrides no profile field (did you mean INVOKECONF_KEYS_AGENT?)"},
+	} {
+		if !strings.Contains(c.out, c.want) {
+			t.Errorf("profile check does not say %q:\n%s\n%s", c.want, stdout, stderr)
+		}
+	}
+	if strings.Contains(stdout, "researchMode (0") || strings.Contains(stdout, "bundleTestHooks (no selected") {
+		t.Errorf("a capability is reported without the scenarios it takes out:\n%s", stdout)
+	}
+}
+
+func TestScenarioCounts(t *testing.T) {
+	for _, c := range []struct {
+		st   capabilityStatus
+		want string
+	}{
+		{capabilityStatus{NotApplicable: 4}, "4 scenarios not applicable"},
+		{capabilityStatus{NotApplicable: 2, Untested: 1}, "2 scenarios not applicable, 1 scenario untested"},
+		{capabilityStatus{Untested: 3}, "3 scenarios untested"},
+		{capabilityStatus{}, "no selected scenario needs it"},
+	} {
+		if got := scenarioCounts(c.st); got != c.want {
+			t.Errorf("scenarioCounts(%+v) = %q, want %q", c.st, got, c.want)
+		}
+	}
+}
