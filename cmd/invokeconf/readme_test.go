@@ -2,8 +2,11 @@ package main
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/invokeconf/invokeconf/profile"
 )
 
 // TestReadmeCommands: the two commands on the README's first screen are the
@@ -30,4 +33,43 @@ func TestReadmeCommands(t *testing.T) {
 			t.Errorf(".ci/run does not run the README's command %q", cmd)
 		}
 	}
+}
+
+// TestReadmeListsEveryVariable: the README's table of profile variables
+// names every variable a profile field has (`*` standing for an agent
+// role), and no variable that none has.
+func TestReadmeListsEveryVariable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "\n## Profile fields from the environment\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	names := regexp.MustCompile("`(INVOKECONF_[A-Z_*]+)`").FindAllStringSubmatch(section, -1)
+	if len(names) == 0 {
+		t.Fatal("the README has no section \"Profile fields from the environment\" naming variables")
+	}
+	used := map[string]bool{}
+	for _, f := range (&profile.Profile{}).Fields() {
+		listed := false
+		for _, n := range names {
+			if roleGlob(n[1]).MatchString(f.Env) {
+				listed, used[n[1]] = true, true
+			}
+		}
+		if !listed {
+			t.Errorf("the README's table of profile variables lacks %s (%s)", f.Env, f.Path)
+		}
+	}
+	for _, n := range names {
+		if !used[n[1]] {
+			t.Errorf("the README names %s, which sets no profile field", n[1])
+		}
+	}
+}
+
+// roleGlob matches a variable name in which * stands for one word (an agent
+// role: MAIN, OTHER, RESTRICTED).
+func roleGlob(name string) *regexp.Regexp {
+	return regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(name), `\*`, "[A-Z]+") + "$")
 }
