@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -184,6 +185,9 @@ func TestGuideProfileGivesTheDescribedReport(t *testing.T) {
 		!reflect.DeepEqual(example.Projects, ref.Projects) || example.NonAgentID != ref.NonAgentID {
 		t.Fatal("the guide's example profile does not hold the reference server's keys, agents and IDs")
 	}
+	for _, d := range profileDifferences(example, ref) {
+		t.Errorf("the guide's example profile and fixtures/reference.yaml differ: %s", d)
+	}
 
 	model, err := modelserver.Listen(modelserver.Config{}, "127.0.0.1:0")
 	if err != nil {
@@ -225,4 +229,25 @@ func TestGuideProfileGivesTheDescribedReport(t *testing.T) {
 			t.Errorf("report %s: %v", f, err)
 		}
 	}
+}
+
+// profileDifferences lists the fields whose values differ between the
+// guide's example and the reference profile, but for those the guide
+// explains: the base URL and the script capabilities (@step and @ask come
+// from the service, not from a model).
+func profileDifferences(example, ref *profile.Profile) []string {
+	want := map[string]string{}
+	for _, f := range ref.Fields() {
+		want[f.Path] = f.Value()
+	}
+	var out []string
+	for _, f := range example.Fields() {
+		if f.Path == "baseURL" || f.Path == "capabilities.script" || f.Secret {
+			continue // keys are compared whole above, and never printed
+		}
+		if f.Value() != want[f.Path] {
+			out = append(out, fmt.Sprintf("%s: %q in the guide, %q in the reference", f.Path, f.Value(), want[f.Path]))
+		}
+	}
+	return out
 }
