@@ -149,9 +149,9 @@ func printCapabilities(w io.Writer, caps []capabilityStatus) {
 			continue
 		}
 		if declared {
-			fmt.Fprintf(w, "capabilities declared false (the target lacks them; their scenarios are not applicable): %s\n", strings.Join(items, ", "))
+			fmt.Fprintf(w, "capabilities declared false (the target lacks them): %s\n", strings.Join(items, ", "))
 		} else {
-			fmt.Fprintf(w, "capabilities left out (their scenarios are untested; declare each true or false): %s\n", strings.Join(items, ", "))
+			fmt.Fprintf(w, "capabilities left out (their scenarios are untested until each is declared true or false): %s\n", strings.Join(items, ", "))
 		}
 	}
 }
