@@ -73,7 +73,9 @@ var commandDocs = map[string]commandDoc{
 			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure"}},
 	"profile check": {"invokeconf profile check --profile FILE",
 		"Reads a profile as run does (with INVOKECONF_* overrides) and asks its target: does it answer, are the\n" +
-			"keys accepted (the expired key refused); then says what the profile's gaps leave untested.",
+			"keys accepted (the expired key refused); then says what the profile's gaps leave untested, tells\n" +
+			"capabilities declared false (their scenarios not applicable) from those left out (untested), and\n" +
+			"warns about INVOKECONF_* variables that override no field.",
 		[]string{"invokeconf profile check --profile target.yaml"}},
 	"profile vars": {"invokeconf profile vars [--profile FILE]",
 		"Lists every INVOKECONF_* variable with the profile field it overrides; with --profile, whether it is set.",
