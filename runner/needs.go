@@ -75,8 +75,8 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 			blocked[pl.ID] = true
 			continue
 		}
-		if pl.Status != Runs || len(empty) == 0 {
-			continue // reading needs is costly, and no field is empty to need
+		if pl.Status != Runs {
+			continue
 		}
 		for _, need := range Needs(pl.Pickle) {
 			env, ok := empty[need]
