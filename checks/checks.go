@@ -1,0 +1,157 @@
+// Package checks holds rule checks as pure functions of recorded traffic
+// (package traffic): given an exchange, and for rules over several
+// exchanges what came before it, a check returns nil (the rule held), an
+// *outcome.Failure (it broke), or a *Skip (the exchange cannot decide it).
+// The passive proxy and the offline judge call them; the active steps can
+// call the very same functions on the exchanges they record.
+//
+// Each check stands beside the spec's words it rests on, h2spec style, and
+// decides only on evidence that settles the rule: where the spec leaves a
+// choice, or the recording lacks what deciding needs, it skips.
+package checks
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// Skip says that a check did not decide its rule on an exchange.
+type Skip struct {
+	// Reason says why.
+	Reason string
+	// Untested is true when the exchange bore on the rule but the recording
+	// lacks what deciding needs (chunk timings, a body): the rule is then
+	// untested rather than not seen.
+	Untested bool
+}
+
+func (s *Skip) Error() string { return s.Reason }
+
+// skip returns a Skip for an exchange that does not bear on the rule.
+func skip(format string, args ...any) error { return &Skip{Reason: fmt.Sprintf(format, args...)} }
+
+// untested returns a Skip for an exchange that bears on the rule but cannot
+// decide it.
+func untested(reason string) error { return &Skip{Reason: reason, Untested: true} }
+
+// Reasons a recording cannot decide a rule.
+const (
+	NoTimings = "the recording has no chunk timings"
+	NoBody    = "the recording keeps no bodies (--redact-bodies)"
+	CutBody   = "the recording holds only the start of the body (--max-record)"
+)
+
+// Check is one rule's check.
+type Check struct {
+	// Rule is the catalog ID the check decides.
+	Rule string
+	// Spec is the spec's words the check rests on.
+	Spec string
+	// Judge decides the rule on x; h holds what the exchanges before x
+	// showed.
+	Judge func(x *traffic.Exchange, h *History) error
+}
+
+// All returns every check, ordered by rule ID.
+func All() []Check {
+	var all []Check
+	for _, group := range [][]Check{formatChecks, sseChecks, threadChecks, errorChecks} {
+		all = append(all, group...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Rule < all[j].Rule })
+	return all
+}
+
+// Rules returns the IDs of the rules traffic can decide.
+func Rules() []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, c := range All() {
+		if !seen[c.Rule] {
+			seen[c.Rule] = true
+			ids = append(ids, c.Rule)
+		}
+	}
+	return ids
+}
+
+// History is what the exchanges judged so far showed, for rules over
+// several exchanges. The zero value is empty and ready.
+type History struct {
+	threads map[string]bool
+}
+
+// Thread reports whether an earlier response named the thread.
+func (h *History) Thread(id string) bool { return h != nil && h.threads[id] }
+
+// Add records what x shows: the threads its response names.
+func (h *History) Add(x *traffic.Exchange) {
+	if h.threads == nil {
+		h.threads = map[string]bool{}
+	}
+	if x.Response == nil {
+		return
+	}
+	if t := x.Response.Header.Get(threadHeader); t != "" {
+		h.threads[t] = true
+	}
+	if a, ok := asyncAck(x); ok {
+		h.threads[a.ThreadID] = true
+	}
+}
+
+// Result is one check's outcome on one exchange.
+type Result struct {
+	Rule     string
+	Spec     string
+	Exchange int
+	// Failure is set when the rule broke.
+	Failure *outcome.Failure
+	// Skip is set when the exchange did not decide the rule.
+	Skip *Skip
+	// Err is set when the check itself broke (a harness error).
+	Err error
+}
+
+// Passed reports whether the exchange decided the rule and it held.
+func (r Result) Passed() bool { return r.Failure == nil && r.Skip == nil && r.Err == nil }
+
+// Exchange runs every check on x, then adds x to h.
+func Exchange(x *traffic.Exchange, h *History) []Result {
+	var out []Result
+	for _, c := range All() {
+		out = append(out, run(c, x, h))
+	}
+	h.Add(x)
+	return out
+}
+
+func run(c Check, x *traffic.Exchange, h *History) (r Result) {
+	r = Result{Rule: c.Rule, Spec: c.Spec, Exchange: x.ID}
+	defer func() {
+		if p := recover(); p != nil {
+			r.Err = fmt.Errorf("check %s panicked: %v", c.Rule, p)
+		}
+	}()
+	err := c.Judge(x, h)
+	var s *Skip
+	switch {
+	case err == nil:
+	case errors.As(err, &s):
+		r.Skip = s
+	default:
+		if f, ok := outcome.AsFailure(err); ok {
+			if f.Spec == "" {
+				f.Spec = c.Spec
+			}
+			r.Failure = f
+		} else {
+			r.Err = err
+		}
+	}
+	return r
+}
