@@ -82,19 +82,36 @@ func Rules() []string {
 // History is what the exchanges judged so far showed, for rules over
 // several exchanges. The zero value is empty and ready.
 type History struct {
-	threads map[string]bool
+	threads  map[string]bool
+	resolved map[string]bool
 }
 
 // Thread reports whether an earlier response named the thread.
 func (h *History) Thread(id string) bool { return h != nil && h.threads[id] }
 
-// Add records what x shows: the threads its response names.
+// Resolved reports whether an earlier invoke of that path ({id} of an
+// agent route, {project_id} of a project route) was answered 2xx: its {id}
+// resolves.
+func (h *History) Resolved(inv Invoke) bool { return h != nil && h.resolved[resolveKey(inv)] }
+
+func resolveKey(inv Invoke) string {
+	if inv.Project {
+		return "project/" + inv.ID
+	}
+	return "agent/" + inv.ID
+}
+
+// Add records what x shows: the threads its response names, and the {id}
+// it resolved.
 func (h *History) Add(x *traffic.Exchange) {
 	if h.threads == nil {
-		h.threads = map[string]bool{}
+		h.threads, h.resolved = map[string]bool{}, map[string]bool{}
 	}
 	if x.Response == nil {
 		return
+	}
+	if inv, ok := InvokeOf(x); ok && x.Response.Status/100 == 2 && inv.ThreadSegment == "" {
+		h.resolved[resolveKey(inv)] = true
 	}
 	if t := x.Response.Header.Get(threadHeader); t != "" {
 		h.threads[t] = true

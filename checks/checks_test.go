@@ -293,3 +293,17 @@ func TestJudgementSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalAfterResolving: a 400 for a malformed key is decided once the
+// recording has seen the same {id} resolve.
+func TestRefusalAfterResolving(t *testing.T) {
+	var h History
+	malformed := ex{req: http.Header{"Authorization": {"Bearer nope"}}, status: 400}.build()
+	if r := run(check(t, "ERR-03"), malformed, &h); r.Skip == nil {
+		t.Fatalf("decided before {id} resolved: %+v", r)
+	}
+	h.Add(ex{resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build())
+	if r := run(check(t, "ERR-03"), malformed, &h); r.Failure == nil {
+		t.Errorf("400 for a malformed key on a resolved {id}: %+v", r)
+	}
+}

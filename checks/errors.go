@@ -15,10 +15,12 @@ var errorChecks = []Check{
 }
 
 // refused checks that an invoke call whose key has shape want was answered
-// 401. A 400, 404 or 5xx is not decided: the spec does not rank resolving
-// {id} against checking the key, and a server failure can come first.
-func refused(x *traffic.Exchange, want traffic.Auth, what string) error {
-	if _, ok := InvokeOf(x); !ok {
+// 401. A 400 or 404 is decided only for an {id} that an earlier call of the
+// recording resolved (the spec does not rank resolving {id} against
+// checking the key); a 5xx is never (a server failure can come first).
+func refused(x *traffic.Exchange, h *History, want traffic.Auth, what string) error {
+	inv, ok := InvokeOf(x)
+	if !ok {
 		return skip("not an invoke call")
 	}
 	if x.Response == nil {
@@ -30,7 +32,7 @@ func refused(x *traffic.Exchange, want traffic.Auth, what string) error {
 	switch s := x.Response.Status; {
 	case s == 401:
 		return nil
-	case s == 400 || s == 404 || s >= 500:
+	case (s == 400 || s == 404) && !h.Resolved(inv) || s >= 500:
 		return skip("answered %d, which the spec does not rank against 401", s)
 	default:
 		return outcome.Failf(fmt.Sprintf("the status for a %s key", what), "401", "%d", s)
@@ -38,14 +40,14 @@ func refused(x *traffic.Exchange, want traffic.Auth, what string) error {
 }
 
 // MissingKey: ERR-02. An invoke call without Authorization is 401.
-func MissingKey(x *traffic.Exchange, _ *History) error {
-	return refused(x, traffic.AuthMissing, "missing")
+func MissingKey(x *traffic.Exchange, h *History) error {
+	return refused(x, h, traffic.AuthMissing, "missing")
 }
 
 // MalformedKey: ERR-03. An invoke call whose Authorization is not
 // "Bearer sk-svc-<user>-<key>-<secret>" is 401.
-func MalformedKey(x *traffic.Exchange, _ *History) error {
-	return refused(x, traffic.AuthMalformed, "malformed")
+func MalformedKey(x *traffic.Exchange, h *History) error {
+	return refused(x, h, traffic.AuthMalformed, "malformed")
 }
 
 // ProblemFormat: ERR-10. An invoke error body is not the OpenAI error

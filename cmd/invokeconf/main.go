@@ -9,6 +9,8 @@
 //	invokeconf rules [--format markdown|json]                    list the rule catalog with the scenarios of each rule
 //	invokeconf defects                                           list the reference server's defect switches
 //	invokeconf variants                                          list the reference server's variant switches
+//	invokeconf proxy --target URL [--listen ADDR] [--out DIR]    record and judge live traffic (passive, docs/passive.md)
+//	invokeconf judge FILE.har                                    judge recorded traffic offline
 //
 // Exit codes: 0 every applicable MUST rule passed; 1 a rule failed; 2 bad
 // usage or profile; 3 harness error or no scenario ran.
@@ -38,6 +40,8 @@ Usage:
   invokeconf rules [flags]    list the rule catalog
   invokeconf defects          list the reference server's defect switches
   invokeconf variants         list the reference server's variant switches (legal behaviours the spec allows)
+  invokeconf proxy [flags]    record and judge the traffic between a client and the service (passive, never a certification)
+  invokeconf judge FILE.har   judge recorded traffic offline
 
 Run 'invokeconf <command> -h' for a command's flags.
 Exit codes: 0 pass, 1 a rule failed, 2 bad usage or profile, 3 harness error or no scenario ran.
@@ -74,6 +78,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDefects(args[1:], stdout, stderr)
 	case "variants":
 		err = cmdVariants(args[1:], stdout, stderr)
+	case "proxy":
+		code, err = cmdProxy(ctx, args[1:], stdout, stderr)
+	case "judge":
+		code, err = cmdJudge(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass
