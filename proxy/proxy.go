@@ -71,7 +71,7 @@ func (b *bufPool) Get() []byte {
 	if v, ok := b.p.Get().(*[]byte); ok {
 		return *v
 	}
-	return make([]byte, 8<<10)
+	return make([]byte, 4<<10)
 }
 
 func (b *bufPool) Put(buf []byte) { b.p.Put(&buf) }
@@ -86,6 +86,7 @@ func New(cfg Config) *Proxy {
 			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 			DisableCompression:  true,
 			MaxIdleConnsPerHost: 64,
+			WriteBufferSize:     1 << 10,
 			IdleConnTimeout:     90 * time.Second,
 		}
 	}
