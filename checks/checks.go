@@ -51,6 +51,11 @@ type Check struct {
 	Rule string
 	// Spec is the spec's words the check rests on.
 	Spec string
+	// Aspect names the part of the rule the check decides when the rule has
+	// several checks ("" for its main one). A rule passes only when every
+	// aspect was decided: never on less evidence than the active suite
+	// needs.
+	Aspect string
 	// Judge decides the rule on x; h holds what the exchanges before x
 	// showed.
 	Judge func(x *traffic.Exchange, h *History) error
@@ -59,11 +64,20 @@ type Check struct {
 // All returns every check, ordered by rule ID.
 func All() []Check {
 	var all []Check
-	for _, group := range [][]Check{formatChecks, sseChecks, threadChecks, errorChecks} {
+	for _, group := range [][]Check{formatChecks, liveChecks, sseChecks, threadChecks, errorChecks} {
 		all = append(all, group...)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Rule < all[j].Rule })
 	return all
+}
+
+// Aspects returns the aspects of each rule's checks.
+func Aspects() map[string][]string {
+	out := map[string][]string{}
+	for _, c := range All() {
+		out[c.Rule] = append(out[c.Rule], c.Aspect)
+	}
+	return out
 }
 
 // Rules returns the IDs of the rules traffic can decide.
@@ -124,6 +138,7 @@ func (h *History) Add(x *traffic.Exchange) {
 // Result is one check's outcome on one exchange.
 type Result struct {
 	Rule     string
+	Aspect   string
 	Spec     string
 	Exchange int
 	// Failure is set when the rule broke.
@@ -148,7 +163,7 @@ func Exchange(x *traffic.Exchange, h *History) []Result {
 }
 
 func run(c Check, x *traffic.Exchange, h *History) (r Result) {
-	r = Result{Rule: c.Rule, Spec: c.Spec, Exchange: x.ID}
+	r = Result{Rule: c.Rule, Aspect: c.Aspect, Spec: c.Spec, Exchange: x.ID}
 	defer func() {
 		if p := recover(); p != nil {
 			r.Err = fmt.Errorf("check %s panicked: %v", c.Rule, p)

@@ -83,20 +83,33 @@ func sse(chunks ...at) ex {
 
 func whole(parts ...string) []at { return []at{{1, strings.Join(parts, "")}} }
 
-// want is the expected result: "pass", "fail", "skip" or "untested".
-func verdictOf(c Check, x *traffic.Exchange) (string, Result) {
-	r := run(c, x, &History{})
-	switch {
-	case r.Err != nil:
-		return "error", r
-	case r.Failure != nil:
-		return "fail", r
-	case r.Skip != nil && r.Skip.Untested:
-		return "untested", r
-	case r.Skip != nil:
-		return "skip", r
+// verdictOf runs every check of a rule on x and sums them up as a
+// judgement does: "fail", "pass", "untested" or "skip".
+func verdictOf(rule, aspect string, x *traffic.Exchange) (string, Result) {
+	var last Result
+	got := "skip"
+	rank := map[string]int{"skip": 0, "untested": 1, "pass": 2, "fail": 3, "error": 4}
+	for _, c := range All() {
+		if c.Rule != rule || c.Aspect != aspect {
+			continue
+		}
+		r := run(c, x, &History{})
+		v := "pass"
+		switch {
+		case r.Err != nil:
+			v = "error"
+		case r.Failure != nil:
+			v = "fail"
+		case r.Skip != nil && r.Skip.Untested:
+			v = "untested"
+		case r.Skip != nil:
+			v = "skip"
+		}
+		if rank[v] >= rank[got] {
+			got, last = v, r
+		}
 	}
-	return "pass", r
+	return got, last
 }
 
 func check(t *testing.T, id string) Check {
@@ -116,91 +129,111 @@ func TestChecks(t *testing.T) {
 		rule, name string
 		x          ex
 		want       string
+		aspect     string
 	}{
 		// FMT-01..05: literal Accept to response form.
-		{"FMT-01", "SSE for exactly text/event-stream", sse(whole(start, ev, final, closeF)...), "pass"},
-		{"FMT-01", "plain text for text/event-stream", ex{req: hdr("Accept", "text/event-stream"), chunks: whole("hi")}, "fail"},
-		{"FMT-01", "another Accept", ex{req: hdr("Accept", "*/*"), chunks: whole("hi")}, "skip"},
-		{"FMT-01", "an error status", ex{req: hdr("Accept", "text/event-stream"), status: 401}, "skip"},
-		{"FMT-01", "an async call", ex{url: "http://s/api/invoke/a?async=true", req: hdr("Accept", "text/event-stream")}, "skip"},
-		{"FMT-02", "the envelope", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[]}`)}, "pass"},
-		{"FMT-02", "plain text", ex{req: hdr("Accept", "application/json"), chunks: whole(`hi`)}, "fail"},
-		{"FMT-03", "plain without Accept", ex{chunks: whole("hi")}, "pass"},
-		{"FMT-03", "the envelope without Accept", ex{resp: hdr("Content-Type", "application/json"), chunks: whole(`{"items":[{"content":"hi"}]}`)}, "fail"},
-		{"FMT-03", "JSON text as plain text", ex{resp: hdr("Content-Type", "text/plain"), chunks: whole(`{"items":[]}`)}, "pass"},
-		{"FMT-04", "plain for text/event-stream, */*", ex{req: hdr("Accept", "text/event-stream, */*"), chunks: whole("hi")}, "pass"},
-		{"FMT-04", "SSE for text/event-stream, */*", ex{req: hdr("Accept", "text/event-stream, */*"), resp: sseResp, chunks: whole(start, ev)}, "fail"},
-		{"FMT-04", "exact value", sse(whole(start)...), "skip"},
+		{"FMT-01", "SSE for exactly text/event-stream", sse(whole(start, ev, final, closeF)...), "pass", ""},
+		{"FMT-01", "plain text for text/event-stream", ex{req: hdr("Accept", "text/event-stream"), chunks: whole("hi")}, "fail", ""},
+		{"FMT-01", "another Accept", ex{req: hdr("Accept", "*/*"), chunks: whole("hi")}, "skip", ""},
+		{"FMT-01", "an error status", ex{req: hdr("Accept", "text/event-stream"), status: 401}, "skip", ""},
+		{"FMT-01", "an async call", ex{url: "http://s/api/invoke/a?async=true", req: hdr("Accept", "text/event-stream")}, "skip", ""},
+		{"FMT-02", "the envelope", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"},{"runComplete":true}]}`)}, "pass", ""},
+		{"FMT-02", "an envelope before the run ended", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"}]}`)}, "fail", ""},
+		{"FMT-02", "the envelope of a failed run", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"error":"x"}]}`)}, "pass", ""},
+		{"FMT-02", "plain text", ex{req: hdr("Accept", "application/json"), chunks: whole(`hi`)}, "fail", ""},
+		{"FMT-03", "plain without Accept", ex{chunks: whole("hi")}, "pass", ""},
+		{"FMT-03", "the envelope without Accept", ex{resp: hdr("Content-Type", "application/json"), chunks: whole(`{"items":[{"content":"hi"}]}`)}, "fail", ""},
+		{"FMT-03", "JSON text as plain text", ex{resp: hdr("Content-Type", "text/plain"), chunks: whole(`{"items":[]}`)}, "pass", ""},
+		{"FMT-04", "plain for text/event-stream, */*", ex{req: hdr("Accept", "text/event-stream, */*"), chunks: whole("hi")}, "pass", ""},
+		{"FMT-04", "SSE for text/event-stream, */*", ex{req: hdr("Accept", "text/event-stream, */*"), resp: sseResp, chunks: whole(start, ev)}, "fail", ""},
+		{"FMT-04", "exact value", sse(whole(start)...), "skip", ""},
 		{"FMT-05", "envelope for application/json; charset=utf-8", ex{req: hdr("Accept", "application/json; charset=utf-8"),
-			resp: hdr("Content-Type", "application/json"), chunks: whole(`{"items":[]}`)}, "fail"},
-		{"FMT-05", "plain for application/json, */*", ex{req: hdr("Accept", "application/json, */*"), chunks: whole(`x`)}, "pass"},
-		{"FMT-05", "two Accept lines", ex{req: hdr("Accept", "application/json", "Accept", "*/*"), chunks: whole(`x`)}, "skip"},
+			resp: hdr("Content-Type", "application/json"), chunks: whole(`{"items":[]}`)}, "fail", ""},
+		{"FMT-05", "plain for application/json, */*", ex{req: hdr("Accept", "application/json, */*"), chunks: whole(`x`)}, "pass", ""},
+		{"FMT-05", "two Accept lines", ex{req: hdr("Accept", "application/json", "Accept", "*/*"), chunks: whole(`x`)}, "skip", ""},
 		// FMT-06: the flush bound, on scripted prompts only.
-		{"FMT-06", "fragments as produced", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}}, "pass"},
-		{"FMT-06", "fragments held to the end", ex{prompt: plainScript, chunks: []at{{1610, "abc"}}}, "fail"},
-		{"FMT-06", "a fragment held 900 ms", ex{prompt: plainScript, chunks: []at{{5, "a"}, {1705, "b"}, {1710, "c"}}}, "fail"},
-		{"FMT-06", "no timings", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}, untimed: true}, "untested"},
-		{"FMT-06", "an echo prompt", ex{prompt: "hello", chunks: []at{{5, "hello"}}}, "skip"},
+		{"FMT-06", "fragments as produced", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}}, "pass", ""},
+		{"FMT-06", "fragments held to the end", ex{prompt: plainScript, chunks: []at{{1610, "abc"}}}, "fail", ""},
+		{"FMT-06", "a fragment held 900 ms", ex{prompt: plainScript, chunks: []at{{5, "a"}, {1705, "b"}, {1710, "c"}}}, "fail", ""},
+		{"FMT-06", "no timings", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}, untimed: true}, "untested", ""},
+		{"FMT-06", "an echo prompt", ex{prompt: "hello", chunks: []at{{5, "hello"}}}, "skip", ""},
 		// SSE framing.
-		{"SSE-01", "start first", sse(whole(ping, start, ev)...), "pass"},
-		{"SSE-01", "an event first", sse(whole(ev, start)...), "fail"},
-		{"SSE-01", "start with data null", sse(whole("event: start\ndata: null\n\n")...), "fail"},
-		{"SSE-02", "id before data", sse(whole(start, ev, final, closeF)...), "pass"},
-		{"SSE-02", "data before id", sse(whole(start, "data: {\"runID\":\"r1\"}\nid: r1\n\n")...), "fail"},
-		{"SSE-02", "no id", sse(whole(start, "data: {\"runID\":\"r1\"}\n\n")...), "fail"},
-		{"SSE-02", "an id that is not the run", sse(whole(start, "id: 7\ndata: {\"runID\":\"r1\"}\n\n")...), "fail"},
-		{"SSE-03", "final :after", sse(whole(start, ev, final, closeF)...), "pass"},
-		{"SSE-03", "final without :after", sse(whole(start, ev, "id: r1\ndata: {\"runComplete\":true,\"runID\":\"r1\"}\n\n", closeF)...), "fail"},
-		{"SSE-03", "final not complete", sse(whole(start, ev, "id: r1:after\ndata: {\"runID\":\"r1\"}\n\n", closeF)...), "fail"},
-		{"SSE-03", "a failed run", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\",\"error\":\"boom\"}\n\n", closeF)...), "skip"},
-		{"SSE-03", "the client left", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev), end: traffic.EndClientGone}, "skip"},
-		{"SSE-05", "close at the end", sse(whole(start, ev, final, closeF, ping)...), "pass"},
-		{"SSE-05", "no close", sse(whole(start, ev, final)...), "fail"},
-		{"SSE-05", "no close after an error", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\",\"error\":\"boom\"}\n\n")...), "fail"},
-		{"SSE-05", "close after an error", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\",\"error\":\"boom\"}\n\n", closeF)...), "pass"},
-		{"SSE-06", "nothing after complete", sse(whole(start, ev, final, closeF)...), "pass"},
-		{"SSE-06", "an event after complete", sse(whole(start, final, ev, closeF)...), "fail"},
-		{"EVT-01", "JSON objects", sse(whole(start, ev, final, closeF)...), "pass"},
-		{"EVT-01", "raw text data", sse(whole(start, "id: r1\ndata: hello\n\n", closeF)...), "fail"},
-		{"EVT-01", "two objects in one frame", sse(whole(start, "id: r1\ndata: {}\ndata: {}\n\n", closeF)...), "fail"},
-		{"EVT-02", "run and thread set", sse(whole(start, ev, final, closeF)...), "pass"},
-		{"EVT-02", "no threadID", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\"}\n\n")...), "fail"},
-		{"EVT-02", "envelope items", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"runID":"r","threadID":"t"}]}`)}, "pass"},
+		{"SSE-01", "start first", sse(whole(ping, start, ev)...), "pass", ""},
+		{"SSE-01", "an event first", sse(whole(ev, start)...), "fail", ""},
+		{"SSE-01", "start with data null", sse(whole("event: start\ndata: null\n\n")...), "fail", ""},
+		{"SSE-02", "id before data", sse(whole(start, ev, final, closeF)...), "pass", ""},
+		{"SSE-02", "data before id", sse(whole(start, "data: {\"runID\":\"r1\"}\nid: r1\n\n")...), "fail", ""},
+		{"SSE-02", "no id", sse(whole(start, "data: {\"runID\":\"r1\"}\n\n")...), "fail", ""},
+		{"SSE-02", "an id that is not the run", sse(whole(start, "id: 7\ndata: {\"runID\":\"r1\"}\n\n")...), "fail", ""},
+		{"SSE-03", "final :after", sse(whole(start, ev, final, closeF)...), "pass", ""},
+		{"SSE-03", "final without :after", sse(whole(start, ev, "id: r1\ndata: {\"runComplete\":true,\"runID\":\"r1\"}\n\n", closeF)...), "fail", ""},
+		{"SSE-03", "final not complete", sse(whole(start, ev, "id: r1:after\ndata: {\"runID\":\"r1\"}\n\n", closeF)...), "fail", ""},
+		{"SSE-03", "a failed run", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\",\"error\":\"boom\"}\n\n", closeF)...), "skip", ""},
+		{"SSE-03", "the client left", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev), end: traffic.EndClientGone}, "skip", ""},
+		{"SSE-05", "close at the end", sse(whole(start, ev, final, closeF, ping)...), "pass", ""},
+		{"SSE-05", "no close", sse(whole(start, ev, final)...), "fail", ""},
+		{"SSE-05", "no close after an error", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\",\"error\":\"boom\"}\n\n")...), "fail", ""},
+		{"SSE-05", "close after an error", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\",\"error\":\"boom\"}\n\n", closeF)...), "pass", ""},
+		{"SSE-06", "nothing after complete", sse(whole(start, ev, final, closeF)...), "pass", ""},
+		{"SSE-06", "an event after complete", sse(whole(start, final, ev, closeF)...), "fail", ""},
+		{"EVT-01", "JSON objects", sse(whole(start, ev, final, closeF)...), "pass", ""},
+		{"EVT-01", "raw text data", sse(whole(start, "id: r1\ndata: hello\n\n", closeF)...), "fail", ""},
+		{"EVT-01", "two objects in one frame", sse(whole(start, "id: r1\ndata: {}\ndata: {}\n\n", closeF)...), "fail", ""},
+		{"EVT-02", "run and thread set", sse(whole(start, ev, final, closeF)...), "pass", ""},
+		{"EVT-02", "no threadID", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\"}\n\n")...), "fail", ""},
+		{"EVT-02", "envelope items", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"runID":"r","threadID":"t"}]}`)}, "pass", ""},
+		// Timed rules on agent scripts.
+		{"FMT-01", "live events", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say early\n@pause 1s\n@say late",
+			chunks: []at{{1, start + strings.ReplaceAll(ev, "hi", "early")}, {1002, strings.ReplaceAll(ev, "hi", "late") + final + closeF}}}, "pass", Live},
+		{"FMT-01", "events held to the end", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say early\n@pause 1s\n@say late",
+			chunks: []at{{1, start}, {1002, strings.ReplaceAll(ev, "hi", "early") + strings.ReplaceAll(ev, "hi", "late") + final + closeF}}}, "fail", Live},
+		{"FMT-01", "live events, not timed", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say early\n@pause 1s\n@say late", untimed: true,
+			chunks: whole(start, strings.ReplaceAll(ev, "hi", "early"), strings.ReplaceAll(ev, "hi", "late"), final, closeF)}, "untested", Live},
+		{"SSE-01", "start at once", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@pause 1s\n@say hi",
+			chunks: []at{{1, start}, {1001, ev + final + closeF}}}, "pass", AtOnce},
+		{"SSE-01", "start with the first content", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@pause 1s\n@say hi",
+			chunks: []at{{1001, start + ev + final + closeF}}}, "fail", AtOnce},
+		{"SSE-07", "an error event", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say hi\n@fail boom",
+			chunks: whole(start, ev, "id: r1\ndata: {\"runID\":\"r1\",\"error\":\"boom\"}\n\n", closeF)}, "pass", ""},
+		{"SSE-07", "a 500", ex{req: hdr("Accept", "text/event-stream"), status: 500, prompt: "@say hi\n@fail boom", chunks: whole(`{"title":"boom"}`)}, "fail", ""},
+		{"SSE-07", "no error event", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say hi\n@fail boom", chunks: whole(start, ev, closeF)}, "fail", ""},
+		{"SSE-07", "a run that does not fail", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say hi", chunks: whole(start, ev, closeF)}, "skip", ""},
 		// SSE-04: the keepalive, on quiet streams only.
-		{"SSE-04", "a ping after 20 s of quiet", sse(at{1, start + ev}, at{20100, ping}, at{25000, final + closeF}), "pass"},
-		{"SSE-04", "no ping in 24 s of quiet", sse(at{1, start + ev}, at{25000, final + closeF}), "fail"},
-		{"SSE-04", "a ping 22 s into the quiet", sse(at{1, start + ev}, at{22000, ping}, at{25000, final + closeF}), "fail"},
-		{"SSE-04", "never quiet", sse(at{1, start + ev}, at{900, final + closeF}), "skip"},
-		{"SSE-04", "no timings", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev, final, closeF), untimed: true}, "untested"},
+		{"SSE-04", "a ping after 20 s of quiet", sse(at{1, start + ev}, at{20100, ping}, at{25000, final + closeF}), "pass", ""},
+		{"SSE-04", "no ping in 24 s of quiet", sse(at{1, start + ev}, at{25000, final + closeF}), "fail", ""},
+		{"SSE-04", "a ping 22 s into the quiet", sse(at{1, start + ev}, at{22000, ping}, at{25000, final + closeF}), "fail", ""},
+		{"SSE-04", "21 s of quiet without a ping", sse(at{1, start + ev}, at{21000, final + closeF}), "skip", ""},
+		{"SSE-04", "never quiet", sse(at{1, start + ev}, at{900, final + closeF}), "skip", ""},
+		{"SSE-04", "no timings", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev, final, closeF), untimed: true}, "untested", ""},
 		// Threads.
-		{"THREAD-04", "header names the events' thread", sse(whole(start, ev, final, closeF)...), "pass"},
-		{"THREAD-04", "no header", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream"), chunks: whole(start, ev)}, "fail"},
-		{"THREAD-04", "header names another thread", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t2"), chunks: whole(start, ev)}, "fail"},
-		{"THREAD-04", "an error", ex{status: 404}, "skip"},
-		{"THREAD-01", "path over header", ex{url: "http://s/api/invoke/agt/thread/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}, "pass"},
-		{"THREAD-01", "header over path", ex{url: "http://s/api/invoke/agt/threads/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t2"), chunks: whole("x")}, "fail"},
-		{"THREAD-01", "project route", ex{url: "http://s/api/projects/p/invoke/thread/t1", resp: hdr("X-SVC-Thread-Id", "t9"), chunks: whole("x")}, "fail"},
-		{"THREAD-02", "header used", ex{req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t2"), chunks: whole("x")}, "pass"},
-		{"THREAD-02", "header ignored", ex{req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t3"), chunks: whole("x")}, "fail"},
-		{"THREAD-03", "a new thread", ex{resp: hdr("X-SVC-Thread-Id", "t3"), chunks: whole("x")}, "pass"},
+		{"THREAD-04", "header names the events' thread", sse(whole(start, ev, final, closeF)...), "pass", ""},
+		{"THREAD-04", "no header", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream"), chunks: whole(start, ev)}, "fail", ""},
+		{"THREAD-04", "header names another thread", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t2"), chunks: whole(start, ev)}, "fail", ""},
+		{"THREAD-04", "an error", ex{status: 404}, "skip", ""},
+		{"THREAD-01", "path over header", ex{url: "http://s/api/invoke/agt/thread/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}, "pass", ""},
+		{"THREAD-01", "header over path", ex{url: "http://s/api/invoke/agt/threads/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t2"), chunks: whole("x")}, "fail", ""},
+		{"THREAD-01", "project route", ex{url: "http://s/api/projects/p/invoke/thread/t1", resp: hdr("X-SVC-Thread-Id", "t9"), chunks: whole("x")}, "fail", ""},
+		{"THREAD-02", "header used", ex{req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t2"), chunks: whole("x")}, "pass", ""},
+		{"THREAD-02", "header ignored", ex{req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t3"), chunks: whole("x")}, "fail", ""},
+		{"THREAD-03", "a new thread", ex{resp: hdr("X-SVC-Thread-Id", "t3"), chunks: whole("x")}, "pass", ""},
 		// Async.
-		{"ASYNC-01", "acknowledged", ex{url: "http://s/api/invoke/a?async=true", status: 202, chunks: whole(`{"threadID":"t","runID":"r","status":"x"}`)}, "pass"},
-		{"ASYNC-01", "run synchronously", ex{url: "http://s/api/invoke/a?async=true", chunks: whole(start, ev)}, "fail"},
-		{"ASYNC-01", "no runID", ex{url: "http://s/api/invoke/a?async=true", chunks: whole(`{"threadID":"t"}`)}, "fail"},
-		{"ASYNC-01", "async=1 is not named", ex{url: "http://s/api/invoke/a?async=1", chunks: whole(`{}`)}, "skip"},
+		{"ASYNC-01", "acknowledged", ex{url: "http://s/api/invoke/a?async=true", status: 202, chunks: whole(`{"threadID":"t","runID":"r","status":"x"}`)}, "pass", ""},
+		{"ASYNC-01", "run synchronously", ex{url: "http://s/api/invoke/a?async=true", chunks: whole(start, ev)}, "fail", ""},
+		{"ASYNC-01", "no runID", ex{url: "http://s/api/invoke/a?async=true", chunks: whole(`{"threadID":"t"}`)}, "fail", ""},
+		{"ASYNC-01", "async=1 is not named", ex{url: "http://s/api/invoke/a?async=1", chunks: whole(`{}`)}, "skip", ""},
 		// Refusals.
-		{"ERR-02", "401 without a key", ex{req: http.Header{}, status: 401}, "pass"},
-		{"ERR-02", "403 without a key", ex{req: http.Header{}, status: 403}, "fail"},
-		{"ERR-02", "404 without a key", ex{req: http.Header{}, status: 404}, "skip"},
-		{"ERR-02", "a key", ex{status: 403}, "skip"},
-		{"ERR-03", "401 for a malformed key", ex{req: http.Header{"Authorization": {"[malformed key]"}}, status: 401}, "pass"},
-		{"ERR-03", "400 for a malformed key", ex{req: http.Header{"Authorization": {"Bearer nope"}}, status: 400}, "skip"},
-		{"ERR-03", "200 for a malformed key", ex{req: http.Header{"Authorization": {"Basic nope"}}, status: 200}, "fail"},
-		{"ERR-10", "a problem", ex{status: 401, chunks: whole(`{"title":"Unauthorized","status":401}`)}, "pass"},
-		{"ERR-10", "the OpenAI envelope", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","type":"auth"}}`)}, "fail"},
-		{"ERR-10", "not an error", ex{chunks: whole(`{"error":{"message":"x"}}`)}, "skip"},
+		{"ERR-02", "401 without a key", ex{req: http.Header{}, status: 401}, "pass", ""},
+		{"ERR-02", "403 without a key", ex{req: http.Header{}, status: 403}, "fail", ""},
+		{"ERR-02", "404 without a key", ex{req: http.Header{}, status: 404}, "skip", ""},
+		{"ERR-02", "a key", ex{status: 403}, "skip", ""},
+		{"ERR-03", "401 for a malformed key", ex{req: http.Header{"Authorization": {"[malformed key]"}}, status: 401}, "pass", ""},
+		{"ERR-03", "400 for a malformed key", ex{req: http.Header{"Authorization": {"Bearer nope"}}, status: 400}, "skip", ""},
+		{"ERR-03", "200 for a malformed key", ex{req: http.Header{"Authorization": {"Basic nope"}}, status: 200}, "fail", ""},
+		{"ERR-10", "a problem", ex{status: 401, chunks: whole(`{"title":"Unauthorized","status":401}`)}, "pass", ""},
+		{"ERR-10", "the OpenAI envelope", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","type":"auth"}}`)}, "fail", ""},
+		{"ERR-10", "not an error", ex{chunks: whole(`{"error":{"message":"x"}}`)}, "skip", ""},
 	} {
-		got, r := verdictOf(check(t, tc.rule), tc.x.build())
+		got, r := verdictOf(tc.rule, tc.aspect, tc.x.build())
 		if got != tc.want {
 			t.Errorf("%s %s: %s, want %s (%v %v %v)", tc.rule, tc.name, got, tc.want, r.Failure, r.Skip, r.Err)
 		}
@@ -273,7 +306,11 @@ func TestJudgementSummary(t *testing.T) {
 	if v := got["SSE-05"]; v.Verdict != Fail || v.Decided != 2 {
 		t.Errorf("SSE-05: %+v", v)
 	}
-	if v := got["SSE-01"]; v.Verdict != Pass || v.Decided != 2 {
+	if v := got["EVT-01"]; v.Verdict != Pass || v.Decided != 2 {
+		t.Errorf("EVT-01: %+v", v)
+	}
+	// The order was decided, "at once" was not: no pass on half the evidence.
+	if v := got["SSE-01"]; v.Verdict != Untested || v.Decided != 2 || !strings.Contains(v.Reason, "at once") {
 		t.Errorf("SSE-01: %+v", v)
 	}
 	if v := got["SSE-04"]; v.Verdict != NotSeen {

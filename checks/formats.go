@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/traffic"
 )
@@ -62,7 +61,9 @@ func AcceptSSE(x *traffic.Exchange, _ *History) error {
 }
 
 // AcceptJSON: FMT-02. Accept exactly application/json gives one JSON
-// envelope {items:[...]}.
+// envelope {items:[...]} after the run ends: its items are all events of the
+// run, so the last is the run's final event, with runComplete true (a
+// failed run aside: the spec does not say its last event completes it).
 func AcceptJSON(x *traffic.Exchange, _ *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
@@ -75,8 +76,24 @@ func AcceptJSON(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := envelope(b); !ok {
+	items, ok := envelope(b)
+	if !ok {
 		return outcome.Failf("the response form for Accept: application/json", "one JSON envelope {\"items\":[...]}",
+			"%s", quote(b))
+	}
+	var last eventObject
+	for _, it := range items {
+		e, ok := eventOf(string(it))
+		if !ok {
+			return nil // EVT-01's business
+		}
+		if e.failed() {
+			return nil
+		}
+		last = e
+	}
+	if !last.complete() {
+		return outcome.Failf("the JSON envelope", "sent after the run ended: the last item has runComplete true",
 			"%s", quote(b))
 	}
 	return nil
@@ -150,39 +167,13 @@ type fragment struct {
 }
 
 // scriptFragments returns the fragments of a prompt that is an agent script
-// of only @say and @pause lines: the one case in which traffic shows when
-// the service produced its text.
+// of only @say and @pause lines, when it produces more than one.
 func scriptFragments(prompt string) ([]fragment, bool) {
-	if !agentscript.IsScript(prompt) {
+	s, ok := parseScript(prompt)
+	if !ok || s.fails {
 		return nil, false
 	}
-	s, err := agentscript.Parse(prompt)
-	if err != nil {
-		return nil, false
-	}
-	var frags []fragment
-	var at time.Duration
-	pending := ""
-	for _, d := range s.Directives {
-		switch d.Kind {
-		case agentscript.Say:
-			pending += d.Text
-		case agentscript.Pause:
-			if pending != "" {
-				frags = append(frags, fragment{pending, at})
-				pending = ""
-			}
-			if len(frags) > 0 {
-				at += d.Duration
-			}
-		default:
-			return nil, false
-		}
-	}
-	if pending != "" {
-		frags = append(frags, fragment{pending, at})
-	}
-	return frags, len(frags) > 1
+	return s.frags, len(s.frags) > 1
 }
 
 // PlainFlush: FMT-06. Text is held at most FlushHold (plus FlushTolerance).
@@ -208,14 +199,13 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 	if !ok {
 		return skip("the prompt is not an agent script of @say and @pause lines: traffic does not show when the text was produced")
 	}
-	b, err := body(x, true)
-	if err != nil {
+	if _, err := body(x, true); err != nil {
 		return err
 	}
 	if !x.Response.Body.Timed {
 		return untested(NoTimings)
 	}
-	arrived, ok := arrivals(&x.Response.Body, b, frags)
+	arrived, ok := fragmentArrivals(chunkPieces(&x.Response.Body), frags)
 	if !ok {
 		return skip("the answer is not the script's text")
 	}
@@ -232,27 +222,15 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 	return nil
 }
 
-// arrivals returns when each fragment's last byte arrived; ok is false when
-// the body is not the fragments' text.
-func arrivals(b *traffic.Body, text []byte, frags []fragment) ([]time.Duration, bool) {
-	var want strings.Builder
-	for _, f := range frags {
-		want.WriteString(f.text)
-	}
-	if string(text) != want.String() {
-		return nil, false
-	}
-	out := make([]time.Duration, len(frags))
-	off := 0
-	for i, f := range frags {
-		off += len(f.text)
-		at, ok := b.TimeAt(off - 1)
-		if !ok {
-			return nil, false
+// chunkPieces returns a body's chunks as pieces of text.
+func chunkPieces(b *traffic.Body) []piece {
+	out := make([]piece, 0, len(b.Chunks))
+	for _, c := range b.Chunks {
+		if len(c.Data) > 0 {
+			out = append(out, piece{string(c.Data), c.At})
 		}
-		out[i] = at
 	}
-	return out, true
+	return out
 }
 
 func arrivalList(frags []fragment, at []time.Duration) string {

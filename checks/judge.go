@@ -75,6 +75,7 @@ const maxFindings = 20
 
 type tally struct {
 	decided  int
+	aspects  map[string]int // exchanges that decided each aspect
 	fails    []Finding
 	failures int
 	untested map[string]int
@@ -110,11 +111,19 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 	defer j.mu.Unlock()
 	j.n++
 	var out []Finding
+	// A rule may have several checks; the exchange decides it once.
+	type perRule struct{ decided, failed bool }
+	seen := map[string]*perRule{}
 	for _, r := range Exchange(x, &j.h) {
 		t := j.tallies[r.Rule]
 		if t == nil {
-			t = &tally{untested: map[string]int{}}
+			t = &tally{untested: map[string]int{}, aspects: map[string]int{}}
 			j.tallies[r.Rule] = t
+		}
+		pr := seen[r.Rule]
+		if pr == nil {
+			pr = &perRule{}
+			seen[r.Rule] = pr
 		}
 		switch {
 		case r.Err != nil:
@@ -124,8 +133,14 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 				t.untested[r.Skip.Reason]++
 			}
 		case r.Failure != nil:
-			t.decided++
-			t.failures++
+			t.aspects[r.Aspect]++
+			if !pr.decided {
+				t.decided++
+			}
+			if !pr.failed {
+				t.failures++
+			}
+			pr.decided, pr.failed = true, true
 			f := Finding{Rule: r.Rule, Level: j.levels[r.Rule], Exchange: x.ID,
 				Request: x.Request.Method + " " + x.Request.URL, Failure: r.Failure}
 			if len(t.fails) < maxFindings {
@@ -133,7 +148,11 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 			}
 			out = append(out, f)
 		default:
-			t.decided++
+			t.aspects[r.Aspect]++
+			if !pr.decided {
+				t.decided++
+			}
+			pr.decided = true
 		}
 	}
 	return out
@@ -151,13 +170,25 @@ func (j *Judgement) Summary() Summary {
 			specs[c.Rule] = c.Spec
 		}
 	}
+	aspects := Aspects()
 	for _, id := range Rules() {
 		v := RuleVerdict{Rule: id, Level: j.levels[id], Spec: specs[id], Verdict: NotSeen}
 		if t := j.tallies[id]; t != nil {
 			v.Decided = t.decided
+			missing := ""
+			for _, a := range aspects[id] {
+				if t.aspects[a] == 0 && missing == "" {
+					missing = a
+				}
+			}
 			switch {
 			case t.failures > 0:
 				v.Verdict, v.Failures = Fail, t.fails
+			case t.decided > 0 && missing != "":
+				v.Verdict, v.Reason = Untested, "not decided: "+missing
+				if len(t.untested) > 0 {
+					v.Reason += "; " + commonest(t.untested)
+				}
 			case t.decided > 0:
 				v.Verdict = Pass
 			case len(t.untested) > 0:

@@ -287,9 +287,10 @@ func isPing(f Frame) bool {
 	return f.IsComment() && f.Terminated && strings.TrimSpace(f.Lines[0].Value) == "ping"
 }
 
-// KeepalivePing: SSE-04. Decided on streams that were quiet: wherever no
-// frame but comments arrived for Keepalive, a ": ping" must have come
-// within Keepalive+KeepaliveTolerance of the last frame or ping.
+// KeepalivePing: SSE-04. Decided on streams that were quiet for longer than
+// Keepalive+KeepaliveTolerance (no frame but comments): a ": ping" must
+// have come within that time of the last frame or ping, all along. A
+// shorter quiet decides nothing: its ping may still have been on its way.
 func KeepalivePing(x *traffic.Exchange, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
@@ -307,7 +308,7 @@ func KeepalivePing(x *traffic.Exchange, _ *History) error {
 			continue
 		}
 		if isEventFrame(f.Frame) || event(f.Frame) == "start" || event(f.Frame) == "close" {
-			if started && f.At-lastFrame >= Keepalive {
+			if started && f.At-lastFrame > limit {
 				quiet = true
 			}
 			lastFrame = f.At
@@ -324,7 +325,7 @@ func KeepalivePing(x *traffic.Exchange, _ *History) error {
 		last, started = f.At, true
 	}
 	if !quiet {
-		return skip("the stream was never quiet for %s", Keepalive)
+		return skip("the stream was never quiet for more than %s", limit)
 	}
 	return nil
 }

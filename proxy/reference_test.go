@@ -63,7 +63,7 @@ func startRecording(t *testing.T, cfg fakeserver.Config) *recording {
 // call sends one request through the proxy and reads the whole answer.
 func (r *recording) call(t *testing.T, method, path, key string, hdr map[string]string, body string) (*http.Response, []byte) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, r.base+path, strings.NewReader(body))
 	if err != nil {
@@ -89,7 +89,7 @@ func (r *recording) call(t *testing.T, method, path, key string, hdr map[string]
 
 // drive sends a few invokes of each form through the proxy and returns the
 // recorded exchanges in the order they started.
-func (r *recording) drive(t *testing.T) []traffic.Exchange {
+func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	t.Helper()
 	key := "Bearer " + r.p.Keys.Agent
 	agent := "/api/invoke/" + r.p.Agents.Main.ID
@@ -102,6 +102,12 @@ func (r *recording) drive(t *testing.T) []traffic.Exchange {
 	do("POST", agent, key, sse, "hello through the proxy")
 	do("POST", agent, key, sse, "@say one\n@say two")
 	do("POST", agent, key, sse, "@say partial\n@fail the tool broke")
+	do("POST", agent, key, sse, "@say early\n@pause 1s\n@say late")
+	do("POST", agent, key, sse, "@pause 1s\n@say first words")
+	do("POST", "/api/projects/"+r.p.Projects.Main.ID+"/invoke", "Bearer "+r.p.Keys.Project, sse, "inside the project")
+	if slow {
+		do("POST", agent, key, sse, "@say quiet\n@pause 23s\n@say awake")
+	}
 	env, _ := do("POST", agent, key, map[string]string{"Accept": "application/json"}, "an envelope")
 	other := env.Header.Get("X-SVC-Thread-Id")
 	if other == "" {
@@ -164,21 +170,24 @@ func verdicts(s checks.Summary) map[string]checks.RuleVerdict {
 }
 
 // decidedByReference are the rules the driven traffic decides on the
-// reference server; the keepalive needs 20 s of quiet and is left to the
-// checks' own tests.
+// reference server: every rule that traffic can decide (the keepalive only
+// in a slow drive, with 21 s of quiet).
 var decidedByReference = []string{"FMT-01", "FMT-02", "FMT-03", "FMT-04", "FMT-05", "FMT-06", "SSE-01", "SSE-02",
-	"SSE-03", "SSE-05", "SSE-06", "EVT-01", "EVT-02", "THREAD-01", "THREAD-02", "THREAD-03", "THREAD-04",
-	"ASYNC-01", "ERR-02", "ERR-03", "ERR-10"}
+	"SSE-03", "SSE-04", "SSE-05", "SSE-06", "SSE-07", "EVT-01", "EVT-02", "THREAD-01", "THREAD-02", "THREAD-03",
+	"THREAD-04", "ASYNC-01", "ERR-02", "ERR-03", "ERR-10"}
 
 // TestReferenceTrafficPasses: the reference server's traffic, recorded
 // through the proxy, passes every rule it decides, live and from the HAR
 // file, and the HAR file holds no key.
 func TestReferenceTrafficPasses(t *testing.T) {
 	r := startRecording(t, fakeserver.Config{})
-	xs := r.drive(t)
+	xs := r.drive(t, !testing.Short())
 	live := judge(xs)
 	v := verdicts(live)
 	for _, id := range decidedByReference {
+		if id == "SSE-04" && testing.Short() {
+			continue
+		}
 		if v[id].Verdict != checks.Pass {
 			t.Errorf("%s: %+v", id, v[id])
 		}
@@ -215,36 +224,49 @@ func TestReferenceTrafficPasses(t *testing.T) {
 	t.Log(live.Headline)
 }
 
-// TestDefectsFailPassively: with a defect switched on, the same traffic
-// fails the defect's rule.
-func TestDefectsFailPassively(t *testing.T) {
-	for _, tc := range []struct{ defect, rule string }{
-		{"no-close", "SSE-05"},
-		{"no-close-after-error", "SSE-05"},
-		{"accept-prefix", "FMT-04"},
-		{"accept-json-contains", "FMT-05"},
-		{"plain-default-json", "FMT-03"},
-		{"plain-buffered", "FMT-06"},
-		{"no-event-id", "SSE-02"},
-		{"final-id-suffix", "SSE-03"},
-		{"final-not-complete", "SSE-03"},
-		{"events-after-complete", "SSE-06"},
-		{"content-data-raw", "EVT-01"},
-		{"event-thread-missing", "EVT-02"},
-		{"no-thread-header", "THREAD-04"},
-		{"thread-header-wins", "THREAD-01"},
-		{"thread-header-ignored", "THREAD-02"},
-		{"async-ignored", "ASYNC-01"},
-		{"missing-key-403", "ERR-02"},
-		{"malformed-key-400", "ERR-03"},
-		{"openai-errors", "ERR-10"},
-	} {
-		t.Run(tc.defect, func(t *testing.T) {
+// undecidable lists the defects that break a rule traffic decides in some
+// aspect, but in one that traffic cannot show, with the reason.
+var undecidable = map[string]string{
+	"disconnect-ignored": "FMT-08: whether the run goes on after the client left shows on the server, not in traffic",
+}
+
+// TestPassiveMutation: the suite's kind of traffic through the proxy, against
+// every defect switch whose rules traffic can decide: each is caught
+// passively, unless undecidable says why it cannot be.
+func TestPassiveMutation(t *testing.T) {
+	decidable := map[string]bool{}
+	for _, id := range checks.Rules() {
+		decidable[id] = true
+	}
+	if testing.Short() {
+		t.Skip("drives the reference server once per defect")
+	}
+	for _, d := range fakeserver.Defects() {
+		var rules []string
+		for _, id := range d.Rules {
+			if decidable[id] {
+				rules = append(rules, id)
+			}
+		}
+		if len(rules) == 0 {
+			continue
+		}
+		t.Run(d.Name, func(t *testing.T) {
 			t.Parallel()
-			r := startRecording(t, fakeserver.Config{Defects: []string{tc.defect}})
-			v := verdicts(judge(r.drive(t)))
-			if got := v[tc.rule]; got.Verdict != checks.Fail {
-				t.Errorf("%s: %s is %s (%d decided)", tc.defect, tc.rule, got.Verdict, got.Decided)
+			r := startRecording(t, fakeserver.Config{Defects: []string{d.Name}})
+			v := verdicts(judge(r.drive(t, d.Name == "no-ping")))
+			caught := false
+			for _, id := range rules {
+				caught = caught || v[id].Verdict == checks.Fail
+			}
+			why, listed := undecidable[d.Name]
+			switch {
+			case listed && caught:
+				t.Errorf("%s is listed as undecidable (%s) but traffic caught it: drop it from the list", d.Name, why)
+			case listed:
+				t.Logf("%s: not decidable from traffic: %s", d.Name, why)
+			case !caught:
+				t.Errorf("%s breaks %v, which traffic decides, but passed passively: %+v", d.Name, rules, v[rules[0]])
 			}
 		})
 	}
@@ -256,7 +278,7 @@ func TestVariantsPassPassively(t *testing.T) {
 		t.Run(variant.Name, func(t *testing.T) {
 			t.Parallel()
 			r := startRecording(t, fakeserver.Config{Variants: []string{variant.Name}})
-			s := judge(r.drive(t))
+			s := judge(r.drive(t, false))
 			for _, v := range s.Verdicts {
 				if v.Verdict == checks.Fail {
 					t.Errorf("%s fails: %v", v.Rule, v.Failures[0])
