@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/traffic"
@@ -97,11 +98,23 @@ func Rules() []string {
 // several exchanges. The zero value is empty and ready.
 type History struct {
 	threads  map[string]bool
+	named    map[string]time.Time // when a response surely named the thread
 	resolved map[string]bool
 }
 
 // Thread reports whether an earlier response named the thread.
 func (h *History) Thread(id string) bool { return h != nil && h.threads[id] }
+
+// NamedBefore reports whether a response had named the thread before t:
+// its headers had arrived. Exchanges end in any order (a stream outlives
+// the calls it starts), so "earlier" is by time, not by judging order.
+func (h *History) NamedBefore(id string, t time.Time) bool {
+	if h == nil {
+		return false
+	}
+	at, ok := h.named[id]
+	return ok && at.Before(t)
+}
 
 // Resolved reports whether an earlier invoke of that path ({id} of an
 // agent route, {project_id} of a project route) was answered 2xx: its {id}
@@ -119,7 +132,7 @@ func resolveKey(inv Invoke) string {
 // it resolved.
 func (h *History) Add(x *traffic.Exchange) {
 	if h.threads == nil {
-		h.threads, h.resolved = map[string]bool{}, map[string]bool{}
+		h.threads, h.resolved, h.named = map[string]bool{}, map[string]bool{}, map[string]time.Time{}
 	}
 	if x.Response == nil {
 		return
@@ -127,11 +140,21 @@ func (h *History) Add(x *traffic.Exchange) {
 	if inv, ok := InvokeOf(x); ok && x.Response.Status/100 == 2 && inv.ThreadSegment == "" {
 		h.resolved[resolveKey(inv)] = true
 	}
+	name := func(id string) {
+		h.threads[id] = true
+		if x.Response.HeaderAt < 0 || x.Start.IsZero() {
+			return // unknown when: never counts as earlier
+		}
+		at := x.Start.Add(x.Response.HeaderAt)
+		if old, ok := h.named[id]; !ok || at.Before(old) {
+			h.named[id] = at
+		}
+	}
 	if t := x.Response.Header.Get(threadHeader); t != "" {
-		h.threads[t] = true
+		name(t)
 	}
 	if a, ok := asyncAck(x); ok {
-		h.threads[a.ThreadID] = true
+		name(a.ThreadID)
 	}
 }
 

@@ -248,14 +248,24 @@ func TestChecks(t *testing.T) {
 // a thread alone.
 func TestThreadsOverExchanges(t *testing.T) {
 	var h History
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	first := ex{resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
+	first.Start = t0
 	if r := run(check(t, "THREAD-03"), first, &h); !r.Passed() {
 		t.Fatalf("first call: %+v", r)
 	}
 	h.Add(first)
 	again := ex{resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
+	again.Start = t0.Add(time.Second)
 	if r := run(check(t, "THREAD-03"), again, &h); r.Failure == nil {
 		t.Errorf("a reused thread passed THREAD-03: %+v", r)
+	}
+	// A long call that started before the thread was named elsewhere and
+	// ends last is not judged against it.
+	long := ex{resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
+	long.Start = t0.Add(-time.Second)
+	if r := run(check(t, "THREAD-03"), long, &h); r.Failure != nil {
+		t.Errorf("a call sent before the thread was named fails THREAD-03: %v", r.Failure)
 	}
 	byID := ex{url: "http://s/api/invoke/t1", req: hdr("X-SVC-Thread-Id", "t5"), resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
 	if r := run(check(t, "THREAD-02"), byID, &h); r.Skip == nil {

@@ -121,8 +121,9 @@ func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
 }
 
 // NewThread: THREAD-03. Without thread segment and header, the call runs on
-// a new thread: one no earlier response of the recording named. Decided only
-// when {id} is not such a thread (a thread ID in {id} continues it).
+// a new thread: not one a response of the recording had named before the
+// call was sent. Decided only when {id} is not a thread the recording
+// named (a thread ID in {id} continues it).
 func NewThread(x *traffic.Exchange, h *History) error {
 	inv, err := invoked(x)
 	if err != nil {
@@ -141,8 +142,8 @@ func NewThread(x *traffic.Exchange, h *History) error {
 	if t == "" {
 		return skip("the answer names no thread (THREAD-04)")
 	}
-	if h.Thread(t) {
-		return outcome.Failf("the thread of a call that names none", "a new thread", "%q, which an earlier response named", t)
+	if h.NamedBefore(t, x.Start) {
+		return outcome.Failf("the thread of a call that names none", "a new thread", "%q, which a response had named before the call", t)
 	}
 	return nil
 }

@@ -24,11 +24,12 @@ import (
 
 // recording is the reference server behind a recording proxy.
 type recording struct {
-	p     *profile.Profile
-	base  string // the proxy's URL
-	mu    sync.Mutex
-	xs    []traffic.Exchange
-	count chan struct{}
+	p      *profile.Profile
+	target string // the server's URL
+	base   string // the proxy's URL
+	mu     sync.Mutex
+	xs     []traffic.Exchange
+	count  chan struct{}
 }
 
 func startRecording(t *testing.T, cfg fakeserver.Config) *recording {
@@ -44,7 +45,7 @@ func startRecording(t *testing.T, cfg fakeserver.Config) *recording {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	target, _ := url.Parse(srv.URL)
-	r := &recording{p: srv.Profile(), count: make(chan struct{}, 256)}
+	r := &recording{p: srv.Profile(), target: srv.URL, count: make(chan struct{}, 4096)}
 	px := proxy.New(proxy.Config{Target: target, Done: func(x traffic.Exchange) {
 		r.mu.Lock()
 		r.xs = append(r.xs, x)
