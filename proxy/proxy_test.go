@@ -227,3 +227,36 @@ func TestMaxRecord(t *testing.T) {
 		t.Errorf("recorded %d bytes (truncated %v, size %d)", got, x.Response.Body.Truncated, x.Response.Body.Size)
 	}
 }
+
+// TestUnreachableService: the client gets 502 and the recording an error,
+// not a response to judge.
+func TestUnreachableService(t *testing.T) {
+	l, err := httpserve.Start(http.NotFoundHandler(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, _ := url.Parse(l.URL)
+	_ = l.Stop(time.Second)
+	done := make(chan traffic.Exchange, 1)
+	front, err := httpserve.Start(New(Config{Target: gone, Done: func(x traffic.Exchange) { done <- x }}), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer front.Stop(time.Second)
+	resp, err := client().Get(front.URL + "/api/threads/t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+	select {
+	case x := <-done:
+		if x.Response != nil || x.Error == "" {
+			t.Errorf("recorded %+v", x)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exchange recorded")
+	}
+}
