@@ -87,6 +87,7 @@ func New(cfg Config) *Proxy {
 			DisableCompression:  true,
 			MaxIdleConnsPerHost: 64,
 			WriteBufferSize:     1 << 10,
+			ReadBufferSize:      1 << 10,
 			IdleConnTimeout:     90 * time.Second,
 		}
 	}
