@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/traffic"
@@ -16,7 +15,7 @@ var followupChecks = []Check{
 // eventsCall returns the thread of a GET /api/threads/{id}/events answered
 // 2xx, or a Skip.
 func eventsCall(x *traffic.Exchange) (string, error) {
-	segs := strings.Split(strings.Trim(x.Request.Path(), "/"), "/")
+	segs := apiSegments(x.Request.Path())
 	if x.Request.Method != "GET" || len(segs) != 4 || segs[0] != "api" || segs[1] != "threads" || segs[3] != "events" || segs[2] == "" {
 		return "", skip("not the events route")
 	}

@@ -35,7 +35,7 @@ func InvokeOf(x *traffic.Exchange) (Invoke, bool) {
 	if x.Request.Method != "POST" {
 		return Invoke{}, false
 	}
-	segs := strings.Split(strings.Trim(x.Request.Path(), "/"), "/")
+	segs := apiSegments(x.Request.Path())
 	var inv Invoke
 	switch {
 	case len(segs) >= 3 && segs[0] == "api" && segs[1] == "invoke":
@@ -70,6 +70,21 @@ func InvokeOf(x *traffic.Exchange) (Invoke, bool) {
 		inv.Async = vs[0] == "true"
 	}
 	return inv, true
+}
+
+// apiSegments returns the path's segments from its "/api/" on, so a service
+// whose base URL has a path of its own (https://host/svc) is read alike.
+func apiSegments(path string) []string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+1 < len(segs); i++ {
+		if segs[i] == "api" {
+			switch segs[i+1] {
+			case "invoke", "projects", "threads":
+				return segs[i:]
+			}
+		}
+	}
+	return segs
 }
 
 // syncInvoke returns x's invoke call when it is synchronous and answered

@@ -30,6 +30,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -147,7 +148,10 @@ type Timings struct {
 func Write(w io.Writer, creatorVersion string, xs []traffic.Exchange) error {
 	f := File{Log: Log{Version: "1.2", Creator: Creator{Name: "invokeconf", Version: creatorVersion},
 		Entries: make([]Entry, 0, len(xs))}}
-	for _, x := range xs {
+	// Chronological, as HAR files are; a proxy ends exchanges in any order.
+	sorted := append([]traffic.Exchange(nil), xs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start.Before(sorted[j].Start) })
+	for _, x := range sorted {
 		f.Log.Entries = append(f.Log.Entries, entryOf(x))
 	}
 	enc := json.NewEncoder(w)
@@ -229,11 +233,7 @@ func headersOf(h http.Header) []NameValue {
 }
 
 func sortNV(nv []NameValue) {
-	for i := 1; i < len(nv); i++ {
-		for j := i; j > 0 && nv[j].Name < nv[j-1].Name; j-- {
-			nv[j], nv[j-1] = nv[j-1], nv[j]
-		}
-	}
+	sort.SliceStable(nv, func(i, j int) bool { return nv[i].Name < nv[j].Name })
 }
 
 func queryOf(raw string) []NameValue {
