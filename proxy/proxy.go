@@ -118,7 +118,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.x.Request = traffic.Request{Method: r.Method, URL: rc.URL(target.String()), Header: rc.Header(r.Header)}
 	st.req = rc.Body(start)
 	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true}
+		r.Body = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true, remaining: r.ContentLength}
 	}
 	defer func() {
 		p.finish(st, r.Context())
@@ -188,16 +188,36 @@ func (p *Proxy) finish(st *state, ctx context.Context) {
 
 // recordingBody records what is read through it, with the time each read
 // returned.
+//
+// A request body of declared length ends by itself once that many bytes
+// were read. The transport reads once more to check that a body is not
+// longer than declared, and that read can land after net/http's server
+// closed the inbound body (it does when the response headers are written):
+// the "invalid Read on closed Body" would make the transport drop the
+// connection to the service and cut the answer on its way.
 type recordingBody struct {
 	io.ReadCloser
-	rec     *traffic.BodyRecorder
-	st      *state
-	request bool
+	rec       *traffic.BodyRecorder
+	st        *state
+	request   bool
+	remaining int64 // bytes of a request body still to come; -1 unknown
 }
 
 // Read implements io.Reader.
 func (b *recordingBody) Read(p []byte) (int, error) {
+	if b.request && b.remaining == 0 {
+		return 0, io.EOF
+	}
+	if b.request && b.remaining > 0 && int64(len(p)) > b.remaining {
+		p = p[:b.remaining]
+	}
 	n, err := b.ReadCloser.Read(p)
+	if b.request && b.remaining > 0 {
+		b.remaining -= int64(n)
+		if b.remaining == 0 && err == nil {
+			err = io.EOF
+		}
+	}
 	if n > 0 || err != nil {
 		b.st.mu.Lock()
 		b.rec.Add(p[:n], time.Now())

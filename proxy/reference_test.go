@@ -25,8 +25,9 @@ import (
 // recording is the reference server behind a recording proxy.
 type recording struct {
 	p      *profile.Profile
-	target string // the server's URL
-	base   string // the proxy's URL
+	target string          // the server's URL
+	client *http.Transport // keeps connections alive, as clients do
+	base   string          // the proxy's URL
 	mu     sync.Mutex
 	xs     []traffic.Exchange
 	count  chan struct{}
@@ -45,7 +46,8 @@ func startRecording(t *testing.T, cfg fakeserver.Config) *recording {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	target, _ := url.Parse(srv.URL)
-	r := &recording{p: srv.Profile(), target: srv.URL, count: make(chan struct{}, 4096)}
+	r := &recording{p: srv.Profile(), target: srv.URL, count: make(chan struct{}, 4096), client: &http.Transport{}}
+	t.Cleanup(r.client.CloseIdleConnections)
 	px := proxy.New(proxy.Config{Target: target, Done: func(x traffic.Exchange) {
 		r.mu.Lock()
 		r.xs = append(r.xs, x)
@@ -76,7 +78,7 @@ func (r *recording) call(t *testing.T, method, path, key string, hdr map[string]
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	resp, err := r.client.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func (r *recording) call(t *testing.T, method, path, key string, hdr map[string]
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		// A defect may cut its stream; the recording says so.
-		t.Logf("%s %s: %v", method, path, err)
+		t.Logf("%s %s %q: %v", method, path, body, err)
 	}
 	return resp, b
 }
