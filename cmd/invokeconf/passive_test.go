@@ -54,8 +54,14 @@ func TestPassiveHelp(t *testing.T) {
 }
 
 // TestProxyCommand: the proxy forwards, and at the end of its run writes
-// the HAR file and the summary.
+// the HAR file and the summary; --redact-bodies keeps no body.
 func TestProxyCommand(t *testing.T) {
+	for _, redact := range []bool{false, true} {
+		proxyCommand(t, redact)
+	}
+}
+
+func proxyCommand(t *testing.T, redact bool) {
 	seed, err := fixtures.Reference()
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +77,11 @@ func TestProxyCommand(t *testing.T) {
 	pr, pw := io.Pipe()
 	codec := make(chan int, 1)
 	go func() {
-		code := run(ctx, []string{"proxy", "--target", srv.URL, "--listen", "127.0.0.1:0", "--out", dir}, pw, pw)
+		args := []string{"proxy", "--target", srv.URL, "--listen", "127.0.0.1:0", "--out", dir}
+		if redact {
+			args = append(args, "--redact-bodies")
+		}
+		code := run(ctx, args, pw, pw)
 		pw.Close()
 		codec <- code
 	}()
@@ -125,6 +135,9 @@ func TestProxyCommand(t *testing.T) {
 	}
 	if strings.Contains(string(hb), p.Keys.Agent) || !strings.Contains(string(hb), `"_chunks"`) {
 		t.Errorf("HAR file:\n%s", hb)
+	}
+	if hasBody := strings.Contains(string(hb), "event: start"); hasBody == redact {
+		t.Errorf("--redact-bodies %v, the HAR file holds the body: %v", redact, hasBody)
 	}
 	var s struct {
 		Headline string
