@@ -97,3 +97,23 @@ func TestRecorderBounds(t *testing.T) {
 		t.Errorf("stripped body keeps %d bytes (redacted %v, hash %q)", n, s.Request.Body.Redacted, s.Request.Body.SHA256)
 	}
 }
+
+func TestFromHTTP(t *testing.T) {
+	req, _ := http.NewRequest("POST", "http://svc.test/api/invoke/agt?async=false", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}}
+	x := FromHTTP(time.Now(), req, []byte("hi"), resp, []Timed{{At: time.Millisecond, Data: []byte("ab")}, {At: time.Second, Data: []byte("c")}}, nil, EndComplete)
+	if got := string(x.Response.Body.Bytes()); got != "abc" || !x.Response.Body.Timed || x.Response.Body.Size != 3 {
+		t.Errorf("body %q timed %v size %d", got, x.Response.Body.Timed, x.Response.Body.Size)
+	}
+	if at, _ := x.Response.Body.TimeAt(2); at != time.Second {
+		t.Errorf("TimeAt(2) = %v", at)
+	}
+	if x.Request.Path() != "/api/invoke/agt" || x.Request.Query().Get("async") != "false" || string(x.Request.Body.Bytes()) != "hi" {
+		t.Errorf("request %+v", x.Request)
+	}
+	u := FromHTTP(time.Now(), req, nil, resp, nil, []byte("whole"), EndComplete)
+	if u.Response.Body.Timed || string(u.Response.Body.Bytes()) != "whole" {
+		t.Errorf("untimed body %+v", u.Response.Body)
+	}
+}
