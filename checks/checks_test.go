@@ -228,6 +228,9 @@ func TestChecks(t *testing.T) {
 		{"ASYNC-01", "acknowledged", ex{url: "http://s/api/invoke/a?async=true", status: 202, chunks: whole(`{"threadID":"t","runID":"r","status":"x"}`)}, "pass", ""},
 		{"ASYNC-01", "run synchronously", ex{url: "http://s/api/invoke/a?async=true", chunks: whole(start, ev)}, "fail", ""},
 		{"ASYNC-01", "no runID", ex{url: "http://s/api/invoke/a?async=true", chunks: whole(`{"threadID":"t"}`)}, "fail", ""},
+		{"ASYNC-01", "acknowledged at once", ex{url: "http://s/api/invoke/a?async=true", prompt: "@pause 2s\n@say x", chunks: []at{{20, `{"threadID":"t","runID":"r"}`}}}, "pass", AckAtOnce},
+		{"ASYNC-01", "acknowledged after the run", ex{url: "http://s/api/invoke/a?async=true", prompt: "@pause 2s\n@say x", chunks: []at{{2010, `{"threadID":"t","runID":"r"}`}}}, "fail", AckAtOnce},
+		{"ASYNC-01", "a short run", ex{url: "http://s/api/invoke/a?async=true", prompt: "@pause 100ms\n@say x", chunks: []at{{20, `{"threadID":"t","runID":"r"}`}}}, "skip", AckAtOnce},
 		{"ASYNC-01", "async=1 is not named", ex{url: "http://s/api/invoke/a?async=1", chunks: whole(`{}`)}, "skip", ""},
 		// Follow-up routes.
 		{"ASYNC-02", "the run's events", ex{method: "GET", url: "http://s/api/threads/t1/events?runID=r1", req: hdr("Accept", "application/json"),

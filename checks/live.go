@@ -22,6 +22,7 @@ const LiveTolerance = 500 * time.Millisecond
 var liveChecks = []Check{
 	{Rule: "FMT-01", Spec: "text/event-stream (exactly): SSE stream, live during the run", Aspect: Live, Judge: LiveSSE},
 	{Rule: "SSE-01", Spec: "Immediately, before the agent produces anything: a frame with event: start and data {}.", Aspect: AtOnce, Judge: StartAtOnce},
+	{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Aspect: AckAtOnce, Judge: AsyncAtOnce},
 	{Rule: "SSE-07", Spec: "Once an SSE stream has begun, a failure arrives as an event with error set, not as an HTTP status.", Judge: FailureAsEvent},
 }
 
@@ -29,6 +30,8 @@ var liveChecks = []Check{
 const (
 	Live   = "live during the run (needs an agent-script prompt that pauses between @say lines)"
 	AtOnce = "at once (needs an agent-script prompt that pauses before its first @say)"
+	// AckAtOnce is ASYNC-01's "at once".
+	AckAtOnce = "at once (needs an async call whose agent-script prompt pauses more than 1 s)"
 )
 
 // script is a prompt in the agent script language reduced to what the
@@ -242,4 +245,42 @@ func FailureAsEvent(x *traffic.Exchange, _ *History) error {
 		return err
 	}
 	return outcome.Failf("the SSE events of a run that failed", "an event with error set", "none in %s", quote(b))
+}
+
+// AsyncAtOnce: ASYNC-01, "returns at once ... and the run continues on the
+// server". When the script pauses for longer than 1 s in all, the whole
+// acknowledgement arrives no later than the pauses minus LiveTolerance: a
+// service that waits for the run cannot answer that early.
+func AsyncAtOnce(x *traffic.Exchange, _ *History) error {
+	inv, ok := InvokeOf(x)
+	if !ok || !inv.Async || x.Response == nil || x.Response.Status/100 != 2 {
+		return skip("not an async invoke call answered 2xx")
+	}
+	if x.Request.Body.Redacted {
+		return untested(NoBody)
+	}
+	s, ok := parseScript(string(x.Request.Body.Bytes()))
+	if !ok {
+		return skip("the prompt is not an agent script of @say and @pause lines")
+	}
+	run := s.lead + s.frags[len(s.frags)-1].at
+	if run <= time.Second {
+		return skip("the script pauses 1 s or less")
+	}
+	b := &x.Response.Body
+	if !b.Timed {
+		return untested(NoTimings)
+	}
+	arrived := x.Response.HeaderAt
+	if n := len(b.Chunks); n > 0 {
+		arrived = b.Chunks[n-1].At
+	}
+	if arrived < 0 {
+		return untested(NoTimings)
+	}
+	if limit := run - LiveTolerance; arrived > limit {
+		return outcome.Failf("the acknowledgement of an async call", fmt.Sprintf("at once: within %s, while the run pauses %s", limit, run),
+			"complete after %s", arrived.Round(time.Millisecond))
+	}
+	return nil
 }
