@@ -11,6 +11,8 @@
 //	invokeconf variants                                          list the reference server's variant switches
 //	invokeconf version                                           print the harness version and the spec and catalog digests
 //	invokeconf help COMMAND                                      print a command's help
+//	invokeconf proxy --target URL [--listen ADDR] [--out DIR]    record and judge live traffic (passive, docs/passive.md)
+//	invokeconf judge FILE.har                                    judge recorded traffic offline
 //
 // Exit codes: 0 every applicable MUST rule passed; 1 a rule failed; 2 bad
 // usage or profile; 3 harness error or no scenario ran.
@@ -50,6 +52,8 @@ Usage:
   invokeconf defects          list the reference server's defect switches
   invokeconf variants         list the reference server's variant switches (legal behaviours the spec allows)
   invokeconf version          print the harness version, commit, and the digests of the spec and the rule catalog
+  invokeconf proxy [flags]    record and judge the traffic between a client and the service (passive, never a certification)
+  invokeconf judge FILE.har   judge recorded traffic offline
 
 Run 'invokeconf help COMMAND' or 'invokeconf COMMAND -h' for a command's description, flags and examples.
 
@@ -60,6 +64,7 @@ type commandDoc struct {
 	synopsis    string
 	description string
 	examples    []string
+	exits       string // the command's own exit codes; "" means the run's
 }
 
 var commandDocs = map[string]commandDoc{
@@ -70,39 +75,59 @@ var commandDocs = map[string]commandDoc{
 			"PARTIAL, never a certification; contract rules (docs/bundles.md) are judged apart from spec rules.",
 		[]string{"invokeconf run", "invokeconf run --profile target.yaml --out reports/out",
 			"invokeconf run --profile target.yaml --spec-only", "invokeconf run --profile target.yaml --areas sse,events --quick",
-			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure"}},
+			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure"}, ""},
 	"profile check": {"invokeconf profile check --profile FILE",
 		"Reads a profile as run does (with INVOKECONF_* overrides) and asks its target: does it answer, are the\n" +
 			"keys accepted (the expired key refused); then says what the profile's gaps leave untested, tells\n" +
 			"capabilities declared false (their scenarios not applicable) from those left out (untested), and\n" +
 			"warns about INVOKECONF_* variables that override no field.",
-		[]string{"invokeconf profile check --profile target.yaml"}},
+		[]string{"invokeconf profile check --profile target.yaml"}, ""},
 	"profile vars": {"invokeconf profile vars [--profile FILE]",
 		"Lists every INVOKECONF_* variable with the profile field it overrides; with --profile, whether it is set.",
-		[]string{"invokeconf profile vars", "invokeconf profile vars --profile target.yaml"}},
+		[]string{"invokeconf profile vars", "invokeconf profile vars --profile target.yaml"}, ""},
 	"serve": {"invokeconf serve [flags]",
 		"Runs the reference server on loopback and prints its URL, keys by role, IDs and a curl command.",
 		[]string{"invokeconf serve", "invokeconf serve --addr 127.0.0.1:0 --write-profile ref.yaml",
-			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202"}},
+			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202"}, ""},
 	"model": {"invokeconf model [flags]",
 		"Runs the scripted model server: an OpenAI-compatible chat-completions API whose model follows the agent\n" +
 			"script language, for a vendor's agent to run on (docs/vendor-guide.md).",
-		[]string{"invokeconf model", "invokeconf model --addr 127.0.0.1:8090"}},
+		[]string{"invokeconf model", "invokeconf model --addr 127.0.0.1:8090"}, ""},
 	"rules": {"invokeconf rules [--format markdown|json]",
 		"Lists the rule catalog with the scenarios that check each rule.",
-		[]string{"invokeconf rules", "invokeconf rules --format json"}},
+		[]string{"invokeconf rules", "invokeconf rules --format json"}, ""},
 	"defects": {"invokeconf defects",
 		"Lists the reference server's defect switches: each a realistic deviation from the rules it names.\n" +
 			"Switch one on with 'invokeconf serve --defect NAME' or 'invokeconf run --defect NAME'.",
-		[]string{"invokeconf defects", "invokeconf run --defect no-close --rules SSE-05"}},
+		[]string{"invokeconf defects", "invokeconf run --defect no-close --rules SSE-05"}, ""},
+	"proxy": {synopsis: "invokeconf proxy --target URL [flags]",
+		description: "Sits between any client and the service: forwards every request and response unchanged and unbuffered,\n" +
+			"records each exchange with the arrival time of every response chunk, judges it against every rule that\n" +
+			"traffic can decide and prints each failure as it happens (rule, level, what was seen, which request).\n" +
+			"On Ctrl-C, SIGTERM or the end of --duration it writes the HAR file and " + passiveSummaryFile + "\n" +
+			"(pass with the number of exchanges that decided a rule, fail with the exchange, untested, not seen).\n" +
+			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification.\n" +
+			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys in bodies\n" +
+			"are hidden.\n" +
+			"See docs/passive.md.",
+		examples: []string{"invokeconf proxy --target https://svc.staging.example --listen 127.0.0.1:8089",
+			"invokeconf proxy --target http://127.0.0.1:8080 --duration 10m --out passive/ --redact-bodies"},
+		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, 3 the proxy broke.\n"},
+	"judge": {synopsis: "invokeconf judge [flags] FILE.har",
+		description: "Judges recorded traffic offline against every rule that traffic can decide: the same judgement as\n" +
+			"'invokeconf proxy', on a HAR 1.2 file written by the proxy, by browser developer tools or by mitmproxy.\n" +
+			"A file without chunk timings (the \"_chunks\" extension, docs/passive.md) leaves every timing rule\n" +
+			"untested. A passive judgement is never a certification.",
+		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
+		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage or an unreadable file.\n"},
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
-		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}},
+		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}, ""},
 	"version": {"invokeconf version [--profile FILE]",
 		"Prints the harness version and commit, and the digests of the spec text and rule catalog every report\n" +
 			"names; with --profile, the target's product and version too.",
-		[]string{"invokeconf version", "invokeconf version --profile target.yaml"}},
+		[]string{"invokeconf version", "invokeconf version --profile target.yaml"}, ""},
 }
 
 func main() {
@@ -153,6 +178,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runner.ExitPass
 		}
 		return run(ctx, append(args[1:], "-h"), stdout, stderr)
+	case "proxy":
+		code, err = cmdProxy(ctx, args[1:], stdout, stderr)
+	case "judge":
+		code, err = cmdJudge(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass
@@ -226,6 +255,10 @@ func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
 		fmt.Fprintln(w)
+	}
+	if doc.exits != "" {
+		fmt.Fprint(w, doc.exits)
+		return
 	}
 	fmt.Fprint(w, exitCodes)
 }

@@ -1,0 +1,212 @@
+// Package checks holds rule checks as pure functions of recorded traffic
+// (package traffic): given an exchange, and for rules over several
+// exchanges what came before it, a check returns nil (the rule held), an
+// *outcome.Failure (it broke), or a *Skip (the exchange cannot decide it).
+// The passive proxy and the offline judge call them; the active steps can
+// call the very same functions on the exchanges they record.
+//
+// Each check stands beside the spec's words it rests on, h2spec style, and
+// decides only on evidence that settles the rule: where the spec leaves a
+// choice, or the recording lacks what deciding needs, it skips.
+package checks
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// Skip says that a check did not decide its rule on an exchange.
+type Skip struct {
+	// Reason says why.
+	Reason string
+	// Untested is true when the exchange bore on the rule but the recording
+	// lacks what deciding needs (chunk timings, a body): the rule is then
+	// untested rather than not seen.
+	Untested bool
+}
+
+func (s *Skip) Error() string { return s.Reason }
+
+// skip returns a Skip for an exchange that does not bear on the rule.
+func skip(format string, args ...any) error { return &Skip{Reason: fmt.Sprintf(format, args...)} }
+
+// untested returns a Skip for an exchange that bears on the rule but cannot
+// decide it.
+func untested(reason string) error { return &Skip{Reason: reason, Untested: true} }
+
+// Reasons a recording cannot decide a rule.
+const (
+	NoTimings = "the recording has no chunk timings"
+	NoBody    = "the recording keeps no bodies (--redact-bodies)"
+	CutBody   = "the recording holds only the start of the body (--max-record)"
+)
+
+// Check is one rule's check.
+type Check struct {
+	// Rule is the catalog ID the check decides.
+	Rule string
+	// Spec is the spec's words the check rests on.
+	Spec string
+	// Aspect names the part of the rule the check decides when the rule has
+	// several checks ("" for its main one). A rule passes only when every
+	// aspect was decided: never on less evidence than the active suite
+	// needs.
+	Aspect string
+	// Judge decides the rule on x; h holds what the exchanges before x
+	// showed.
+	Judge func(x *traffic.Exchange, h *History) error
+}
+
+// All returns every check, ordered by rule ID.
+func All() []Check {
+	var all []Check
+	for _, group := range [][]Check{formatChecks, liveChecks, sseChecks, threadChecks, followupChecks, errorChecks} {
+		all = append(all, group...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Rule < all[j].Rule })
+	return all
+}
+
+// Aspects returns the aspects of each rule's checks.
+func Aspects() map[string][]string {
+	out := map[string][]string{}
+	for _, c := range All() {
+		out[c.Rule] = append(out[c.Rule], c.Aspect)
+	}
+	return out
+}
+
+// Rules returns the IDs of the rules traffic can decide.
+func Rules() []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, c := range All() {
+		if !seen[c.Rule] {
+			seen[c.Rule] = true
+			ids = append(ids, c.Rule)
+		}
+	}
+	return ids
+}
+
+// History is what the exchanges judged so far showed, for rules over
+// several exchanges. The zero value is empty and ready.
+type History struct {
+	threads  map[string]bool
+	named    map[string]time.Time // when a response surely named the thread
+	resolved map[string]bool
+}
+
+// Thread reports whether an earlier response named the thread.
+func (h *History) Thread(id string) bool { return h != nil && h.threads[id] }
+
+// NamedBefore reports whether a response had named the thread before t:
+// its headers had arrived. Exchanges end in any order (a stream outlives
+// the calls it starts), so "earlier" is by time, not by judging order.
+func (h *History) NamedBefore(id string, t time.Time) bool {
+	if h == nil {
+		return false
+	}
+	at, ok := h.named[id]
+	return ok && at.Before(t)
+}
+
+// Resolved reports whether an earlier invoke of that path ({id} of an
+// agent route, {project_id} of a project route) was answered 2xx: its {id}
+// resolves.
+func (h *History) Resolved(inv Invoke) bool { return h != nil && h.resolved[resolveKey(inv)] }
+
+func resolveKey(inv Invoke) string {
+	if inv.Project {
+		return "project/" + inv.ID
+	}
+	return "agent/" + inv.ID
+}
+
+// Add records what x shows: the threads its response names, and the {id}
+// it resolved.
+func (h *History) Add(x *traffic.Exchange) {
+	if h.threads == nil {
+		h.threads, h.resolved, h.named = map[string]bool{}, map[string]bool{}, map[string]time.Time{}
+	}
+	if x.Response == nil {
+		return
+	}
+	if inv, ok := InvokeOf(x); ok && x.Response.Status/100 == 2 && inv.ThreadSegment == "" {
+		h.resolved[resolveKey(inv)] = true
+	}
+	name := func(id string) {
+		h.threads[id] = true
+		if x.Response.HeaderAt < 0 || x.Start.IsZero() {
+			return // unknown when: never counts as earlier
+		}
+		at := x.Start.Add(x.Response.HeaderAt)
+		if old, ok := h.named[id]; !ok || at.Before(old) {
+			h.named[id] = at
+		}
+	}
+	if t := x.Response.Header.Get(threadHeader); t != "" {
+		name(t)
+	}
+	if a, ok := asyncAck(x); ok {
+		name(a.ThreadID)
+	}
+}
+
+// Result is one check's outcome on one exchange.
+type Result struct {
+	Rule     string
+	Aspect   string
+	Spec     string
+	Exchange int
+	// Failure is set when the rule broke.
+	Failure *outcome.Failure
+	// Skip is set when the exchange did not decide the rule.
+	Skip *Skip
+	// Err is set when the check itself broke (a harness error).
+	Err error
+}
+
+// Passed reports whether the exchange decided the rule and it held.
+func (r Result) Passed() bool { return r.Failure == nil && r.Skip == nil && r.Err == nil }
+
+// Exchange runs every check on x, then adds x to h.
+func Exchange(x *traffic.Exchange, h *History) []Result {
+	var out []Result
+	for _, c := range All() {
+		out = append(out, run(c, x, h))
+	}
+	h.Add(x)
+	return out
+}
+
+func run(c Check, x *traffic.Exchange, h *History) (r Result) {
+	r = Result{Rule: c.Rule, Aspect: c.Aspect, Spec: c.Spec, Exchange: x.ID}
+	defer func() {
+		if p := recover(); p != nil {
+			r.Err = fmt.Errorf("check %s panicked: %v", c.Rule, p)
+		}
+	}()
+	err := c.Judge(x, h)
+	var s *Skip
+	switch {
+	case err == nil:
+	case errors.As(err, &s):
+		r.Skip = s
+	default:
+		if f, ok := outcome.AsFailure(err); ok {
+			if f.Spec == "" {
+				f.Spec = c.Spec
+			}
+			r.Failure = f
+		} else {
+			r.Err = err
+		}
+	}
+	return r
+}

@@ -1,0 +1,340 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// Keepalive is the quiet after which a ": ping" comment is due.
+const Keepalive = 20 * time.Second
+
+// KeepaliveTolerance is what scheduling and the network may add to it.
+const KeepaliveTolerance = 1500 * time.Millisecond
+
+var sseChecks = []Check{
+	{Rule: "SSE-01", Spec: "Immediately, before the agent produces anything: a frame with event: start and data {}.", Judge: StartFirst},
+	{Rule: "SSE-02", Spec: "Each event: an id: line holding the run ID, then a data: line holding the event object as JSON.", Judge: IDBeforeData},
+	{Rule: "SSE-03", Spec: "The last event of a run: id: is the run ID with the suffix :after, and the event object has runComplete true", Judge: FinalAfter},
+	{Rule: "SSE-04", Spec: "Keepalive: when the run is quiet for 20 seconds, a comment line : ping is written.", Judge: KeepalivePing},
+	{Rule: "SSE-05", Spec: "At the end: a frame with event: close and data {}. A missing event: close is an abnormal end.", Judge: CloseAtEnd},
+	{Rule: "SSE-06", Spec: "A client can stop reading at the event with runComplete true.", Judge: NothingAfterComplete},
+	{Rule: "EVT-01", Spec: "Every SSE data: frame is one JSON object with these fields.", Judge: DataIsObject},
+	{Rule: "EVT-02", Spec: "runID: Run the event belongs to; threadID: Thread the event belongs to", Judge: EventsNameRun},
+}
+
+// sseStream returns the frames of x's answer when x is a synchronous invoke
+// with Accept exactly text/event-stream that was answered with an SSE
+// stream; otherwise a Skip. FMT-01 judges a request whose answer is no
+// stream.
+func sseStream(x *traffic.Exchange) ([]Frame, error) {
+	v, _, err := acceptOf(x)
+	if err != nil {
+		return nil, err
+	}
+	if v != "text/event-stream" {
+		return nil, skip("Accept is not text/event-stream")
+	}
+	b, err := body(x, false)
+	if err != nil {
+		return nil, err
+	}
+	if !looksSSE(x, b) {
+		return nil, skip("the answer is not an SSE stream (FMT-01)")
+	}
+	return Frames(&x.Response.Body), nil
+}
+
+// ended reports whether the recording holds the stream's end as the
+// service wrote it.
+func ended(x *traffic.Exchange) error {
+	switch {
+	case x.Response.Body.Truncated:
+		return untested(CutBody)
+	case x.Response.End == traffic.EndClientGone:
+		return skip("the client went away before the stream ended")
+	case x.Response.End == traffic.EndError:
+		return skip("the connection failed before the stream ended")
+	}
+	return nil
+}
+
+func isEmptyObject(s string) bool {
+	m, ok := object(s)
+	return ok && len(m) == 0
+}
+
+// StartFirst: SSE-01. The first frame (comments aside) is event: start with
+// data {}. "Immediately" needs the time the agent produced its first event,
+// which traffic does not show.
+func StartFirst(x *traffic.Exchange, _ *History) error {
+	frames, err := sseStream(x)
+	if err != nil {
+		return err
+	}
+	for _, f := range frames {
+		if f.IsComment() {
+			continue
+		}
+		if event(f.Frame) != "start" || !isEmptyObject(data(f.Frame)) {
+			return outcome.Failf("the first SSE frame", "event: start with data {}", "%q", f.String())
+		}
+		return nil
+	}
+	return untested("the recording holds no frame")
+}
+
+// IDBeforeData: SSE-02. Every event frame has an id line holding the run ID
+// (the final one: with :after, SSE-03) before its data line.
+func IDBeforeData(x *traffic.Exchange, _ *History) error {
+	frames, err := sseStream(x)
+	if err != nil {
+		return err
+	}
+	seen := false
+	for _, f := range frames {
+		if !f.Terminated || !isEventFrame(f.Frame) {
+			continue
+		}
+		seen = true
+		names := f.Fields()
+		id, hasID := f.Field("id")
+		if !hasID || indexOf(names, "id") > indexOf(names, "data") {
+			return outcome.Failf("an SSE event frame", "an id: line, then the data: line", "%q", f.String())
+		}
+		e, ok := eventOf(data(f.Frame))
+		if ok && e.RunID != nil && id != *e.RunID && id != *e.RunID+":after" {
+			return outcome.Failf("the id: line of an SSE event", fmt.Sprintf("the event's run ID %q", *e.RunID),
+				"id: %q in %q", id, f.String())
+		}
+	}
+	if !seen {
+		return skip("no event frame")
+	}
+	return nil
+}
+
+func indexOf(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return len(names)
+}
+
+// lastEvent returns the last event frame and whether any event failed.
+func lastEvent(frames []Frame) (Frame, bool, bool) {
+	var last Frame
+	found, failed := false, false
+	for _, f := range frames {
+		if f.Terminated && isEventFrame(f.Frame) {
+			last, found = f, true
+			if e, ok := eventOf(data(f.Frame)); ok && e.failed() {
+				failed = true
+			}
+		}
+	}
+	return last, found, failed
+}
+
+// FinalAfter: SSE-03. The last event of a run has id <runID>:after and
+// runComplete true. A failed run is left to SSE-05: the spec does not say
+// that its last event completes it.
+func FinalAfter(x *traffic.Exchange, _ *History) error {
+	frames, err := sseStream(x)
+	if err != nil {
+		return err
+	}
+	if err := ended(x); err != nil {
+		return err
+	}
+	last, found, failed := lastEvent(frames)
+	switch {
+	case !found:
+		return skip("no event frame")
+	case failed:
+		return skip("the run failed")
+	}
+	e, _ := eventOf(data(last.Frame))
+	id, _ := last.Field("id")
+	if !e.complete() || e.RunID == nil || id != *e.RunID+":after" {
+		return outcome.Failf("the last event of the run", "id: <runID>:after and runComplete true", "%q", last.String())
+	}
+	return nil
+}
+
+// CloseAtEnd: SSE-05. A stream the service ended ends with event: close and
+// data {}, after an error too. Comments after it are not frames.
+func CloseAtEnd(x *traffic.Exchange, _ *History) error {
+	frames, err := sseStream(x)
+	if err != nil {
+		return err
+	}
+	// A connection to the service that broke mid-stream is an end without
+	// event: close too: "A missing event: close is an abnormal end."
+	if x.Response.End != traffic.EndError {
+		if err := ended(x); err != nil {
+			return err
+		}
+	} else if x.Response.Body.Truncated {
+		return untested(CutBody)
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := frames[i]
+		if f.IsComment() && f.Terminated {
+			continue
+		}
+		if !f.Terminated || event(f.Frame) != "close" || !isEmptyObject(data(f.Frame)) {
+			_, _, failed := lastEvent(frames)
+			after := ""
+			if failed {
+				after = " (the run had failed)"
+			}
+			if x.Response.End == traffic.EndError {
+				after += " (the service's connection broke)"
+			}
+			return outcome.Failf("the end of the SSE stream"+after, "a frame event: close with data {}", "last frame %q", f.String())
+		}
+		return nil
+	}
+	return outcome.Fail("the end of the SSE stream", "a frame event: close with data {}", "")
+}
+
+// NothingAfterComplete: SSE-06. No event follows the one with runComplete
+// true.
+func NothingAfterComplete(x *traffic.Exchange, _ *History) error {
+	frames, err := sseStream(x)
+	if err != nil {
+		return err
+	}
+	done := false
+	for _, f := range frames {
+		if !f.Terminated || !isEventFrame(f.Frame) {
+			continue
+		}
+		if done {
+			return outcome.Failf("the frames after the runComplete event", "no further event", "%q", f.String())
+		}
+		if e, ok := eventOf(data(f.Frame)); ok && e.complete() {
+			done = true
+		}
+	}
+	if !done {
+		return skip("no runComplete event")
+	}
+	return nil
+}
+
+// DataIsObject: EVT-01. The data of every frame is one JSON object.
+func DataIsObject(x *traffic.Exchange, _ *History) error {
+	frames, err := sseStream(x)
+	if err != nil {
+		return err
+	}
+	for _, f := range frames {
+		if !f.Terminated || f.IsComment() {
+			continue
+		}
+		if _, ok := f.Field("data"); !ok {
+			continue
+		}
+		if _, ok := object(data(f.Frame)); !ok {
+			return outcome.Failf("the data of an SSE frame", "one JSON object", "%q", f.String())
+		}
+	}
+	return nil
+}
+
+// EventsNameRun: EVT-02. Every event of a synchronous answer (SSE or
+// envelope) carries runID and threadID, and they name one run and one
+// thread.
+func EventsNameRun(x *traffic.Exchange, _ *History) error {
+	v, _, err := acceptOf(x)
+	if err != nil {
+		return err
+	}
+	if v != "text/event-stream" && v != "application/json" {
+		return skip("the plain-text form has no event objects")
+	}
+	if _, err := body(x, v == "application/json"); err != nil {
+		return err
+	}
+	evs, ok := events(x)
+	if !ok || len(evs) == 0 {
+		return skip("no event objects (EVT-01, FMT-01/02)")
+	}
+	var run, thread string
+	for i, e := range evs {
+		if e.RunID == nil || e.ThreadID == nil || *e.RunID == "" || *e.ThreadID == "" {
+			return outcome.Failf(fmt.Sprintf("event %d", i+1), "runID and threadID set", "runID %s, threadID %s", show(e.RunID), show(e.ThreadID))
+		}
+		if i == 0 {
+			run, thread = *e.RunID, *e.ThreadID
+			continue
+		}
+		if *e.RunID != run || *e.ThreadID != thread {
+			return outcome.Failf(fmt.Sprintf("event %d", i+1), fmt.Sprintf("the run %q of thread %q, as event 1", run, thread),
+				"run %q of thread %q", *e.RunID, *e.ThreadID)
+		}
+	}
+	return nil
+}
+
+func show(s *string) string {
+	if s == nil {
+		return "missing"
+	}
+	return fmt.Sprintf("%q", *s)
+}
+
+// isPing reports whether a frame is a ": ping" comment.
+func isPing(f Frame) bool {
+	return f.IsComment() && f.Terminated && strings.TrimSpace(f.Lines[0].Value) == "ping"
+}
+
+// KeepalivePing: SSE-04. Decided on streams that were quiet for longer than
+// Keepalive+KeepaliveTolerance (no frame but comments): a ": ping" must
+// have come within that time of the last frame or ping, all along. A
+// shorter quiet decides nothing: its ping may still have been on its way.
+func KeepalivePing(x *traffic.Exchange, _ *History) error {
+	frames, err := sseStream(x)
+	if err != nil {
+		return err
+	}
+	if !x.Response.Body.Timed {
+		return untested(NoTimings)
+	}
+	limit := Keepalive + KeepaliveTolerance
+	quiet := false
+	var last, lastFrame time.Duration
+	started := false
+	for _, f := range frames {
+		if !f.Terminated {
+			continue
+		}
+		if isEventFrame(f.Frame) || event(f.Frame) == "start" || event(f.Frame) == "close" {
+			if started && f.At-lastFrame > limit {
+				quiet = true
+			}
+			lastFrame = f.At
+		} else if !isPing(f) {
+			continue
+		}
+		if started && f.At-last > limit {
+			return outcome.Failf("the keepalive", fmt.Sprintf(`a ": ping" comment within %s of quiet`, limit),
+				"nothing for %s (from +%s to +%s)", (f.At - last).Round(time.Millisecond), last.Round(time.Millisecond), f.At.Round(time.Millisecond))
+		}
+		if event(f.Frame) == "close" {
+			break
+		}
+		last, started = f.At, true
+	}
+	if !quiet {
+		return skip("the stream was never quiet for more than %s", limit)
+	}
+	return nil
+}

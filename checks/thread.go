@@ -1,0 +1,178 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+var threadChecks = []Check{
+	{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Judge: PathThreadWins},
+	{Rule: "THREAD-02", Spec: "Otherwise, when the header X-SVC-Thread-Id is present, it is used.", Judge: HeaderThreadUsed},
+	{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Judge: NewThread},
+	{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Judge: ThreadHeader},
+	{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Judge: AsyncAck},
+}
+
+// invoked returns x's invoke call when it was answered 2xx, sync or async.
+func invoked(x *traffic.Exchange) (Invoke, error) {
+	inv, ok := InvokeOf(x)
+	switch {
+	case !ok:
+		return inv, skip("not an invoke call")
+	case x.Response == nil:
+		return inv, skip("no response")
+	case x.Response.Status/100 != 2:
+		return inv, skip("answered %d", x.Response.Status)
+	}
+	return inv, nil
+}
+
+// answerThread returns the thread x's answer runs on, as its header says,
+// and what else names it (the async acknowledgement, the events).
+func answerThread(x *traffic.Exchange) (string, []string) {
+	var others []string
+	if a, ok := asyncAck(x); ok {
+		others = append(others, a.ThreadID)
+	}
+	if evs, ok := events(x); ok {
+		for _, e := range evs {
+			if e.ThreadID != nil {
+				others = append(others, *e.ThreadID)
+				break
+			}
+		}
+	}
+	return x.Response.Header.Get(threadHeader), others
+}
+
+// ThreadHeader: THREAD-04. Every 2xx invoke response carries X-SVC-Thread-Id,
+// and it names the thread the answer names (the events' threadID, the async
+// acknowledgement's).
+func ThreadHeader(x *traffic.Exchange, _ *History) error {
+	if _, err := invoked(x); err != nil {
+		return err
+	}
+	h, others := answerThread(x)
+	if h == "" {
+		return outcome.Failf("the "+threadHeader+" response header", "present, naming the run's thread", "%v",
+			x.Response.Header.Values(threadHeader))
+	}
+	for _, o := range others {
+		if o != h {
+			return outcome.Failf("the "+threadHeader+" response header", fmt.Sprintf("the thread the answer names, %q", o), "%q", h)
+		}
+	}
+	return nil
+}
+
+// usesThread fails unless x's answer runs on thread want.
+func usesThread(x *traffic.Exchange, want, why string) error {
+	h, others := answerThread(x)
+	if h == "" && len(others) == 0 {
+		return skip("the answer names no thread (THREAD-04)")
+	}
+	for _, got := range append([]string{h}, others...) {
+		if got != "" && got != want {
+			return outcome.Failf("the thread of the run", fmt.Sprintf("%q, %s", want, why), "%q", got)
+		}
+	}
+	return nil
+}
+
+// PathThreadWins: THREAD-01. A call with a thread segment runs on that
+// thread, whatever X-SVC-Thread-Id says.
+func PathThreadWins(x *traffic.Exchange, _ *History) error {
+	inv, err := invoked(x)
+	if err != nil {
+		return err
+	}
+	if inv.ThreadSegment == "" {
+		return skip("no thread segment")
+	}
+	why := "the thread segment of the path"
+	if h := x.Request.Header.Get(threadHeader); h != "" && h != inv.ThreadSegment {
+		why += fmt.Sprintf(" (the header named %q)", h)
+	}
+	return usesThread(x, inv.ThreadSegment, why)
+}
+
+// HeaderThreadUsed: THREAD-02. Without a thread segment, the call runs on
+// the thread X-SVC-Thread-Id names. Decided only when {id} is not a thread
+// an earlier response named: a thread ID in {id} continues that thread, and
+// the spec does not rank it against the header.
+func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
+	inv, err := invoked(x)
+	if err != nil {
+		return err
+	}
+	hdr := x.Request.Header.Values(threadHeader)
+	switch {
+	case inv.ThreadSegment != "":
+		return skip("a thread segment (THREAD-01)")
+	case len(hdr) != 1 || hdr[0] == "":
+		return skip("no single %s request header", threadHeader)
+	case !inv.Project && h.Thread(inv.ID):
+		return skip("{id} is a thread")
+	}
+	return usesThread(x, hdr[0], "the thread the "+threadHeader+" request header named")
+}
+
+// NewThread: THREAD-03. Without thread segment and header, the call runs on
+// a new thread: not one a response of the recording had named before the
+// call was sent. Decided only when {id} is not a thread the recording
+// named (a thread ID in {id} continues it).
+func NewThread(x *traffic.Exchange, h *History) error {
+	inv, err := invoked(x)
+	if err != nil {
+		return err
+	}
+	switch {
+	case inv.ThreadSegment != "" || len(x.Request.Header.Values(threadHeader)) > 0:
+		return skip("the call names a thread")
+	case !inv.Project && h.Thread(inv.ID):
+		return skip("{id} is a thread")
+	}
+	t, others := answerThread(x)
+	if t == "" && len(others) > 0 {
+		t = others[0]
+	}
+	if t == "" {
+		return skip("the answer names no thread (THREAD-04)")
+	}
+	if h.NamedBefore(t, x.Start) {
+		return outcome.Failf("the thread of a call that names none", "a new thread", "%q, which a response had named before the call", t)
+	}
+	return nil
+}
+
+// AsyncAck: ASYNC-01. An async call is answered 2xx with JSON holding
+// threadID and runID (other members and any 2xx status allowed). "At once"
+// needs the run's length, which traffic does not show.
+func AsyncAck(x *traffic.Exchange, _ *History) error {
+	inv, ok := InvokeOf(x)
+	switch {
+	case !ok || !inv.Async:
+		return skip("not an async invoke call")
+	case x.Response == nil:
+		return skip("no response")
+	case x.Response.Status >= 400:
+		return skip("answered %d", x.Response.Status)
+	}
+	b, err := body(x, true)
+	if err != nil {
+		return err
+	}
+	var a struct {
+		ThreadID *string `json:"threadID"`
+		RunID    *string `json:"runID"`
+	}
+	if x.Response.Status/100 != 2 || json.Unmarshal(b, &a) != nil || a.ThreadID == nil || a.RunID == nil ||
+		*a.ThreadID == "" || *a.RunID == "" {
+		return outcome.Failf("the answer to an async call", "2xx with JSON {\"threadID\":...,\"runID\":...}",
+			"%d %s", x.Response.Status, quote(b))
+	}
+	return nil
+}

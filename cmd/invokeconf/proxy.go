@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/har"
+	"github.com/invokeconf/invokeconf/internal/httpserve"
+	"github.com/invokeconf/invokeconf/proxy"
+	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlags("proxy", stderr)
+	target := fs.String("target", "", "the service's base URL (required)")
+	listen := fs.String("listen", "127.0.0.1:8089", "listen address (127.0.0.1:0 picks a free port)")
+	harFile := fs.String("har", "", "HAR file to write (default OUT/traffic.har)")
+	out := fs.String("out", "reports/out/passive", "directory for the HAR file and "+passiveSummaryFile)
+	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C or SIGTERM)")
+	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes recorded per body (the traffic passes whole)")
+	redactBodies := fs.Bool("redact-bodies", false, "keep only lengths, chunk timings and hashes of bodies in the HAR file")
+	if err := parse(fs, args); err != nil {
+		return runner.ExitUsage, err
+	}
+	u, err := url.Parse(*target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return runner.ExitUsage, usageError{fmt.Errorf("--target must be an http(s) base URL, got %q", *target)}
+	}
+	if *harFile == "" {
+		*harFile = filepath.Join(*out, "traffic.har")
+	}
+	var mu sync.Mutex
+	var xs []traffic.Exchange
+	j := checks.NewJudgement()
+	done := func(x traffic.Exchange) {
+		var found []checks.Finding
+		if x.Response != nil {
+			found = j.Add(&x)
+		}
+		if *redactBodies {
+			x = traffic.StripBodies(x)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		xs = append(xs, x)
+		for _, f := range found {
+			fmt.Fprintln(stdout, f)
+		}
+		if x.Error != "" {
+			fmt.Fprintf(stdout, "exchange #%d: %s %s: %s\n", x.ID, x.Request.Method, x.Request.URL, x.Error)
+		}
+	}
+	p := proxy.New(proxy.Config{Target: u, Recorder: traffic.NewRecorder(*maxRecord, nil), Done: done})
+	l, err := httpserve.Start(p, *listen)
+	if err != nil {
+		return runner.ExitUsage, usageError{err}
+	}
+	fmt.Fprintf(stdout, "invokeconf proxy: %s -> %s (Ctrl-C writes %s and %s)\n", l.URL, u,
+		*harFile, filepath.Join(*out, passiveSummaryFile))
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	select {
+	case <-ctx.Done():
+	case <-l.Done():
+		return runner.ExitHarness, fmt.Errorf("the listener stopped: %v", l.Err())
+	}
+	// Open streams get a moment to end, then are cut (and recorded as such).
+	_ = l.Stop(2 * time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if err := writeHAR(*harFile, xs); err != nil {
+		return runner.ExitHarness, err
+	}
+	s := j.Summary()
+	printSummary(stdout, s)
+	if err := writeSummary(*out, s); err != nil {
+		return runner.ExitHarness, err
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", *harFile, filepath.Join(*out, passiveSummaryFile))
+	if s.Failed() {
+		return runner.ExitFail, nil
+	}
+	return runner.ExitPass, nil
+}
+
+func writeHAR(file string, xs []traffic.Exchange) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := har.Write(f, "invokeconf", xs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

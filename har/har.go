@@ -1,0 +1,367 @@
+// Package har writes and reads recorded exchanges as HAR 1.2 files
+// (http://www.softwareishard.com/blog/har-12-spec/).
+//
+// The arrival time of every response chunk travels in an extension field,
+// as HAR allows for fields whose names start with "_":
+//
+//	"content": {
+//	  "size": 123, "mimeType": "text/event-stream", "text": "...",
+//	  "_chunks": [{"time": 0.41, "size": 22}, {"time": 812.07, "size": 101}],
+//	  "_truncated": false, "_redacted": false, "_sha256": "hex of the whole body as it passed"
+//	}
+//
+// Each _chunks entry is one read from the service: "time" is its arrival in
+// milliseconds from the request's startedDateTime, "size" the number of
+// bytes of content.text it holds (after keys were hidden; the bytes that
+// passed are counted in content.size). Joined in order the chunks are
+// content.text. A chunk past the recording cap has its time and a size of 0.
+// The request body carries the same fields on postData, and the response
+// says how its body ended in "_end" ("complete", "client-gone", "error").
+//
+// Reading accepts HAR files written by browser developer tools and
+// mitmproxy: without _chunks the body is one untimed chunk, so no timing
+// rule is decided on it.
+package har
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// File is a HAR file.
+type File struct {
+	Log Log `json:"log"`
+}
+
+// Log is a HAR file's log.
+type Log struct {
+	Version string  `json:"version"`
+	Creator Creator `json:"creator"`
+	Entries []Entry `json:"entries"`
+}
+
+// Creator names the program that wrote a HAR file.
+type Creator struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Entry is one exchange.
+type Entry struct {
+	StartedDateTime string   `json:"startedDateTime"`
+	Time            float64  `json:"time"`
+	Request         Request  `json:"request"`
+	Response        Response `json:"response"`
+	Cache           struct{} `json:"cache"`
+	Timings         Timings  `json:"timings"`
+	// ID is the exchange's number in the recording.
+	ID int `json:"_id,omitempty"`
+	// Error says why the exchange did not complete.
+	Error string `json:"_error,omitempty"`
+}
+
+// Request is an entry's request.
+type Request struct {
+	Method      string      `json:"method"`
+	URL         string      `json:"url"`
+	HTTPVersion string      `json:"httpVersion"`
+	Cookies     []NameValue `json:"cookies"`
+	Headers     []NameValue `json:"headers"`
+	QueryString []NameValue `json:"queryString"`
+	PostData    *PostData   `json:"postData,omitempty"`
+	HeadersSize int         `json:"headersSize"`
+	BodySize    int64       `json:"bodySize"`
+}
+
+// PostData is a request body.
+type PostData struct {
+	MimeType string `json:"mimeType"`
+	Text     string `json:"text"`
+	Encoding string `json:"_encoding,omitempty"`
+	Extension
+}
+
+// Response is an entry's response.
+type Response struct {
+	Status      int         `json:"status"`
+	StatusText  string      `json:"statusText"`
+	HTTPVersion string      `json:"httpVersion"`
+	Cookies     []NameValue `json:"cookies"`
+	Headers     []NameValue `json:"headers"`
+	Content     Content     `json:"content"`
+	RedirectURL string      `json:"redirectURL"`
+	HeadersSize int         `json:"headersSize"`
+	BodySize    int64       `json:"bodySize"`
+	// End says how the body ended.
+	End string `json:"_end,omitempty"`
+	// HeaderTime is when the headers arrived, in ms from the start.
+	HeaderTime *float64 `json:"_headersTime,omitempty"`
+}
+
+// Content is a response body.
+type Content struct {
+	Size     int64  `json:"size"`
+	MimeType string `json:"mimeType"`
+	Text     string `json:"text,omitempty"`
+	Encoding string `json:"encoding,omitempty"`
+	Extension
+}
+
+// Extension holds this project's fields on a body.
+type Extension struct {
+	Chunks    []ChunkTime `json:"_chunks,omitempty"`
+	Truncated bool        `json:"_truncated,omitempty"`
+	Redacted  bool        `json:"_redacted,omitempty"`
+	SHA256    string      `json:"_sha256,omitempty"`
+}
+
+// ChunkTime is one chunk's arrival.
+type ChunkTime struct {
+	Time float64 `json:"time"`
+	Size int     `json:"size"`
+}
+
+// NameValue is a header, cookie or query parameter.
+type NameValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Timings is an entry's timings, in ms.
+type Timings struct {
+	Send    float64 `json:"send"`
+	Wait    float64 `json:"wait"`
+	Receive float64 `json:"receive"`
+}
+
+// Write writes exchanges as a HAR file.
+func Write(w io.Writer, creatorVersion string, xs []traffic.Exchange) error {
+	f := File{Log: Log{Version: "1.2", Creator: Creator{Name: "invokeconf", Version: creatorVersion},
+		Entries: make([]Entry, 0, len(xs))}}
+	// Chronological, as HAR files are; a proxy ends exchanges in any order.
+	sorted := append([]traffic.Exchange(nil), xs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start.Before(sorted[j].Start) })
+	for _, x := range sorted {
+		f.Log.Entries = append(f.Log.Entries, entryOf(x))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(f)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func fromMS(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+
+func entryOf(x traffic.Exchange) Entry {
+	e := Entry{StartedDateTime: x.Start.UTC().Format(time.RFC3339Nano), ID: x.ID, Error: x.Error}
+	e.Request = Request{Method: x.Request.Method, URL: x.Request.URL, HTTPVersion: "HTTP/1.1",
+		Cookies: []NameValue{}, Headers: headersOf(x.Request.Header), QueryString: queryOf(x.Request.URL),
+		HeadersSize: -1, BodySize: x.Request.Body.Size}
+	if x.Request.Body.Size > 0 || len(x.Request.Body.Chunks) > 0 {
+		text, enc := textOf(x.Request.Body.Bytes())
+		e.Request.PostData = &PostData{MimeType: x.Request.Header.Get("Content-Type"), Text: text,
+			Encoding: enc, Extension: extensionOf(x.Request.Body)}
+	}
+	e.Response = Response{Cookies: []NameValue{}, Headers: []NameValue{}, HeadersSize: -1, BodySize: -1}
+	if r := x.Response; r != nil {
+		text, enc := textOf(r.Body.Bytes())
+		e.Response = Response{Status: r.Status, StatusText: http.StatusText(r.Status), HTTPVersion: "HTTP/1.1",
+			Cookies: []NameValue{}, Headers: headersOf(r.Header), HeadersSize: -1, BodySize: r.Body.Size,
+			End: string(r.End),
+			Content: Content{Size: r.Body.Size, MimeType: r.Header.Get("Content-Type"), Text: text, Encoding: enc,
+				Extension: extensionOf(r.Body)}}
+		if r.HeaderAt >= 0 {
+			h := ms(r.HeaderAt)
+			e.Response.HeaderTime = &h
+			e.Timings.Wait = h
+		}
+		if n := len(r.Body.Chunks); n > 0 && r.Body.Timed {
+			last := ms(r.Body.Chunks[n-1].At)
+			e.Time = last
+			e.Timings.Receive = max(0, last-e.Timings.Wait)
+		} else {
+			e.Time = e.Timings.Wait
+		}
+	}
+	return e
+}
+
+func extensionOf(b traffic.Body) Extension {
+	x := Extension{Truncated: b.Truncated, Redacted: b.Redacted, SHA256: b.SHA256}
+	if b.Timed {
+		x.Chunks = make([]ChunkTime, len(b.Chunks))
+		for i, c := range b.Chunks {
+			size := len(c.Data)
+			if b.Redacted {
+				size = c.Size
+			}
+			x.Chunks[i] = ChunkTime{Time: ms(c.At), Size: size}
+		}
+	}
+	return x
+}
+
+// textOf returns a body as HAR text: as it is when it is UTF-8, base64
+// otherwise.
+func textOf(b []byte) (string, string) {
+	if utf8.Valid(b) {
+		return string(b), ""
+	}
+	return base64.StdEncoding.EncodeToString(b), "base64"
+}
+
+func headersOf(h http.Header) []NameValue {
+	out := []NameValue{}
+	for name, vs := range h {
+		for _, v := range vs {
+			out = append(out, NameValue{name, v})
+		}
+	}
+	sortNV(out)
+	return out
+}
+
+func sortNV(nv []NameValue) {
+	sort.SliceStable(nv, func(i, j int) bool { return nv[i].Name < nv[j].Name })
+}
+
+func queryOf(raw string) []NameValue {
+	out := []NameValue{}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return out
+	}
+	for name, vs := range u.Query() {
+		for _, v := range vs {
+			out = append(out, NameValue{name, v})
+		}
+	}
+	sortNV(out)
+	return out
+}
+
+// Read reads a HAR file: one this package wrote, or one written by browser
+// developer tools or mitmproxy. Headers and bodies pass through rec, so a
+// foreign file's keys are hidden as a recording's are.
+func Read(r io.Reader, rec *traffic.Recorder) ([]traffic.Exchange, error) {
+	var f File
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("har: %w", err)
+	}
+	if f.Log.Entries == nil && f.Log.Version == "" {
+		return nil, fmt.Errorf("har: no log")
+	}
+	if rec == nil {
+		rec = traffic.NewRecorder(0, nil)
+	}
+	xs := make([]traffic.Exchange, 0, len(f.Log.Entries))
+	for i, e := range f.Log.Entries {
+		x, err := exchangeOf(e, rec)
+		if err != nil {
+			return nil, fmt.Errorf("har: entry %d: %w", i+1, err)
+		}
+		if x.ID == 0 {
+			x.ID = i + 1
+		}
+		xs = append(xs, x)
+	}
+	return xs, nil
+}
+
+func exchangeOf(e Entry, rec *traffic.Recorder) (traffic.Exchange, error) {
+	start, err := time.Parse(time.RFC3339Nano, e.StartedDateTime)
+	if err != nil && e.StartedDateTime != "" {
+		return traffic.Exchange{}, fmt.Errorf("startedDateTime: %w", err)
+	}
+	x := traffic.Exchange{ID: e.ID, Start: start, Error: e.Error}
+	x.Request = traffic.Request{Method: e.Request.Method, URL: rec.URL(e.Request.URL),
+		Header: rec.Header(headerOf(e.Request.Headers))}
+	if p := e.Request.PostData; p != nil {
+		b, err := bodyOf(p.Text, p.Encoding, p.Extension, e.Request.BodySize, rec)
+		if err != nil {
+			return x, fmt.Errorf("request body: %w", err)
+		}
+		x.Request.Body = b
+	}
+	if e.Response.Status == 0 && e.Error == "" {
+		// Browsers write status 0 for a request that got no response.
+		x.Error = "no response"
+		return x, nil
+	}
+	if e.Response.Status == 0 {
+		return x, nil
+	}
+	c := e.Response.Content
+	b, err := bodyOf(c.Text, c.Encoding, c.Extension, c.Size, rec)
+	if err != nil {
+		return x, fmt.Errorf("response content: %w", err)
+	}
+	resp := &traffic.Response{Status: e.Response.Status, Header: rec.Header(headerOf(e.Response.Headers)),
+		HeaderAt: -1, Body: b, End: traffic.End(e.Response.End)}
+	if e.Response.HeaderTime != nil {
+		resp.HeaderAt = fromMS(*e.Response.HeaderTime)
+	}
+	x.Response = resp
+	return x, nil
+}
+
+func headerOf(nv []NameValue) http.Header {
+	h := http.Header{}
+	for _, p := range nv {
+		if strings.HasPrefix(p.Name, ":") {
+			continue // HTTP/2 pseudo-headers, as browsers write them
+		}
+		h.Add(p.Name, p.Value)
+	}
+	return h
+}
+
+// bodyOf rebuilds a body: split into its timed chunks when the file has
+// them, one untimed chunk otherwise.
+func bodyOf(text, encoding string, ext Extension, size int64, rec *traffic.Recorder) (traffic.Body, error) {
+	data := []byte(text)
+	if encoding == "base64" {
+		d, err := base64.StdEncoding.DecodeString(text)
+		if err != nil {
+			return traffic.Body{}, fmt.Errorf("base64 text: %w", err)
+		}
+		data = d
+	}
+	b := traffic.Body{Size: max(size, int64(len(data))), Truncated: ext.Truncated, Redacted: ext.Redacted,
+		SHA256: ext.SHA256}
+	if ext.Chunks == nil {
+		if len(data) > 0 {
+			b.Chunks = []traffic.Chunk{{At: -1, Size: len(data), Data: rec.Redactor.Redact(data)}}
+		}
+		return b, nil
+	}
+	b.Timed = true
+	off := 0
+	for _, c := range ext.Chunks {
+		ch := traffic.Chunk{At: fromMS(c.Time), Size: c.Size}
+		if !ext.Redacted {
+			if c.Size < 0 || off+c.Size > len(data) {
+				return traffic.Body{}, fmt.Errorf("_chunks hold %d bytes or more, the text %d", off+c.Size, len(data))
+			}
+			ch.Data = rec.Redactor.Redact(data[off : off+c.Size])
+			off += c.Size
+		}
+		b.Chunks = append(b.Chunks, ch)
+	}
+	if !ext.Redacted && off != len(data) {
+		return traffic.Body{}, fmt.Errorf("_chunks hold %d bytes, the text %d", off, len(data))
+	}
+	return b, nil
+}

@@ -1,0 +1,123 @@
+package har
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+func sample() traffic.Exchange {
+	start := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	return traffic.Exchange{ID: 1, Start: start,
+		Request: traffic.Request{Method: "POST", URL: "http://127.0.0.1:1/api/invoke/agt?async=false",
+			Header: http.Header{"Accept": {"text/event-stream"}, "Authorization": {"[key u-k]"}},
+			Body:   traffic.Body{Size: 2, Timed: true, Chunks: []traffic.Chunk{{At: 0, Size: 2, Data: []byte("hi")}}}},
+		Response: &traffic.Response{Status: 200, HeaderAt: 1500 * time.Microsecond, End: traffic.EndComplete,
+			Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: traffic.Body{Size: 7, Timed: true, SHA256: "ab", Chunks: []traffic.Chunk{
+				{At: 2 * time.Millisecond, Size: 3, Data: []byte("abc")},
+				{At: 812250 * time.Microsecond, Size: 4, Data: []byte("\xffdef")}}}}}
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, strip := range []bool{false, true} {
+		x := sample()
+		if strip {
+			x = traffic.StripBodies(x)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, "test", []traffic.Exchange{x}); err != nil {
+			t.Fatal(err)
+		}
+		if strip && strings.Contains(buf.String(), "abc") {
+			t.Errorf("a stripped recording keeps a body: %s", buf.String())
+		}
+		got, err := Read(&buf, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 {
+			t.Fatalf("read %d exchanges", len(got))
+		}
+		g, w := got[0], x
+		if !g.Start.Equal(w.Start) || g.Request.URL != w.Request.URL || g.Request.Header.Get("Accept") != "text/event-stream" {
+			t.Errorf("request differs: %+v", g.Request)
+		}
+		gb, wb := g.Response.Body, w.Response.Body
+		if !bytes.Equal(gb.Bytes(), wb.Bytes()) || !gb.Timed || gb.Redacted != strip || len(gb.Chunks) != 2 {
+			t.Errorf("body differs: %+v", gb)
+		}
+		for i := range gb.Chunks {
+			if gb.Chunks[i].At != wb.Chunks[i].At || gb.Chunks[i].Size != wb.Chunks[i].Size {
+				t.Errorf("chunk %d: %v %d, want %v %d", i, gb.Chunks[i].At, gb.Chunks[i].Size, wb.Chunks[i].At, wb.Chunks[i].Size)
+			}
+		}
+		if g.Response.HeaderAt != 1500*time.Microsecond || g.Response.End != traffic.EndComplete {
+			t.Errorf("headers at %v, end %q", g.Response.HeaderAt, g.Response.End)
+		}
+	}
+}
+
+// TestForeignFiles: files as browser developer tools and mitmproxy write
+// them are read, untimed, with their keys hidden.
+func TestForeignFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		n      int
+		secret string
+		first  string
+	}{
+		{"testdata/devtools.har", 2, "DevtoolsSecret", "event: start\ndata: {}\n\n"},
+		{"testdata/mitmproxy.har", 1, "MitmSecret", `{"threadID":"thr_9"`},
+	} {
+		f, err := os.Open(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs, err := Read(f, nil)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if len(xs) != tc.n {
+			t.Fatalf("%s: %d exchanges, want %d", tc.file, len(xs), tc.n)
+		}
+		x := xs[0]
+		if a, _ := traffic.ClassifyAuth(x.Request.Header.Values("Authorization")); a != traffic.AuthWellFormed {
+			t.Errorf("%s: Authorization read as %v", tc.file, a)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, "test", xs); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), tc.secret) {
+			t.Errorf("%s: the key survives reading", tc.file)
+		}
+		b := x.Response.Body
+		if b.Timed || !strings.HasPrefix(string(b.Bytes()), tc.first) {
+			t.Errorf("%s: body timed %v, starts %q", tc.file, b.Timed, b.Bytes())
+		}
+		if x.Request.Header.Get(":authority") != "" {
+			t.Errorf("%s: a pseudo-header is kept", tc.file)
+		}
+	}
+	f, _ := os.Open("testdata/devtools.har")
+	defer f.Close()
+	xs, _ := Read(f, nil)
+	if got := string(xs[1].Response.Body.Bytes()); got != `{"title":"Unauthorized","status":401}` {
+		t.Errorf("base64 content read as %q", got)
+	}
+}
+
+func TestReadRefusesChunksThatDoNotAddUp(t *testing.T) {
+	in := `{"log":{"version":"1.2","entries":[{"startedDateTime":"2026-11-20T09:00:00Z","request":{"method":"GET","url":"http://x/"},
+	"response":{"status":200,"content":{"size":3,"text":"abc","_chunks":[{"time":1,"size":2}]}}}]}}`
+	if _, err := Read(strings.NewReader(in), nil); err == nil {
+		t.Error("chunks of 2 bytes for a text of 3 were accepted")
+	}
+}

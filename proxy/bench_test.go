@@ -1,0 +1,182 @@
+package proxy
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/internal/httpserve"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// benchChunks is the number of chunks per benchmarked stream.
+const benchChunks = 10
+
+// stampServer streams benchChunks chunks, each holding the time it was
+// written, the next one only after the client asked for it (next), so each
+// chunk's latency is measured alone.
+func stampServer(next chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		buf := make([]byte, 8)
+		for i := 0; i < benchChunks; i++ {
+			select {
+			case <-next:
+			case <-r.Context().Done():
+				return
+			}
+			binary.BigEndian.PutUint64(buf, uint64(time.Now().UnixNano()))
+			_, _ = w.Write(buf)
+			_ = rc.Flush()
+		}
+	})
+}
+
+// measure runs one stream against base and returns its first-byte time and
+// its chunks' latencies.
+func measure(b *testing.B, c *http.Client, base string, next chan struct{}) (time.Duration, []time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/invoke/agt", nil)
+	t0 := time.Now()
+	resp, err := c.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := time.Since(t0)
+	var lat []time.Duration
+	buf := make([]byte, 8)
+	for i := 0; i < benchChunks; i++ {
+		next <- struct{}{}
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Duration(time.Now().UnixNano()-int64(binary.BigEndian.Uint64(buf))))
+	}
+	return first, lat
+}
+
+func pct(d []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+
+// BenchmarkAddedLatency reports what the proxy adds to the first byte and
+// to each chunk on loopback, p50 and p99: the same streams run direct and
+// through the proxy, alternately.
+func BenchmarkAddedLatency(b *testing.B) {
+	next := make(chan struct{})
+	up, err := httpserve.Start(stampServer(next), "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer up.Stop(time.Second)
+	target, _ := url.Parse(up.URL)
+	front, err := httpserve.Start(New(Config{Target: target, Recorder: traffic.NewRecorder(0, nil)}), "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer front.Stop(time.Second)
+	c := &http.Client{}
+	var fd, fp, cd, cp []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, l := measure(b, c, up.URL, next)
+		fd, cd = append(fd, f), append(cd, l...)
+		f, l = measure(b, c, front.URL, next)
+		fp, cp = append(fp, f), append(cp, l...)
+	}
+	b.StopTimer()
+	for _, m := range []struct {
+		name      string
+		via, base []time.Duration
+		p         float64
+	}{
+		{"first-byte-p50", fp, fd, 0.5}, {"first-byte-p99", fp, fd, 0.99},
+		{"chunk-p50", cp, cd, 0.5}, {"chunk-p99", cp, cd, 0.99},
+	} {
+		b.ReportMetric(us(pct(m.via, m.p)-pct(m.base, m.p)), "added-"+m.name+"-µs")
+	}
+}
+
+// BenchmarkMemoryPerStream reports the memory the proxy holds per open,
+// idle stream: streams held open direct and through the proxy, the
+// difference divided by their number.
+func BenchmarkMemoryPerStream(b *testing.B) {
+	const streams = 200
+	hold := make(chan struct{})
+	up, err := httpserve.Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: start\ndata: {}\n\n")
+		_ = http.NewResponseController(w).Flush()
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+	}), "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer up.Stop(time.Second)
+	defer close(hold)
+	target, _ := url.Parse(up.URL)
+	front, err := httpserve.Start(New(Config{Target: target, Recorder: traffic.NewRecorder(0, nil)}), "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer front.Stop(time.Second)
+	inuse := func() int64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapInuse + m.StackInuse)
+	}
+	open := func(base string) (int64, func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}}
+		before := inuse()
+		var bodies []io.Closer
+		buf := make([]byte, 64)
+		for i := 0; i < streams; i++ {
+			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/invoke/agt", nil)
+			resp, err := c.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := resp.Body.Read(buf); err != nil {
+				b.Fatal(err)
+			}
+			bodies = append(bodies, resp.Body)
+		}
+		used := inuse() - before
+		return used, func() {
+			cancel()
+			for _, bd := range bodies {
+				bd.Close()
+			}
+			c.CloseIdleConnections()
+		}
+	}
+	var added float64
+	for i := 0; i < b.N; i++ {
+		direct, closeDirect := open(up.URL)
+		closeDirect()
+		via, closeVia := open(front.URL)
+		closeVia()
+		added += (float64(via) - float64(direct)) / streams
+	}
+	b.ReportMetric(added/float64(b.N)/1024, "proxy-KiB/stream")
+}

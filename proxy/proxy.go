@@ -1,0 +1,230 @@
+// Package proxy is a recording reverse proxy for passive conformance: it
+// forwards every request and response unchanged and unbuffered, and records
+// each exchange (package traffic) with the arrival time of every response
+// chunk.
+//
+// Transparency: each chunk the service sends is written to the client and
+// flushed as soon as it is read, so the proxy does not change the flush or
+// keepalive timing it is judging. Redirects are passed on, never followed;
+// nothing is retried; status, headers (except the hop-by-hop ones a proxy
+// must drop) and bodies pass byte for byte, compressed bodies included. A
+// client that goes away cancels the request to the service at once, so the
+// service sees the disconnect. The recording keeps at most MaxRecord bytes
+// of each body; the traffic passes whole.
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// Config configures a Proxy.
+type Config struct {
+	// Target is the service's base URL.
+	Target *url.URL
+	// Recorder makes the recording safe and bounded; nil means
+	// traffic.NewRecorder(0, nil).
+	Recorder *traffic.Recorder
+	// Done is called with each exchange once it has ended. It may be
+	// called from many goroutines at once.
+	Done func(traffic.Exchange)
+	// Transport reaches the service; nil means a Transport that never
+	// compresses, never uses an environment proxy and keeps connections
+	// alive.
+	Transport http.RoundTripper
+}
+
+// Proxy is an http.Handler that forwards to Config.Target and records.
+type Proxy struct {
+	cfg  Config
+	rp   *httputil.ReverseProxy
+	next atomic.Int64
+}
+
+type ctxKey struct{}
+
+// state is one exchange being recorded.
+type state struct {
+	mu   sync.Mutex
+	x    traffic.Exchange
+	req  *traffic.BodyRecorder
+	resp *traffic.BodyRecorder
+	eof  bool
+	err  error
+}
+
+// bufPool holds the copy buffers; smaller than ReverseProxy's own 32 KiB, so
+// an idle stream holds little.
+type bufPool struct{ p sync.Pool }
+
+func (b *bufPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 4<<10)
+}
+
+func (b *bufPool) Put(buf []byte) { b.p.Put(&buf) }
+
+// New returns a Proxy.
+func New(cfg Config) *Proxy {
+	if cfg.Recorder == nil {
+		cfg.Recorder = traffic.NewRecorder(0, nil)
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			DisableCompression:  true,
+			MaxIdleConnsPerHost: 64,
+			WriteBufferSize:     1 << 10,
+			ReadBufferSize:      1 << 10,
+			IdleConnTimeout:     90 * time.Second,
+		}
+	}
+	p := &Proxy{cfg: cfg}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(cfg.Target)
+			pr.Out.Host = pr.Out.URL.Host
+		},
+		Transport:      cfg.Transport,
+		FlushInterval:  -1,
+		BufferPool:     &bufPool{},
+		ModifyResponse: p.response,
+		ErrorHandler:   p.failed,
+		ErrorLog:       nil,
+	}
+	return p
+}
+
+// ServeHTTP forwards r and records the exchange.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rc := p.cfg.Recorder
+	st := &state{}
+	st.x = traffic.Exchange{ID: int(p.next.Add(1)), Start: start}
+	target := p.cfg.Target.JoinPath(r.URL.Path)
+	target.RawQuery = r.URL.RawQuery
+	st.x.Request = traffic.Request{Method: r.Method, URL: rc.URL(target.String()), Header: rc.Header(r.Header)}
+	st.req = rc.Body(start)
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true, remaining: r.ContentLength}
+	}
+	defer func() {
+		p.finish(st, r.Context())
+		if v := recover(); v != nil {
+			panic(v) // http.ErrAbortHandler: the client went away mid-body
+		}
+	}()
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)))
+}
+
+// response records the status and headers and wraps the body.
+func (p *Proxy) response(resp *http.Response) error {
+	st, _ := resp.Request.Context().Value(ctxKey{}).(*state)
+	if st == nil {
+		return nil
+	}
+	now := time.Now()
+	st.mu.Lock()
+	st.x.Response = &traffic.Response{Status: resp.StatusCode, Header: p.cfg.Recorder.Header(resp.Header),
+		HeaderAt: now.Sub(st.x.Start)}
+	st.resp = p.cfg.Recorder.Body(st.x.Start)
+	st.mu.Unlock()
+	resp.Body = &recordingBody{ReadCloser: resp.Body, rec: st.resp, st: st}
+	return nil
+}
+
+// failed answers 502 when the service could not be reached, as a proxy
+// must; the recording says so instead of judging the 502.
+func (p *Proxy) failed(w http.ResponseWriter, r *http.Request, err error) {
+	if st, _ := r.Context().Value(ctxKey{}).(*state); st != nil {
+		st.mu.Lock()
+		st.err = err
+		st.mu.Unlock()
+	}
+	if r.Context().Err() != nil {
+		return // the client is gone: nobody to answer
+	}
+	w.WriteHeader(http.StatusBadGateway)
+}
+
+// finish ends the recording and hands the exchange on.
+func (p *Proxy) finish(st *state, ctx context.Context) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.x.Request.Body = st.req.Finish()
+	switch {
+	case st.x.Response == nil && st.err != nil:
+		st.x.Error = st.err.Error()
+		if ctx.Err() != nil {
+			st.x.Error = "the client went away before the service answered"
+		}
+	case st.x.Response != nil:
+		st.x.Response.Body = st.resp.Finish()
+		switch {
+		case st.eof:
+			st.x.Response.End = traffic.EndComplete
+		case ctx.Err() != nil:
+			st.x.Response.End = traffic.EndClientGone
+		default:
+			st.x.Response.End = traffic.EndError
+		}
+	}
+	if p.cfg.Done != nil {
+		p.cfg.Done(st.x)
+	}
+}
+
+// recordingBody records what is read through it, with the time each read
+// returned.
+//
+// A request body of declared length ends by itself once that many bytes
+// were read. The transport reads once more to check that a body is not
+// longer than declared, and that read can land after net/http's server
+// closed the inbound body (it does when the response headers are written):
+// the "invalid Read on closed Body" would make the transport drop the
+// connection to the service and cut the answer on its way.
+type recordingBody struct {
+	io.ReadCloser
+	rec       *traffic.BodyRecorder
+	st        *state
+	request   bool
+	remaining int64 // bytes of a request body still to come; -1 unknown
+}
+
+// Read implements io.Reader.
+func (b *recordingBody) Read(p []byte) (int, error) {
+	if b.request && b.remaining == 0 {
+		return 0, io.EOF
+	}
+	if b.request && b.remaining > 0 && int64(len(p)) > b.remaining {
+		p = p[:b.remaining]
+	}
+	n, err := b.ReadCloser.Read(p)
+	if b.request && b.remaining > 0 {
+		b.remaining -= int64(n)
+		if b.remaining == 0 && err == nil {
+			err = io.EOF
+		}
+	}
+	if n > 0 || err != nil {
+		b.st.mu.Lock()
+		b.rec.Add(p[:n], time.Now())
+		if errors.Is(err, io.EOF) && !b.request {
+			b.st.eof = true
+		}
+		b.st.mu.Unlock()
+	}
+	return n, err
+}

@@ -1,0 +1,307 @@
+package proxy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/har"
+	"github.com/invokeconf/invokeconf/internal/httpserve"
+	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/proxy"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// recording is the reference server behind a recording proxy.
+type recording struct {
+	p      *profile.Profile
+	target string          // the server's URL
+	client *http.Transport // keeps connections alive, as clients do
+	base   string          // the proxy's URL
+	mu     sync.Mutex
+	xs     []traffic.Exchange
+	count  chan struct{}
+}
+
+func startRecording(t *testing.T, cfg fakeserver.Config) *recording {
+	t.Helper()
+	seed, err := fixtures.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Profile = seed
+	srv, err := fakeserver.Listen(cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	target, _ := url.Parse(srv.URL)
+	r := &recording{p: srv.Profile(), target: srv.URL, count: make(chan struct{}, 4096), client: &http.Transport{}}
+	t.Cleanup(r.client.CloseIdleConnections)
+	px := proxy.New(proxy.Config{Target: target, Done: func(x traffic.Exchange) {
+		r.mu.Lock()
+		r.xs = append(r.xs, x)
+		r.mu.Unlock()
+		r.count <- struct{}{}
+	}})
+	l, err := httpserve.Start(px, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Stop(time.Second) })
+	r.base = l.URL
+	return r
+}
+
+// call sends one request through the proxy and reads the whole answer.
+func (r *recording) call(t *testing.T, method, path, key string, hdr map[string]string, body string) (*http.Response, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, r.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", key)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := r.client.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		// A defect may cut its stream; the recording says so.
+		t.Logf("%s %s %q: %v", method, path, body, err)
+	}
+	return resp, b
+}
+
+// drive sends a few invokes of each form through the proxy and returns the
+// recorded exchanges in the order they started.
+func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
+	t.Helper()
+	key := "Bearer " + r.p.Keys.Agent
+	agent := "/api/invoke/" + r.p.Agents.Main.ID
+	sse := map[string]string{"Accept": "text/event-stream"}
+	n := 0
+	do := func(method, path, key string, hdr map[string]string, body string) (*http.Response, []byte) {
+		n++
+		return r.call(t, method, path, key, hdr, body)
+	}
+	do("POST", agent, key, sse, "hello through the proxy")
+	do("POST", agent, key, sse, "@say one\n@say two")
+	do("POST", agent, key, sse, "@say partial\n@fail the tool broke")
+	do("POST", agent, key, sse, "@say early\n@pause 1s\n@say late")
+	do("POST", agent, key, sse, "@pause 1s\n@say first words")
+	do("POST", "/api/projects/"+r.p.Projects.Main.ID+"/invoke", "Bearer "+r.p.Keys.Project, sse, "inside the project")
+	if slow {
+		do("POST", agent, key, sse, "@say quiet\n@pause 23s\n@say awake")
+	}
+	env, _ := do("POST", agent, key, map[string]string{"Accept": "application/json"}, "an envelope")
+	other := env.Header.Get("X-SVC-Thread-Id")
+	if other == "" {
+		other = "thr_other"
+	}
+	do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b")
+	do("POST", agent, key, map[string]string{"Accept": "text/event-stream, */*"}, "literal sse")
+	do("POST", agent, key, map[string]string{"Accept": "application/json, */*"}, "literal json")
+	do("POST", agent, key, nil, "my key is "+r.p.Keys.Agent+" and its secret "+r.p.Keys.Agent[len(r.p.Keys.Agent)-9:])
+	resp, b := do("POST", agent+"?async=true", key, nil, "@pause 1500ms\n@say later")
+	var ack struct{ ThreadID string }
+	if err := json.Unmarshal(b, &ack); err != nil || ack.ThreadID == "" {
+		t.Logf("async answer %d %q", resp.StatusCode, b)
+	}
+	thread := resp.Header.Get("X-SVC-Thread-Id")
+	if thread == "" {
+		thread = ack.ThreadID
+	}
+	var run struct{ RunID string }
+	_ = json.Unmarshal(b, &run)
+	jsonAccept := map[string]string{"Accept": "application/json"}
+	if thread != "" && run.RunID != "" {
+		events := "/api/threads/" + thread + "/events?runID=" + url.QueryEscape(run.RunID)
+		do("GET", events, key, jsonAccept, "")
+		do("POST", agent, key, map[string]string{"Accept": "application/json", "X-SVC-Thread-Id": thread}, "by header")
+		do("GET", events, key, jsonAccept, "")
+		do("POST", agent+"/thread/"+thread, key, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": other}, "by path")
+	}
+	do("POST", agent, "", sse, "no key")
+	do("POST", agent, "Bearer not-a-key", sse, "malformed key")
+	do("POST", agent, "Basic abc", nil, "not a bearer")
+	for i := 0; i < n; i++ {
+		select {
+		case <-r.count:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d exchanges recorded", i, n)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	xs := append([]traffic.Exchange(nil), r.xs...)
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j].ID < xs[j-1].ID; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+	return xs
+}
+
+func judge(xs []traffic.Exchange) checks.Summary {
+	j := checks.NewJudgement()
+	for i := range xs {
+		if xs[i].Response != nil {
+			j.Add(&xs[i])
+		}
+	}
+	return j.Summary()
+}
+
+func verdicts(s checks.Summary) map[string]checks.RuleVerdict {
+	m := map[string]checks.RuleVerdict{}
+	for _, v := range s.Verdicts {
+		m[v.Rule] = v
+	}
+	return m
+}
+
+// decidedByReference are the rules the driven traffic decides on the
+// reference server: every rule that traffic can decide (the keepalive only
+// in a slow drive, with 21 s of quiet).
+var decidedByReference = []string{"FMT-01", "FMT-02", "FMT-03", "FMT-04", "FMT-05", "FMT-06", "SSE-01", "SSE-02",
+	"SSE-03", "SSE-04", "SSE-05", "SSE-06", "SSE-07", "EVT-01", "EVT-02", "THREAD-01", "THREAD-02", "THREAD-03",
+	"THREAD-04", "ASYNC-01", "ASYNC-02", "ASYNC-04", "ERR-02", "ERR-03", "ERR-10"}
+
+// TestReferenceTrafficPasses: the reference server's traffic, recorded
+// through the proxy, passes every rule it decides, live and from the HAR
+// file, and the HAR file holds no key.
+func TestReferenceTrafficPasses(t *testing.T) {
+	r := startRecording(t, fakeserver.Config{})
+	xs := r.drive(t, !testing.Short())
+	live := judge(xs)
+	v := verdicts(live)
+	for _, id := range decidedByReference {
+		if id == "SSE-04" && testing.Short() {
+			continue
+		}
+		if v[id].Verdict != checks.Pass {
+			t.Errorf("%s: %+v", id, v[id])
+		}
+	}
+	if live.Failed() || len(live.Errors) > 0 {
+		t.Errorf("failures or harness errors: %+v", live)
+	}
+	var buf bytes.Buffer
+	if err := har.Write(&buf, "test", xs); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, k := range r.p.Secrets() {
+		sec := k[strings.LastIndex(k, "-")+1:]
+		for i := 0; i+profile.FragmentMin <= len(sec); i++ {
+			if strings.Contains(text, sec[i:i+profile.FragmentMin]) {
+				t.Fatalf("the HAR file holds a piece of a key's secret %q", sec[i:i+profile.FragmentMin])
+			}
+		}
+	}
+	if !strings.Contains(text, "[key ") {
+		t.Error("the HAR file does not name the keys by ID")
+	}
+	back, err := har.Read(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline := verdicts(judge(back))
+	for id, lv := range v {
+		if ov := offline[id]; ov.Verdict != lv.Verdict || ov.Decided != lv.Decided {
+			t.Errorf("%s: live %s (%d), from the HAR file %s (%d)", id, lv.Verdict, lv.Decided, ov.Verdict, ov.Decided)
+		}
+	}
+	t.Log(live.Headline)
+}
+
+// undecidable lists the defects that break a rule traffic decides, but in
+// a way that traffic cannot show, with the reason. None today.
+var undecidable = map[string]string{}
+
+// TestPassiveMutation: the suite's kind of traffic through the proxy, against
+// every defect switch whose rules traffic can decide: each is caught
+// passively, unless undecidable says why it cannot be.
+func TestPassiveMutation(t *testing.T) {
+	decidable := map[string]bool{}
+	for _, id := range checks.Rules() {
+		decidable[id] = true
+	}
+	if testing.Short() {
+		t.Skip("drives the reference server once per defect")
+	}
+	considered := map[string]bool{}
+	var notDecidable []string
+	for _, d := range fakeserver.Defects() {
+		var rules []string
+		for _, id := range d.Rules {
+			if decidable[id] {
+				rules = append(rules, id)
+			}
+		}
+		if len(rules) == 0 {
+			notDecidable = append(notDecidable, d.Name+" "+strings.Join(d.Rules, ","))
+			continue
+		}
+		considered[d.Name] = true
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			r := startRecording(t, fakeserver.Config{Defects: []string{d.Name}})
+			v := verdicts(judge(r.drive(t, d.Name == "no-ping")))
+			caught := false
+			for _, id := range rules {
+				caught = caught || v[id].Verdict == checks.Fail
+			}
+			why, listed := undecidable[d.Name]
+			switch {
+			case listed && caught:
+				t.Errorf("%s is listed as undecidable (%s) but traffic caught it: drop it from the list", d.Name, why)
+			case listed:
+				t.Logf("%s: not decidable from traffic: %s", d.Name, why)
+			case !caught:
+				t.Errorf("%s breaks %v, which traffic decides, but passed passively: %+v", d.Name, rules, v[rules[0]])
+			}
+		})
+	}
+	for name := range undecidable {
+		if !considered[name] {
+			t.Errorf("undecidable names %s, which breaks no rule traffic decides", name)
+		}
+	}
+	t.Logf("defects of rules traffic cannot decide (see docs/passive.md): %s", strings.Join(notDecidable, "; "))
+}
+
+// TestVariantsPassPassively: legal variants fail no rule.
+func TestVariantsPassPassively(t *testing.T) {
+	for _, variant := range fakeserver.Variants() {
+		t.Run(variant.Name, func(t *testing.T) {
+			t.Parallel()
+			r := startRecording(t, fakeserver.Config{Variants: []string{variant.Name}})
+			s := judge(r.drive(t, false))
+			for _, v := range s.Verdicts {
+				if v.Verdict == checks.Fail {
+					t.Errorf("%s fails: %v", v.Rule, v.Failures[0])
+				}
+			}
+		})
+	}
+}

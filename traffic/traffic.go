@@ -1,0 +1,151 @@
+// Package traffic holds recorded HTTP exchanges: what a client sent, what the
+// service answered, and when each piece of the answer arrived. Rule checks
+// (package checks) are functions of these values, so the passive proxy, the
+// offline judge of a HAR file and the active suite can share them.
+//
+// A recording is safe to keep: an Authorization header is recorded as the
+// key's <user>-<key> ID only (see AuthValue), and every key or piece of a
+// key's secret in a body or header is redacted (see Redactor). It is bounded:
+// a Recorder keeps at most MaxRecord bytes of each body; what it drops it
+// still counts.
+package traffic
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Exchange is one request and its response.
+type Exchange struct {
+	// ID numbers the exchanges of a recording from 1, in the order their
+	// requests started.
+	ID int
+	// Start is when the request started.
+	Start    time.Time
+	Request  Request
+	Response *Response // nil when no response arrived
+	// Error says why the exchange did not complete (the service was
+	// unreachable); "" otherwise.
+	Error string
+}
+
+// Request is what the client sent.
+type Request struct {
+	Method string
+	// URL is the absolute URL the request was sent to.
+	URL    string
+	Header http.Header
+	Body   Body
+}
+
+// Response is what the service answered.
+type Response struct {
+	Status int
+	Header http.Header
+	// HeaderAt is when the status and headers arrived, from the request's
+	// start; -1 when unknown.
+	HeaderAt time.Duration
+	Body     Body
+	// End says how the body ended.
+	End End
+}
+
+// End says how a response body ended.
+type End string
+
+// The ways a body ends.
+const (
+	// EndComplete: the service ended the body.
+	EndComplete End = "complete"
+	// EndClientGone: the client went away before the body ended.
+	EndClientGone End = "client-gone"
+	// EndError: the connection to the service failed mid-body.
+	EndError End = "error"
+	// EndUnknown: the recording does not say (a foreign HAR file).
+	EndUnknown End = ""
+)
+
+// Body is a recorded body: its chunks in the order they arrived.
+type Body struct {
+	Chunks []Chunk
+	// Size counts every byte that passed, recorded or not.
+	Size int64
+	// Truncated is true when bytes were dropped (MaxRecord).
+	Truncated bool
+	// Timed is true when each chunk's arrival time is known.
+	Timed bool
+	// Redacted is true when only lengths, timings and a hash were kept
+	// (--redact-bodies): the chunks hold no data.
+	Redacted bool
+	// SHA256 is the hex hash of the whole body as it passed, when kept.
+	SHA256 string
+}
+
+// Chunk is one piece of a body as it arrived.
+type Chunk struct {
+	// At is the arrival time from the request's start.
+	At time.Duration
+	// Size is the number of bytes that arrived.
+	Size int
+	// Data holds the recorded bytes: all of them, fewer past MaxRecord, or
+	// none in a body with Redacted set.
+	Data []byte
+}
+
+// Bytes returns the recorded bytes of the body, chunks joined.
+func (b *Body) Bytes() []byte {
+	n := 0
+	for _, c := range b.Chunks {
+		n += len(c.Data)
+	}
+	out := make([]byte, 0, n)
+	for _, c := range b.Chunks {
+		out = append(out, c.Data...)
+	}
+	return out
+}
+
+// Complete reports whether the recording holds the whole body.
+func (b *Body) Complete() bool { return !b.Truncated && !b.Redacted }
+
+// TimeAt returns the arrival time of the byte at offset off of the recorded
+// bytes, and false when the body is not timed or off is past its end.
+func (b *Body) TimeAt(off int) (time.Duration, bool) {
+	if !b.Timed {
+		return 0, false
+	}
+	for _, c := range b.Chunks {
+		if off < len(c.Data) {
+			return c.At, true
+		}
+		off -= len(c.Data)
+	}
+	return 0, false
+}
+
+// Path returns the request's URL path ("" when the URL does not parse).
+func (r *Request) Path() string {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return ""
+	}
+	return u.Path
+}
+
+// Query returns the request's query parameters.
+func (r *Request) Query() url.Values {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return url.Values{}
+	}
+	return u.Query()
+}
+
+// MediaType returns the media type of a Content-Type value, lower-cased and
+// without parameters.
+func MediaType(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
