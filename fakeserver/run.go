@@ -21,7 +21,7 @@ type Event struct {
 	ThreadID    string `json:"threadID"`
 	RunComplete bool   `json:"runComplete"`
 	Error       string `json:"error,omitempty"`
-	Time        string `json:"time"`
+	Time        stamp  `json:"time"`
 
 	WaitingOnModel bool       `json:"waitingOnModel,omitempty"`
 	ToolInput      *ToolInput `json:"toolInput,omitempty"`
@@ -31,6 +31,19 @@ type Event struct {
 	Input          string     `json:"input,omitempty"`
 	ReplayComplete bool       `json:"replayComplete,omitempty"`
 	Username       string     `json:"username,omitempty"`
+}
+
+// stamp is an event's time. It is formatted (RFC 3339, UTC) only when the
+// event is encoded: a plain-text answer never shows it. The zero stamp
+// encodes as "".
+type stamp time.Time
+
+// MarshalText formats the stamp.
+func (t stamp) MarshalText() ([]byte, error) {
+	if time.Time(t).IsZero() {
+		return nil, nil
+	}
+	return time.Time(t).AppendFormat(make([]byte, 0, len(time.RFC3339Nano)), time.RFC3339Nano), nil
 }
 
 // ToolInput is the richer field of an event whose model composes tool
@@ -98,7 +111,7 @@ func (r *run) append(ev Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ev.RunID, ev.ThreadID = r.id, r.thread.id
-	ev.Time = time.Now().UTC().Format(time.RFC3339Nano)
+	ev.Time = stamp(time.Now().UTC())
 	r.events = append(r.events, ev)
 	close(r.changed)
 	r.changed = make(chan struct{})
