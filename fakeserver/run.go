@@ -46,6 +46,17 @@ func (t stamp) MarshalText() ([]byte, error) {
 	return time.Time(t).AppendFormat(make([]byte, 0, len(time.RFC3339Nano)), time.RFC3339Nano), nil
 }
 
+// UnmarshalText reads what MarshalText writes.
+func (t *stamp) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*t = stamp{}
+		return nil
+	}
+	v, err := time.Parse(time.RFC3339Nano, string(b))
+	*t = stamp(v)
+	return err
+}
+
 // ToolInput is the richer field of an event whose model composes tool
 // arguments.
 type ToolInput struct {
