@@ -101,13 +101,16 @@ type run struct {
 }
 
 // snapshot returns the events from index from on, whether the run is done,
-// and a channel closed at the next change.
+// and a channel closed at the next change. The events are a view of the log,
+// not a copy: the log only grows and its events never change, and the view's
+// capacity ends at its length, so a later append never writes into it.
+// Callers must not change the events.
 func (r *run) snapshot(from int) ([]Event, bool, <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var evs []Event
-	if from < len(r.events) {
-		evs = append(evs, r.events[from:]...)
+	if n := len(r.events); from < n {
+		evs = r.events[from:n:n]
 	}
 	return evs, r.done, r.changed
 }
