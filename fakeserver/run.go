@@ -151,7 +151,9 @@ func (r *run) wait(ctx context.Context) bool {
 // its client goes away (FMT-08), an async run outlives its request.
 func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *run {
 	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
-	r := &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
+	// Room for the events of the shortest answer (input, username, content,
+	// end): the log then grows once at most for most runs.
+	r := &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{}), events: make([]Event, 0, 4)}
 	s.st.mu.Lock()
 	s.st.addRun(t, r, len(prompt))
 	if s.defect(defLastrunAtStart) {

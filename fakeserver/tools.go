@@ -130,11 +130,12 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 // offeredTools is step 1 of runTools: the agent's tools and the project's
 // tasks.
 func (s *Server) offeredTools(t *thread, proj *project) []candidate {
-	var base []candidate
+	tasks := s.tasksFor(t.agent, proj)
+	base := make([]candidate, 0, len(t.agent.tools)+len(tasks))
 	for _, tool := range t.agent.tools {
 		base = append(base, candidate{name: tool, cred: t.agent.credTools[tool]})
 	}
-	for _, task := range s.tasksFor(t.agent, proj) {
+	for _, task := range tasks {
 		base = append(base, candidate{name: task})
 	}
 	if s.defect(defProjectRouteWorkspaceAgent) && t.project != nil {
@@ -146,7 +147,7 @@ func (s *Server) offeredTools(t *thread, proj *project) []candidate {
 // toolScope is what X-SVC-Scoped-Tools asks of a run.
 type toolScope struct {
 	names  []string        // the header's entries, in order
-	named  map[string]bool // the same, as a set
+	named  map[string]bool // the same, as a set (nil for none)
 	narrow bool            // whether the run is narrowed at all
 }
 
@@ -165,7 +166,9 @@ func (s *Server) readScope(h http.Header, a *agent, base []candidate) (toolScope
 	if s.defect(defScopedToolsSticky) {
 		sc.names, sc.narrow = s.stickyScope(a, sc.names, sc.narrow)
 	}
-	sc.named = map[string]bool{}
+	if len(sc.names) > 0 {
+		sc.named = make(map[string]bool, len(sc.names))
+	}
 	for _, n := range sc.names {
 		sc.named[n] = true
 	}
