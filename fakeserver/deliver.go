@@ -582,12 +582,15 @@ const plainHeaderWait = 50 * time.Millisecond
 // waitForOutput waits up to d for the run to have content or to end, and
 // reports whether it ended.
 func waitForOutput(r *http.Request, run *run, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
+	var timer *time.Timer // made only when there is something to wait for
 	for {
 		content, done, changed := run.progress()
 		if done || content {
 			return done
+		}
+		if timer == nil {
+			timer = time.NewTimer(d)
+			defer timer.Stop()
 		}
 		select {
 		case <-changed:
