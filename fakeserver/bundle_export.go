@@ -29,53 +29,9 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
-	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportTasksOutsidePayload) {
-		spec["tasks"] = payload["tasks"]
-		delete(payload, "tasks")
-	}
-	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportPayloadTasksOnly) {
-		if th, ok := payload["thread"].(map[string]any); ok {
-			payload["env"] = th["env"] // only the lead thread itself is lost
-		}
-		delete(payload, "thread")
-	}
-	if includes, _ := spec["includes"].([]any); s.defect(defExportAgentDuplicated) {
-		for _, c := range includes {
-			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
-				spec["includes"] = append(includes, c)
-			}
-		}
-	}
-	if payload, _ := spec["payload"].(map[string]any); s.defect(defExportTaskChildren) {
-		tasks, _ := payload["tasks"].([]any)
-		for _, t := range tasks {
-			name, _ := t.(map[string]any)["name"].(string)
-			inc, _ := spec["includes"].([]any)
-			spec["includes"] = append(inc, map[string]any{"metadata": map[string]any{"name": name, "version": "1.0.0"},
-				"spec": map[string]any{"type": kindTask, "payload": t}})
-		}
-	}
-	if s.defect(defExportNestsProject) {
-		includes, _ := spec["includes"].([]any)
-		spec["includes"] = append(includes, map[string]any{"metadata": out["metadata"],
-			"spec": map[string]any{"type": kindProject, "payload": map[string]any{}}})
-	}
-	if s.defect(defAgentInlined) {
-		var kept []any
-		for _, c := range spec["includes"].([]any) {
-			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
-				spec["payload"].(map[string]any)["agent"] = c
-				continue
-			}
-			kept = append(kept, c)
-		}
-		spec["includes"] = kept
-	}
-	if s.variant(varChildTypeAssistant) {
-		for _, c := range spec["includes"].([]any) {
-			if cs, _ := c.(map[string]any)["spec"].(map[string]any); cs["type"] == kindAgent {
-				cs["type"] = "assistant"
-			}
+	for _, rw := range exportRewrites {
+		if rw.on(s) {
+			rw.f(out, spec)
 		}
 	}
 	status := http.StatusOK
@@ -94,6 +50,95 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/yaml")
 	w.WriteHeader(status)
 	_, _ = w.Write(y)
+}
+
+// exportRewrite reshapes an export document (out, and its spec) when its
+// defect or variant is on.
+type exportRewrite struct {
+	on func(*Server) bool
+	f  func(out, spec map[string]any)
+}
+
+// exportRewrites are the output-only deviations of an export document, in
+// the order they apply.
+var exportRewrites = []exportRewrite{
+	{defectOn(defExportTasksOutsidePayload), tasksOutsidePayload},
+	{defectOn(defExportPayloadTasksOnly), payloadTasksOnly},
+	{defectOn(defExportAgentDuplicated), agentDuplicated},
+	{defectOn(defExportTaskChildren), taskChildren},
+	{defectOn(defExportNestsProject), nestsProject},
+	{defectOn(defAgentInlined), agentInlined},
+	{variantOn(varChildTypeAssistant), childTypeAssistant},
+}
+
+// tasksOutsidePayload serves the export-tasks-outside-payload defect.
+func tasksOutsidePayload(_, spec map[string]any) {
+	if payload, ok := spec["payload"].(map[string]any); ok {
+		spec["tasks"] = payload["tasks"]
+		delete(payload, "tasks")
+	}
+}
+
+// payloadTasksOnly serves the export-payload-tasks-only defect.
+func payloadTasksOnly(_, spec map[string]any) {
+	if payload, ok := spec["payload"].(map[string]any); ok {
+		if th, ok := payload["thread"].(map[string]any); ok {
+			payload["env"] = th["env"] // only the lead thread itself is lost
+		}
+		delete(payload, "thread")
+	}
+}
+
+// agentDuplicated serves the export-agent-duplicated defect.
+func agentDuplicated(_, spec map[string]any) {
+	includes, _ := spec["includes"].([]any)
+	for _, c := range includes {
+		if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
+			spec["includes"] = append(includes, c)
+		}
+	}
+}
+
+// taskChildren serves the export-task-children defect.
+func taskChildren(_, spec map[string]any) {
+	payload, _ := spec["payload"].(map[string]any)
+	tasks, _ := payload["tasks"].([]any)
+	for _, t := range tasks {
+		name, _ := t.(map[string]any)["name"].(string)
+		inc, _ := spec["includes"].([]any)
+		spec["includes"] = append(inc, map[string]any{"metadata": map[string]any{"name": name, "version": "1.0.0"},
+			"spec": map[string]any{"type": kindTask, "payload": t}})
+	}
+}
+
+// nestsProject serves the export-nests-project defect.
+func nestsProject(out, spec map[string]any) {
+	includes, _ := spec["includes"].([]any)
+	spec["includes"] = append(includes, map[string]any{"metadata": out["metadata"],
+		"spec": map[string]any{"type": kindProject, "payload": map[string]any{}}})
+}
+
+// agentInlined serves the agent-inlined defect.
+func agentInlined(_, spec map[string]any) {
+	var kept []any
+	for _, c := range spec["includes"].([]any) {
+		if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
+			spec["payload"].(map[string]any)["agent"] = c
+			continue
+		}
+		kept = append(kept, c)
+	}
+	spec["includes"] = kept
+}
+
+// childTypeAssistant serves the variant child-type-assistant: the agent
+// child is typed "assistant".
+func childTypeAssistant(_, spec map[string]any) {
+	for _, c := range spec["includes"].([]any) {
+		if cs, _ := c.(map[string]any)["spec"].(map[string]any); cs["type"] == kindAgent {
+			cs["type"] = "assistant"
+		}
+	}
 }
 
 // exportDoc finds the project and app an export names and copies them into
