@@ -78,35 +78,10 @@ func (s *Server) syncStatus(w http.ResponseWriter) int {
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
 func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
-	if s.defect(defErrorAsStatus) {
-		// Defect: the run is finished before the stream starts, so a failure
-		// becomes an HTTP status instead of an error event.
-		if !run.wait(r.Context()) {
-			s.abandon(run)
-			return
-		}
-		if runFailed(run) {
-			s.problem(w, http.StatusInternalServerError, "the run failed")
-			return
-		}
-	}
-	if s.defect(defSseBuffered) && !run.wait(r.Context()) {
-		s.abandon(run)
+	if !s.sseHoldBack(w, r, run) {
 		return
 	}
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(s.syncStatus(w))
-
-	frame := func(b []byte) error {
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
+	frame := startSSE(w, s.syncStatus(w))
 	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
@@ -118,15 +93,62 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		s.abandon(run)
 		return
 	}
-	write := s.sseEvents(wire, frame)
-	ping := func() error { return frame(wire.ping(s.variant(varPingLoneLine))) } // SSE-04
-	if s.defect(defNoPing) {
-		ping = nil
-	}
-	if !s.stream(r, run, 0, write, ping) {
+	if !s.stream(r, run, 0, s.sseEvents(wire, frame), s.ssePing(wire, frame)) {
 		return
 	}
-	// SSE-05: "event: close" with data {} at the end, also after an error.
+	s.sseEnd(wire, frame, run)
+}
+
+// sseHoldBack serves the defects that hold the stream back until the run
+// ends. It reports false when the request is answered already.
+func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) bool {
+	if s.defect(defErrorAsStatus) {
+		// Defect: the run is finished before the stream starts, so a failure
+		// becomes an HTTP status instead of an error event.
+		if !run.wait(r.Context()) {
+			s.abandon(run)
+			return false
+		}
+		if runFailed(run) {
+			s.problem(w, http.StatusInternalServerError, "the run failed")
+			return false
+		}
+	}
+	if s.defect(defSseBuffered) && !run.wait(r.Context()) {
+		s.abandon(run)
+		return false
+	}
+	return true
+}
+
+// startSSE sends the SSE headers and returns the writer of one frame, which
+// flushes it.
+func startSSE(w http.ResponseWriter, status int) func([]byte) error {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(status)
+	return func(b []byte) error {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+}
+
+// ssePing returns the keepalive writer (SSE-04), nil for none.
+func (s *Server) ssePing(wire sseWire, frame func([]byte) error) func() error {
+	if s.defect(defNoPing) {
+		return nil
+	}
+	return func() error { return frame(wire.ping(s.variant(varPingLoneLine))) }
+}
+
+// sseEnd writes "event: close" with data {} at the end, also after an error
+// (SSE-05).
+func (s *Server) sseEnd(wire sseWire, frame func([]byte) error, run *run) {
 	if s.defect(defEventsAfterComplete) {
 		_ = frame(sseEventFrame(s, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
