@@ -19,8 +19,10 @@ import (
 // keepalive interval (nil: never). It returns false when the client went away:
 // the run is then cancelled (FMT-08: the server notices on its next write).
 func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) error, ping func() error) bool {
-	keepalive := time.NewTimer(s.cfg.Keepalive)
-	defer keepalive.Stop()
+	// The keepalive timer is armed at the first wait, and only when there
+	// is a ping to send: a quick run never needs one.
+	var keepalive *time.Timer
+	var tick <-chan time.Time
 	next := from
 	for {
 		evs, done, changed := run.snapshot(next)
@@ -30,7 +32,9 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 				return false
 			}
 			next++
-			keepalive.Reset(s.cfg.Keepalive)
+			if keepalive != nil {
+				keepalive.Reset(s.cfg.Keepalive)
+			}
 		}
 		if done && len(evs) == 0 {
 			return true
@@ -38,9 +42,14 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 		if done {
 			continue // pick up anything appended between snapshot and done
 		}
+		if ping != nil && keepalive == nil {
+			keepalive = time.NewTimer(s.cfg.Keepalive)
+			defer keepalive.Stop()
+			tick = keepalive.C
+		}
 		select {
 		case <-changed:
-		case <-keepalive.C:
+		case <-tick:
 			if ping != nil {
 				if err := ping(); err != nil {
 					s.abandon(run)
