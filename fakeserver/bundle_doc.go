@@ -247,65 +247,95 @@ func (s *Server) viewProject(doc *bundleDoc) (*projectView, error) {
 // connectors), BUNDLE-05 (no nested project), BUNDLE-08 (no other child
 // type), and that names and references resolve.
 func (s *Server) validateProject(doc *bundleDoc) (*projectView, error) {
-	if doc.Spec.Type != kindProject {
-		return nil, badDoc("spec.type is %q: this route installs project bundles (spec.type: project)", doc.Spec.Type)
-	}
-	if doc.name() == "" {
-		return nil, badDoc("metadata.name is missing")
-	}
-	if doc.version() == "" {
-		return nil, badDoc("metadata.version is missing: bundles carry a version")
-	}
-	if n := len(doc.Spec.Includes); n > maxDocChildren {
-		return nil, badDoc("spec.includes declares %d children: this server installs at most %d per document (docs/bundles.md)", n, maxDocChildren)
+	if err := checkProjectHeader(doc); err != nil {
+		return nil, err
 	}
 	view, err := s.viewProject(doc)
 	if err != nil {
 		return nil, err
 	}
-	count := map[string]int{}
-	names := map[string]bool{}
+	count, names, err := s.checkChildren(doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkChildCounts(count); err != nil {
+		return nil, err
+	}
+	if err := checkConnectorRefs(doc, view, names); err != nil {
+		return nil, err
+	}
+	return view, nil
+}
+
+// checkProjectHeader checks the project's own type, name and version
+// (BUNDLE-01), and this server's limit on children.
+func checkProjectHeader(doc *bundleDoc) error {
+	switch {
+	case doc.Spec.Type != kindProject:
+		return badDoc("spec.type is %q: this route installs project bundles (spec.type: project)", doc.Spec.Type)
+	case doc.name() == "":
+		return badDoc("metadata.name is missing")
+	case doc.version() == "":
+		return badDoc("metadata.version is missing: bundles carry a version")
+	case len(doc.Spec.Includes) > maxDocChildren:
+		return badDoc("spec.includes declares %d children: this server installs at most %d per document (docs/bundles.md)", len(doc.Spec.Includes), maxDocChildren)
+	}
+	return nil
+}
+
+// checkChildren checks each child's type (BUNDLE-05, BUNDLE-08), name and
+// version, and that no two children of a type share a name. It returns the
+// children counted by type, and the set of "type/name".
+func (s *Server) checkChildren(doc *bundleDoc) (count map[string]int, names map[string]bool, err error) {
+	count, names = map[string]int{}, map[string]bool{}
 	for i := range doc.Spec.Includes {
 		c := &doc.Spec.Includes[i]
 		t := c.Spec.Type
 		switch {
 		case t == kindProject && !s.defect(defNestedProjectAccepted):
-			return nil, badDoc("spec.includes[%d] (%q) is a project: a project bundle cannot nest another project", i, c.name())
+			return nil, nil, badDoc("spec.includes[%d] (%q) is a project: a project bundle cannot nest another project", i, c.name())
 		case t == kindProject:
 			continue // defect: the nested project is skipped
 		case t == "":
-			return nil, badDoc("spec.includes[%d] has no spec.type", i)
+			return nil, nil, badDoc("spec.includes[%d] has no spec.type", i)
+		case !isChildType(t) && s.defect(defUnknownChildIgnored):
+			continue
 		case !isChildType(t):
-			if s.defect(defUnknownChildIgnored) {
-				continue
-			}
-			return nil, badDoc("spec.includes[%d] (%q) has unknown child type %q: want agent, app, knowledge or connector", i, c.name(), t)
-		}
-		if c.name() == "" {
-			return nil, badDoc("spec.includes[%d] (%s) has no metadata.name", i, t)
-		}
-		if c.version() == "" {
-			return nil, badDoc("spec.includes[%d] (%s %q) has no metadata.version: every child carries a version", i, t, c.name())
-		}
-		if names[t+"/"+c.name()] {
-			return nil, badDoc("spec.includes: two %s children named %q", t, c.name())
+			return nil, nil, badDoc("spec.includes[%d] (%q) has unknown child type %q: want agent, app, knowledge or connector", i, c.name(), t)
+		case c.name() == "":
+			return nil, nil, badDoc("spec.includes[%d] (%s) has no metadata.name", i, t)
+		case c.version() == "":
+			return nil, nil, badDoc("spec.includes[%d] (%s %q) has no metadata.version: every child carries a version", i, t, c.name())
+		case names[t+"/"+c.name()]:
+			return nil, nil, badDoc("spec.includes: two %s children named %q", t, c.name())
 		}
 		names[t+"/"+c.name()] = true
 		count[t]++
 	}
+	return count, names, nil
+}
+
+// checkChildCounts checks exactly one agent (BUNDLE-02), at most one app
+// (BUNDLE-03) and any number of knowledge sets and connectors (BUNDLE-04).
+func (s *Server) checkChildCounts(count map[string]int) error {
 	switch {
 	case count[kindAgent] == 0 && !s.defect(defAgentlessAccepted):
-		return nil, badDoc("spec.includes holds no agent: a project bundle needs exactly 1 agent")
+		return badDoc("spec.includes holds no agent: a project bundle needs exactly 1 agent")
 	case count[kindAgent] > 1 && !s.defect(defTwoAgentsAccepted) && !s.defect(defInvalidHalfWritten):
-		return nil, badDoc("spec.includes holds %d agents: a project bundle needs exactly 1 agent", count[kindAgent])
+		return badDoc("spec.includes holds %d agents: a project bundle needs exactly 1 agent", count[kindAgent])
 	case count[kindApp] > 1 && !s.defect(defTwoAppsAccepted):
-		return nil, badDoc("spec.includes holds %d apps: a project bundle has at most 1 app", count[kindApp])
+		return badDoc("spec.includes holds %d apps: a project bundle has at most 1 app", count[kindApp])
 	case count[kindApp] == 0 && s.defect(defAppRequired):
-		return nil, badDoc("spec.includes holds no app")
+		return badDoc("spec.includes holds no app")
 	case count[kindKnowledge] > 1 && s.defect(defOneKnowledgeSet):
-		return nil, badDoc("spec.includes holds %d knowledge sets: at most 1 is supported", count[kindKnowledge])
+		return badDoc("spec.includes holds %d knowledge sets: at most 1 is supported", count[kindKnowledge])
 	}
-	// References by name must resolve to connectors of the bundle.
+	return nil
+}
+
+// checkConnectorRefs checks that connectors named by the project and its
+// agents are connectors of the bundle.
+func checkConnectorRefs(doc *bundleDoc, view *projectView, names map[string]bool) error {
 	refs := map[string][]string{"spec.payload.thread.connectors": stringList(view.thread["connectors"])}
 	for _, c := range doc.Spec.Includes {
 		if c.Spec.Type == kindAgent {
@@ -315,11 +345,11 @@ func (s *Server) validateProject(doc *bundleDoc) (*projectView, error) {
 	for where, list := range refs {
 		for _, n := range list {
 			if !names[kindConnector+"/"+n] {
-				return nil, badDoc("%s names connector %q, which spec.includes does not hold", where, n)
+				return badDoc("%s names connector %q, which spec.includes does not hold", where, n)
 			}
 		}
 	}
-	return view, nil
+	return nil
 }
 
 // childrenInOrder returns the children of a project bundle in install order
@@ -370,81 +400,106 @@ var droppedKeys = []struct {
 // warnings (DROP-07). defect reports whether a defect switch is on; only the
 // export passes the server's switches.
 func strip(doc *bundleDoc, defect func(defectID) bool) []string {
-	var warnings []string
-	warn := func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
 	p := doc.Spec.Payload
 	if p == nil {
 		return nil
 	}
+	st := &stripper{defect: defect}
 	thread, _ := p["thread"].(map[string]any)
+	if thread != nil {
+		st.env(thread)
+	}
+	st.keys(doc, thread)
 	tasks, _ := p["tasks"].([]any)
+	for _, t := range tasks {
+		if task, ok := t.(map[string]any); ok {
+			st.task(task)
+		}
+	}
+	return st.warnings
+}
 
-	// DROP-02: environment variable names travel, values do not.
-	if thread != nil && !defect(defExportKeepsEnvValues) {
+// stripper is one run of strip: the defect switches it honours and the
+// warnings it has made.
+type stripper struct {
+	defect   func(defectID) bool
+	warnings []string
+}
+
+func (st *stripper) warn(format string, args ...any) {
+	st.warnings = append(st.warnings, fmt.Sprintf(format, args...))
+}
+
+// env strips environment variable values from the lead thread: names
+// travel, values do not (DROP-02).
+func (st *stripper) env(thread map[string]any) {
+	if !st.defect(defExportKeepsEnvValues) {
 		for _, e := range listOfMaps(thread["env"]) {
 			name, _ := e["name"].(string)
 			if deleteKey(e, "value") {
-				warn("removed the value of environment variable %s: names travel, values do not", name)
+				st.warn("removed the value of environment variable %s: names travel, values do not", name)
 			}
 		}
 	}
-	if thread != nil && defect(defExportDropsEnvNames) {
+	if st.defect(defExportDropsEnvNames) {
 		delete(thread, "env")
 	}
-	// DROP-03, DROP-05, DROP-06.
+}
+
+// keys removes droppedKeys (DROP-03, DROP-05, DROP-06).
+func (st *stripper) keys(doc *bundleDoc, thread map[string]any) {
+	p := doc.Spec.Payload
 	for _, d := range droppedKeys {
-		if defect(d.defect) {
+		if st.defect(d.defect) {
 			continue
 		}
 		if thread != nil && deleteKey(thread, d.key) {
-			warn("removed %s from the project", d.key)
+			st.warn("removed %s from the project", d.key)
 		}
 		if deleteKey(p, d.key) {
-			warn("removed %s from spec.payload", d.key)
+			st.warn("removed %s from spec.payload", d.key)
 		}
 		for _, c := range doc.Spec.Includes {
 			if d.children && c.Spec.Payload != nil && deleteKey(c.Spec.Payload, d.key) {
-				warn("removed %s from %s %q", d.key, c.Spec.Type, c.name())
+				st.warn("removed %s from %s %q", d.key, c.Spec.Type, c.name())
 			}
 		}
 	}
-	for _, t := range tasks {
-		task, ok := t.(map[string]any)
-		if !ok {
-			continue
-		}
-		name, _ := task["name"].(string)
-		// DROP-01: approver addresses.
-		if !defect(defExportKeepsApprovers) {
-			for _, step := range listOfMaps(task["steps"]) {
-				if appr, ok := lookupKey(step, "approval").(map[string]any); ok && deleteKey(appr, "approvers") {
-					warn("task %q: removed step.approval.approvers", name)
-				}
-			}
-		}
-		// DROP-04: only schedule and onDemand triggers survive; onTaskComplete
-		// is removed, not remapped.
-		if trig, ok := task["triggers"].([]any); ok {
-			var kept []any
-			for _, tr := range trig {
-				m, _ := tr.(map[string]any)
-				kind, _ := m["type"].(string)
-				switch {
-				case defect(defExportDropsSchedule):
-					warn("task %q: removed trigger %s", name, kind)
-				case survivingTriggers[kind] || defect(defExportKeepsTriggers) && (kind == "webhook" || kind == "email"):
-					kept = append(kept, tr)
-				default:
-					warn("task %q: removed trigger %s (instance-local or not portable)", name, kind)
-				}
-			}
-			task["triggers"] = kept
-			if kept == nil {
-				task["triggers"] = []any{}
+}
+
+// task strips a task's approver addresses (DROP-01) and every trigger but
+// schedule and onDemand (DROP-04).
+func (st *stripper) task(task map[string]any) {
+	name, _ := task["name"].(string)
+	if !st.defect(defExportKeepsApprovers) {
+		for _, step := range listOfMaps(task["steps"]) {
+			if appr, ok := lookupKey(step, "approval").(map[string]any); ok && deleteKey(appr, "approvers") {
+				st.warn("task %q: removed step.approval.approvers", name)
 			}
 		}
 	}
-	return warnings
+	if trig, ok := task["triggers"].([]any); ok {
+		task["triggers"] = st.triggers(name, trig)
+	}
+}
+
+// triggers returns the triggers that survive an export; onTaskComplete is
+// removed, not remapped (DROP-04).
+func (st *stripper) triggers(task string, trig []any) []any {
+	kept := []any{}
+	for _, tr := range trig {
+		m, _ := tr.(map[string]any)
+		kind, _ := m["type"].(string)
+		switch {
+		case st.defect(defExportDropsSchedule):
+			st.warn("task %q: removed trigger %s", task, kind)
+		case survivingTriggers[kind] || st.defect(defExportKeepsTriggers) && (kind == "webhook" || kind == "email"):
+			kept = append(kept, tr)
+		default:
+			st.warn("task %q: removed trigger %s (instance-local or not portable)", task, kind)
+		}
+	}
+	return kept
 }
 
 // deleteKey deletes every key of m equal to key, ignoring case (the spec

@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/invokeconf/invokeconf/profile"
 )
 
 // Spec: Bundle routes (export); Dropped on export.
@@ -32,53 +29,9 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
-	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportTasksOutsidePayload) {
-		spec["tasks"] = payload["tasks"]
-		delete(payload, "tasks")
-	}
-	if payload, ok := spec["payload"].(map[string]any); ok && s.defect(defExportPayloadTasksOnly) {
-		if th, ok := payload["thread"].(map[string]any); ok {
-			payload["env"] = th["env"] // only the lead thread itself is lost
-		}
-		delete(payload, "thread")
-	}
-	if includes, _ := spec["includes"].([]any); s.defect(defExportAgentDuplicated) {
-		for _, c := range includes {
-			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
-				spec["includes"] = append(includes, c)
-			}
-		}
-	}
-	if payload, _ := spec["payload"].(map[string]any); s.defect(defExportTaskChildren) {
-		tasks, _ := payload["tasks"].([]any)
-		for _, t := range tasks {
-			name, _ := t.(map[string]any)["name"].(string)
-			inc, _ := spec["includes"].([]any)
-			spec["includes"] = append(inc, map[string]any{"metadata": map[string]any{"name": name, "version": "1.0.0"},
-				"spec": map[string]any{"type": kindTask, "payload": t}})
-		}
-	}
-	if s.defect(defExportNestsProject) {
-		includes, _ := spec["includes"].([]any)
-		spec["includes"] = append(includes, map[string]any{"metadata": out["metadata"],
-			"spec": map[string]any{"type": kindProject, "payload": map[string]any{}}})
-	}
-	if s.defect(defAgentInlined) {
-		var kept []any
-		for _, c := range spec["includes"].([]any) {
-			if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
-				spec["payload"].(map[string]any)["agent"] = c
-				continue
-			}
-			kept = append(kept, c)
-		}
-		spec["includes"] = kept
-	}
-	if s.variant(varChildTypeAssistant) {
-		for _, c := range spec["includes"].([]any) {
-			if cs, _ := c.(map[string]any)["spec"].(map[string]any); cs["type"] == kindAgent {
-				cs["type"] = "assistant"
-			}
+	for _, rw := range exportRewrites {
+		if rw.on(s) {
+			rw.f(out, spec)
 		}
 	}
 	status := http.StatusOK
@@ -97,6 +50,95 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/yaml")
 	w.WriteHeader(status)
 	_, _ = w.Write(y)
+}
+
+// exportRewrite reshapes an export document (out, and its spec) when its
+// defect or variant is on.
+type exportRewrite struct {
+	on func(*Server) bool
+	f  func(out, spec map[string]any)
+}
+
+// exportRewrites are the output-only deviations of an export document, in
+// the order they apply.
+var exportRewrites = []exportRewrite{
+	{defectOn(defExportTasksOutsidePayload), tasksOutsidePayload},
+	{defectOn(defExportPayloadTasksOnly), payloadTasksOnly},
+	{defectOn(defExportAgentDuplicated), agentDuplicated},
+	{defectOn(defExportTaskChildren), taskChildren},
+	{defectOn(defExportNestsProject), nestsProject},
+	{defectOn(defAgentInlined), agentInlined},
+	{variantOn(varChildTypeAssistant), childTypeAssistant},
+}
+
+// tasksOutsidePayload serves the export-tasks-outside-payload defect.
+func tasksOutsidePayload(_, spec map[string]any) {
+	if payload, ok := spec["payload"].(map[string]any); ok {
+		spec["tasks"] = payload["tasks"]
+		delete(payload, "tasks")
+	}
+}
+
+// payloadTasksOnly serves the export-payload-tasks-only defect.
+func payloadTasksOnly(_, spec map[string]any) {
+	if payload, ok := spec["payload"].(map[string]any); ok {
+		if th, ok := payload["thread"].(map[string]any); ok {
+			payload["env"] = th["env"] // only the lead thread itself is lost
+		}
+		delete(payload, "thread")
+	}
+}
+
+// agentDuplicated serves the export-agent-duplicated defect.
+func agentDuplicated(_, spec map[string]any) {
+	includes, _ := spec["includes"].([]any)
+	for _, c := range includes {
+		if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
+			spec["includes"] = append(includes, c)
+		}
+	}
+}
+
+// taskChildren serves the export-task-children defect.
+func taskChildren(_, spec map[string]any) {
+	payload, _ := spec["payload"].(map[string]any)
+	tasks, _ := payload["tasks"].([]any)
+	for _, t := range tasks {
+		name, _ := t.(map[string]any)["name"].(string)
+		inc, _ := spec["includes"].([]any)
+		spec["includes"] = append(inc, map[string]any{"metadata": map[string]any{"name": name, "version": "1.0.0"},
+			"spec": map[string]any{"type": kindTask, "payload": t}})
+	}
+}
+
+// nestsProject serves the export-nests-project defect.
+func nestsProject(out, spec map[string]any) {
+	includes, _ := spec["includes"].([]any)
+	spec["includes"] = append(includes, map[string]any{"metadata": out["metadata"],
+		"spec": map[string]any{"type": kindProject, "payload": map[string]any{}}})
+}
+
+// agentInlined serves the agent-inlined defect.
+func agentInlined(_, spec map[string]any) {
+	var kept []any
+	for _, c := range spec["includes"].([]any) {
+		if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
+			spec["payload"].(map[string]any)["agent"] = c
+			continue
+		}
+		kept = append(kept, c)
+	}
+	spec["includes"] = kept
+}
+
+// childTypeAssistant serves the variant child-type-assistant: the agent
+// child is typed "assistant".
+func childTypeAssistant(_, spec map[string]any) {
+	for _, c := range spec["includes"].([]any) {
+		if cs, _ := c.(map[string]any)["spec"].(map[string]any); cs["type"] == kindAgent {
+			cs["type"] = "assistant"
+		}
+	}
 }
 
 // exportDoc finds the project and app an export names and copies them into
@@ -224,148 +266,4 @@ func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
 		add(app.id)
 	}
 	return doc
-}
-
-// seedBundles builds the project the export scenarios export from the
-// profile's bundles.export: its agent with attached knowledge sets and
-// connectors, a knowledge set and a connector it does not use, an app, and
-// tasks that carry every trigger kind and every item of the "Dropped on
-// export" table, so each row is observable.
-func seedBundles(st *store, p *profile.Profile) error {
-	st.bundles = newBundleStore()
-	e := p.Bundles.Export
-	if e.ProjectID == "" {
-		return nil
-	}
-	if e.AgentID == "" {
-		return fmt.Errorf("bundles.export: agentID is required with projectID")
-	}
-	if st.agents[e.AgentID] != nil {
-		return fmt.Errorf("bundles.export: agent %q is also another role's agent", e.AgentID)
-	}
-	b := st.bundles
-	add := func(kind, name string, payload map[string]any) *resource {
-		r := &resource{id: newID(idPrefix[kind]), kind: kind, name: name, version: "1.0.0", payload: payload}
-		b.resources[r.id] = r
-		st.nonAgents[r.id] = true
-		return r
-	}
-	ids := func(rs []*resource) []string {
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.id)
-		}
-		return out
-	}
-	var attached, referenced []*resource
-	for _, n := range e.KnowledgeAttached {
-		attached = append(attached, add(kindKnowledge, n, map[string]any{"documents": []any{n + ".md"}}))
-	}
-	for _, n := range e.KnowledgeDetached {
-		add(kindKnowledge, n, map[string]any{"documents": []any{n + ".md"}})
-	}
-	for _, n := range e.ConnectorsReferenced {
-		referenced = append(referenced, add(kindConnector, n, map[string]any{"url": "https://mcp.example.test/" + n}))
-	}
-	for _, n := range e.ConnectorsUnreferenced {
-		add(kindConnector, n, map[string]any{"url": "https://mcp.example.test/" + n})
-	}
-	if e.AppPublicID != "" {
-		app := add(kindApp, e.AppName, map[string]any{"publicID": e.AppPublicID, "title": e.AppName})
-		app.publicID = e.AppPublicID
-	}
-	// The first referenced connector is the project's, the rest the agent's.
-	var projConn, agentConn []*resource
-	if len(referenced) > 0 {
-		projConn, agentConn = referenced[:1], referenced[1:]
-	}
-	names := func(rs []*resource) []any {
-		out := []any{}
-		for _, r := range rs {
-			out = append(out, r.name)
-		}
-		return out
-	}
-	agentName := e.AgentName
-	if agentName == "" {
-		agentName = e.AgentID
-	}
-	ag := &resource{id: e.AgentID, kind: kindAgent, name: agentName, version: "1.0.0",
-		payload:   map[string]any{"instructions": "Keep the ledger.", "connectors": names(agentConn)},
-		knowledge: ids(attached), connectors: ids(agentConn)}
-	b.resources[ag.id] = ag
-	st.agents[ag.id] = &agent{id: ag.id, credTools: map[string]string{}}
-
-	env := []any{}
-	envNames := make([]string, 0, len(e.EnvVars))
-	for name := range e.EnvVars {
-		envNames = append(envNames, name)
-	}
-	sort.Strings(envNames)
-	for _, name := range envNames {
-		env = append(env, map[string]any{"name": name, "value": e.EnvVars[name]})
-	}
-	d := e.Dropped
-	projectName := e.ProjectName
-	if projectName == "" {
-		projectName = "export project"
-	}
-	lead := map[string]any{
-		"name": projectName, "project": true, "instructions": "Keep the books.",
-		"connectors": names(projConn), "env": env,
-		"capabilities": anyList(d.Capabilities), "sharedTasks": anyList(d.SharedTasks),
-		"members": anyList(d.Members), "roleGrants": anyList(d.RoleGrants), "files": anyList(d.Files),
-		"credentials": anyList(d.Credentials), "status": map[string]any{"notes": anyList(d.Status)},
-	}
-	proj := &bundleProject{id: e.ProjectID, name: projectName, version: "1.0.0", agentID: ag.id,
-		thread: lead, connectors: ids(projConn), tasks: map[string]*task{}}
-	pr := &project{id: proj.id, agent: st.agents[ag.id], credentials: map[string]bool{}}
-	th := &thread{id: newID("thr"), agent: pr.agent, project: pr}
-	proj.threadID = th.id
-	st.threads[th.id] = th
-	if _, dup := st.projects[proj.id]; dup {
-		return fmt.Errorf("bundles.export: project %q is also another role's project", proj.id)
-	}
-	st.projects[proj.id] = pr
-	st.nonAgents[proj.id] = true
-	b.projects[proj.id] = proj
-
-	taskNames := e.Tasks
-	if len(taskNames) == 0 {
-		taskNames = []string{"exported-task"}
-	}
-	first, last := taskNames[0], taskNames[len(taskNames)-1]
-	for i, name := range taskNames {
-		var triggers []any
-		payload := map[string]any{"name": name, "prompt": "Run " + name + "."}
-		if i == 0 {
-			triggers = append(triggers,
-				map[string]any{"type": "schedule", "cron": "0 6 * * *"},
-				map[string]any{"type": "webhook", "path": "/hooks/" + name},
-				map[string]any{"type": "email", "address": name + "@inbound.example.test"})
-			payload["steps"] = []any{map[string]any{"name": "review", "approval": map[string]any{"approvers": anyList(d.Approvers)}}}
-		}
-		if name == last {
-			triggers = append(triggers,
-				map[string]any{"type": "onDemand"},
-				map[string]any{"type": "poll", "url": "https://feeds.example.test/" + name, "every": "15m"},
-				map[string]any{"type": "onSlackMessage", "channel": "#" + name},
-				map[string]any{"type": "onDiscordMessage", "channel": name},
-				map[string]any{"type": "onTaskComplete", "task": first})
-		}
-		payload["triggers"] = triggers
-		t := &task{id: newID("tsk"), name: name, projectID: proj.id, payload: payload}
-		proj.tasks[t.id] = t
-		proj.taskIDs = append(proj.taskIDs, t.id)
-		pr.tasks = append(pr.tasks, name)
-	}
-	return nil
-}
-
-func anyList(ss []string) []any {
-	out := []any{}
-	for _, s := range ss {
-		out = append(out, s)
-	}
-	return out
 }

@@ -341,44 +341,76 @@ var uninstallRank = map[string]int{kindProject: 0, kindApp: 1, kindAgent: 2, kin
 // update orphaned is neither a blocker nor touched (UNINSTALL-04). A child's
 // own installation can be uninstalled directly once no parent holds it.
 func (s *Server) uninstall(in *installation) (record, error) {
-	b := s.st.bundles
 	if in.kind != kindProject {
 		return s.uninstallChild(in)
 	}
+	b := s.st.bundles
 	p := b.projects[in.projectID]
-	if p != nil && !s.defect(defUninstallIgnoresOrphanedTasks) {
-		var names []string
-		for _, id := range p.taskIDs {
-			if t := p.tasks[id]; t != nil && t.installationID != in.id {
-				if s.defect(defOrphanTaskRefusalUnnamed) {
-					names = append(names, t.id)
-				} else {
-					names = append(names, fmt.Sprintf("%q", t.name))
-				}
-			}
-		}
-		if len(names) > 0 {
-			if s.defect(defRefusalDropsRecord) {
-				b.forget(in.id)
-			}
-			if s.defect(defRefusalAfterRemoval) {
-				for _, c := range in.children {
-					s.removeChildResource(c)
-					b.forget(c.id)
-					b.logTo(in, "remove", c.kind, c.name, c.version, "")
-				}
-				in.children = nil
-			}
-			return record{}, refuse(http.StatusConflict,
-				"uninstall refused: deleting the project's thread would delete the orphaned task %s; delete it (DELETE /api/tasks/{id}) and retry, or keep the project",
-				strings.Join(names, ", "))
-		}
+	if err := s.refuseOrphanedTasks(in, p); err != nil {
+		return record{}, err
 	}
 	if len(in.orphaned) > 0 && s.defect(defOrphanChildBlocksUninstall) {
 		return record{}, refuse(http.StatusConflict, "uninstall refused: installation %s has orphaned children", in.id)
 	}
-
 	// Plan the removal, then check it, then write: one step.
+	children := s.removalPlan(in)
+	if err := checkRemoval(b, children); err != nil {
+		return record{}, err
+	}
+	projectFirst := !s.defect(defUninstallInstallOrder)
+	if p != nil && projectFirst {
+		s.removeProject(in, p)
+	}
+	s.removeChildren(in, children)
+	if p != nil && !projectFirst {
+		s.removeProject(in, p)
+	}
+	in.state = stateRemoved
+	b.forget(in.id)
+	return b.render(in), nil
+}
+
+// refuseOrphanedTasks refuses the uninstall while an orphaned task is on the
+// project's thread, naming each (UNINSTALL-02).
+func (s *Server) refuseOrphanedTasks(in *installation, p *bundleProject) error {
+	if p == nil || s.defect(defUninstallIgnoresOrphanedTasks) {
+		return nil
+	}
+	var names []string
+	for _, id := range p.taskIDs {
+		if t := p.tasks[id]; t != nil && t.installationID != in.id {
+			if s.defect(defOrphanTaskRefusalUnnamed) {
+				names = append(names, t.id)
+			} else {
+				names = append(names, fmt.Sprintf("%q", t.name))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	s.refusalSideEffects(in)
+	return refuse(http.StatusConflict,
+		"uninstall refused: deleting the project's thread would delete the orphaned task %s; delete it (DELETE /api/tasks/{id}) and retry, or keep the project",
+		strings.Join(names, ", "))
+}
+
+// refusalSideEffects serves the defects that change state although the
+// uninstall is refused.
+func (s *Server) refusalSideEffects(in *installation) {
+	if s.defect(defRefusalDropsRecord) {
+		s.st.bundles.forget(in.id)
+	}
+	if s.defect(defRefusalAfterRemoval) {
+		s.removeChildren(in, in.children)
+		in.children = nil
+	}
+}
+
+// removalPlan lists the children an uninstall removes, in the order of
+// bundle rule 2: the current ones, and none an update orphaned
+// (UNINSTALL-04).
+func (s *Server) removalPlan(in *installation) []*installation {
 	children := append([]*installation(nil), in.children...)
 	if s.defect(defUninstallCascadesOrphans) {
 		children = append(children, in.orphaned...)
@@ -394,31 +426,33 @@ func (s *Server) uninstall(in *installation) (record, error) {
 		rank = map[string]int{kindAgent: 1, kindApp: 2, kindKnowledge: 3, kindConnector: 4}
 	}
 	sort.SliceStable(children, func(i, j int) bool { return rank[children[i].kind] < rank[children[j].kind] })
-	projectFirst := !s.defect(defUninstallInstallOrder)
+	return children
+}
+
+// checkRemoval refuses a plan that would remove a knowledge set while an
+// agent that stays still has it attached.
+func checkRemoval(b *bundleStore, children []*installation) error {
 	gone := map[string]bool{}
 	for _, c := range children {
 		if c.kind == kindKnowledge {
 			if ag := b.attachedTo(c.resourceID); ag != nil && !gone[ag.id] {
-				return record{}, refuse(http.StatusConflict, "uninstall refused: knowledge set %q is still attached to agent %q", c.name, ag.name)
+				return refuse(http.StatusConflict, "uninstall refused: knowledge set %q is still attached to agent %q", c.name, ag.name)
 			}
 		}
 		gone[c.resourceID] = true
 	}
+	return nil
+}
 
-	if p != nil && projectFirst {
-		s.removeProject(in, p)
-	}
+// removeChildren removes the children's resources and installations, in
+// order, logging each.
+func (s *Server) removeChildren(in *installation, children []*installation) {
+	b := s.st.bundles
 	for _, c := range children {
 		s.removeChildResource(c)
 		b.forget(c.id)
 		b.logTo(in, "remove", c.kind, c.name, c.version, "")
 	}
-	if p != nil && !projectFirst {
-		s.removeProject(in, p)
-	}
-	in.state = stateRemoved
-	b.forget(in.id)
-	return b.render(in), nil
 }
 
 // removeProject removes the project's lead thread, and with it every task

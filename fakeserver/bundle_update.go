@@ -45,16 +45,34 @@ type planStep struct {
 // the bundle's marker and stays (UPDATE-04); a child spec.includes no
 // longer declares is recorded as orphaned and left alone (UPDATE-05).
 func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPrep) error {
-	b := s.st.bundles
-	view, warnings := prep.view, prep.warnings
 	if doc.name() != in.name {
 		return badDoc("metadata.name is %q, but installation %s installed bundle %q", doc.name(), in.id, in.name)
 	}
 	if in.state == stateFailed {
 		return refuse(http.StatusConflict, "installation %s failed: uninstall it, then install again", in.id)
 	}
-	var plan []planStep
-	declared := map[string]bool{}
+	plan, declared := s.updatePlan(in, doc)
+	if err := s.checkEvalGates(in, plan); err != nil {
+		return err
+	}
+	in.state = stateUpdating
+	if err := s.applyPlan(in, plan); err != nil {
+		return err
+	}
+	s.orphanUndeclared(in, declared)
+	s.link(in)
+	s.updateProjectItself(in, doc, prep.view)
+	in.version = doc.version()
+	in.state = stateInstalled
+	in.warnings = prep.warnings
+	return nil
+}
+
+// updatePlan lists what an update does to each child the document
+// declares, in install order: install, update, or skip one already at its
+// target version. declared holds the children's keys.
+func (s *Server) updatePlan(in *installation, doc *bundleDoc) (plan []planStep, declared map[string]bool) {
+	declared = map[string]bool{}
 	for _, c := range s.childrenInOrder(doc) {
 		declared[childKey(c.Spec.Type, c.name())] = true
 		st := planStep{doc: c, cur: in.child(c.Spec.Type, c.name()), action: "install"}
@@ -67,8 +85,12 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPr
 		}
 		plan = append(plan, st)
 	}
-	// UPDATE-02: refuse the whole update before writing anything when one
-	// child would trip its own eval gate.
+	return plan, declared
+}
+
+// checkEvalGates refuses the whole update before writing anything when one
+// child would trip its own eval gate (UPDATE-02).
+func (s *Server) checkEvalGates(in *installation, plan []planStep) error {
 	for i, st := range plan {
 		if st.doc.Spec.TestHook != hookTripEvalGate {
 			continue
@@ -87,8 +109,14 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPr
 				childKey(st.doc.Spec.Type, st.doc.name()), st.doc.version())
 		}
 	}
+	return nil
+}
 
-	in.state = stateUpdating
+// applyPlan writes the plan's steps in order. The test hook interruptOnce
+// stops it once before its child, so that the same request sent again
+// finishes it.
+func (s *Server) applyPlan(in *installation, plan []planStep) error {
+	b := s.st.bundles
 	for _, st := range plan {
 		if st.action != "skip" && st.doc.Spec.TestHook == hookInterruptOnce {
 			key := childKey(st.doc.Spec.Type, st.doc.name()) + "@" + st.doc.version()
@@ -104,12 +132,6 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPr
 		}
 		s.applyStep(in, st)
 	}
-	s.orphanUndeclared(in, declared)
-	s.link(in)
-	s.updateProjectItself(in, doc, view)
-	in.version = doc.version()
-	in.state = stateInstalled
-	in.warnings = warnings
 	return nil
 }
 
@@ -186,15 +208,7 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 		return
 	}
 	rewrite := s.variant(varUpdateRewritesProject)
-	if ac := in.agentChild(); ac != nil && ac.resourceID != p.agentID {
-		p.agentID = ac.resourceID
-		if pr := s.st.projects[p.id]; pr != nil {
-			pr.agent = s.st.agents[p.agentID]
-		}
-		if th := s.st.threads[p.threadID]; th != nil {
-			th.agent = s.st.agents[p.agentID]
-		}
-	}
+	s.relinkAgent(in, p)
 	if p.version != doc.version() || rewrite {
 		p.version, p.thread = doc.version(), view.thread
 		if name, _ := view.thread["name"].(string); name != "" {
@@ -203,11 +217,35 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 		p.connectors = in.connectorIDs(stringList(view.thread["connectors"]))
 		b.logTo(in, "update", s.projectLogType(), p.name, p.version, "")
 	}
+	wanted := s.writeTasks(in, p, view, rewrite)
+	s.unmarkUndeclared(in, p, wanted)
+}
+
+// relinkAgent points the project, and its lead thread, at the agent child
+// the update installed.
+func (s *Server) relinkAgent(in *installation, p *bundleProject) {
+	ac := in.agentChild()
+	if ac == nil || ac.resourceID == p.agentID {
+		return
+	}
+	p.agentID = ac.resourceID
+	if pr := s.st.projects[p.id]; pr != nil {
+		pr.agent = s.st.agents[p.agentID]
+	}
+	if th := s.st.threads[p.threadID]; th != nil {
+		th.agent = s.st.agents[p.agentID]
+	}
+}
+
+// writeTasks adds the tasks the payload declares anew and rewrites those
+// that changed (every one under rewrite). It returns the declared names.
+func (s *Server) writeTasks(in *installation, p *bundleProject, view *projectView, rewrite bool) (wanted map[string]bool) {
+	b := s.st.bundles
 	own := map[string]*task{}
 	for _, t := range b.ownTasks(in) {
 		own[t.name] = t
 	}
-	wanted := map[string]bool{}
+	wanted = map[string]bool{}
 	added := false
 	for i, m := range view.tasks {
 		name, _ := m["name"].(string)
@@ -225,6 +263,14 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 	if added {
 		s.syncTasks(p)
 	}
+	return wanted
+}
+
+// unmarkUndeclared takes the bundle's marker off every task of the
+// installation the payload no longer declares: it stays, an ordinary task
+// of the project (UPDATE-04).
+func (s *Server) unmarkUndeclared(in *installation, p *bundleProject, wanted map[string]bool) {
+	b := s.st.bundles
 	for _, t := range b.ownTasks(in) {
 		if wanted[t.name] {
 			continue

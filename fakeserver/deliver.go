@@ -19,8 +19,10 @@ import (
 // keepalive interval (nil: never). It returns false when the client went away:
 // the run is then cancelled (FMT-08: the server notices on its next write).
 func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) error, ping func() error) bool {
-	keepalive := time.NewTimer(s.cfg.Keepalive)
-	defer keepalive.Stop()
+	// The keepalive timer is armed at the first wait, and only when there
+	// is a ping to send: a quick run never needs one.
+	var keepalive *time.Timer
+	var tick <-chan time.Time
 	next := from
 	for {
 		evs, done, changed := run.snapshot(next)
@@ -30,7 +32,9 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 				return false
 			}
 			next++
-			keepalive.Reset(s.cfg.Keepalive)
+			if keepalive != nil {
+				keepalive.Reset(s.cfg.Keepalive)
+			}
 		}
 		if done && len(evs) == 0 {
 			return true
@@ -38,9 +42,14 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 		if done {
 			continue // pick up anything appended between snapshot and done
 		}
+		if ping != nil && keepalive == nil {
+			keepalive = time.NewTimer(s.cfg.Keepalive)
+			defer keepalive.Stop()
+			tick = keepalive.C
+		}
 		select {
 		case <-changed:
-		case <-keepalive.C:
+		case <-tick:
 			if ping != nil {
 				if err := ping(); err != nil {
 					s.abandon(run)
@@ -78,35 +87,10 @@ func (s *Server) syncStatus(w http.ResponseWriter) int {
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
 func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
-	if s.defect(defErrorAsStatus) {
-		// Defect: the run is finished before the stream starts, so a failure
-		// becomes an HTTP status instead of an error event.
-		if !run.wait(r.Context()) {
-			s.abandon(run)
-			return
-		}
-		if runFailed(run) {
-			s.problem(w, http.StatusInternalServerError, "the run failed")
-			return
-		}
-	}
-	if s.defect(defSseBuffered) && !run.wait(r.Context()) {
-		s.abandon(run)
+	if !s.sseHoldBack(w, r, run) {
 		return
 	}
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(s.syncStatus(w))
-
-	frame := func(b []byte) error {
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
+	frame := startSSE(w, s.syncStatus(w))
 	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
@@ -118,15 +102,62 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		s.abandon(run)
 		return
 	}
-	write := s.sseEvents(wire, frame)
-	ping := func() error { return frame(wire.ping(s.variant(varPingLoneLine))) } // SSE-04
-	if s.defect(defNoPing) {
-		ping = nil
-	}
-	if !s.stream(r, run, 0, write, ping) {
+	if !s.stream(r, run, 0, s.sseEvents(wire, frame), s.ssePing(wire, frame)) {
 		return
 	}
-	// SSE-05: "event: close" with data {} at the end, also after an error.
+	s.sseEnd(wire, frame, run)
+}
+
+// sseHoldBack serves the defects that hold the stream back until the run
+// ends. It reports false when the request is answered already.
+func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) bool {
+	if s.defect(defErrorAsStatus) {
+		// Defect: the run is finished before the stream starts, so a failure
+		// becomes an HTTP status instead of an error event.
+		if !run.wait(r.Context()) {
+			s.abandon(run)
+			return false
+		}
+		if runFailed(run) {
+			s.problem(w, http.StatusInternalServerError, "the run failed")
+			return false
+		}
+	}
+	if s.defect(defSseBuffered) && !run.wait(r.Context()) {
+		s.abandon(run)
+		return false
+	}
+	return true
+}
+
+// startSSE sends the SSE headers and returns the writer of one frame, which
+// flushes it.
+func startSSE(w http.ResponseWriter, status int) func([]byte) error {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(status)
+	return func(b []byte) error {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+}
+
+// ssePing returns the keepalive writer (SSE-04), nil for none.
+func (s *Server) ssePing(wire sseWire, frame func([]byte) error) func() error {
+	if s.defect(defNoPing) {
+		return nil
+	}
+	return func() error { return frame(wire.ping(s.variant(varPingLoneLine))) }
+}
+
+// sseEnd writes "event: close" with data {} at the end, also after an error
+// (SSE-05).
+func (s *Server) sseEnd(wire sseWire, frame func([]byte) error, run *run) {
 	if s.defect(defEventsAfterComplete) {
 		_ = frame(sseEventFrame(s, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
@@ -234,8 +265,9 @@ func sseEventFrame(s *Server, ev Event) []byte {
 	return b.Bytes()
 }
 
-// encodeEvent renders an event object as JSON. The shape defects bend it
-// here so that every delivery form shows them.
+// encodeEvent renders an event object as JSON: the spec's shape, then the
+// defects and variants that reshape it (eventRewrites), so that every
+// delivery form shows them.
 func (s *Server) encodeEvent(ev Event) []byte {
 	if s.defect(defEventThreadMissing) {
 		ev.ThreadID = ""
@@ -244,25 +276,45 @@ func (s *Server) encodeEvent(ev Event) []byte {
 		ev.ThreadID += "-other"
 	}
 	data, _ := json.Marshal(ev)
-	bend := map[defectID]func(map[string]any){
-		defToolcallNoName: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") },
-		defStepTitle:      func(m map[string]any) { renameInner(m, "step", "description", "title") },
-		defPromptNoSensitive: func(m map[string]any) {
-			if p, ok := m["prompt"].(map[string]any); ok {
-				delete(p, "sensitive")
-			}
-		},
-	}
-	for name, f := range bend {
-		if !s.defect(name) {
-			continue
+	var on []func(map[string]any)
+	for _, rw := range eventRewrites {
+		if rw.on(s) {
+			on = append(on, rw.f)
 		}
-		data = remarshal(data, f)
 	}
-	if f := s.eventVariants(); f != nil {
-		data = remarshal(data, f)
+	if len(on) == 0 {
+		return data
 	}
-	return data
+	// One pass through a map for all of them: a number one rewrite sets
+	// stays exact for the next.
+	return remarshal(data, func(m map[string]any) {
+		for _, f := range on {
+			f(m)
+		}
+	})
+}
+
+// eventRewrite reshapes an event object when its defect or variant is on.
+type eventRewrite struct {
+	on func(*Server) bool
+	f  func(map[string]any)
+}
+
+func defectOn(d defectID) func(*Server) bool   { return func(s *Server) bool { return s.defect(d) } }
+func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { return s.variant(v) } }
+
+// eventRewrites are the output-only deviations of an event object, in the
+// order they apply: the defects first, then the variants, richer-nulls last
+// so that no other variant fills its empty objects.
+var eventRewrites = []eventRewrite{
+	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
+	{on: defectOn(defStepTitle), f: func(m map[string]any) { renameInner(m, "step", "description", "title") }},
+	{on: defectOn(defPromptNoSensitive), f: dropSensitive},
+	{on: variantOn(varExtraMembers), f: addExtraMembers},
+	{on: variantOn(varNumericRunIDs), f: numericRunID}, // ids.go
+	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
+	{on: variantOn(varOtherFieldTypes), f: otherFieldTypes},
+	{on: variantOn(varRicherNulls), f: richerNulls},
 }
 
 // remarshal rewrites a JSON object through a map.
@@ -284,84 +336,75 @@ var richerZero = map[string]func() any{
 
 func emptyObject() any { return map[string]any{} }
 
-// eventVariants returns the rewrite of an event object the variants ask
-// for, nil when none is on.
-func (s *Server) eventVariants() func(map[string]any) {
-	var fs []func(map[string]any)
-	if s.variant(varExtraMembers) {
-		fs = append(fs, func(m map[string]any) {
-			m["x_vendor"] = map[string]any{"region": "local", "seq": 1}
-			m["object"] = "event"
-		})
+func dropSensitive(m map[string]any) {
+	if p, ok := m["prompt"].(map[string]any); ok {
+		delete(p, "sensitive")
 	}
-	if s.variant(varNumericRunIDs) {
-		fs = append(fs, numericRunID) // ids.go
-	}
-	if s.variant(varOmitEmptyFields) {
-		fs = append(fs, func(m map[string]any) {
-			for k, v := range m {
-				if v == "" || v == false || v == nil {
-					delete(m, k)
-				}
-			}
-			if p, ok := m["prompt"].(map[string]any); ok && p["sensitive"] == false {
-				delete(p, "sensitive")
-			}
-		})
-	}
-	if s.variant(varOtherFieldTypes) {
-		fs = append(fs, func(m map[string]any) {
-			if t, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["time"])); err == nil {
-				m["time"] = t.UnixMilli()
-			}
-			if c, ok := m["contentID"].(string); ok && c != "" {
-				m["contentID"] = len(c)*1000 + int(c[len(c)-1])
-			}
-			if e, ok := m["error"].(string); ok && e != "" {
-				m["error"] = map[string]any{"message": e, "code": "run_failed"}
-			}
-			for _, k := range []string{"input", "username"} {
-				if v, ok := m[k].(string); ok && v != "" {
-					m[k] = map[string]any{"value": v}
-				}
-			}
-			if tc, ok := m["toolCall"].(map[string]any); ok {
-				args, _ := json.Marshal(tc["arguments"])
-				tc["arguments"], tc["id"] = string(args), "call_1"
-			}
-			if st, ok := m["step"].(map[string]any); ok {
-				st["id"], st["index"] = "stp_1", 1
-			}
-			if p, ok := m["prompt"].(map[string]any); ok {
-				fields := []any{}
-				names, _ := p["fields"].([]any)
-				for _, f := range names {
-					fields = append(fields, map[string]any{"name": f, "type": "text"})
-				}
-				p["fields"] = fields
-			}
-		})
-	}
-	if s.variant(varRicherNulls) {
-		// Last, so that no other variant fills the empty objects.
-		fs = append(fs, func(m map[string]any) {
-			for k, zero := range richerZero {
-				if _, ok := m[k]; !ok {
-					m[k] = zero()
-				}
-			}
-			if m["runComplete"] == true && m["content"] == "" {
-				m["content"] = nil
-			}
-		})
-	}
-	if len(fs) == 0 {
-		return nil
-	}
-	return func(m map[string]any) {
-		for _, f := range fs {
-			f(m)
+}
+
+// addExtraMembers serves extra-members: members the spec does not name.
+func addExtraMembers(m map[string]any) {
+	m["x_vendor"] = map[string]any{"region": "local", "seq": 1}
+	m["object"] = "event"
+}
+
+// omitEmptyFields serves omit-empty-fields: empty, false and null members
+// are left out.
+func omitEmptyFields(m map[string]any) {
+	for k, v := range m {
+		if v == "" || v == false || v == nil {
+			delete(m, k)
 		}
+	}
+	if p, ok := m["prompt"].(map[string]any); ok && p["sensitive"] == false {
+		delete(p, "sensitive")
+	}
+}
+
+// otherFieldTypes serves other-field-types: the members whose type the spec
+// leaves open take other types.
+func otherFieldTypes(m map[string]any) {
+	if t, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["time"])); err == nil {
+		m["time"] = t.UnixMilli()
+	}
+	if c, ok := m["contentID"].(string); ok && c != "" {
+		m["contentID"] = len(c)*1000 + int(c[len(c)-1])
+	}
+	if e, ok := m["error"].(string); ok && e != "" {
+		m["error"] = map[string]any{"message": e, "code": "run_failed"}
+	}
+	for _, k := range []string{"input", "username"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			m[k] = map[string]any{"value": v}
+		}
+	}
+	if tc, ok := m["toolCall"].(map[string]any); ok {
+		args, _ := json.Marshal(tc["arguments"])
+		tc["arguments"], tc["id"] = string(args), "call_1"
+	}
+	if st, ok := m["step"].(map[string]any); ok {
+		st["id"], st["index"] = "stp_1", 1
+	}
+	if p, ok := m["prompt"].(map[string]any); ok {
+		fields := []any{}
+		names, _ := p["fields"].([]any)
+		for _, f := range names {
+			fields = append(fields, map[string]any{"name": f, "type": "text"})
+		}
+		p["fields"] = fields
+	}
+}
+
+// richerNulls serves richer-nulls: every richer field is present, unset
+// ones in their zero form, and the final event's content is null.
+func richerNulls(m map[string]any) {
+	for k, zero := range richerZero {
+		if _, ok := m[k]; !ok {
+			m[k] = zero()
+		}
+	}
+	if m["runComplete"] == true && m["content"] == "" {
+		m["content"] = nil
 	}
 }
 
@@ -582,12 +625,15 @@ const plainHeaderWait = 50 * time.Millisecond
 // waitForOutput waits up to d for the run to have content or to end, and
 // reports whether it ended.
 func waitForOutput(r *http.Request, run *run, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
+	var timer *time.Timer // made only when there is something to wait for
 	for {
 		content, done, changed := run.progress()
 		if done || content {
 			return done
+		}
+		if timer == nil {
+			timer = time.NewTimer(d)
+			defer timer.Stop()
 		}
 		select {
 		case <-changed:

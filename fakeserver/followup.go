@@ -340,6 +340,6 @@ func (m *mirrorRun) end(final *Event) {
 func endMirrors(real *run) {
 	if m, ok := mirrors.LoadAndDelete(real); ok {
 		mr := m.(*mirrorRun)
-		mr.end(&Event{RunComplete: true, RunID: real.id, ThreadID: real.thread.id, Time: time.Now().UTC().Format(time.RFC3339Nano)})
+		mr.end(&Event{RunComplete: true, RunID: real.id, ThreadID: real.thread.id, Time: stamp(time.Now().UTC())})
 	}
 }

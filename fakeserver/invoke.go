@@ -45,6 +45,13 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resumed := pathThread != nil || r.PathValue("thread") != "" || r.Header.Get("X-SVC-Thread-Id") != ""
+	w, t = s.threadIDDefects(w, r, t, resumed)
+	s.invoke(w, r, k, t)
+}
+
+// threadIDDefects serves the defects that answer under another thread ID
+// than the thread that runs.
+func (s *Server) threadIDDefects(w http.ResponseWriter, r *http.Request, t *thread, resumed bool) (http.ResponseWriter, *thread) {
 	if s.defect(defThreadResumeEchoed) && resumed {
 		// Defect: a fresh conversation, under the ID the caller asked for.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
@@ -54,7 +61,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		// Defect: the streaming forms name a provisional thread that is never stored.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: newID("thr")}
 	}
-	s.invoke(w, r, k, t)
+	return w, t
 }
 
 // authorizeAgentPath applies the scope rules of /api/invoke/{id} and resolves
@@ -149,20 +156,7 @@ func (s *Server) resolve(value string) (*agent, *thread, error) {
 // (THREAD-01), else the X-SVC-Thread-Id header (THREAD-02), else a new thread
 // (THREAD-03). pathThread is the thread named by {id} itself, if any.
 func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (*thread, error) {
-	segment := r.PathValue("thread")
-	if segment == "" {
-		segment = r.PathValue("thread_id")
-	}
-	if s.defect(defThreadSegmentIgnored) {
-		segment = ""
-	}
-	header := r.Header.Get("X-SVC-Thread-Id")
-	if s.defect(defThreadHeaderIgnored) {
-		header = ""
-	}
-	if s.defect(defThreadHeaderWins) && header != "" {
-		segment = header
-	}
+	segment, header := s.threadRefs(r)
 	var id string
 	switch {
 	case segment != "":
@@ -172,16 +166,7 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 	case header != "":
 		id = header
 	default:
-		if s.defect(defNewThreadReused) {
-			if t := s.st.lastThreadOf(k, a, p); t != nil {
-				return t, nil
-			}
-		}
-		t := s.newThread(a, p)
-		if s.defect(defNewThreadReused) {
-			s.st.rememberThread(k, t)
-		}
-		return t, nil
+		return s.freshThread(k, a, p), nil
 	}
 	t := s.st.thread(id)
 	if t == nil && segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
@@ -196,31 +181,52 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 	return t, nil
 }
 
+// threadRefs returns the thread a request names in its path's thread
+// segment and in its X-SVC-Thread-Id header, "" for none.
+func (s *Server) threadRefs(r *http.Request) (segment, header string) {
+	segment = r.PathValue("thread")
+	if segment == "" {
+		segment = r.PathValue("thread_id")
+	}
+	if s.defect(defThreadSegmentIgnored) {
+		segment = ""
+	}
+	header = r.Header.Get("X-SVC-Thread-Id")
+	if s.defect(defThreadHeaderIgnored) {
+		header = ""
+	}
+	if s.defect(defThreadHeaderWins) && header != "" {
+		segment = header
+	}
+	return segment, header
+}
+
+// freshThread starts a new thread (THREAD-03); the new-thread-reused
+// defect hands back the key's last one instead.
+func (s *Server) freshThread(k *apiKey, a *agent, p *project) *thread {
+	if s.defect(defNewThreadReused) {
+		if t := s.st.lastThreadOf(k, a, p); t != nil {
+			return t
+		}
+	}
+	t := s.newThread(a, p)
+	if s.defect(defNewThreadReused) {
+		s.st.rememberThread(k, t)
+	}
+	return t
+}
+
 // invoke reads the prompt, starts the run and answers in the form the
 // request asks for. Shared by the agent and project routes.
 func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thread) {
-	async, err := parseAsync(r.URL.Query())
-	if s.defect(defAsyncFalseAsTrue) && r.URL.Query().Has("async") {
-		async = true
-	}
+	async, err := s.readAsync(r)
 	if err != nil {
 		s.problem(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	// BODY-01, BODY-02: the body is the prompt, verbatim; it is never parsed.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.problem(w, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", tooBig.Limit)
-			return
-		}
-		s.problem(w, http.StatusBadRequest, "read request body: %v", err)
+	prompt, ok := s.readPrompt(w, r)
+	if !ok {
 		return
-	}
-	prompt := string(body)
-	if s.defect(defJsonPromptParsed) {
-		prompt = extractJSONPrompt(prompt)
 	}
 	tools, removed, err := s.runTools(r, k, t) // tools.go
 	if err != nil {
@@ -242,19 +248,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		w.Header().Set("X-SVC-Thread-Id", t.id)
 	}
 	if async && !s.defect(defAsyncIgnored) {
-		status := http.StatusOK
-		if s.variant(varAsync202) {
-			status = http.StatusAccepted
-		}
-		ack := map[string]any{"threadID": t.id, "runID": run.id} // ASYNC-01
-		if s.defect(defAsyncAckNewThread) && resumed {
-			ack["threadID"] = newID("thr")
-		}
-		if s.variant(varAsyncAckExtraMembers) {
-			ack["status"] = "running"
-			ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
-		}
-		writeJSON(w, status, ack)
+		s.writeAck(w, t, run, resumed)
 		return
 	}
 	if s.abortsStreamOnly() {
@@ -268,6 +262,52 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	default:
 		s.writePlain(w, r, run)
 	}
+}
+
+// readAsync reads the async query parameter.
+func (s *Server) readAsync(r *http.Request) (bool, error) {
+	async, err := parseAsync(r.URL.Query())
+	if s.defect(defAsyncFalseAsTrue) && r.URL.Query().Has("async") {
+		async = true
+	}
+	return async, err
+}
+
+// readPrompt reads the body, which is the prompt, verbatim; it is never
+// parsed (BODY-01, BODY-02). ok is false when it answered with a problem.
+func (s *Server) readPrompt(w http.ResponseWriter, r *http.Request) (prompt string, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.problem(w, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", tooBig.Limit)
+			return "", false
+		}
+		s.problem(w, http.StatusBadRequest, "read request body: %v", err)
+		return "", false
+	}
+	prompt = string(body)
+	if s.defect(defJsonPromptParsed) {
+		prompt = extractJSONPrompt(prompt)
+	}
+	return prompt, true
+}
+
+// writeAck answers an async invoke with the thread and run IDs (ASYNC-01).
+func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed bool) {
+	status := http.StatusOK
+	if s.variant(varAsync202) {
+		status = http.StatusAccepted
+	}
+	ack := map[string]any{"threadID": t.id, "runID": run.id}
+	if s.defect(defAsyncAckNewThread) && resumed {
+		ack["threadID"] = newID("thr")
+	}
+	if s.variant(varAsyncAckExtraMembers) {
+		ack["status"] = "running"
+		ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
+	}
+	writeJSON(w, status, ack)
 }
 
 // parseAsync reads the async query parameter (default false).

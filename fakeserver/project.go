@@ -31,6 +31,20 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
+	s.projectRequestDefects(r)
+	// PROJ-01: the agent is the project's; the caller never names it.
+	t, err := s.selectThread(r, k, p.agent, p, nil)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	w, t = s.projectAnswerDefects(w, r, t, p)
+	s.invoke(w, r, k, t)
+}
+
+// projectRequestDefects serves the defects that make the project routes
+// read the request otherwise than the agent routes do (PROJ-03).
+func (s *Server) projectRequestDefects(r *http.Request) {
 	if s.defect(defProjectThreadSegmentIgnored) {
 		r.SetPathValue("thread_id", "")
 	}
@@ -43,12 +57,11 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 	if s.defect(defProjectThreadHeaderIgnored) {
 		r.Header.Del("X-SVC-Thread-Id")
 	}
-	// PROJ-01: the agent is the project's; the caller never names it.
-	t, err := s.selectThread(r, k, p.agent, p, nil)
-	if err != nil {
-		s.problemErr(w, err)
-		return
-	}
+}
+
+// projectAnswerDefects serves the defects that make the project routes
+// answer otherwise than the agent routes do (PROJ-03).
+func (s *Server) projectAnswerDefects(w http.ResponseWriter, r *http.Request, t *thread, p *project) (http.ResponseWriter, *thread) {
 	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || r.Header.Get("X-SVC-Thread-Id") != "") {
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
 		t = s.newThread(t.agent, p) // Defect: a fresh conversation under the asked-for ID.
@@ -64,7 +77,7 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 	if s.defect(defProjectNoThreadHeader) {
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
 	}
-	s.invoke(w, r, k, t)
+	return w, t
 }
 
 // authorizeProject applies AUTH-05: the project routes need

@@ -21,7 +21,7 @@ type Event struct {
 	ThreadID    string `json:"threadID"`
 	RunComplete bool   `json:"runComplete"`
 	Error       string `json:"error,omitempty"`
-	Time        string `json:"time"`
+	Time        stamp  `json:"time"`
 
 	WaitingOnModel bool       `json:"waitingOnModel,omitempty"`
 	ToolInput      *ToolInput `json:"toolInput,omitempty"`
@@ -31,6 +31,30 @@ type Event struct {
 	Input          string     `json:"input,omitempty"`
 	ReplayComplete bool       `json:"replayComplete,omitempty"`
 	Username       string     `json:"username,omitempty"`
+}
+
+// stamp is an event's time. It is formatted (RFC 3339, UTC) only when the
+// event is encoded: a plain-text answer never shows it. The zero stamp
+// encodes as "".
+type stamp time.Time
+
+// MarshalText formats the stamp.
+func (t stamp) MarshalText() ([]byte, error) {
+	if time.Time(t).IsZero() {
+		return nil, nil
+	}
+	return time.Time(t).AppendFormat(make([]byte, 0, len(time.RFC3339Nano)), time.RFC3339Nano), nil
+}
+
+// UnmarshalText reads what MarshalText writes.
+func (t *stamp) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*t = stamp{}
+		return nil
+	}
+	v, err := time.Parse(time.RFC3339Nano, string(b))
+	*t = stamp(v)
+	return err
 }
 
 // ToolInput is the richer field of an event whose model composes tool
@@ -77,13 +101,16 @@ type run struct {
 }
 
 // snapshot returns the events from index from on, whether the run is done,
-// and a channel closed at the next change.
+// and a channel closed at the next change. The events are a view of the log,
+// not a copy: the log only grows and its events never change, and the view's
+// capacity ends at its length, so a later append never writes into it.
+// Callers must not change the events.
 func (r *run) snapshot(from int) ([]Event, bool, <-chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var evs []Event
-	if from < len(r.events) {
-		evs = append(evs, r.events[from:]...)
+	if n := len(r.events); from < n {
+		evs = r.events[from:n:n]
 	}
 	return evs, r.done, r.changed
 }
@@ -98,7 +125,7 @@ func (r *run) append(ev Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ev.RunID, ev.ThreadID = r.id, r.thread.id
-	ev.Time = time.Now().UTC().Format(time.RFC3339Nano)
+	ev.Time = stamp(time.Now().UTC())
 	r.events = append(r.events, ev)
 	close(r.changed)
 	r.changed = make(chan struct{})
@@ -124,7 +151,9 @@ func (r *run) wait(ctx context.Context) bool {
 // its client goes away (FMT-08), an async run outlives its request.
 func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *run {
 	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
-	r := &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{})}
+	// Room for the events of the shortest answer (input, username, content,
+	// end): the log then grows once at most for most runs.
+	r := &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{}), events: make([]Event, 0, 4)}
 	s.st.mu.Lock()
 	s.st.addRun(t, r, len(prompt))
 	if s.defect(defLastrunAtStart) {

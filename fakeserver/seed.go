@@ -40,6 +40,19 @@ func roleScopes(p *profile.Profile) map[string][]string {
 // seed builds the store from a profile.
 func seed(p *profile.Profile) (*store, error) {
 	st := newStore()
+	steps := []func(*store, *profile.Profile) error{
+		seedAgents, seedMainProject, seedOthers, seedNonAgent, seedBundles, seedKeys, checkEntitlementsOf,
+	}
+	for _, step := range steps {
+		if err := step(st, p); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// seedAgents seeds every agent role the profile fills.
+func seedAgents(st *store, p *profile.Profile) error {
 	for role, a := range p.Agents.Roles() {
 		if a.ID == "" {
 			continue
@@ -49,37 +62,47 @@ func seed(p *profile.Profile) (*store, error) {
 			ag.credTools[tool] = cred
 		}
 		if _, dup := st.agents[a.ID]; dup {
-			return nil, fmt.Errorf("agents.%s: duplicate agent ID %q", role, a.ID)
+			return fmt.Errorf("agents.%s: duplicate agent ID %q", role, a.ID)
 		}
 		st.agents[a.ID] = ag
 		if a.Alias != "" {
 			st.aliases[a.Alias] = ag
 		}
 	}
-	if p.Projects.Main.ID != "" {
-		main := st.agents[p.Agents.Main.ID]
-		if main == nil {
-			return nil, fmt.Errorf("projects.main needs agents.main")
-		}
-		pm := p.Projects.Main
-		prj := &project{id: pm.ID, agent: main, tasks: append([]string(nil), pm.Tasks...), credentials: map[string]bool{}, model: pm.Model}
-		for _, c := range pm.Credentials {
-			prj.credentials[c] = true
-		}
-		st.projects[pm.ID] = prj
-		st.nonAgents[p.Projects.Main.ID] = true
+	return nil
+}
+
+// seedMainProject seeds projects.main on agents.main, with its tasks,
+// credentials and model.
+func seedMainProject(st *store, p *profile.Profile) error {
+	pm := p.Projects.Main
+	if pm.ID == "" {
+		return nil
 	}
-	if err := seedOthers(st, p); err != nil {
-		return nil, err
+	main := st.agents[p.Agents.Main.ID]
+	if main == nil {
+		return fmt.Errorf("projects.main needs agents.main")
 	}
+	prj := &project{id: pm.ID, agent: main, tasks: append([]string(nil), pm.Tasks...), credentials: map[string]bool{}, model: pm.Model}
+	for _, c := range pm.Credentials {
+		prj.credentials[c] = true
+	}
+	st.projects[pm.ID] = prj
+	st.nonAgents[pm.ID] = true
+	return nil
+}
+
+// seedNonAgent marks the profile's ID that exists but names no agent.
+func seedNonAgent(st *store, p *profile.Profile) error {
 	if p.NonAgentID != "" {
 		st.nonAgents[p.NonAgentID] = true
 	}
+	return nil
+}
 
-	if err := seedBundles(st, p); err != nil {
-		return nil, err
-	}
-
+// seedKeys seeds every key the profile fills, with its user and the scopes
+// of its role.
+func seedKeys(st *store, p *profile.Profile) error {
 	scopes := roleScopes(p)
 	for role, tok := range p.Keys.Roles() {
 		if *tok == "" {
@@ -87,7 +110,7 @@ func seed(p *profile.Profile) (*store, error) {
 		}
 		k, err := parseKey(*tok)
 		if err != nil {
-			return nil, fmt.Errorf("keys.%s: %w", role, err)
+			return fmt.Errorf("keys.%s: %w", role, err)
 		}
 		u := st.users[k.user]
 		if u == nil {
@@ -104,15 +127,14 @@ func seed(p *profile.Profile) (*store, error) {
 		}
 		id := k.user + "-" + k.key
 		if _, dup := st.keys[id]; dup {
-			return nil, fmt.Errorf("keys.%s: key ID %q used twice", role, id)
+			return fmt.Errorf("keys.%s: key ID %q used twice", role, id)
 		}
 		st.keys[id] = &apiKey{user: u, id: id, secret: secretSum(k.secret), scopes: scopes[role], expired: role == "expired"}
 	}
-	if err := checkEntitlements(p); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return nil
 }
+
+func checkEntitlementsOf(_ *store, p *profile.Profile) error { return checkEntitlements(p) }
 
 // seedOthers seeds the second project (on agents.other) and the provisioned
 // thread of agents.main.

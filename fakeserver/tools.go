@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,114 +105,184 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 	if s.defect(defProjectContextDropped) {
 		proj = nil
 	}
+	base := s.offeredTools(t, proj)
+	sc, err := s.readScope(r.Header, t.agent, base)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sc.narrow {
+		base = s.narrowTools(base, sc)
+	}
+	modes, err := s.activeModes(r.Header, k.user)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.defect(defModeReplacesTools) && len(modes) > 0 {
+		base = nil
+	}
+	tools, removed, err = s.credentialGate(k, proj, append(base, modeTools(modes)...), sc.named)
+	if err == nil && s.variant(varServiceTool) && !slices.Contains(tools, ServiceTool) {
+		tools = append(tools, ServiceTool) // offered by the service, never narrowed
+	}
+	return tools, removed, err
+}
 
-	// 1. The agent's tools and the project's tasks.
-	var base []candidate
+// offeredTools is step 1 of runTools: the agent's tools and the project's
+// tasks.
+func (s *Server) offeredTools(t *thread, proj *project) []candidate {
+	tasks := s.tasksFor(t.agent, proj)
+	base := make([]candidate, 0, len(t.agent.tools)+len(tasks))
 	for _, tool := range t.agent.tools {
 		base = append(base, candidate{name: tool, cred: t.agent.credTools[tool]})
 	}
-	for _, task := range s.tasksFor(t.agent, proj) {
+	for _, task := range tasks {
 		base = append(base, candidate{name: task})
 	}
 	if s.defect(defProjectRouteWorkspaceAgent) && t.project != nil {
 		base = append(base, s.otherAgentsTools(t.agent)...)
 	}
+	return base
+}
 
-	// 2. X-SVC-Scoped-Tools.
-	scoped, narrow := headerList(r.Header, HeaderScopedTools, !s.defect(defScopedToolsUntrimmed))
-	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(r.Header, HeaderScopedTools) {
-		return nil, nil, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
+// toolScope is what X-SVC-Scoped-Tools asks of a run.
+type toolScope struct {
+	names  []string        // the header's entries, in order
+	named  map[string]bool // the same, as a set (nil for none)
+	narrow bool            // whether the run is narrowed at all
+}
+
+// readScope reads X-SVC-Scoped-Tools (step 2 of runTools). base is the run's
+// tools before narrowing, which only the variant scoped-tools-unknown-400
+// looks at.
+func (s *Server) readScope(h http.Header, a *agent, base []candidate) (toolScope, error) {
+	var sc toolScope
+	sc.names, sc.narrow = headerList(h, HeaderScopedTools, !s.defect(defScopedToolsUntrimmed))
+	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(h, HeaderScopedTools) {
+		return sc, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
 	}
 	if s.defect(defScopedToolsIgnored) {
-		narrow = false
+		sc.narrow = false
 	}
 	if s.defect(defScopedToolsSticky) {
-		scoped, narrow = s.stickyScope(t.agent, scoped, narrow)
+		sc.names, sc.narrow = s.stickyScope(a, sc.names, sc.narrow)
 	}
-	named := map[string]bool{}
-	for _, n := range scoped {
-		named[n] = true
+	if len(sc.names) > 0 {
+		sc.named = make(map[string]bool, len(sc.names))
 	}
-	if narrow && s.variant(varScopedToolsUnknown400) {
-		if n := unknownCandidate(scoped, base); n != "" {
-			return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("%s names %q, which this run cannot have", HeaderScopedTools, n)}
+	for _, n := range sc.names {
+		sc.named[n] = true
+	}
+	if sc.narrow && s.variant(varScopedToolsUnknown400) {
+		if n := unknownCandidate(sc.names, base); n != "" {
+			return sc, &authError{http.StatusBadRequest, fmt.Sprintf("%s names %q, which this run cannot have", HeaderScopedTools, n)}
 		}
 	}
-	if narrow {
-		var kept []candidate
-		have := map[string]bool{}
-		for _, c := range base {
-			if named[c.name] {
-				kept = append(kept, c)
-				have[c.name] = true
-			}
-		}
-		if s.defect(defScopedToolsWiden) {
-			for _, n := range scoped {
-				if !have[n] {
-					kept = append(kept, candidate{name: n})
-					have[n] = true
-				}
-			}
-		}
-		base = kept
-	}
+	return sc, nil
+}
 
-	// 3. X-SVC-Run-Mode.
-	modes, _ := headerList(r.Header, HeaderRunMode, !s.defect(defModeHeaderUntrimmed))
-	if s.defect(defModeListFirstOnly) && len(modes) > 1 {
-		modes = modes[:1]
+// narrowTools keeps the tools of base that the scope names (TOOLS-01):
+// the header can only narrow.
+func (s *Server) narrowTools(base []candidate, sc toolScope) []candidate {
+	var kept []candidate
+	for _, c := range base {
+		if sc.named[c.name] {
+			kept = append(kept, c)
+		}
 	}
-	var added []candidate
-	for _, name := range modes {
+	if s.defect(defScopedToolsWiden) {
+		kept = widen(kept, sc.names)
+	}
+	return kept
+}
+
+// widen serves the scoped-tools-widen defect: every named tool the run
+// lacks is added.
+func widen(kept []candidate, names []string) []candidate {
+	have := map[string]bool{}
+	for _, c := range kept {
+		have[c.name] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			kept = append(kept, candidate{name: n})
+			have[n] = true
+		}
+	}
+	return kept
+}
+
+// activeModes returns the modes of X-SVC-Run-Mode that the server knows and
+// the workspace is entitled to, in header order (step 3 of runTools). Other
+// names are ignored, not refused (MODE-03, MODE-04).
+func (s *Server) activeModes(h http.Header, u *user) ([]runMode, error) {
+	names, _ := headerList(h, HeaderRunMode, !s.defect(defModeHeaderUntrimmed))
+	if s.defect(defModeListFirstOnly) && len(names) > 1 {
+		names = names[:1]
+	}
+	var on []runMode
+	for _, name := range names {
 		mode, known := runModes[name]
 		if s.defect(defResearchModeMissing) && name == "research" {
 			known = false
 		}
-		if !known {
-			if s.defect(defUnknownMode400) {
-				return nil, nil, &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", name)}
-			}
-			continue // MODE-04: ignored, not refused
+		switch {
+		case !known && s.defect(defUnknownMode400):
+			return nil, &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", name)}
+		case !known:
+			// MODE-04: ignored
+		case mode.entitled(u) || s.defect(defModeEntitlementIgnored):
+			on = append(on, mode)
+		case s.defect(defModeUnentitled403):
+			return nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))
 		}
-		if !mode.entitled(k.user) && !s.defect(defModeEntitlementIgnored) {
-			if s.defect(defModeUnentitled403) {
-				return nil, nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))
-			}
-			continue // MODE-03: ignored, not refused
-		}
-		if s.defect(defModeReplacesTools) {
-			base = nil
-		}
+	}
+	return on, nil
+}
+
+// modeTools lists the tools the modes add, each mode's in name order.
+func modeTools(modes []runMode) []candidate {
+	var added []candidate
+	for _, mode := range modes {
 		for _, tool := range sortedKeys(mode.tools) {
 			added = append(added, candidate{name: tool, cred: mode.tools[tool], fromMode: true})
 		}
 	}
+	return added
+}
 
-	// 4. The credential gate.
+// credentialGate is step 4 of runTools: it drops, silently, every candidate
+// whose credential the run may not use (CRED-01, MODE-05) and every
+// duplicate. removed lists the dropped tools that no mode brought.
+func (s *Server) credentialGate(k *apiKey, proj *project, cands []candidate, named map[string]bool) (tools, removed []string, err error) {
 	seen := map[string]bool{}
-	for _, c := range append(base, added...) {
+	for _, c := range cands {
 		if c.cred != "" && !s.credentialUsable(k, c, proj, named[c.name]) {
-			switch {
-			case s.defect(defCredentialRemoval403) && !c.fromMode:
-				return nil, nil, forbidden(fmt.Sprintf("the key may not use credential %s (tool %s)", c.cred, c.name))
-			case s.defect(defModeCredential403) && c.fromMode:
-				return nil, nil, forbidden(fmt.Sprintf("the key may not use credential %s (run-mode tool %s)", c.cred, c.name))
+			if err := s.refuseCredential(c); err != nil {
+				return nil, nil, err
 			}
 			if !c.fromMode {
 				removed = append(removed, c.name)
 			}
-			continue // CRED-01, MODE-05: removed, silently
+			continue
 		}
 		if !seen[c.name] {
 			seen[c.name] = true
 			tools = append(tools, c.name)
 		}
 	}
-	if s.variant(varServiceTool) && !seen[ServiceTool] {
-		tools = append(tools, ServiceTool) // offered by the service, never narrowed
-	}
 	return tools, removed, nil
+}
+
+// refuseCredential serves the defects that refuse a run for a credential
+// the spec has removed silently.
+func (s *Server) refuseCredential(c candidate) error {
+	switch {
+	case s.defect(defCredentialRemoval403) && !c.fromMode:
+		return forbidden(fmt.Sprintf("the key may not use credential %s (tool %s)", c.cred, c.name))
+	case s.defect(defModeCredential403) && c.fromMode:
+		return forbidden(fmt.Sprintf("the key may not use credential %s (run-mode tool %s)", c.cred, c.name))
+	}
+	return nil
 }
 
 // withServiceTool returns a copy of the profile whose agents list
