@@ -151,7 +151,7 @@ func NewThread(x *traffic.Exchange, h *History) error {
 // AsyncAck: ASYNC-01. An async call is answered 2xx with JSON holding
 // threadID and runID (other members and any 2xx status allowed). "At once"
 // needs the run's length, which traffic does not show.
-func AsyncAck(x *traffic.Exchange, _ *History) error {
+func AsyncAck(x *traffic.Exchange, h *History) error {
 	inv, ok := InvokeOf(x)
 	switch {
 	case !ok || !inv.Async:
@@ -174,5 +174,26 @@ func AsyncAck(x *traffic.Exchange, _ *History) error {
 		return outcome.Failf("the answer to an async call", "2xx with JSON {\"threadID\":...,\"runID\":...}",
 			"%d %s", x.Response.Status, quote(b))
 	}
+	// "threadID: Thread of the run (new or resumed)": a resumed thread is
+	// the one the request named.
+	if want, why := requestedThread(x, inv, h); want != "" && *a.ThreadID != want {
+		return outcome.Failf("the threadID of the async answer", fmt.Sprintf("%q, %s", want, why), "%q", *a.ThreadID)
+	}
 	return nil
+}
+
+// requestedThread is the thread an invoke names, by the spec's selection
+// rules: the path segment, else a thread ID in {id}, else the
+// X-SVC-Thread-Id header; "" for a new thread.
+func requestedThread(x *traffic.Exchange, inv Invoke, h *History) (id, why string) {
+	hdr := x.Request.Header.Values(threadHeader)
+	switch {
+	case inv.ThreadSegment != "":
+		return inv.ThreadSegment, "the thread segment of the path"
+	case !inv.Project && h.Thread(inv.ID):
+		return inv.ID, "the thread in {id}"
+	case len(hdr) == 1 && hdr[0] != "":
+		return hdr[0], "the thread the " + threadHeader + " request header named"
+	}
+	return "", ""
 }

@@ -139,6 +139,7 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		do("POST", agent, key, map[string]string{"Accept": "application/json", "X-SVC-Thread-Id": thread}, "by header")
 		do("GET", events, key, jsonAccept, "")
 		do("POST", agent+"/thread/"+thread, key, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": other}, "by path")
+		do("POST", agent+"?async=true", key, map[string]string{"X-SVC-Thread-Id": thread}, "resumed async")
 	}
 	do("POST", agent, "", sse, "no key")
 	do("POST", agent, "Bearer not-a-key", sse, "malformed key")
