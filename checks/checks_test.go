@@ -188,7 +188,9 @@ func TestChecks(t *testing.T) {
 		{"EVT-01", "two objects in one frame", sse(whole(start, "id: r1\ndata: {}\ndata: {}\n\n", closeF)...), "fail", ""},
 		{"EVT-02", "run and thread set", sse(whole(start, ev, final, closeF)...), "pass", ""},
 		{"EVT-02", "no threadID", sse(whole(start, "id: r1\ndata: {\"runID\":\"r1\"}\n\n")...), "fail", ""},
-		{"EVT-02", "envelope items", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"runID":"r","threadID":"t"}]}`)}, "pass", ""},
+		{"EVT-02", "envelope items", ex{req: hdr("Accept", "application/json"), resp: hdr("X-SVC-Thread-Id", "t"), chunks: whole(`{"items":[{"runID":"r","threadID":"t"}]}`)}, "pass", ""},
+		{"EVT-02", "another thread than the header's", ex{req: hdr("Accept", "application/json"), resp: hdr("X-SVC-Thread-Id", "u"), chunks: whole(`{"items":[{"runID":"r","threadID":"t"}]}`)}, "fail", ""},
+		{"EVT-02", "no header, no thread named", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"runID":"r","threadID":"t"}]}`)}, "skip", ""},
 		// Timed rules on agent scripts.
 		{"FMT-01", "live events", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say early\n@pause 1s\n@say late",
 			chunks: []at{{1, start + strings.ReplaceAll(ev, "hi", "early")}, {1002, strings.ReplaceAll(ev, "hi", "late") + final + closeF}}}, "pass", Live},

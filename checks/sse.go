@@ -251,8 +251,9 @@ func DataIsObject(x *traffic.Exchange, _ *History) error {
 
 // EventsNameRun: EVT-02. Every event of a synchronous answer (SSE or
 // envelope) carries runID and threadID, and they name one run and one
-// thread.
-func EventsNameRun(x *traffic.Exchange, _ *History) error {
+// thread: the one the X-SVC-Thread-Id header names, or without the header
+// the one the request resumed (with neither, threadID cannot be compared).
+func EventsNameRun(x *traffic.Exchange, h *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return err
@@ -280,6 +281,16 @@ func EventsNameRun(x *traffic.Exchange, _ *History) error {
 			return outcome.Failf(fmt.Sprintf("event %d", i+1), fmt.Sprintf("the run %q of thread %q, as event 1", run, thread),
 				"run %q of thread %q", *e.RunID, *e.ThreadID)
 		}
+	}
+	want, why := x.Response.Header.Get(threadHeader), "the "+threadHeader+" response header"
+	if inv, ok := InvokeOf(x); want == "" && ok {
+		want, why = requestedThread(x, inv, h)
+	}
+	if want == "" {
+		return skip("threadID cannot be compared: no %s response header and no thread named by the request", threadHeader)
+	}
+	if thread != want {
+		return outcome.Failf("the events' threadID", fmt.Sprintf("%q, %s", want, why), "%q", thread)
 	}
 	return nil
 }
