@@ -79,6 +79,9 @@ const (
 	ping   = ": ping\n"
 )
 
+// steadyScript says "x" 17 times, 100 ms apart (steadyGaps).
+var steadyScript = strings.Repeat("@say x\n@pause 100ms\n", 16) + "@say x"
+
 var sseResp = hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t1")
 
 func sse(chunks ...at) ex {
@@ -160,6 +163,8 @@ func TestChecks(t *testing.T) {
 		{"FMT-06", "fragments as produced", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}}, "pass", ""},
 		{"FMT-06", "fragments held to the end", ex{prompt: plainScript, chunks: []at{{1610, "abc"}}}, "fail", ""},
 		{"FMT-06", "a fragment held 900 ms", ex{prompt: plainScript, chunks: []at{{5, "a"}, {1705, "b"}, {1710, "c"}}}, "fail", ""},
+		{"FMT-06", "steady text, flushed every 500 ms", ex{prompt: steadyScript, chunks: []at{{5, "x"}, {505, "xxxxx"}, {1005, "xxxxx"}, {1505, "xxxxx"}, {1700, "x"}}}, "pass", ""},
+		{"FMT-06", "steady text, flushed every 750 ms", ex{prompt: steadyScript, chunks: []at{{5, "x"}, {755, "xxxxxxx"}, {1505, "xxxxxxx"}, {1700, "xx"}}}, "fail", ""},
 		{"FMT-06", "no timings", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}, untimed: true}, "untested", ""},
 		{"FMT-06", "an echo prompt", ex{prompt: "hello", chunks: []at{{5, "hello"}}}, "skip", ""},
 		// SSE framing.

@@ -210,6 +210,9 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 		return skip("the answer is not the script's text")
 	}
 	limit := FlushHold + FlushTolerance
+	if err := steadyGaps(frags, arrived, chunkPieces(&x.Response.Body), limit); err != nil {
+		return err
+	}
 	for i := 1; i < len(frags); i++ {
 		held := arrived[i] - arrived[0] - frags[i].at
 		gap := arrived[i] - arrived[i-1]
@@ -221,6 +224,34 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 	}
 	return nil
 }
+
+// steadyGaps: text produced steadily (no pause longer than SteadyStep) must
+// arrive in chunks at most limit apart for as long as the script surely
+// still produces: up to the last fragment's production, counted from the
+// first fragment's arrival less limit (the first may have been held that
+// long). A flush timer slower than the bound leaves a wider gap.
+func steadyGaps(frags []fragment, arrived []time.Duration, chunks []piece, limit time.Duration) error {
+	for i := 1; i < len(frags); i++ {
+		if frags[i].at-frags[i-1].at > SteadyStep {
+			return nil
+		}
+	}
+	producing := arrived[0] + frags[len(frags)-1].at - limit
+	for i := 1; i < len(chunks); i++ {
+		if chunks[i-1].at >= producing {
+			break
+		}
+		if gap := chunks[i].at - chunks[i-1].at; gap > limit {
+			return outcome.Failf("the plain-text flush", fmt.Sprintf("chunks at most %s apart while the script produced text every %s or less", limit, SteadyStep),
+				"%s between chunks at %s and %s", gap, chunks[i-1].at, chunks[i].at)
+		}
+	}
+	return nil
+}
+
+// SteadyStep is the longest pause of a script that counts as producing
+// text steadily (steadyGaps).
+const SteadyStep = 100 * time.Millisecond
 
 // chunkPieces returns a body's chunks as pieces of text.
 func chunkPieces(b *traffic.Body) []piece {

@@ -117,7 +117,8 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	if other == "" {
 		other = "thr_other"
 	}
-	do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b")
+	do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c")
+	do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x")
 	do("POST", agent, key, map[string]string{"Accept": "text/event-stream, */*"}, "literal sse")
 	do("POST", agent, key, map[string]string{"Accept": "application/json, */*"}, "literal json")
 	do("POST", agent, key, nil, "my key is "+r.p.Keys.Agent+" and its secret "+r.p.Keys.Agent[len(r.p.Keys.Agent)-9:])
