@@ -136,12 +136,19 @@ func AcceptOther(x *traffic.Exchange, _ *History) error {
 
 // AcceptSSELiteral: FMT-04. An Accept that holds text/event-stream but is
 // not exactly it gives plain text.
+// namesLoosely reports whether an Accept value names a media type once case
+// and spaces are set aside: such a value that is not the exact text is the
+// literal-matching rule's test case ("compared literally, as a whole").
+func namesLoosely(v, mediaType string) bool {
+	return strings.Contains(strings.ToLower(strings.Join(strings.Fields(v), "")), mediaType)
+}
+
 func AcceptSSELiteral(x *traffic.Exchange, _ *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return err
 	}
-	if v == "text/event-stream" || !strings.Contains(v, "text/event-stream") {
+	if v == "text/event-stream" || !namesLoosely(v, "text/event-stream") {
 		return skip("Accept is exactly text/event-stream or does not name it")
 	}
 	return notPlain(x, v)
@@ -154,7 +161,7 @@ func AcceptJSONLiteral(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if v == "application/json" || !strings.Contains(v, "application/json") || strings.Contains(v, "text/event-stream") {
+	if v == "application/json" || !namesLoosely(v, "application/json") || namesLoosely(v, "text/event-stream") {
 		return skip("Accept is exactly application/json or does not name it")
 	}
 	return notPlain(x, v)

@@ -121,6 +121,8 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x")
 	do("POST", agent, key, map[string]string{"Accept": "text/event-stream, */*"}, "literal sse")
 	do("POST", agent, key, map[string]string{"Accept": "application/json, */*"}, "literal json")
+	do("POST", agent, key, map[string]string{"Accept": "Text/Event-Stream"}, "literal sse, another case")
+	do("POST", agent, key, map[string]string{"Accept": "application /json"}, "literal json, another spacing")
 	do("POST", agent, key, nil, "my key is "+r.p.Keys.Agent+" and its secret "+r.p.Keys.Agent[len(r.p.Keys.Agent)-9:])
 	resp, b := do("POST", agent+"?async=true", key, nil, "@pause 1500ms\n@say later")
 	var ack struct{ ThreadID string }
