@@ -1,0 +1,60 @@
+package steps
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// Exchange returns the response as recorded traffic, so the active steps
+// judge a rule with the very check the passive judge runs: each read is a
+// timed chunk, and how reading ended is the body's end (a scenario that
+// stopped reading on purpose is a client that went away).
+func (r *Response) Exchange() *traffic.Exchange {
+	req := &http.Request{Method: r.Method, Header: r.ReqHeader}
+	req.URL, _ = url.Parse(r.URL)
+	if req.URL == nil {
+		req.URL = &url.URL{}
+	}
+	pieces := make([]traffic.Timed, 0, len(r.Reads))
+	from := 0
+	for _, rd := range r.Reads {
+		pieces = append(pieces, traffic.Timed{At: rd.At, Data: r.Body[from:rd.End]})
+		from = rd.End
+	}
+	end := traffic.EndComplete
+	switch {
+	case r.Err == errStopped:
+		end = traffic.EndClientGone
+	case !r.Complete:
+		end = traffic.EndError
+	}
+	hr := &http.Response{StatusCode: r.Status, Header: r.Header}
+	x := traffic.FromHTTP(r.Sent, req, r.ReqBody, hr, pieces, nil, end)
+	x.Response.HeaderAt = r.HeadersAt
+	return x
+}
+
+// judge runs a rule's check on the last response. The scenario was written
+// to decide the rule, so a check that skips fails the step: the response
+// did not show what the rule needs.
+func (w *World) judge(rule string, check func(*traffic.Exchange, *checks.History) error) error {
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	return judged(rule, check(r.Exchange(), nil))
+}
+
+// judged turns a check's Skip into a failure.
+func judged(rule string, err error) error {
+	var s *checks.Skip
+	if errors.As(err, &s) {
+		return outcome.Fail("the response", "a response that decides "+rule, "the check skipped it: "+s.Reason)
+	}
+	return err
+}
