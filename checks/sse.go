@@ -153,7 +153,7 @@ func IDBeforeData(x *traffic.Exchange, _ *History) error {
 			id = strings.TrimSuffix(id, ":after")
 		}
 		if !idThenData(f.Frame) || id != run {
-			want := "an id line holding the run ID "+quote([]byte(run))+", then one data line"
+			want := "an id line holding the run ID " + quote([]byte(run)) + ", then one data line"
 			if final {
 				want += " (the final event's id may end in :after)"
 			}
