@@ -58,3 +58,28 @@ func judged(rule string, err error) error {
 	}
 	return err
 }
+
+// judgeIfDecided runs checks on the last response and fails only on a
+// failure: a check that skips did not bear on what the step asserts.
+func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) error) error {
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	x := r.Exchange()
+	for _, c := range cs {
+		err := c(x, nil)
+		var s *checks.Skip
+		if err != nil && !errors.As(err, &s) {
+			return err
+		}
+	}
+	return nil
+}
+
+// plainForm: FMT-03/04/05, an Accept other than the two literal values (or
+// none) gives plain text, not SSE and not the envelope. What the text says
+// is the scenario's to check.
+func (w *World) plainForm() error {
+	return w.judgeIfDecided(checks.AcceptOther, checks.AcceptSSELiteral, checks.AcceptJSONLiteral)
+}

@@ -350,6 +350,9 @@ func (w *World) plainIsExactly(want string) error {
 	if err := w.needEcho(); err != nil {
 		return err
 	}
+	if err := w.plainForm(); err != nil {
+		return err
+	}
 	if got := string(r.Body); got != want {
 		return outcome.Failf("the plain-text body", fmt.Sprintf("exactly the answer %q", bounded(want)), "%q", bounded(got))
 	}
