@@ -254,7 +254,8 @@ func TestChecks(t *testing.T) {
 		{"ERR-03", "400 for a malformed key", ex{req: http.Header{"Authorization": {"Bearer nope"}}, status: 400}, "skip", ""},
 		{"ERR-03", "200 for a malformed key", ex{req: http.Header{"Authorization": {"Basic nope"}}, status: 200}, "fail", ""},
 		{"ERR-10", "a problem", ex{status: 401, chunks: whole(`{"title":"Unauthorized","status":401}`)}, "pass", ""},
-		{"ERR-10", "the OpenAI envelope", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","type":"auth"}}`)}, "fail", ""},
+		{"ERR-10", "the OpenAI envelope", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","type":"auth","code":null}}`)}, "fail", ""},
+		{"ERR-10", "a problem with error.message", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","status":401}}`)}, "pass", ""},
 		{"ERR-10", "not an error", ex{chunks: whole(`{"error":{"message":"x"}}`)}, "skip", ""},
 	} {
 		got, r := verdictOf(tc.rule, tc.aspect, tc.x.build())
