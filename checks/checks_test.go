@@ -216,6 +216,7 @@ func TestChecks(t *testing.T) {
 		{"THREAD-04", "header names the events' thread", sse(whole(start, ev, final, closeF)...), "pass", ""},
 		{"THREAD-04", "no header", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream"), chunks: whole(start, ev)}, "fail", ""},
 		{"THREAD-04", "header names another thread", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t2"), chunks: whole(start, ev)}, "fail", ""},
+		{"THREAD-04", "two header values", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t1", "X-SVC-Thread-Id", "t1"), chunks: whole(start, ev)}, "fail", ""},
 		{"THREAD-04", "an error", ex{status: 404}, "skip", ""},
 		{"THREAD-01", "path over header", ex{url: "http://s/api/invoke/agt/thread/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}, "pass", ""},
 		{"THREAD-01", "header over path", ex{url: "http://s/api/invoke/agt/threads/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t2"), chunks: whole("x")}, "fail", ""},

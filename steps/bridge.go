@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
@@ -82,4 +83,14 @@ func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) er
 // is the scenario's to check.
 func (w *World) plainForm() error {
 	return w.judgeIfDecided(checks.AcceptOther, checks.AcceptSSELiteral, checks.AcceptJSONLiteral)
+}
+
+// threadHeader: THREAD-04 on a 2xx invoke, when the step reads
+// X-SVC-Thread-Id: one value, naming the thread the answer names. Which
+// thread it must be is the scenario's to check.
+func (w *World) threadHeader(name string) error {
+	if !strings.EqualFold(name, "X-SVC-Thread-Id") {
+		return nil
+	}
+	return w.judgeIfDecided(checks.ThreadHeader)
 }
