@@ -232,9 +232,26 @@ func idText(raw json.RawMessage) *string {
 
 func (e eventObject) complete() bool { return e.RunComplete != nil && *e.RunComplete }
 
+// failed reports whether the event's error is set: present and not null,
+// false, "", {} or [] (the active steps' "set").
 func (e eventObject) failed() bool {
-	return len(e.Error) > 0 && !bytes.Equal(e.Error, []byte("null")) && !bytes.Equal(e.Error, []byte("false")) &&
-		!bytes.Equal(e.Error, []byte(`""`))
+	var v any
+	if len(e.Error) == 0 || json.Unmarshal(e.Error, &v) != nil {
+		return false
+	}
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case map[string]any:
+		return len(t) > 0
+	case []any:
+		return len(t) > 0
+	}
+	return true
 }
 
 // object parses s as exactly one JSON object.
