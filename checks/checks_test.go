@@ -144,6 +144,8 @@ func TestChecks(t *testing.T) {
 		{"FMT-02", "the envelope", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"},{"runComplete":true}]}`)}, "pass", ""},
 		{"FMT-02", "an envelope before the run ended", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"}]}`)}, "fail", ""},
 		{"FMT-02", "the envelope of a failed run", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"error":"x"}]}`)}, "pass", ""},
+		{"FMT-02", "a last item whose runComplete is no boolean", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"},{"runComplete":"true"}]}`)}, "fail", ""},
+		{"FMT-02", "an empty error is no failure", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a","error":{}}]}`)}, "fail", ""},
 		{"FMT-02", "a recording without bodies", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[]}`), redacted: true}, "untested", ""},
 		{"FMT-02", "plain text", ex{req: hdr("Accept", "application/json"), chunks: whole(`hi`)}, "fail", ""},
 		{"FMT-03", "plain without Accept", ex{chunks: whole("hi")}, "pass", ""},
