@@ -147,6 +147,8 @@ func TestChecks(t *testing.T) {
 		{"FMT-02", "the envelope", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"},{"runComplete":true}]}`)}, "pass", ""},
 		{"FMT-02", "an envelope before the run ended", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"}]}`)}, "fail", ""},
 		{"FMT-02", "the envelope of a failed run", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"error":"x"}]}`)}, "pass", ""},
+		{"FMT-02", "a last item whose runComplete is no boolean", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a"},{"runComplete":"true"}]}`)}, "fail", ""},
+		{"FMT-02", "an empty error is no failure", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[{"content":"a","error":{}}]}`)}, "fail", ""},
 		{"FMT-02", "a recording without bodies", ex{req: hdr("Accept", "application/json"), chunks: whole(`{"items":[]}`), redacted: true}, "untested", ""},
 		{"FMT-02", "plain text", ex{req: hdr("Accept", "application/json"), chunks: whole(`hi`)}, "fail", ""},
 		{"FMT-03", "plain without Accept", ex{chunks: whole("hi")}, "pass", ""},
@@ -223,6 +225,7 @@ func TestChecks(t *testing.T) {
 		{"THREAD-04", "header names the events' thread", sse(whole(start, ev, final, closeF)...), "pass", ""},
 		{"THREAD-04", "no header", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream"), chunks: whole(start, ev)}, "fail", ""},
 		{"THREAD-04", "header names another thread", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t2"), chunks: whole(start, ev)}, "fail", ""},
+		{"THREAD-04", "two header values", ex{req: hdr("Accept", "text/event-stream"), resp: hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t1", "X-SVC-Thread-Id", "t1"), chunks: whole(start, ev)}, "fail", ""},
 		{"THREAD-04", "an error", ex{status: 404}, "skip", ""},
 		{"THREAD-01", "path over header", ex{url: "http://s/api/invoke/agt/thread/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}, "pass", ""},
 		{"THREAD-01", "header over path", ex{url: "http://s/api/invoke/agt/threads/t1", req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t2"), chunks: whole("x")}, "fail", ""},
@@ -261,7 +264,8 @@ func TestChecks(t *testing.T) {
 		{"ERR-03", "400 for a malformed key", ex{req: http.Header{"Authorization": {"Bearer nope"}}, status: 400}, "skip", ""},
 		{"ERR-03", "200 for a malformed key", ex{req: http.Header{"Authorization": {"Basic nope"}}, status: 200}, "fail", ""},
 		{"ERR-10", "a problem", ex{status: 401, chunks: whole(`{"title":"Unauthorized","status":401}`)}, "pass", ""},
-		{"ERR-10", "the OpenAI envelope", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","type":"auth"}}`)}, "fail", ""},
+		{"ERR-10", "the OpenAI envelope", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","type":"auth","code":null}}`)}, "fail", ""},
+		{"ERR-10", "a problem with error.message", ex{status: 401, chunks: whole(`{"error":{"message":"bad key","status":401}}`)}, "pass", ""},
 		{"ERR-10", "not an error", ex{chunks: whole(`{"error":{"message":"x"}}`)}, "skip", ""},
 	} {
 		got, r := verdictOf(tc.rule, tc.aspect, tc.x.build())

@@ -51,8 +51,10 @@ func MalformedKey(x *traffic.Exchange, h *History) error {
 }
 
 // ProblemFormat: ERR-10. An invoke error body is not the OpenAI error
-// envelope {"error": {"message": ...}}; the problem format's shape is not
-// shown, so nothing else is asked of it.
+// envelope {"error": {"message", "type", "param", "code"}}; the problem
+// format's shape is not shown, so nothing else is asked of it. Many
+// problem formats also carry error.message: only a body with message and
+// type as strings and param or code beside them is the OpenAI envelope.
 func ProblemFormat(x *traffic.Exchange, _ *History) error {
 	if _, ok := InvokeOf(x); !ok {
 		return skip("not an invoke call")
@@ -64,14 +66,26 @@ func ProblemFormat(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	var v struct {
-		Error *struct {
-			Message *string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(b, &v) == nil && v.Error != nil && v.Error.Message != nil {
+	if isOpenAIError(b) {
 		return outcome.Failf(fmt.Sprintf("the %d error body", x.Response.Status),
-			"the platform's problem format, not the OpenAI error envelope {\"error\":{\"message\":...}}", "%s", quote(b))
+			"the platform's problem format, not the OpenAI error envelope {\"error\":{\"message\",\"type\",\"param\",\"code\"}}",
+			"%s", quote(b))
 	}
 	return nil
+}
+
+func isOpenAIError(body []byte) bool {
+	var v struct {
+		Error map[string]json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Error == nil {
+		return false
+	}
+	isString := func(name string) bool {
+		raw := v.Error[name]
+		return len(raw) > 0 && raw[0] == '"'
+	}
+	_, param := v.Error["param"]
+	_, code := v.Error["code"]
+	return isString("message") && isString("type") && (param || code)
 }

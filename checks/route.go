@@ -162,8 +162,9 @@ func Frames(b *traffic.Body) []Frame {
 // event returns a frame's event name ("" for none).
 func event(f sseframe.Frame) string { v, _ := f.Field("event"); return v }
 
-// isEventFrame reports whether a frame carries an event object: a frame
-// with data that is neither the start nor the close frame.
+// isEventFrame reports whether a frame carries an event object: it has a
+// data line and no event type but the SSE grammar's default, message (the
+// start and close frames, and any other named frame, are no event).
 func isEventFrame(f sseframe.Frame) bool {
 	if f.IsComment() {
 		return false
@@ -171,8 +172,8 @@ func isEventFrame(f sseframe.Frame) bool {
 	if _, ok := f.Field("data"); !ok {
 		return false
 	}
-	e := event(f)
-	return e != "start" && e != "close"
+	e, named := f.Field("event")
+	return !named || e == "message"
 }
 
 // data joins a frame's data lines as the SSE grammar does.
@@ -186,20 +187,71 @@ func data(f sseframe.Frame) string {
 	return strings.Join(parts, "\n")
 }
 
-// eventObject is the fields of an event object the checks read.
+// eventObject is the fields of an event object the checks read. runID may
+// be a JSON number: the spec gives the event's runID no type.
 type eventObject struct {
-	RunID       *string         `json:"runID"`
+	RunID       *string
 	ThreadID    *string         `json:"threadID"`
 	RunComplete *bool           `json:"runComplete"`
 	Content     *string         `json:"content"`
 	Error       json.RawMessage `json:"error"`
 }
 
+// UnmarshalJSON reads runID as a string or a number's text.
+func (e *eventObject) UnmarshalJSON(b []byte) error {
+	type plain eventObject
+	var raw struct {
+		plain
+		RunID json.RawMessage `json:"runID"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*e = eventObject(raw.plain)
+	e.RunID = idText(raw.RunID)
+	return nil
+}
+
+// idText returns an ID written as a JSON string or number; nil otherwise.
+func idText(raw json.RawMessage) *string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if len(raw) == 0 || dec.Decode(&v) != nil {
+		return nil
+	}
+	switch t := v.(type) {
+	case string:
+		return &t
+	case json.Number:
+		s := t.String()
+		return &s
+	}
+	return nil
+}
+
 func (e eventObject) complete() bool { return e.RunComplete != nil && *e.RunComplete }
 
+// failed reports whether the event's error is set: present and not null,
+// false, "", {} or [] (the active steps' "set").
 func (e eventObject) failed() bool {
-	return len(e.Error) > 0 && !bytes.Equal(e.Error, []byte("null")) && !bytes.Equal(e.Error, []byte("false")) &&
-		!bytes.Equal(e.Error, []byte(`""`))
+	var v any
+	if len(e.Error) == 0 || json.Unmarshal(e.Error, &v) != nil {
+		return false
+	}
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case map[string]any:
+		return len(t) > 0
+	case []any:
+		return len(t) > 0
+	}
+	return true
 }
 
 // object parses s as exactly one JSON object.

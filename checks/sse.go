@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/sseframe"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -68,8 +69,9 @@ func isEmptyObject(s string) bool {
 }
 
 // StartFirst: SSE-01. The first frame (comments aside) is event: start with
-// data {}. "Immediately" needs the time the agent produced its first event,
-// which traffic does not show.
+// data {}, ended by its blank line. "Immediately" needs the time the agent
+// produced its first event, which traffic does not show: the active
+// scenario times it against a script's pause.
 func StartFirst(x *traffic.Exchange, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
@@ -79,51 +81,101 @@ func StartFirst(x *traffic.Exchange, _ *History) error {
 		if f.IsComment() {
 			continue
 		}
-		if event(f.Frame) != "start" || !isEmptyObject(data(f.Frame)) {
-			return outcome.Failf("the first SSE frame", "event: start with data {}", "%q", f.String())
+		if !f.Terminated {
+			if err := ended(x); err != nil {
+				return err
+			}
+		}
+		if event(f.Frame) != "start" || !isEmptyObject(data(f.Frame)) || !f.Terminated {
+			return outcome.Failf("the first SSE frame", "event: start with data {}, ended by a blank line", "%s", frameState(f))
 		}
 		return nil
 	}
 	return untested("the recording holds no frame")
 }
 
-// IDBeforeData: SSE-02. Every event frame has an id line holding the run ID
-// (the final one: with :after, SSE-03) before its data line.
+// frameState quotes a frame and says whether its blank line arrived.
+func frameState(f Frame) string {
+	if f.Terminated {
+		return quote([]byte(f.String()))
+	}
+	return quote([]byte(f.String())) + " (the stream ended before its blank line)"
+}
+
+// runOf returns the run a stream's events name: the first runID, or the
+// id line of the first event when no event names one.
+func runOf(frames []Frame) string {
+	for _, f := range frames {
+		if e, ok := eventOf(data(f.Frame)); ok && isEventFrame(f.Frame) && e.RunID != nil && *e.RunID != "" {
+			return *e.RunID
+		}
+	}
+	for _, f := range frames {
+		if id, ok := f.Field("id"); ok && isEventFrame(f.Frame) {
+			return strings.TrimSuffix(id, ":after")
+		}
+	}
+	return ""
+}
+
+// IDBeforeData: SSE-02. Every event frame is an id line holding the run ID,
+// then one data line; only the final event's id may end in :after (SSE-03
+// checks that it does). The stream must not end inside a frame: a frame
+// cut short is no event, and fails unless the client went away.
 func IDBeforeData(x *traffic.Exchange, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
 	}
-	seen := false
+	var evs []Frame
 	for _, f := range frames {
-		if !f.Terminated || !isEventFrame(f.Frame) {
+		if f.IsComment() {
 			continue
 		}
-		seen = true
-		names := f.Fields()
-		id, hasID := f.Field("id")
-		if !hasID || indexOf(names, "id") > indexOf(names, "data") {
-			return outcome.Failf("an SSE event frame", "an id: line, then the data: line", "%q", f.String())
+		if !f.Terminated {
+			if err := ended(x); err != nil {
+				break
+			}
+			return outcome.Fail("the last SSE frame", "every frame ended by a blank line", frameState(f))
 		}
-		e, ok := eventOf(data(f.Frame))
-		if ok && e.RunID != nil && id != *e.RunID && id != *e.RunID+":after" {
-			return outcome.Failf("the id: line of an SSE event", fmt.Sprintf("the event's run ID %q", *e.RunID),
-				"id: %q in %q", id, f.String())
+		if isEventFrame(f.Frame) {
+			evs = append(evs, f)
 		}
 	}
-	if !seen {
+	if len(evs) == 0 {
 		return skip("no event frame")
+	}
+	run := runOf(frames)
+	for i, f := range evs {
+		final := i == len(evs)-1
+		id, _ := f.Field("id")
+		if final {
+			id = strings.TrimSuffix(id, ":after")
+		}
+		if !idThenData(f.Frame) || id != run {
+			want := "an id line holding the run ID " + quote([]byte(run)) + ", then one data line"
+			if final {
+				want += " (the final event's id may end in :after)"
+			}
+			return outcome.Fail(fmt.Sprintf("event frame %d of %d", i+1, len(evs)), want, frameState(f))
+		}
 	}
 	return nil
 }
 
-func indexOf(names []string, name string) int {
-	for i, n := range names {
-		if n == name {
-			return i
+// idThenData reports whether an event frame's fields are an id line, then
+// one data line. event: message (the default type) and retry lines are
+// fields the SSE grammar allows beside them and are left out.
+func idThenData(f sseframe.Frame) bool {
+	var fields []string
+	for _, l := range f.Lines {
+		switch {
+		case l.IsComment(), l.Name == "retry", l.Name == "event" && l.Value == "message":
+			continue
 		}
+		fields = append(fields, l.Name)
 	}
-	return len(names)
+	return len(fields) == 2 && fields[0] == "id" && fields[1] == "data"
 }
 
 // lastEvent returns the last event frame and whether any event failed.
@@ -141,9 +193,9 @@ func lastEvent(frames []Frame) (Frame, bool, bool) {
 	return last, found, failed
 }
 
-// FinalAfter: SSE-03. The last event of a run has id <runID>:after and
-// runComplete true. A failed run is left to SSE-05: the spec does not say
-// that its last event completes it.
+// FinalAfter: SSE-03. The last event of a run has id <runID>:after,
+// runComplete true and content empty, null or missing. A failed run is left
+// to SSE-05: the spec does not say that its last event completes it.
 func FinalAfter(x *traffic.Exchange, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
@@ -161,8 +213,10 @@ func FinalAfter(x *traffic.Exchange, _ *History) error {
 	}
 	e, _ := eventOf(data(last.Frame))
 	id, _ := last.Field("id")
-	if !e.complete() || e.RunID == nil || id != *e.RunID+":after" {
-		return outcome.Failf("the last event of the run", "id: <runID>:after and runComplete true", "%q", last.String())
+	run := runOf(frames)
+	if !e.complete() || id != run+":after" || (e.Content != nil && *e.Content != "") {
+		return outcome.Failf("the last event of the run",
+			"id "+quote([]byte(run+":after"))+", runComplete true and content empty, null or missing", "%s", quote([]byte(last.String())))
 	}
 	return nil
 }
@@ -197,7 +251,7 @@ func CloseAtEnd(x *traffic.Exchange, _ *History) error {
 			if x.Response.End == traffic.EndError {
 				after += " (the service's connection broke)"
 			}
-			return outcome.Failf("the end of the SSE stream"+after, "a frame event: close with data {}", "last frame %q", f.String())
+			return outcome.Failf("the end of the SSE stream"+after, "a frame event: close with data {}", "last frame %s", quote([]byte(f.String())))
 		}
 		return nil
 	}
@@ -217,7 +271,7 @@ func NothingAfterComplete(x *traffic.Exchange, _ *History) error {
 			continue
 		}
 		if done {
-			return outcome.Failf("the frames after the runComplete event", "no further event", "%q", f.String())
+			return outcome.Failf("the frames after the runComplete event", "no further event", "%s", quote([]byte(f.String())))
 		}
 		if e, ok := eventOf(data(f.Frame)); ok && e.complete() {
 			done = true
@@ -243,7 +297,7 @@ func DataIsObject(x *traffic.Exchange, _ *History) error {
 			continue
 		}
 		if _, ok := object(data(f.Frame)); !ok {
-			return outcome.Failf("the data of an SSE frame", "one JSON object", "%q", f.String())
+			return outcome.Failf("the data of an SSE frame", "one JSON object", "%s", quote([]byte(f.String())))
 		}
 	}
 	return nil

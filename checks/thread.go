@@ -48,17 +48,16 @@ func answerThread(x *traffic.Exchange) (string, []string) {
 	return x.Response.Header.Get(threadHeader), others
 }
 
-// ThreadHeader: THREAD-04. Every 2xx invoke response carries X-SVC-Thread-Id,
-// and it names the thread the answer names (the events' threadID, the async
+// ThreadHeader: THREAD-04. Every 2xx invoke response carries X-SVC-Thread-Id
+// once (two values name no one thread), and it names the thread the answer names (the events' threadID, the async
 // acknowledgement's).
 func ThreadHeader(x *traffic.Exchange, _ *History) error {
 	if _, err := invoked(x); err != nil {
 		return err
 	}
 	h, others := answerThread(x)
-	if h == "" {
-		return outcome.Failf("the "+threadHeader+" response header", "present, naming the run's thread", "%v",
-			x.Response.Header.Values(threadHeader))
+	if vs := x.Response.Header.Values(threadHeader); len(vs) != 1 || h == "" {
+		return outcome.Failf("the "+threadHeader+" response header", "one value, naming the run's thread", "%q", vs)
 	}
 	for _, o := range others {
 		if o != h {

@@ -28,6 +28,10 @@ type Response struct {
 	Complete bool
 	// Err says why the body was not read to its end.
 	Err error
+
+	// ReqHeader and ReqBody are what the request sent (Exchange reads them).
+	ReqHeader http.Header
+	ReqBody   []byte
 }
 
 // Read is one read of the body: when it arrived and the body length after
@@ -204,7 +208,10 @@ func (w *World) do(rq request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := &Response{Method: rq.method, URL: url, Sent: time.Now()}
+	resp := &Response{Method: rq.method, URL: url, ReqHeader: req.Header.Clone(), Sent: time.Now()}
+	if rq.body != nil {
+		resp.ReqBody = []byte(*rq.body)
+	}
 	hr, err := w.client.Do(req)
 	if err != nil {
 		ex.Error = err.Error()

@@ -300,6 +300,9 @@ func (w *World) headerIsThread(name, thread string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.threadHeader(name); err != nil {
+		return err
+	}
 	if got := r.Header.Values(name); len(got) != 1 || got[0] != id {
 		return outcome.Failf("the response header "+name, fmt.Sprintf("one value, thread %q (%s)", thread, id), "%q", got)
 	}
@@ -309,6 +312,9 @@ func (w *World) headerIsThread(name, thread string) error {
 func (w *World) headerIsNewThread(name string) error {
 	r, err := w.last()
 	if err != nil {
+		return err
+	}
+	if err := w.threadHeader("X-SVC-Thread-Id"); err != nil {
 		return err
 	}
 	got := r.Header.Values("X-SVC-Thread-Id")
@@ -348,6 +354,9 @@ func (w *World) plainIsExactly(want string) error {
 		return err
 	}
 	if err := w.needEcho(); err != nil {
+		return err
+	}
+	if err := w.plainForm(); err != nil {
 		return err
 	}
 	if got := string(r.Body); got != want {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
@@ -104,35 +105,19 @@ func nonComment(frames []Frame) ([]Frame, error) {
 	return out, nil
 }
 
-// controlFrame: SSE-01 (start first) and SSE-05 (close last), each with data
-// {} and ended by a blank line.
+// controlFrame: SSE-01 (start first) and SSE-05 (close last), judged by
+// the checks the passive judge runs.
 func (w *World) controlFrame(which, event, data string) error {
-	frames, err := w.frames()
-	if err != nil {
+	if _, err := w.frames(); err != nil {
 		return err
 	}
-	if frames, err = nonComment(frames); err != nil {
-		return err
+	switch {
+	case which == "first" && event == "start" && data == "{}":
+		return w.judge("SSE-01", checks.StartFirst)
+	case which == "last" && event == "close" && data == "{}":
+		return w.judge("SSE-05", checks.CloseAtEnd)
 	}
-	f := frames[0]
-	if which == "last" {
-		f = frames[len(frames)-1]
-	}
-	ev, _ := f.Field("event")
-	d, _ := f.Field("data")
-	if ev != event || strings.TrimSpace(d) != data || !f.Terminated {
-		return outcome.Fail("the "+which+" SSE frame",
-			fmt.Sprintf("event: %s and data: %s, ended by a blank line", event, data), frameState(f))
-	}
-	return nil
-}
-
-// frameState quotes a frame and says whether its blank line arrived.
-func frameState(f Frame) string {
-	if f.Terminated {
-		return quoteFrame(f)
-	}
-	return quoteFrame(f) + " (the stream ended before its blank line)"
+	return fmt.Errorf("no rule checks the %s frame event: %s with data %s", which, event, data)
 }
 
 // firstContent returns the first event frame whose content is not empty.
@@ -200,92 +185,20 @@ func runIDOf(frames []Frame) string {
 	return ""
 }
 
-// eventFramesIDThenData: SSE-02. Only the final event's id carries
-// ":after" (SSE-03 checks it); every other id is the run ID itself. A frame
-// the stream cut short is no event: the stream must not end inside a frame.
+// eventFramesIDThenData: SSE-02.
 func (w *World) eventFramesIDThenData() error {
-	frames, err := w.frames()
-	if err != nil {
+	if _, err := w.frames(); err != nil {
 		return err
 	}
-	run := runIDOf(frames)
-	if run == "" {
-		return outcome.Fail("the event frames", "events naming their run (runID or id line)", "no event names its run")
-	}
-	var events []Frame
-	for _, f := range frames {
-		if f.IsComment() {
-			continue
-		}
-		if !f.Terminated {
-			return outcome.Fail("the last SSE frame", "every frame ended by a blank line", frameState(f))
-		}
-		if f.IsEvent() {
-			events = append(events, f)
-		}
-	}
-	if len(events) == 0 {
-		return outcome.Fail("the SSE stream", "at least one event frame", "no event frame")
-	}
-	for i, f := range events {
-		final := i == len(events)-1
-		id, _ := f.Field("id")
-		if final {
-			id = strings.TrimSuffix(id, ":after")
-		}
-		if !idThenData(f) || id != run {
-			want := "an id line holding the run ID " + run + ", then one data line"
-			if final {
-				want += " (the final event's id may end in :after)"
-			}
-			return outcome.Fail(fmt.Sprintf("event frame %d of %d", i+1, len(events)), want, quoteFrame(f))
-		}
-	}
-	return nil
-}
-
-// idThenData reports whether an event frame's fields are an id line, then
-// one data line. "event: message" (the default type) and retry lines are
-// fields the SSE grammar allows beside them and are left out.
-func idThenData(f Frame) bool {
-	var fields []string
-	for _, l := range f.Lines {
-		switch {
-		case l.IsComment(), l.Name == "retry", l.Name == "event" && l.Value == defaultEventType:
-			continue
-		}
-		fields = append(fields, l.Name)
-	}
-	return len(fields) == 2 && fields[0] == "id" && fields[1] == "data"
+	return w.judge("SSE-02", checks.IDBeforeData)
 }
 
 // finalEventFrame: SSE-03.
 func (w *World) finalEventFrame() error {
-	frames, err := w.frames()
-	if err != nil {
+	if _, err := w.frames(); err != nil {
 		return err
 	}
-	var last *Frame
-	for i := range frames {
-		if frames[i].IsEvent() {
-			last = &frames[i]
-		}
-	}
-	if last == nil {
-		return outcome.Fail("the SSE stream", "at least one event frame", "no event frame")
-	}
-	run := runIDOf(frames)
-	obj, err := last.Object()
-	if err != nil {
-		return err
-	}
-	id, _ := last.Field("id")
-	c, hasContent := obj["content"]
-	if id != run+":after" || obj["runComplete"] != true || (hasContent && c != "" && c != nil) {
-		return outcome.Fail("the last event frame",
-			fmt.Sprintf("id %s:after, runComplete true and content empty, null or missing", run), quoteFrame(*last))
-	}
-	return nil
+	return w.judge("SSE-03", checks.FinalAfter)
 }
 
 // isPing reports whether a frame is a ": ping" comment line.
@@ -369,43 +282,17 @@ func (w *World) pingWithin(limit, content string) error {
 
 // nothingAfterComplete: SSE-06.
 func (w *World) nothingAfterComplete() error {
-	frames, err := w.frames()
-	if err != nil {
+	if _, err := w.frames(); err != nil {
 		return err
 	}
-	complete := false
-	for _, f := range frames {
-		if !f.IsEvent() {
-			continue
-		}
-		if complete {
-			return outcome.Fail("the events after runComplete", "none", quoteFrame(f))
-		}
-		if obj, err := f.Object(); err == nil && obj["runComplete"] == true {
-			complete = true
-		}
-	}
-	if !complete {
-		return outcome.Fail("the SSE stream", "an event with runComplete true", "none")
-	}
-	return nil
+	return w.judge("SSE-06", checks.NothingAfterComplete)
 }
 
-// errorEvent: SSE-07.
+// errorEvent: SSE-07, judged by the passive check on the scenario's script
+// that fails after content.
 func (w *World) errorEvent() error {
-	r, err := w.finished()
-	if err != nil {
+	if _, err := w.finished(); err != nil {
 		return err
 	}
-	evs, err := r.Events()
-	if err != nil {
-		return err
-	}
-	for _, ev := range evs {
-		if isSet(ev, "error") {
-			return nil
-		}
-	}
-	return outcome.Failf("the SSE events", "an event with error set", "%d events, none with error: %s",
-		len(evs), abbreviate(r.Body))
+	return w.judge("SSE-07", checks.FailureAsEvent)
 }

@@ -33,7 +33,8 @@ func invokeHostile(t *testing.T, pieces ...string) *World {
 	w := testWorld(t)
 	w.P.BaseURL = hostileSSE(t, pieces...).URL
 	prompt := "x"
-	resp, err := w.do(request{method: "POST", path: "/api/invoke/agt_1", body: &prompt})
+	resp, err := w.do(request{method: "POST", path: "/api/invoke/agt_1", body: &prompt,
+		header: http.Header{"Accept": {"text/event-stream"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

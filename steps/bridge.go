@@ -1,0 +1,96 @@
+package steps
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// Exchange returns the response as recorded traffic, so the active steps
+// judge a rule with the very check the passive judge runs: each read is a
+// timed chunk, and how reading ended is the body's end (a scenario that
+// stopped reading on purpose is a client that went away).
+func (r *Response) Exchange() *traffic.Exchange {
+	req := &http.Request{Method: r.Method, Header: r.ReqHeader}
+	req.URL, _ = url.Parse(r.URL)
+	if req.URL == nil {
+		req.URL = &url.URL{}
+	}
+	pieces := make([]traffic.Timed, 0, len(r.Reads))
+	from := 0
+	for _, rd := range r.Reads {
+		pieces = append(pieces, traffic.Timed{At: rd.At, Data: r.Body[from:rd.End]})
+		from = rd.End
+	}
+	end := traffic.EndComplete
+	switch {
+	case r.Err == errStopped:
+		end = traffic.EndClientGone
+	case !r.Complete:
+		end = traffic.EndError
+	}
+	hr := &http.Response{StatusCode: r.Status, Header: r.Header}
+	x := traffic.FromHTTP(r.Sent, req, r.ReqBody, hr, pieces, nil, end)
+	x.Response.HeaderAt = r.HeadersAt
+	return x
+}
+
+// judge runs a rule's check on the last response. The scenario was written
+// to decide the rule, so a check that skips fails the step: the response
+// did not show what the rule needs.
+func (w *World) judge(rule string, check func(*traffic.Exchange, *checks.History) error) error {
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	return judged(rule, check(r.Exchange(), nil))
+}
+
+// judged turns a check's Skip into a failure.
+func judged(rule string, err error) error {
+	var s *checks.Skip
+	if errors.As(err, &s) {
+		return outcome.Fail("the response", "a response that decides "+rule, "the check skipped it: "+s.Reason)
+	}
+	return err
+}
+
+// judgeIfDecided runs checks on the last response and fails only on a
+// failure: a check that skips did not bear on what the step asserts.
+func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) error) error {
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	x := r.Exchange()
+	for _, c := range cs {
+		err := c(x, nil)
+		var s *checks.Skip
+		if err != nil && !errors.As(err, &s) {
+			return err
+		}
+	}
+	return nil
+}
+
+// plainForm: FMT-03/04/05, an Accept other than the two literal values (or
+// none) gives plain text, not SSE and not the envelope. What the text says
+// is the scenario's to check.
+func (w *World) plainForm() error {
+	return w.judgeIfDecided(checks.AcceptOther, checks.AcceptSSELiteral, checks.AcceptJSONLiteral)
+}
+
+// threadHeader: THREAD-04 on a 2xx invoke, when the step reads
+// X-SVC-Thread-Id: one value, naming the thread the answer names. Which
+// thread it must be is the scenario's to check.
+func (w *World) threadHeader(name string) error {
+	if !strings.EqualFold(name, "X-SVC-Thread-Id") {
+		return nil
+	}
+	return w.judgeIfDecided(checks.ThreadHeader)
+}
