@@ -376,16 +376,10 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 		}
 		return false
 	}
-	rq, err := w.prepared("POST", path, &prompt)
+	resp, err := w.invokeStopping(path, prompt, abortOnce)
 	if err != nil {
 		return err
 	}
-	rq.stop = abortOnce
-	resp, err := w.do(rq)
-	if err != nil {
-		return err
-	}
-	w.resp = resp
 	if abortErr != nil {
 		return fmt.Errorf("abort: %w", abortErr)
 	}

@@ -43,23 +43,14 @@ func (w *World) invokeUntilPrompt(path, text string) error {
 	if err != nil {
 		return err
 	}
-	rq, err := w.prepared("POST", path, &prompt)
-	if err != nil {
-		return err
-	}
-	rq.stop = watchFor(func(f Frame) bool {
+	_, err = w.invokeStopping(path, prompt, watchFor(func(f Frame) bool {
 		if !f.Terminated || !f.IsEvent() {
 			return false
 		}
 		obj, err := f.Object()
 		return err == nil && isSet(obj, "prompt")
-	})
-	resp, err := w.do(rq)
-	if err != nil {
-		return err
-	}
-	w.resp = resp
-	return nil
+	}))
+	return err
 }
 
 // dataFramesAreObjects: EVT-01, on the raw frames so that a frame a parser

@@ -340,17 +340,10 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 	if err != nil {
 		return err
 	}
-	seen := watchFor(func(f Frame) bool { return hasContent(f, content) })
-	rq, err := w.prepared("POST", path, &prompt)
+	resp, err := w.invokeStopping(path, prompt, watchFor(func(f Frame) bool { return hasContent(f, content) }))
 	if err != nil {
 		return err
 	}
-	rq.stop = seen
-	resp, err := w.do(rq)
-	if err != nil {
-		return err
-	}
-	w.resp = resp
 	if !is2xx(resp.Status) {
 		return statusFailure("the SSE invoke", "a 2xx status", resp)
 	}
@@ -396,16 +389,10 @@ func (w *World) invokePlainAndDisconnect(path, threadName, text string, doc *god
 	if err != nil {
 		return err
 	}
-	rq, err := w.prepared("POST", path, &prompt)
+	resp, err := w.invokeStopping(path, prompt, func(r *Response) bool { return strings.Contains(string(r.Body), text) })
 	if err != nil {
 		return err
 	}
-	rq.stop = func(r *Response) bool { return strings.Contains(string(r.Body), text) }
-	resp, err := w.do(rq)
-	if err != nil {
-		return err
-	}
-	w.resp = resp
 	if !is2xx(resp.Status) {
 		return statusFailure("the plain-text invoke", "a 2xx status", resp)
 	}

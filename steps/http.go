@@ -192,6 +192,23 @@ func (w *World) keyed(role string, headers map[string]string, method, path strin
 	return rq, nil
 }
 
+// invokeStopping sends an invoke (prepared with the scenario's key and
+// headers), stops reading as soon as stop says so (a disconnect), and keeps
+// the response as the scenario's last.
+func (w *World) invokeStopping(path, prompt string, stop func(*Response) bool) (*Response, error) {
+	rq, err := w.prepared("POST", path, &prompt)
+	if err != nil {
+		return nil, err
+	}
+	rq.stop = stop
+	resp, err := w.do(rq)
+	if err != nil {
+		return nil, err
+	}
+	w.resp = resp
+	return resp, nil
+}
+
 // do sends a request and reads the whole response under the scenario's
 // deadline. A deadline or a read error is kept in Response.Err, not
 // returned: steps judge it. It records the exchange in the transcript and

@@ -225,17 +225,8 @@ func (w *World) invokeUntilPing(path, content string, doc *godog.DocString) erro
 		}
 		return false
 	})
-	rq, err := w.prepared("POST", path, &prompt)
-	if err != nil {
-		return err
-	}
-	rq.stop = stop
-	resp, err := w.do(rq)
-	if err != nil {
-		return err
-	}
-	w.resp = resp
-	return nil
+	_, err = w.invokeStopping(path, prompt, stop)
+	return err
 }
 
 // pingWithin: SSE-04. A comment whose text is "ping" must arrive no later
