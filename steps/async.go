@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	"github.com/gavv/httpexpect/v2"
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/sseframe"
@@ -193,16 +196,23 @@ func (w *World) lastRunID(thread string) (string, error) {
 	if _, err := w.thread(thread); err != nil {
 		return "", err
 	}
-	r, err := w.fetch("GET", "/api/threads/${thread:"+thread+"}", "")
+	rq, err := w.followUp("GET", "/api/threads/${thread:"+thread+"}", "")
 	if err != nil {
 		return "", err
 	}
-	if !is2xx(r.Status) {
-		return "", statusFailure("GET /api/threads/{id} of thread "+thread, "2xx", r)
-	}
-	id, err := lastRunIDOf(r.Body)
+	check := "GET /api/threads/{id} of thread " + thread
+	call, err := w.expectDo(check, rq)
 	if err != nil {
-		return "", outcome.Failf("GET /api/threads/{id} of thread "+thread, "a JSON object with lastRunID", "%s", abbreviate(r.Body))
+		return "", err
+	}
+	call.StatusRange(httpexpect.Status2xx)
+	if err := call.err(); err != nil {
+		return "", err
+	}
+	body := call.Body().Raw()
+	id, err := lastRunIDOf([]byte(body))
+	if err != nil {
+		return "", outcome.Failf(check, "a JSON object with lastRunID", "%s", bounded(body))
 	}
 	return id, nil
 }
@@ -238,23 +248,11 @@ func (w *World) lastRunIDIsNot(run string) error {
 }
 
 // pollLastRunID polls the thread, within the scenario's deadline, until its
-// lastRunID passes done, and returns the last value seen.
-func (w *World) pollLastRunID(thread string, done func(string) bool) (string, error) {
-	deadline := time.Now().Add(w.deadline)
-	for {
-		v, err := w.lastRunID(thread)
-		if err != nil || done(v) {
-			return v, err
-		}
-		if time.Now().After(deadline) {
-			return v, nil
-		}
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-w.ctx.Done():
-			return v, w.ctx.Err()
-		}
-	}
+// lastRunID satisfies m; a timeout is the failure fail makes of the last
+// value seen.
+func (w *World) pollLastRunID(thread string, m types.GomegaMatcher, fail func(last string) error) error {
+	_, err := eventually(w.ctx, w.deadline, func() (string, error) { return w.lastRunID(thread) }, m, fail)
+	return err
 }
 
 // waitFinished polls the thread until its lastRunID names the run
@@ -264,14 +262,9 @@ func (w *World) waitFinished(run, thread string) error {
 	if err != nil {
 		return err
 	}
-	got, err := w.pollLastRunID(thread, func(v string) bool { return v == want })
-	if err != nil {
-		return err
-	}
-	if got != want {
+	return w.pollLastRunID(thread, gomega.Equal(want), func(got string) error {
 		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q within %s", thread, w.deadline), "run "+run+" ("+want+")", got)
-	}
-	return nil
+	})
 }
 
 // finishedEventsContain waits until the thread reports the run complete
@@ -320,29 +313,28 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 	if err != nil {
 		return err
 	}
-	got, err := w.pollLastRunID(thread, func(v string) bool { return v != "" && v != before })
-	if err != nil {
-		return err
-	}
-	if got == "" || got == before {
+	moved := gomega.And(gomega.Not(gomega.BeEmpty()), gomega.Not(gomega.Equal(before)))
+	err = w.pollLastRunID(thread, moved, func(got string) error {
 		want := "a run other than the thread's earlier one " + before
 		if before == "" {
 			want = "a run (the thread holds the run just made)"
 		}
 		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q after the run on it", thread), want, got).WithSpec(spec)
-	}
-	r, err := w.threadEvents(thread, "")
+	})
 	if err != nil {
 		return err
 	}
-	check := fmt.Sprintf("the events of thread %q without runID (its last completed run)", thread)
-	if !is2xx(r.Status) {
-		return statusFailure(check, "2xx", r)
+	rq, err := w.followUp("GET", "/api/threads/${thread:"+thread+"}/events", "application/json")
+	if err != nil {
+		return err
 	}
-	if !strings.Contains(string(r.Body), said) {
-		return outcome.Failf(check, fmt.Sprintf("the run just made on it, which said %q", said), "%s", abbreviate(r.Body))
+	call, err := w.expectDo(fmt.Sprintf("the events of thread %q without runID (its last completed run, which said %q)", thread, said), rq)
+	if err != nil {
+		return err
 	}
-	return nil
+	call.StatusRange(httpexpect.Status2xx)
+	call.Body().Contains(said)
+	return call.err()
 }
 
 // invokeAndAbort reads an SSE stream and, once an event carries the given

@@ -7,10 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gavv/httpexpect/v2"
+
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // Response is a response read to its end (or to a deadline), with the time
@@ -352,17 +355,16 @@ func (w *World) complete() error {
 	return r.complete()
 }
 
-// fetch makes a plain request/response call (follow-up routes) with the
-// scenario's key, read to its end, and returns the response; like do, it
-// changes nothing of the World but the transcript. query holds name, value
-// pairs.
-func (w *World) fetch(method, path, accept string, query ...string) (*Response, error) {
+// followUp returns a follow-up request (GET or POST without a body) with
+// the scenario's key and an Accept header (none when empty); query holds
+// name, value pairs, path may hold placeholders.
+func (w *World) followUp(method, path, accept string, query ...string) (request, error) {
 	auth, err := w.authorization()
 	if err != nil {
-		return nil, err
+		return request{}, err
 	}
 	if path, err = w.expand(path); err != nil {
-		return nil, err
+		return request{}, err
 	}
 	rq := request{method: method, path: path, header: http.Header{}}
 	if auth != "" {
@@ -378,58 +380,156 @@ func (w *World) fetch(method, path, accept string, query ...string) (*Response, 
 		}
 		rq.query = q.Encode()
 	}
-	resp, err := w.do(rq)
+	return rq, nil
+}
+
+// fetch makes a plain request/response call (follow-up routes) with the
+// scenario's key through httpexpect, read to its end, and returns the
+// response; like do, it changes nothing of the World but the transcript.
+// query holds name, value pairs.
+func (w *World) fetch(method, path, accept string, query ...string) (*Response, error) {
+	rq, err := w.followUp(method, path, accept, query...)
 	if err != nil {
 		return nil, err
 	}
-	if err := resp.complete(); err != nil {
+	call, err := w.expectDo(rq.method+" "+rq.path, rq)
+	if err != nil {
 		return nil, err
 	}
-	return resp, nil
+	return call.response()
 }
 
-// expect returns an httpexpect client for plain request/response calls
-// that assert on small JSON answers, bound to the scenario's deadline and to
-// maxExpectBody. Its failures are collected by the returned reporter.
-func (w *World) expect() (*httpexpect.Expect, *reporter) {
-	rep := &reporter{}
+// expectCall is one call made through httpexpect: its response to assert
+// on, and the handler that keeps the first failed assertion.
+type expectCall struct {
+	*httpexpect.Response
+	checks    *assertions
+	method    string
+	url       string
+	reqHeader http.Header
+	sent      time.Time
+	end       time.Duration
+}
+
+// expectDo sends a request value through httpexpect, named check (failures
+// name it), bounded by the scenario's deadline and by maxExpectBody, and
+// records it in the transcript. The body is read before it returns: a
+// failed read is the call's first failure.
+func (w *World) expectDo(check string, rq request) (*expectCall, error) {
+	u := strings.TrimRight(w.P.BaseURL, "/") + rq.path
+	if rq.query != "" {
+		u += "?" + rq.query
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
+	defer cancel()
+	checks := &assertions{}
 	client := *w.client
 	client.Transport = &limitTransport{base: w.client.Transport, limit: maxExpectBody}
 	e := httpexpect.WithConfig(httpexpect.Config{
-		BaseURL:  strings.TrimRight(w.P.BaseURL, "/"),
-		Client:   &client,
-		Reporter: rep,
-		Context:  w.ctx,
-		Printers: []httpexpect.Printer{&transcriptPrinter{w: w, rep: rep}},
+		Client:           &client,
+		AssertionHandler: checks,
+		Printers:         []httpexpect.Printer{&transcriptPrinter{w: w, checks: checks}},
 	})
-	return e, rep
+	// The URL is given whole: an ID from the target is not a path template.
+	req := e.Request(rq.method, "").WithURL(u).WithName(check).WithContext(ctx)
+	if rq.body != nil {
+		req = req.WithHeader("Content-Type", "text/plain").WithText(*rq.body)
+	}
+	for k, vs := range rq.header {
+		for _, v := range vs {
+			req = req.WithHeader(k, v)
+		}
+	}
+	call := &expectCall{checks: checks, method: rq.method, url: u, reqHeader: rq.header.Clone(), sent: time.Now()}
+	call.Response = req.Expect()
+	call.Body() // read it under the deadline
+	call.end = time.Since(call.sent)
+	if checks.first == nil && ctx.Err() == context.DeadlineExceeded {
+		checks.first = outcome.Fail(check, fmt.Sprintf("a response within %s", w.deadline), "none")
+	}
+	return call, nil
+}
+
+// response returns the call as a Response read to its end, or the call's
+// first failure.
+func (c *expectCall) response() (*Response, error) {
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	raw := c.Raw()
+	body := []byte(c.Body().Raw())
+	return &Response{
+		Method: c.method, URL: c.url, Status: raw.StatusCode, Header: raw.Header, Body: body,
+		Sent: c.sent, HeadersAt: c.end, Reads: []Read{{At: c.end, End: len(body)}}, Complete: true,
+		ReqHeader: c.reqHeader,
+	}, nil
+}
+
+// err returns the call's first failed assertion, an *outcome.Failure.
+func (c *expectCall) err() error {
+	if c.checks.first == nil {
+		return nil
+	}
+	return c.checks.first
 }
 
 // maxExpectBody bounds what httpexpect reads: it keeps a body in memory
 // several times over, and the answers it reads are small objects.
 const maxExpectBody = 1 << 20
 
-// reporter collects httpexpect failures.
-type reporter struct{ msgs []string }
+// assertions is the httpexpect AssertionHandler of one call. It keeps the
+// first failure (httpexpect skips later assertions on a failed chain) as an
+// outcome.Failure built from the failure's own values.
+type assertions struct{ first *outcome.Failure }
 
-func (r *reporter) Errorf(format string, args ...interface{}) {
-	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+func (a *assertions) Success(*httpexpect.AssertionContext) {}
+
+func (a *assertions) Failure(ctx *httpexpect.AssertionContext, f *httpexpect.AssertionFailure) {
+	if a.first == nil {
+		a.first = assertionFailure(ctx, f)
+	}
 }
 
-// err returns the collected failures as one error.
-func (r *reporter) err() error {
-	if len(r.msgs) == 0 {
-		return nil
+// assertionFailure: the check is the request's name and the assertion's
+// path; expected and actual are httpexpect's own values, bounded.
+func assertionFailure(ctx *httpexpect.AssertionContext, f *httpexpect.AssertionFailure) *outcome.Failure {
+	check := ctx.RequestName
+	if p := strings.Join(ctx.AliasedPath, "."); p != "" {
+		check += ": " + p
 	}
-	return errors.New(strings.Join(r.msgs, "\n"))
+	want, got := f.Type.String(), "nothing"
+	if f.Expected != nil {
+		want = assertionValue(f.Expected.Value)
+	}
+	if f.Actual != nil {
+		got = assertionValue(f.Actual.Value)
+	} else if len(f.Errors) > 0 {
+		got = f.Errors[len(f.Errors)-1].Error()
+	}
+	return outcome.Fail(check, want, got)
+}
+
+// assertionValue renders an httpexpect value; a list is its alternatives.
+func assertionValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(bounded(x))
+	case httpexpect.AssertionList:
+		alts := make([]string, len(x))
+		for i, a := range x {
+			alts[i] = fmt.Sprint(a)
+		}
+		return bounded(strings.Join(alts, " or "))
+	}
+	return bounded(fmt.Sprint(v))
 }
 
 // transcriptPrinter records httpexpect's exchanges in the transcript, and
-// reports a body it could not read (httpexpect itself may then judge an
-// empty one).
+// fails a call whose body it could not read (httpexpect itself may then
+// judge an empty one).
 type transcriptPrinter struct {
 	w       *World
-	rep     *reporter
+	checks  *assertions
 	pending *Exchange
 }
 
@@ -457,25 +557,12 @@ func (p *transcriptPrinter) Response(resp *http.Response, rtt time.Duration) {
 		b, err := io.ReadAll(resp.Body)
 		if err != nil {
 			ex.Error = err.Error()
-			p.rep.Errorf("%s %s: reading the body: %v", ex.Method, ex.URL, err)
+			if p.checks.first == nil {
+				p.checks.first = outcome.Fail(ex.Method+" "+ex.URL+": the body",
+					fmt.Sprintf("a body read to its end within %d MiB", maxExpectBody>>20), err.Error())
+			}
 		}
 		ex.RespBody = transcriptCopy(b)
 	}
 	p.w.record(*ex)
-}
-
-// withAuth adds the scenario's key to an httpexpect request.
-func (w *World) withAuth(r *httpexpect.Request) (*httpexpect.Request, error) {
-	auth, err := w.authorization()
-	if err != nil {
-		return nil, err
-	}
-	if auth != "" {
-		r = r.WithHeader("Authorization", auth)
-	}
-	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
-	w.mu.Lock() // steps that watch a stream call here from a second goroutine
-	w.cancels = append(w.cancels, cancel)
-	w.mu.Unlock()
-	return r.WithContext(ctx), nil
 }
