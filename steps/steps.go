@@ -61,9 +61,6 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		return ctx, nil // godog keeps the step's own error; returning it would repeat it
 	})
 	sc.After(func(ctx context.Context, gsc *godog.Scenario, err error) (context.Context, error) {
-		for _, cancel := range w.cancels {
-			cancel()
-		}
 		if err == nil {
 			err = w.firstErr
 		}

@@ -69,8 +69,6 @@ type World struct {
 	// echoSent: a prompt without directives was sent (capabilities.go).
 	echoSent bool
 
-	// cancels release the deadlines of httpexpect requests.
-	cancels []context.CancelFunc
 
 	mu         sync.Mutex
 	transcript []Exchange
@@ -101,7 +99,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.threads, w.runs = map[string]string{}, map[string]string{}
 	w.markers = map[string]string{}
 	w.lastPrompt, w.abortStatus = "", 0
-	w.cancels, w.transcript, w.firstErr = nil, nil, nil
+	w.transcript, w.firstErr = nil, nil
 	w.echoSent = false
 }
 
