@@ -69,7 +69,6 @@ type World struct {
 	// echoSent: a prompt without directives was sent (capabilities.go).
 	echoSent bool
 
-
 	mu         sync.Mutex
 	transcript []Exchange
 }
