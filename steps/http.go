@@ -71,7 +71,7 @@ const MaxBody = 8 << 20
 type BodyTooLargeError struct{ Limit int64 }
 
 func (e *BodyTooLargeError) Error() string {
-	return fmt.Sprintf("the body exceeded %d MiB, the most the harness reads of one response", e.Limit>>20)
+	return fmt.Sprintf("the body exceeded %s, the most the harness reads of one response", sizeText(e.Limit))
 }
 
 // Client returns c as the harness uses it against a target, c itself
@@ -474,8 +474,17 @@ func (c *expectCall) err() error {
 }
 
 // maxExpectBody bounds what httpexpect reads: it keeps a body in memory
-// several times over, and the answers it reads are small objects.
-const maxExpectBody = 1 << 20
+// several times over, and the answers it reads (a run's events, a thread)
+// are small objects.
+const maxExpectBody = 512 << 10
+
+// sizeText writes a byte count in MiB, or KiB below a whole MiB.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
 
 // assertions is the httpexpect AssertionHandler of one call. It keeps the
 // first failure (httpexpect skips later assertions on a failed chain) as an
@@ -559,7 +568,7 @@ func (p *transcriptPrinter) Response(resp *http.Response, rtt time.Duration) {
 			ex.Error = err.Error()
 			if p.checks.first == nil {
 				p.checks.first = outcome.Fail(ex.Method+" "+ex.URL+": the body",
-					fmt.Sprintf("a body read to its end within %d MiB", maxExpectBody>>20), err.Error())
+					"a body read to its end within "+sizeText(maxExpectBody), err.Error())
 			}
 		}
 		ex.RespBody = transcriptCopy(b)
