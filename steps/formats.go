@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	"github.com/onsi/gomega"
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
@@ -435,20 +436,10 @@ func (w *World) reportedRunEvents(thread, within, want, notWant string) error {
 // pollLastRunIDFor polls the thread's lastRunID until it is set or limit
 // has passed; "" when it never was.
 func (w *World) pollLastRunIDFor(thread string, limit time.Duration) (string, error) {
-	end := time.Now().Add(limit)
-	for {
-		v, err := w.lastRunID(thread)
-		if err != nil || v != "" || time.Now().After(end) {
-			return v, err
-		}
-		t := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-w.ctx.Done():
-			t.Stop()
-			return "", w.ctx.Err()
-		}
-	}
+	// No run within limit is no failure: a cancelled run need not be
+	// reported as completed.
+	return eventually(w.ctx, limit, func() (string, error) { return w.lastRunID(thread) },
+		gomega.Not(gomega.BeEmpty()), func(string) error { return nil })
 }
 
 // invokeDense invokes a script that says the text n times, pausing between,
