@@ -83,6 +83,33 @@ func parseScript(prompt string) (script, bool) {
 	return out, len(out.frags) > 0
 }
 
+// ScriptTiming is what an agent-script prompt states about time, as the
+// timed checks read it. A step compares the figures its scenario states
+// with it, so the scenario's text cannot drift from the check.
+type ScriptTiming struct {
+	// Lead is the pause before the first fragment.
+	Lead time.Duration
+	// Texts are the fragments said between pauses; At is when each is
+	// produced, counted from the first.
+	Texts []string
+	At    []time.Duration
+}
+
+// TimingOf returns the timing an agent-script prompt states; ok is false
+// when the prompt is no script the timed checks read.
+func TimingOf(prompt string) (ScriptTiming, bool) {
+	s, ok := parseScript(prompt)
+	if !ok {
+		return ScriptTiming{}, false
+	}
+	t := ScriptTiming{Lead: s.lead}
+	for _, f := range s.frags {
+		t.Texts = append(t.Texts, f.text)
+		t.At = append(t.At, f.at)
+	}
+	return t, true
+}
+
 // piece is text that arrived at a time.
 type piece struct {
 	text string
