@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,16 +38,9 @@ func formatSteps(sc *godog.ScenarioContext, w *World) {
 	step(sc, `^an item of the envelope has error set$`, w.envelopeHasError)
 }
 
-func (w *World) isSSE() error {
-	r, err := w.last()
-	if err != nil {
-		return err
-	}
-	if mt := r.MediaType(); mt != "text/event-stream" {
-		return outcome.Fail("the response's Content-Type", "text/event-stream", strconv.Quote(r.Header.Get("Content-Type")))
-	}
-	return nil
-}
+// isSSE: FMT-01's form, judged by the passive check; every SSE step starts
+// with it.
+func (w *World) isSSE() error { return w.judge("FMT-01", checks.AcceptSSE) }
 
 // sseAnswerIs: the concatenated content of the stream's events, as a
 // conformant SSE client (go-sse) reads them.
@@ -81,45 +75,27 @@ func (w *World) expandQuoted(s string) (string, error) {
 	return v, need(err)
 }
 
-// eventArrival returns when the first event frame with that content arrived.
-func (w *World) eventArrival(content string) (time.Duration, error) {
-	frames, err := w.resp.EventFrames()
-	if err != nil {
-		return 0, err
-	}
-	for _, f := range frames {
-		obj, err := f.Object()
-		if err != nil {
-			continue
-		}
-		if obj["content"] == content {
-			return f.At, nil
-		}
-	}
-	return 0, outcome.Fail("the SSE stream", fmt.Sprintf("an event with content %q", content), "no such event")
-}
-
+// eventGap: FMT-01's "live during the run", judged by the passive check
+// on the scenario's script: its first and last content, produced apart.
 func (w *World) eventGap(first, gap, second string) error {
-	if err := w.complete(); err != nil {
-		return err
-	}
 	d, err := parseDuration(gap)
 	if err != nil {
 		return err
 	}
-	a, err := w.eventArrival(first)
-	if err != nil {
+	if t, ok := w.scriptTiming(); ok {
+		n := len(t.Texts)
+		if first != t.Texts[0] || second != t.Texts[n-1] {
+			return fmt.Errorf("scenario error: the step names %q and %q, the check times the script's first and last content %q and %q",
+				first, second, t.Texts[0], t.Texts[n-1])
+		}
+		if err := stated("the live gap", d, t.At[n-1]-checks.LiveTolerance); err != nil {
+			return err
+		}
+	}
+	if err := w.complete(); err != nil {
 		return err
 	}
-	b, err := w.eventArrival(second)
-	if err != nil {
-		return err
-	}
-	if b-a < d {
-		return outcome.Failf("the live SSE stream", fmt.Sprintf("%q at least %s after %q", second, d, first),
-			"%q at %s and %q at %s, %s apart", first, ms(a), second, ms(b), ms(b-a))
-	}
-	return nil
+	return w.judge("FMT-01", checks.LiveSSE)
 }
 
 // envelope returns the items of a complete JSON envelope.
@@ -228,64 +204,54 @@ func (w *World) bodyNotBefore(after string) error {
 
 var quotedArg = regexp.MustCompile(`"([^"]*)"`)
 
-// fragmentArrivals finds the quoted fragments in order in the plain-text
-// body and returns when the last byte of each arrived.
-func (w *World) fragmentArrivals(list string) ([]string, []time.Duration, error) {
-	if err := w.complete(); err != nil {
-		return nil, nil, err
-	}
-	var frags []string
-	for _, m := range quotedArg.FindAllStringSubmatch(list, -1) {
-		frags = append(frags, m[1])
-	}
-	if len(frags) < 2 {
-		return nil, nil, fmt.Errorf("want at least two quoted fragments in %q", list)
-	}
-	body := string(w.resp.Body)
-	var at []time.Duration
-	from := 0
-	for _, f := range frags {
-		i := strings.Index(body[from:], f)
-		if i < 0 {
-			return nil, nil, outcome.Fail("the plain-text body", fmt.Sprintf("the fragments %s in order", list),
-				strconv.Quote(abbreviate(w.resp.Body)))
+// flushLimit is FMT-06's bound with its tolerance, as the check applies it.
+const flushLimit = checks.FlushHold + checks.FlushTolerance
+
+// plainFlush: FMT-06, judged by the passive check on the scenario's script
+// once the step's figures are found to be the script's: the fragments it
+// names and the time between them.
+func (w *World) plainFlush(texts []string, every time.Duration) error {
+	if t, ok := w.scriptTiming(); ok {
+		if !slices.Equal(texts, t.Texts) {
+			return fmt.Errorf("scenario error: the step names the fragments %q, the script says %q", texts, t.Texts)
 		}
-		from += i + len(f)
-		at = append(at, w.resp.ArrivalOf(from))
+		for i := 1; i < len(t.At); i++ {
+			if err := stated("the time between fragments", every, t.At[i]-t.At[i-1]); err != nil {
+				return err
+			}
+		}
 	}
-	return frags, at, nil
-}
-
-func arrivals(frags []string, at []time.Duration) string {
-	var parts []string
-	for i, f := range frags {
-		parts = append(parts, fmt.Sprintf("%q at %s", f, ms(at[i])))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// fragmentsSpaced checks the plain-text flush (FMT-06): fragments produced
-// 800 ms apart, each held at most 500 ms, arrive at least 100 ms apart even
-// with 200 ms of network jitter. Text held until the end arrives all at once.
-func (w *World) fragmentsSpaced(list string, minGapMS int) error {
-	frags, at, err := w.fragmentArrivals(list)
-	if err != nil {
+	if _, err := w.finished(); err != nil {
 		return err
 	}
-	minGap := time.Duration(minGapMS) * time.Millisecond
-	for i := 1; i < len(at); i++ {
-		if at[i]-at[i-1] < minGap {
-			return outcome.Fail("the plain-text flush", fmt.Sprintf("each fragment at least %s after the one before", minGap),
-				arrivals(frags, at))
-		}
-	}
-	return nil
+	return w.judge("FMT-06", checks.PlainFlush)
 }
 
-// fragmentsOnTime: FMT-06 per fragment. Fragment i is produced i*every after
-// the first, and the first was produced no later than it arrived, so it must
-// arrive within the hold limit of first+i*every. A steady delay between
-// fragments that keeps them apart but lets the hold grow fails here.
+// quotedList returns the quoted fragments of a step's list.
+func quotedList(list string) []string {
+	var out []string
+	for _, m := range quotedArg.FindAllStringSubmatch(list, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// fragmentsSpaced: FMT-06. Fragments produced 800 ms apart, each held at
+// most 500 ms (plus the tolerance), arrive at least 100 ms apart.
+func (w *World) fragmentsSpaced(list string, minGapMS int) error {
+	t, ok := w.scriptTiming()
+	if !ok || len(t.At) < 2 {
+		return w.plainFlush(quotedList(list), 0)
+	}
+	every := t.At[1] - t.At[0]
+	if err := stated("the least time between arrivals", time.Duration(minGapMS)*time.Millisecond, every-flushLimit); err != nil {
+		return err
+	}
+	return w.plainFlush(quotedList(list), every)
+}
+
+// fragmentsOnTime: FMT-06 per fragment: each arrives within the hold limit
+// of its production, counted from the first fragment's arrival.
 func (w *World) fragmentsOnTime(list, every, within string) error {
 	step, err := parseDuration(every)
 	if err != nil {
@@ -295,18 +261,10 @@ func (w *World) fragmentsOnTime(list, every, within string) error {
 	if err != nil {
 		return err
 	}
-	frags, at, err := w.fragmentArrivals(list)
-	if err != nil {
+	if err := stated("the hold limit", limit, flushLimit); err != nil {
 		return err
 	}
-	for i := 1; i < len(at); i++ {
-		if held := at[i] - at[0] - time.Duration(i)*step; held > limit {
-			return outcome.Failf(fmt.Sprintf("the plain-text fragment %q", frags[i]),
-				fmt.Sprintf("arrival within %s of its production (%s after the first fragment's arrival)", limit, time.Duration(i)*step),
-				"held %s: %s", ms(held), arrivals(frags, at))
-		}
-	}
-	return nil
+	return w.plainFlush(quotedList(list), step)
 }
 
 // sseHasContent reports whether a (partial) SSE body holds a complete event
@@ -458,11 +416,9 @@ func (w *World) invokeDense(path, text string, n int, every string) error {
 	return w.invoke(path, b.String())
 }
 
-// denseReads: FMT-06 on a run that produces output every few 100 ms. While
-// it produces, text held at most 500 ms (plus the tolerance) arrives in
-// reads no further apart than the limit, and the reads span the production
-// less the limit (the first text is produced no later than it arrives).
-// A flush timer slower than 500 ms leaves a gap wider than the limit.
+// denseReads: FMT-06 on a run that produces output every few 100 ms: its
+// text arrives in reads no further apart than the limit, and spread over
+// the production less the limit.
 func (w *World) denseReads(n int, text, every, within string) error {
 	step, err := parseDuration(every)
 	if err != nil {
@@ -472,29 +428,14 @@ func (w *World) denseReads(n int, text, every, within string) error {
 	if err != nil {
 		return err
 	}
-	r, err := w.finished()
-	if err != nil {
+	if err := stated("the read gap limit", limit, flushLimit); err != nil {
 		return err
 	}
-	if want := strings.Repeat(text, n); string(r.Body) != want {
-		return outcome.Failf("the plain-text body", fmt.Sprintf("%d times %q", n, text), "%q", abbreviate(r.Body))
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = text
 	}
-	reads := r.Reads
-	if len(reads) == 0 {
-		return outcome.Fail("the plain-text body", "text in reads", "no read")
-	}
-	for i := 1; i < len(reads); i++ {
-		if gap := reads[i].At - reads[i-1].At; gap > limit {
-			return outcome.Failf("the plain-text flush", fmt.Sprintf("reads at most %s apart while the run produced text every %s", limit, step),
-				"%s between the read ending at byte %d (at %s) and the next (at %s)", ms(gap), reads[i-1].End, ms(reads[i-1].At), ms(reads[i].At))
-		}
-	}
-	produced := time.Duration(n-1) * step
-	if span := reads[len(reads)-1].At - reads[0].At; span < produced-limit {
-		return outcome.Failf("the plain-text flush", fmt.Sprintf("text produced over %s arriving over at least %s", produced, produced-limit),
-			"%d reads over %s", len(reads), ms(span))
-	}
-	return nil
+	return w.plainFlush(texts, step)
 }
 
 // envelopeHasError: FMT-07 and the event's error field. A failed run's

@@ -90,21 +90,6 @@ func (w *World) sseFrames() ([]Frame, error) {
 	return frames, nil
 }
 
-// nonComment drops comment lines, and fails when nothing else is left.
-func nonComment(frames []Frame) ([]Frame, error) {
-	var out []Frame
-	for _, f := range frames {
-		if !f.IsComment() {
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		return nil, outcome.Failf("the SSE stream", "frames beside comment lines",
-			"%d comment lines and no frame", len(frames))
-	}
-	return out, nil
-}
-
 // controlFrame: SSE-01 (start first) and SSE-05 (close last), judged by
 // the checks the passive judge runs.
 func (w *World) controlFrame(which, event, data string) error {
@@ -120,44 +105,39 @@ func (w *World) controlFrame(which, event, data string) error {
 	return fmt.Errorf("no rule checks the %s frame event: %s with data %s", which, event, data)
 }
 
-// firstContent returns the first event frame whose content is not empty.
-func firstContent(frames []Frame) (Frame, bool) {
-	for _, f := range frames {
-		if !f.IsEvent() {
-			continue
-		}
-		if obj, err := f.Object(); err == nil {
-			if s, _ := obj["content"].(string); s != "" {
-				return f, true
-			}
-		}
-	}
-	return Frame{}, false
-}
-
-// startBeforeContent: SSE-01. The scenario's script pauses before its first
-// content; the start frame must not wait for it.
+// startBeforeContent: SSE-01's "immediately", judged by the passive check
+// on the scenario's script, which pauses before its first content.
 func (w *World) startBeforeContent(gap string) error {
 	d, err := parseDuration(gap)
 	if err != nil {
 		return err
 	}
-	frames, err := w.frames()
-	if err != nil {
+	if t, ok := w.scriptTiming(); ok {
+		if err := stated("the start frame's lead", d, t.Lead-checks.LiveTolerance); err != nil {
+			return err
+		}
+	}
+	if _, err := w.frames(); err != nil {
 		return err
 	}
-	others, err := nonComment(frames)
+	return w.judge("SSE-01", checks.StartAtOnce)
+}
+
+// scriptTiming returns the timing the last request's agent script states.
+func (w *World) scriptTiming() (checks.ScriptTiming, bool) {
+	r, err := w.last()
 	if err != nil {
-		return err
+		return checks.ScriptTiming{}, false
 	}
-	first := others[0]
-	content, ok := firstContent(frames)
-	if !ok {
-		return outcome.Fail("the SSE stream", "an event with content", "no event with content")
-	}
-	if content.At-first.At < d {
-		return outcome.Failf("the start frame", fmt.Sprintf("at least %s before the first content", d),
-			"the first frame at %s and the first content at %s", ms(first.At), ms(content.At))
+	return checks.TimingOf(string(r.ReqBody))
+}
+
+// stated returns a scenario error when a figure a step states is not the
+// one the rule's check applies: the scenario's text would tell a reader
+// what the check does not do.
+func stated(what string, said, applied time.Duration) error {
+	if said != applied {
+		return fmt.Errorf("scenario error: the step states %s as %s, the check applies %s", what, said, applied)
 	}
 	return nil
 }
@@ -206,69 +186,56 @@ func isPing(f Frame) bool {
 	return f.IsComment() && strings.TrimSpace(f.Lines[0].Value) == "ping"
 }
 
-// invokeUntilPing: SSE-04 reads the stream until the first ping after the
-// content that begins the quiet, then goes away (the run is cancelled), so
-// the scenario lasts the keepalive interval and not the whole script.
+// invokeUntilPing: SSE-04 reads the stream until a ping ends a quiet of
+// checks.KeepaliveDue after the content that begins it, then goes away
+// (the run is cancelled), so the scenario lasts the keepalive interval and
+// not the whole script. An earlier ping (a keepalive more often than
+// needed) does not show the one 20 s of quiet calls for: it reads on. A
+// frame that ends the quiet first leaves the stream read to its end.
 func (w *World) invokeUntilPing(path, content string, doc *godog.DocString) error {
 	prompt, err := w.prompt(doc.Content)
 	if err != nil {
 		return err
 	}
-	quiet := false
-	stop := watchFor(func(f Frame) bool {
-		if quiet {
-			return isPing(f)
-		}
-		if f.IsEvent() {
-			obj, err := f.Object()
-			quiet = err == nil && obj["content"] == content
-		}
-		return false
-	})
-	_, err = w.invokeStopping(path, prompt, stop)
+	_, err = w.invokeStopping(path, prompt, untilPing(content))
 	return err
 }
 
-// pingWithin: SSE-04. A comment whose text is "ping" must arrive no later
-// than the limit after the event that began the quiet, timed by the end of
-// the comment's own line. The spec's 20 s plus 1.5 s tolerance is written
-// in the scenario. The response may have been stopped at the ping.
+// untilPing is invokeUntilPing's stop function.
+func untilPing(content string) func(*Response) bool {
+	var quietFrom time.Duration
+	quiet, over := false, false
+	return watchFor(func(f Frame) bool {
+		switch {
+		case over:
+		case !quiet:
+			quiet = hasContent(f, content)
+			quietFrom = f.At
+		case !f.IsComment():
+			over = true
+		case isPing(f):
+			return f.At-quietFrom >= checks.KeepaliveDue
+		}
+		return false
+	})
+}
+
+// pingWithin: SSE-04, judged by the passive check on the stream read to the
+// ping (or to its end). The quiet begins at the event with that content;
+// the check finds it as the last frame before the ping. The spec's 20 s
+// plus 1.5 s tolerance is written in the scenario.
 func (w *World) pingWithin(limit, content string) error {
 	d, err := parseDuration(limit)
 	if err != nil {
 		return err
 	}
-	frames, err := w.sseFrames()
-	if err != nil {
+	if err := stated("the keepalive limit", d, checks.Keepalive+checks.KeepaliveTolerance); err != nil {
 		return err
 	}
-	quietFrom := -1
-	for i, f := range frames {
-		if obj, err := f.Object(); err == nil && f.IsEvent() && obj["content"] == content {
-			quietFrom = i
-			break
-		}
+	if _, err := w.sseFrames(); err != nil {
+		return err
 	}
-	if quietFrom < 0 {
-		return outcome.Fail("the SSE stream", fmt.Sprintf("an event with content %q", content), "no such event")
-	}
-	from := frames[quietFrom].At
-	for _, f := range frames[quietFrom+1:] {
-		if !isPing(f) {
-			continue
-		}
-		if f.At-from > d {
-			return outcome.Failf("the keepalive", fmt.Sprintf(`a ": ping" comment within %s of quiet`, d),
-				`the first ": ping" %s after the quiet began`, ms(f.At-from))
-		}
-		return nil
-	}
-	how := "the stream ended"
-	if !w.resp.Complete && w.resp.Err != nil {
-		how = w.resp.Err.Error()
-	}
-	return outcome.Failf("the keepalive", fmt.Sprintf(`a ": ping" comment within %s of quiet`, d),
-		"no \": ping\" comment during %s of quiet (%s)", ms(w.resp.End()-from), how)
+	return w.judge("SSE-04", checks.KeepalivePing)
 }
 
 // nothingAfterComplete: SSE-06.

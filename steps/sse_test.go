@@ -50,7 +50,7 @@ func sseChecks(w *World) map[string]func() error {
 		"start before":       func() error { return w.startBeforeContent("1ms") },
 		"id then data":       w.eventFramesIDThenData,
 		"final event":        w.finalEventFrame,
-		"ping":               func() error { return w.pingWithin("1s", "a") },
+		"ping":               func() error { return w.pingWithin("21.5s", "a") },
 		"nothing after":      w.nothingAfterComplete,
 		"error event":        w.errorEvent,
 		"data frames":        w.dataFramesAreObjects,
@@ -136,22 +136,83 @@ func TestWatchParsesOnce(t *testing.T) {
 	}
 }
 
-// TestPingTimedByItsLine: a lone ": ping" line is timed when its line
+// TestPingWithin: SSE-04 on the stream the scenario read, to its end or to
+// the ping it stopped at. A lone ": ping" line is timed when its line
 // arrived, not when the next frame's blank line did.
-func TestPingTimedByItsLine(t *testing.T) {
-	w := testWorld(t)
-	ev := "id: r\ndata: {\"content\":\"a\"}\n\n"
+func TestPingWithin(t *testing.T) {
+	ev := "event: start\ndata: {}\n\nid: r\ndata: {\"content\":\"a\"}\n\n"
 	later := "id: r\ndata: {\"content\":\"b\"}\n\n"
-	body := ev + ": ping\n" + later
-	w.resp = &Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body), Complete: true,
-		Reads: []Read{{At: 0, End: len(ev)}, {At: 20 * time.Second, End: len(ev) + 7}, {At: 23 * time.Second, End: len(body)}}}
-	if err := w.pingWithin("21.5s", "a"); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		reads   []time.Duration // when ev, the ping and later arrived
+		stopped bool            // the scenario stopped reading at the ping
+		want    string          // "" for a pass, else a word of the failure
+	}{
+		{"a ping at 20 s", []time.Duration{0, 20 * time.Second, 23 * time.Second}, false, ""},
+		{"a ping at 22 s", []time.Duration{0, 22 * time.Second, 23 * time.Second}, false, fmt.Sprint(22 * time.Second)},
+		{"stopped at a ping at 20 s", []time.Duration{0, 20 * time.Second}, true, ""},
+		{"stopped at a ping at 1 s", []time.Duration{0, time.Second}, true, "skipped"},
 	}
-	w.resp.Reads[1].At = 22 * time.Second
-	if err := w.pingWithin("21.5s", "a"); err == nil {
-		t.Fatal("a ping at 22 s passed a 21.5 s limit")
-	} else if !strings.Contains(err.Error(), fmt.Sprint(22*time.Second)) {
-		t.Errorf("the failure should say 22s: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := testWorld(t)
+			body := ev + ": ping\n"
+			reads := []Read{{At: tt.reads[0], End: len(ev)}, {At: tt.reads[1], End: len(body)}}
+			if !tt.stopped {
+				body += later
+				reads = append(reads, Read{At: tt.reads[2], End: len(body)})
+			}
+			w.resp = &Response{Method: "POST", URL: "http://svc.test/api/invoke/agt_1", Status: 200,
+				ReqHeader: http.Header{"Accept": {"text/event-stream"}},
+				Header:    http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body), Reads: reads, Complete: !tt.stopped}
+			if tt.stopped {
+				w.resp.Err = errStopped
+			}
+			err := w.pingWithin("21.5s", "a")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatal(err)
+			case tt.want != "" && err == nil:
+				t.Fatal("passed")
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Errorf("the failure should say %s: %v", tt.want, err)
+			}
+		})
+	}
+}
+
+// TestUntilPingStops: the SSE-04 scenario stops reading at the first ping
+// that ends checks.KeepaliveDue of quiet after the content, reads past an
+// earlier one, and reads to the end when a frame ends the quiet first.
+func TestUntilPingStops(t *testing.T) {
+	const content = "id: r\ndata: {\"content\":\"quiet\"}\n\n"
+	tests := []struct {
+		name   string
+		pieces []string
+		at     []time.Duration
+		stop   int // the piece it stops at; -1 for none
+	}{
+		{"a ping at 20 s", []string{content, ": ping\n"}, []time.Duration{0, 20 * time.Second}, 1},
+		{"a ping at 1 s, then at 20 s", []string{content, ": ping\n", ": ping\n\n"}, []time.Duration{0, time.Second, 20 * time.Second}, 2},
+		{"a ping before the content", []string{": ping\n", content}, []time.Duration{20 * time.Second, 21 * time.Second}, -1},
+		{"an event ends the quiet", []string{content, "id: r\ndata: {}\n\n", ": ping\n"}, []time.Duration{0, time.Second, 30 * time.Second}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Response{}
+			stop := untilPing("quiet")
+			got := -1
+			for i, p := range tt.pieces {
+				r.Body = append(r.Body, p...)
+				r.Reads = append(r.Reads, Read{At: tt.at[i], End: len(r.Body)})
+				if stop(r) {
+					got = i
+					break
+				}
+			}
+			if got != tt.stop {
+				t.Errorf("stopped at piece %d, want %d", got, tt.stop)
+			}
+		})
 	}
 }
