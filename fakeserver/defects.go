@@ -57,6 +57,8 @@ const (
 	defEnvelopeRepeatedTail
 	defDisconnectIgnoredPlain
 	defEnvelopeDropsError
+	defSseAsTextPlain
+	defPlainDebounced
 	// SSE framing.
 	defStartLate
 	defNoEventId
@@ -69,6 +71,7 @@ const (
 	defErrorAsStatus
 	defStreamCutMidFrame
 	defAfterOnEveryId
+	defPingAfterEvents
 	// Event objects.
 	defContentDataRaw
 	defEventThreadMissing
@@ -268,6 +271,8 @@ var defectTable = [numDefects]Defect{
 	defEnvelopeRepeatedTail:   {"envelope-repeated-tail", []string{"FMT-02"}, "the JSON envelope is followed by a second envelope holding the final event again"},
 	defDisconnectIgnoredPlain: {"disconnect-ignored-plain", []string{"FMT-08"}, "a plain-text run goes on after its client disconnected (the SSE form cancels it)"},
 	defEnvelopeDropsError:     {"envelope-drops-error", []string{"FMT-07"}, "the JSON envelope leaves out the error event of a failed run"},
+	defSseAsTextPlain:         {"sse-as-text-plain", []string{"FMT-01"}, "the SSE stream is sent as Content-Type text/plain; charset=utf-8 (what net/http sniffs when a handler sets none)"},
+	defPlainDebounced:         {"plain-debounced", []string{"FMT-06"}, "plain text is flushed only once the run has paused 200 ms, so text produced steadily is held until the run ends"},
 	// SSE framing.
 	defStartLate:           {"start-late", []string{"SSE-01"}, "event: start is sent with the first event instead of at once"},
 	defNoEventId:           {"no-event-id", []string{"SSE-02"}, "event frames carry no id line"},
@@ -280,6 +285,7 @@ var defectTable = [numDefects]Defect{
 	defErrorAsStatus:       {"error-as-status", []string{"SSE-07"}, "a failing run answers 500 instead of an error event"},
 	defStreamCutMidFrame:   {"stream-cut-mid-frame", []string{"SSE-02"}, "the stream ends inside the final event frame, before its blank line (and without event: close)"},
 	defAfterOnEveryId:      {"after-on-every-id", []string{"SSE-02"}, "every event frame's id carries the :after suffix, not only the final one"},
+	defPingAfterEvents:     {"ping-after-events", []string{"SSE-04"}, "a : ping comment follows every event frame (to push it through proxies), and none is written while the run is quiet"},
 	// Event objects.
 	defContentDataRaw:     {"content-data-raw", []string{"EVT-01"}, "content events are sent as raw text instead of JSON"},
 	defEventThreadMissing: {"event-thread-missing", []string{"EVT-02"}, "event objects lack threadID"},

@@ -90,7 +90,7 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.sseHoldBack(w, r, run) {
 		return
 	}
-	frame := startSSE(w, s.syncStatus(w))
+	frame := startSSE(w, s.syncStatus(w), s.defect(defSseAsTextPlain))
 	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
@@ -131,11 +131,14 @@ func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) b
 }
 
 // startSSE sends the SSE headers and returns the writer of one frame, which
-// flushes it.
-func startSSE(w http.ResponseWriter, status int) func([]byte) error {
+// flushes it. asPlain is the sse-as-text-plain defect.
+func startSSE(w http.ResponseWriter, status int, asPlain bool) func([]byte) error {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
+	if asPlain {
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+	}
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(status)
@@ -149,7 +152,7 @@ func startSSE(w http.ResponseWriter, status int) func([]byte) error {
 
 // ssePing returns the keepalive writer (SSE-04), nil for none.
 func (s *Server) ssePing(wire sseWire, frame func([]byte) error) func() error {
-	if s.defect(defNoPing) {
+	if s.defect(defNoPing) || s.defect(defPingAfterEvents) {
 		return nil
 	}
 	return func() error { return frame(wire.ping(s.variant(varPingLoneLine))) }
@@ -182,6 +185,9 @@ func (s *Server) sseEvents(wire sseWire, frame func([]byte) error) func(Event) e
 		}
 		if s.variant(varSseComments) {
 			b = append([]byte(": progress"+wire.eol), b...)
+		}
+		if s.defect(defPingAfterEvents) {
+			b = append(b, wire.ping(false)...)
 		}
 		return frame(b)
 	}
@@ -532,6 +538,10 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		s.plainOnTimer(w, r, run, plainFlushEvery)
 		return
 	}
+	if s.defect(defPlainDebounced) {
+		s.plainDebounced(w, r, run)
+		return
+	}
 	var last time.Time
 	s.stream(r, run, 0, func(ev Event) error {
 		if ev.Content == "" {
@@ -598,6 +608,47 @@ func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, 
 			if !flush() {
 				s.abandon(run)
 				return
+			}
+		case <-r.Context().Done():
+			s.abandon(run)
+			return
+		}
+	}
+}
+
+// plainDebounce is the pause the plain-debounced defect waits for.
+const plainDebounce = 200 * time.Millisecond
+
+// plainDebounced streams plain text buffered, flushed only once the run has
+// produced nothing for plainDebounce (the plain-debounced defect).
+func (s *Server) plainDebounced(w http.ResponseWriter, r *http.Request, run *run) {
+	rc := http.NewResponseController(w)
+	quiet := time.NewTimer(plainDebounce)
+	defer quiet.Stop()
+	var pending []byte
+	next := 0
+	for {
+		evs, done, changed := run.snapshot(next)
+		for _, ev := range evs {
+			pending = append(pending, ev.Content...)
+		}
+		next += len(evs)
+		if done {
+			_, _ = w.Write(pending)
+			return
+		}
+		if len(evs) > 0 {
+			quiet.Reset(plainDebounce)
+		}
+		select {
+		case <-changed:
+		case <-quiet.C:
+			if len(pending) > 0 {
+				if _, err := w.Write(pending); err != nil || rc.Flush() != nil {
+					s.abandon(run)
+					return
+				}
+				pending = pending[:0]
 			}
 		case <-r.Context().Done():
 			s.abandon(run)
