@@ -94,7 +94,8 @@ var commandDocs = map[string]commandDoc{
 			"script language, for a vendor's agent to run on (docs/vendor-guide.md).",
 		[]string{"invokeconf model", "invokeconf model --addr 127.0.0.1:8090"}, ""},
 	"rules": {"invokeconf rules [--format markdown|json]",
-		"Lists the rule catalog with the scenarios that check each rule.",
+		"Lists the rule catalog with the scenarios that check each rule, and whether recorded traffic alone can\n" +
+			"decide it (invokeconf proxy and judge: yes, partly or no, with why).",
 		[]string{"invokeconf rules", "invokeconf rules --format json"}, ""},
 	"defects": {"invokeconf defects",
 		"Lists the reference server's defect switches: each a realistic deviation from the rules it names.\n" +
