@@ -303,6 +303,9 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 			}
 			c.Failure = &junitProblem{Message: printable(msg), Type: typ, Text: text}
 			su.Failures++
+		case NotDecidable:
+			c.Skipped = &junitProblem{Message: printable(r.Reason)}
+			su.Skipped++
 		default:
 			c.Skipped = &junitProblem{Message: printable(string(r.Verdict) + ": " + r.Reason)}
 			su.Skipped++
