@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/invokeconf/invokeconf/checks"
@@ -71,9 +72,47 @@ type PassiveInput struct {
 	// Started and Duration span the recording.
 	Started  time.Time
 	Duration time.Duration
-	// Exchange returns a recorded exchange by ID, so a failure can show
-	// it; nil, or false, shows only the request line and status.
-	Exchange func(id int) (*traffic.Exchange, bool)
+	// Exchange returns a recorded exchange by ID as a failure shows it
+	// (EvidenceOf, or an Evidence's Lookup); nil, or false, shows only the
+	// request line and status.
+	Exchange func(id int) (transcript.Exchange, bool)
+}
+
+// Evidence keeps the exchanges that broke a rule as a passive report shows
+// them (EvidenceOf: keys hidden, bodies cut), at most Max of them, so a
+// long recording need not stay in memory for its report. It is safe for
+// concurrent use.
+type Evidence struct {
+	mu  sync.Mutex
+	max int
+	m   map[int]transcript.Exchange
+}
+
+// DefaultEvidence is enough for every failure a report shows: the first 20
+// per rule.
+const DefaultEvidence = 500
+
+// NewEvidence returns an Evidence that keeps at most max exchanges.
+func NewEvidence(max int) *Evidence {
+	return &Evidence{max: max, m: map[int]transcript.Exchange{}}
+}
+
+// Add keeps x, unless max exchanges are kept already.
+func (e *Evidence) Add(x *traffic.Exchange) {
+	ex := EvidenceOf(x)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.m) < e.max {
+		e.m[x.ID] = ex
+	}
+}
+
+// Lookup returns the kept exchange of that ID.
+func (e *Evidence) Lookup(id int) (transcript.Exchange, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ex, ok := e.m[id]
+	return ex, ok
 }
 
 // BuildPassive turns a passive judgement into a Report that the same
@@ -88,8 +127,6 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 		return nil, err
 	}
 	s := in.Summary
-	hide := traffic.NewRedactor() // anything shaped like a key, should one have slipped through
-	clean := func(t string) string { return printable(hide.RedactString(t)) }
 	id := Identify(nil)
 	rep := &Report{
 		Schema: SchemaVersion, Mode: ModePassive, Harness: id.Harness, Identity: id,
@@ -130,7 +167,7 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 			rr.Verdict = failedVerdict(r.Level, false)
 			rr.Reason = fmt.Sprintf("%d of %d exchanges broke it", v.Broken, v.Decided)
 			for _, f := range v.Failures {
-				rep.Failures = append(rep.Failures, passiveFailure(f, r, rr.Verdict, clean, in.Exchange))
+				rep.Failures = append(rep.Failures, passiveFailure(f, r, rr.Verdict, in.Exchange))
 			}
 		case v.Verdict == checks.Untested:
 			rr.Verdict, rr.Reason = Untested, clean(v.Reason)
@@ -194,11 +231,18 @@ func passiveSource(source string, rules []RuleResult) SourceVerdict {
 // maxEvidence bounds each body a passive failure shows.
 const maxEvidence = 8 << 10
 
+// hideKeys hides anything shaped like a key, should one have slipped past
+// the recording's redaction.
+var hideKeys = traffic.NewRedactor()
+
+// clean makes target bytes safe for a report: keys hidden, then printable.
+func clean(t string) string { return printable(hideKeys.RedactString(t)) }
+
 // passiveFailure is one exchange that broke a rule, as a Failure the
 // writers show: the rule with its spec words, expected vs actual, and the
 // exchange (its request line and status, or the whole recorded exchange
 // when it can be had).
-func passiveFailure(f checks.Finding, r features.Rule, v Verdict, clean func(string) string, lookup func(int) (*traffic.Exchange, bool)) Failure {
+func passiveFailure(f checks.Finding, r features.Rule, v Verdict, lookup func(int) (transcript.Exchange, bool)) Failure {
 	fl := f.Failure
 	if fl == nil {
 		fl = &outcome.Failure{}
@@ -211,8 +255,8 @@ func passiveFailure(f checks.Finding, r features.Rule, v Verdict, clean func(str
 	method, url, _ := strings.Cut(req, " ")
 	ex := transcript.Exchange{Method: method, URL: url, Status: f.Status}
 	if lookup != nil {
-		if x, ok := lookup(f.Exchange); ok && x != nil {
-			ex = evidence(x, clean)
+		if x, ok := lookup(f.Exchange); ok {
+			ex = x
 		}
 	}
 	sc.Transcript = []transcript.Exchange{ex}
@@ -220,13 +264,14 @@ func passiveFailure(f checks.Finding, r features.Rule, v Verdict, clean func(str
 		Actual: fl.Actual, Spec: fl.Spec, Curl: []string{}}
 }
 
-// evidence is a recorded exchange as a transcript entry, each body cut to
-// maxEvidence bytes (after keys were hidden).
-func evidence(x *traffic.Exchange, clean func(string) string) transcript.Exchange {
+// EvidenceOf is a recorded exchange as a passive failure shows it: keys
+// hidden, every byte printable, each body cut to 8 KiB (after keys were
+// hidden).
+func EvidenceOf(x *traffic.Exchange) transcript.Exchange {
 	ex := transcript.Exchange{Method: clean(x.Request.Method), URL: clean(x.Request.URL),
-		Header: cleanHeader(x.Request.Header, clean), Body: bodyText(&x.Request.Body, clean), Error: clean(x.Error)}
+		Header: cleanHeader(x.Request.Header), Body: bodyText(&x.Request.Body), Error: clean(x.Error)}
 	if resp := x.Response; resp != nil {
-		ex.Status, ex.RespHeader, ex.RespBody = resp.Status, cleanHeader(resp.Header, clean), bodyText(&resp.Body, clean)
+		ex.Status, ex.RespHeader, ex.RespBody = resp.Status, cleanHeader(resp.Header), bodyText(&resp.Body)
 		if n := len(resp.Body.Chunks); n > 0 && resp.Body.Timed {
 			ex.Elapsed = resp.Body.Chunks[n-1].At.Round(time.Millisecond).String()
 		}
@@ -237,7 +282,7 @@ func evidence(x *traffic.Exchange, clean func(string) string) transcript.Exchang
 	return ex
 }
 
-func bodyText(b *traffic.Body, clean func(string) string) string {
+func bodyText(b *traffic.Body) string {
 	switch {
 	case b.Redacted:
 		if b.Size == 0 {
@@ -255,7 +300,7 @@ func bodyText(b *traffic.Body, clean func(string) string) string {
 	return s
 }
 
-func cleanHeader(h http.Header, clean func(string) string) http.Header {
+func cleanHeader(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		for _, v := range vs {

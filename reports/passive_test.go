@@ -67,15 +67,12 @@ func passiveReport(t *testing.T) (*Report, checks.Summary) {
 		j.Add(x)
 	}
 	s := j.Summary()
+	// Only the exchange that broke a rule is kept.
+	ev := NewEvidence(1)
+	ev.Add(xs[0])
+	ev.Add(xs[1])
 	rep, err := BuildPassive(PassiveInput{Summary: s, Source: "har", Target: "HAR file " + hostile, Started: xs[0].Start, Duration: time.Second,
-		Exchange: func(id int) (*traffic.Exchange, bool) {
-			for _, x := range xs {
-				if x.ID == id {
-					return x, true
-				}
-			}
-			return nil, false
-		}})
+		Exchange: ev.Lookup})
 	if err != nil {
 		t.Fatal(err)
 	}

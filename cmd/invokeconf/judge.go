@@ -17,6 +17,7 @@ import (
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // passiveSummaryFile is the JSON judgement a passive run writes beside the
@@ -86,11 +87,18 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 	}
 	var span time.Duration
-	if !first.IsZero() {
+	if first.IsZero() {
+		first = time.Now() // the file gives no times: the report is dated when judged
+	} else {
 		span = last.Sub(first)
 	}
 	in := reports.PassiveInput{Summary: j.Summary(), Source: "har", Target: "HAR file " + file, Started: first, Duration: span,
-		Exchange: func(id int) (*traffic.Exchange, bool) { x, ok := byID[id]; return x, ok }}
+		Exchange: func(id int) (transcript.Exchange, bool) {
+			if x, ok := byID[id]; ok {
+				return reports.EvidenceOf(x), true
+			}
+			return transcript.Exchange{}, false
+		}}
 	return writePassive(in, *out, reports.Options{JUnitWarnings: *junitWarnings}, stdout)
 }
 

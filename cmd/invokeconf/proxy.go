@@ -41,6 +41,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	var mu sync.Mutex
 	var xs []traffic.Exchange
 	j := checks.NewJudgement()
+	evidence := reports.NewEvidence(reports.DefaultEvidence)
 	done := func(x traffic.Exchange) {
 		var found []checks.Finding
 		if x.Response != nil {
@@ -48,6 +49,9 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 		if *redactBodies {
 			x = traffic.StripBodies(x)
+		}
+		if len(found) > 0 {
+			evidence.Add(&x) // what the report shows of a failure
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -84,14 +88,10 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := writeHAR(*harFile, xs); err != nil {
 		return runner.ExitHarness, err
 	}
-	byID := make(map[int]*traffic.Exchange, len(xs))
-	for i := range xs {
-		byID[xs[i].ID] = &xs[i]
-	}
 	fmt.Fprintf(stdout, "wrote %s\n", *harFile)
 	in := reports.PassiveInput{Summary: j.Summary(), Source: "proxy", Target: "proxy to " + u.Redacted(), BaseURL: u.String(),
 		Started: started, Duration: time.Since(started),
-		Exchange: func(id int) (*traffic.Exchange, bool) { x, ok := byID[id]; return x, ok }}
+		Exchange: evidence.Lookup}
 	return writePassive(in, *out, reports.Options{}, stdout)
 }
 
