@@ -83,22 +83,28 @@ type PassiveInput struct {
 // long recording need not stay in memory for its report. It is safe for
 // concurrent use.
 type Evidence struct {
-	mu  sync.Mutex
-	max int
-	m   map[int]transcript.Exchange
+	mu     sync.Mutex
+	max    int
+	redact bool
+	m      map[int]transcript.Exchange
 }
 
 // DefaultEvidence is enough for every failure a report shows: the first 20
 // per rule.
 const DefaultEvidence = 500
 
-// NewEvidence returns an Evidence that keeps at most max exchanges.
-func NewEvidence(max int) *Evidence {
-	return &Evidence{max: max, m: map[int]transcript.Exchange{}}
+// NewEvidence returns an Evidence that keeps at most max exchanges; with
+// redactBodies, only their bodies' lengths (--redact-bodies).
+func NewEvidence(max int, redactBodies bool) *Evidence {
+	return &Evidence{max: max, redact: redactBodies, m: map[int]transcript.Exchange{}}
 }
 
 // Add keeps x, unless max exchanges are kept already.
 func (e *Evidence) Add(x *traffic.Exchange) {
+	if e.redact {
+		stripped := traffic.StripBodies(*x)
+		x = &stripped
+	}
 	ex := EvidenceOf(x)
 	e.mu.Lock()
 	defer e.mu.Unlock()

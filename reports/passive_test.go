@@ -68,7 +68,7 @@ func passiveReport(t *testing.T) (*Report, checks.Summary) {
 	}
 	s := j.Summary()
 	// Only the exchange that broke a rule is kept.
-	ev := NewEvidence(1)
+	ev := NewEvidence(1, false)
 	ev.Add(xs[0])
 	ev.Add(xs[1])
 	rep, err := BuildPassive(PassiveInput{Summary: s, Source: "har", Target: "HAR file " + hostile, Started: xs[0].Start, Duration: time.Second,

@@ -41,17 +41,16 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	var mu sync.Mutex
 	var xs []traffic.Exchange
 	j := checks.NewJudgement()
-	evidence := reports.NewEvidence(reports.DefaultEvidence)
+	evidence := reports.NewEvidence(reports.DefaultEvidence, *redactBodies)
 	done := func(x traffic.Exchange) {
 		var found []checks.Finding
 		if x.Response != nil {
-			found = j.Add(&x)
+			if found = j.Add(&x); len(found) > 0 {
+				evidence.Add(&x) // what the report shows of a failure
+			}
 		}
 		if *redactBodies {
 			x = traffic.StripBodies(x)
-		}
-		if len(found) > 0 {
-			evidence.Add(&x) // what the report shows of a failure
 		}
 		mu.Lock()
 		defer mu.Unlock()
