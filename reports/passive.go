@@ -148,12 +148,10 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	for _, v := range s.Verdicts {
 		byRule[v.Rule] = v
 	}
-	idx := map[string]features.Rule{}
 	areas := map[string]*AreaResult{}
 	var areaOrder []string
 	rep.Failures = []Failure{}
 	for _, r := range catalog {
-		idx[r.ID] = r
 		rr := RuleResult{Rule: r, Scenarios: []string{}}
 		v, decidable := byRule[r.ID]
 		if decidable {
