@@ -23,11 +23,13 @@ const (
 
 // Finding is a rule broken by one exchange.
 type Finding struct {
-	Rule     string           `json:"rule"`
-	Level    string           `json:"level"`
-	Exchange int              `json:"exchange"`
-	Request  string           `json:"request"`
-	Failure  *outcome.Failure `json:"failure"`
+	Rule     string `json:"rule"`
+	Level    string `json:"level"`
+	Exchange int    `json:"exchange"`
+	Request  string `json:"request"`
+	// Status is the response's status code.
+	Status  int              `json:"status"`
+	Failure *outcome.Failure `json:"failure"`
 }
 
 // String reads "RULE LEVEL: failure [#N METHOD URL]".
@@ -42,7 +44,10 @@ type RuleVerdict struct {
 	Spec    string `json:"spec"`
 	Verdict string `json:"verdict"`
 	// Decided counts the exchanges that decided the rule.
-	Decided  int       `json:"decided"`
+	Decided int `json:"decided"`
+	// Broken counts the exchanges that broke it; Failures keeps the first
+	// of them.
+	Broken   int       `json:"broken,omitempty"`
 	Failures []Finding `json:"failures,omitempty"`
 	// Reason says why a rule is untested.
 	Reason string `json:"reason,omitempty"`
@@ -142,7 +147,7 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 			}
 			pr.decided, pr.failed = true, true
 			f := Finding{Rule: r.Rule, Level: j.levels[r.Rule], Exchange: x.ID,
-				Request: x.Request.Method + " " + x.Request.URL, Failure: r.Failure}
+				Request: x.Request.Method + " " + x.Request.URL, Status: statusOf(x), Failure: r.Failure}
 			if len(t.fails) < maxFindings {
 				t.fails = append(t.fails, f)
 			}
@@ -183,7 +188,7 @@ func (j *Judgement) Summary() Summary {
 			}
 			switch {
 			case t.failures > 0:
-				v.Verdict, v.Failures = Fail, t.fails
+				v.Verdict, v.Failures, v.Broken = Fail, t.fails, t.failures
 			case t.decided > 0 && missing != "":
 				v.Verdict, v.Reason = Untested, "not decided: "+missing
 				if len(t.untested) > 0 {
@@ -216,4 +221,11 @@ func commonest(m map[string]int) string {
 		return keys[a] < keys[b]
 	})
 	return keys[0]
+}
+
+func statusOf(x *traffic.Exchange) int {
+	if x.Response == nil {
+		return 0
+	}
+	return x.Response.Status
 }

@@ -52,7 +52,19 @@ type Rule struct {
 	Observable bool   `yaml:"observable" json:"observable"`
 	Why        string `yaml:"why,omitempty" json:"why,omitempty"`
 	Pending    string `yaml:"pending,omitempty" json:"pending,omitempty"`
+	// Passive says whether recorded traffic alone can decide the rule
+	// (invokeconf proxy and judge): PassiveYes, PassivePartly or PassiveNo.
+	Passive string `yaml:"passive" json:"passive"`
+	// PassiveWhy says, for partly and no, what traffic alone cannot show.
+	PassiveWhy string `yaml:"passive_why,omitempty" json:"passiveWhy,omitempty"`
 }
+
+// Whether recorded traffic can decide a rule (Rule.Passive).
+const (
+	PassiveYes    = "yes"    // every exchange that exercises the rule decides all of it
+	PassivePartly = "partly" // only some traffic, or only some of its parts, decide it
+	PassiveNo     = "no"     // traffic alone never decides it
+)
 
 // Scenario is one scenario of a feature file (one per example row of an
 // outline), with the rule IDs its tags name.

@@ -34,6 +34,21 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		if r.Observable && r.Why != "" {
 			t.Errorf("rule %s is observable but carries a why", r.ID)
 		}
+		switch r.Passive {
+		case PassiveYes:
+			if r.PassiveWhy != "" {
+				t.Errorf("rule %s: passive yes carries a passive_why", r.ID)
+			}
+		case PassivePartly, PassiveNo:
+			if r.PassiveWhy == "" {
+				t.Errorf("rule %s: passive %s does not say why (passive_why)", r.ID, r.Passive)
+			}
+		default:
+			t.Errorf("rule %s: passive %q, want yes, partly or no", r.ID, r.Passive)
+		}
+		if !r.Observable && r.Passive != PassiveNo {
+			t.Errorf("rule %s is not observable, so traffic cannot decide it: passive %q, want no", r.ID, r.Passive)
+		}
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
@@ -393,4 +394,81 @@ func profileDir(t *testing.T) string {
 		}
 	})
 	return dir
+}
+
+// TestPassiveBannerInChromium: a passive report's banner is red FAIL or
+// blue NO FAILURE, never PASS, says "observed N exchanges; judged M of K
+// rules" and that it is not a certification, all on the first screen.
+func TestPassiveBannerInChromium(t *testing.T) {
+	exe := chromium(t)
+	failed, _ := passiveReport(t)
+	j := checks.NewJudgement()
+	j.Add(passiveExchanges()[1])
+	clean, err := BuildPassive(PassiveInput{Summary: j.Summary(), Source: "proxy", Target: "proxy to http://svc.test", Started: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(browserOut, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(profileDir(t)),
+		chromedp.WindowSize(1280, 800))...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	for _, tc := range []struct {
+		name       string
+		rep        *Report
+		big        string
+		background string
+	}{
+		{"passive-fail", failed, "FAIL", "rgb(207, 34, 46)"},
+		{"passive-clean", clean, "NO FAILURE", "rgb(9, 105, 218)"},
+	} {
+		path, err := filepath.Abs(filepath.Join(browserOut, tc.name+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var html strings.Builder
+		if err := WriteHTML(&html, tc.rep); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(html.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		type view struct {
+			Banner, Background, Title, Note string
+			NoteBottom, Height              float64
+		}
+		if err := chromedp.Do(bctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate("file://"+path), chromedp.WaitVisible(chromedp.ID("outcome"))); err != nil {
+			t.Fatal(err)
+		}
+		v, err := chromedp.Run(bctx, chromedp.Evaluate[view](`(() => { const b = document.getElementById('outcome'), n = document.getElementById('passive-note');
+			return {Banner: b.innerText, Background: getComputedStyle(b).backgroundColor, Title: document.title,
+			        Note: n.innerText, NoteBottom: n.getBoundingClientRect().bottom, Height: innerHeight}; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(v.Banner, tc.big) || !strings.Contains(v.Banner, "observed ") || !strings.Contains(v.Banner, "not a certification") ||
+			strings.Contains(v.Banner, "PASS") || strings.Contains(v.Banner, "certification report") {
+			t.Errorf("%s: the banner reads %q", tc.name, v.Banner)
+		}
+		if v.Background != tc.background {
+			t.Errorf("%s: the banner is %s, want %s", tc.name, v.Background, tc.background)
+		}
+		if !strings.Contains(v.Note, "not a certification") || v.NoteBottom > v.Height {
+			t.Errorf("%s: the note %q ends at %.0f px of %.0f", tc.name, v.Note, v.NoteBottom, v.Height)
+		}
+		if !strings.Contains(v.Title, "passive judgement") {
+			t.Errorf("%s: title %q", tc.name, v.Title)
+		}
+		shot, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeArtifact(t, tc.name+".png", shot)
+	}
 }

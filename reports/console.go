@@ -38,6 +38,10 @@ func (c *consoleWriter) Write(b []byte) (int, error) {
 }
 
 func writeConsole(w io.Writer, rep *Report, paths []string) {
+	if rep.Mode == ModePassive {
+		writePassiveConsole(w, rep, paths)
+		return
+	}
 	fmt.Fprintf(w, "\nRule verdicts per area:\n%-12s", "area")
 	for _, c := range consoleColumns {
 		fmt.Fprintf(w, " %8s", c.title)
@@ -141,4 +145,74 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + " [...]"
+}
+
+// writePassiveConsole prints a passive report: the verdict of every rule
+// traffic can decide, each failure with its exchange, the rules traffic
+// cannot decide grouped by why, and the headline, which is never a
+// certification.
+func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
+	fmt.Fprintln(w, "\nRules that traffic can decide:")
+	notDecidable := map[string][]string{}
+	var whys []string
+	for _, r := range rep.Rules {
+		switch r.Verdict {
+		case Pass:
+			fmt.Fprintf(w, "  pass      %-9s %-6s %s\n", r.ID, r.Level, r.Reason)
+		case Fail, Warning:
+			first := ""
+			for _, f := range rep.Failures {
+				if contains(f.Scenario.Rules, r.ID) {
+					first = ", first " + f.Scenario.Name
+					break
+				}
+			}
+			fmt.Fprintf(w, "  %-9s %-9s %-6s %s%s\n", strings.ToUpper(string(r.Verdict)), r.ID, r.Level, r.Reason, first)
+		case Untested:
+			fmt.Fprintf(w, "  untested  %-9s %-6s %s\n", r.ID, r.Level, r.Reason)
+		case NotSeen:
+			fmt.Fprintf(w, "  not seen  %-9s %-6s %s\n", r.ID, r.Level, r.Reason)
+		case NotDecidable:
+			if _, ok := notDecidable[r.Reason]; !ok {
+				whys = append(whys, r.Reason)
+			}
+			notDecidable[r.Reason] = append(notDecidable[r.Reason], r.ID)
+		}
+	}
+	if len(whys) > 0 {
+		n := rep.Passive.Rules - rep.Passive.Decidable
+		fmt.Fprintf(w, "\n%s that traffic alone cannot decide (invokeconf run judges them):\n", plural(n, "rule", "rules"))
+		for _, why := range whys {
+			fmt.Fprintf(w, "  %s\n    %s\n", strings.Join(notDecidable[why], " "), strings.TrimPrefix(why, notDecidablePrefix))
+		}
+	}
+	for _, f := range rep.Failures {
+		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), strings.Join(f.Scenario.Rules, " "), f.Scenario.Name)
+		for _, r := range f.Rules {
+			fmt.Fprintf(w, "  %s %s %s (%s): %s\n    spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
+		}
+		if f.Check != "" {
+			fmt.Fprintf(w, "  check:    %s\n", indent(f.Check, "            "))
+		}
+		if f.Expected != "" {
+			fmt.Fprintf(w, "  expected: %s\n", indent(clip(f.Expected, 600), "            "))
+		}
+		fmt.Fprintf(w, "  actual:   %s\n", indent(clip(orNothing(f.Actual), 600), "            "))
+		if f.Spec != "" {
+			fmt.Fprintf(w, "  words:    %s\n", indent(f.Spec, "            "))
+		}
+	}
+	for _, e := range rep.Passive.Errors {
+		fmt.Fprintf(w, "  harness error: %s\n", e)
+	}
+	fmt.Fprintf(w, "\nHarness:  %s; spec %s; catalog %s\n", rep.Harness, rep.Identity.Spec(), rep.Identity.Catalog())
+	fmt.Fprintf(w, "Traffic:  %s\n", rep.Target)
+	fmt.Fprintf(w, "Verdict: %s (exit %d): %s\n", strings.ToUpper(rep.Outcome), rep.ExitCode, rep.Headline)
+	fmt.Fprintln(w, "This is a passive judgement of recorded traffic, not a certification.")
+	if len(paths) > 0 {
+		fmt.Fprintln(w, "Reports:")
+		for _, p := range paths {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
 }

@@ -26,4 +26,12 @@
 // carry references to the environment variables that hold the keys
 // ($INVOKECONF_KEYS_AGENT), which also makes the curl commands (curl.go)
 // work once those variables are exported.
+//
+// BuildPassive (passive.go) makes a Report of a passive judgement
+// (checks.Summary: invokeconf proxy and judge) for the same writers, in
+// Mode "passive": every rule of the catalog gets pass (with the exchanges
+// that decided it), fail (with each exchange that broke it), untested, not
+// seen, or not decidable (the catalog's passive_why); its outcome is fail
+// or "no failure", never pass, and each writer says it is not a
+// certification. JUnit has one test case per rule instead of per scenario.
 package reports

@@ -21,8 +21,8 @@ func TestSummarySchemaIsStable(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc["schema"] != "invokeconf.summary/v2" {
-		t.Fatalf("schema %v", doc["schema"])
+	if doc["schema"] != "invokeconf.summary/v2" || doc["mode"] != ModeActive {
+		t.Fatalf("schema %v, mode %v", doc["schema"], doc["mode"])
 	}
 	first := func(key string) map[string]any {
 		list, _ := doc[key].([]any)
@@ -36,7 +36,7 @@ func TestSummarySchemaIsStable(t *testing.T) {
 		obj  map[string]any
 		want string
 	}{
-		"top level":   {doc, "areas baseURL contract counts durationSeconds exitCode failedRules failures harness headline identity outcome profile profileGaps rules scenarios schema selection spec started target"},
+		"top level":   {doc, "areas baseURL contract counts durationSeconds exitCode failedRules failures harness headline identity mode outcome profile profileGaps rules scenarios schema selection spec started target"},
 		"identity":    {doc["identity"].(map[string]any), "catalogDigest goVersion harnessCommit harnessVersion product productVersion specDigest"},
 		"spec":        {doc["spec"].(map[string]any), "counts failed judged observable outcome source"},
 		"profile":     {doc["profile"].(map[string]any), "baseURL capabilities keys"},

@@ -80,6 +80,9 @@ func WriteJUnit(w io.Writer, rep *Report) error {
 }
 
 func writeJUnit(w io.Writer, rep *Report, opts Options) error {
+	if rep.Mode == ModePassive {
+		return writePassiveJUnit(w, rep, opts)
+	}
 	failures := map[string]Failure{}
 	for _, f := range rep.Failures {
 		failures[f.Scenario.ID] = f
@@ -162,6 +165,10 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 		root.Skipped += su.Skipped
 		root.Suites = append(root.Suites, *su)
 	}
+	return encodeJUnit(w, root)
+}
+
+func encodeJUnit(w io.Writer, root junitSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -248,3 +255,94 @@ func failureText(f Failure) string {
 }
 
 func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+// writePassiveJUnit writes a passive report: one testsuite per area, one
+// testcase per rule of the catalog, named "[SSE-05] statement". A MUST rule
+// that failed is a <failure> listing the exchanges that broke it; a SHOULD
+// rule that failed passes with a warning unless JUnitWarnings is "failure";
+// untested, not seen and not decidable are <skipped> with the reason; a
+// rule that passed says how many exchanges decided it.
+func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
+	stamp := rep.Started.UTC().Format(time.RFC3339)
+	props := append([]junitProperty{{"invokeconf.mode", ModePassive},
+		{"invokeconf.observed", fmt.Sprint(rep.Passive.Observed)},
+		{"invokeconf.note", rep.Passive.Note}}, junitProperties(rep)...)
+	byRule := map[string][]Failure{}
+	for _, f := range rep.Failures {
+		for _, id := range f.Scenario.Rules {
+			byRule[id] = append(byRule[id], f)
+		}
+	}
+	root := junitSuites{Name: "invokeconf passive", Time: seconds(rep.Duration), Timestamp: stamp}
+	suites := map[string]*junitSuite{}
+	var order []string
+	for _, r := range rep.Rules {
+		su := suites[r.Area]
+		if su == nil {
+			su = &junitSuite{Name: "passive: " + r.Area, Timestamp: stamp, Properties: props, Time: seconds(0)}
+			suites[r.Area] = su
+			order = append(order, r.Area)
+		}
+		c := junitCase{Name: printable(fmt.Sprintf("[%s] %s", r.ID, r.Rule.Rule)), Classname: "invokeconf.passive." + r.Area, Time: seconds(0)}
+		switch r.Verdict {
+		case Pass:
+			c.SystemOut = "pass: " + r.Reason
+		case Fail, Warning:
+			text := passiveFailureText(r, byRule[r.ID])
+			msg := r.Reason
+			if fs := byRule[r.ID]; len(fs) > 0 {
+				msg = fs[0].Scenario.Name + ": " + fs[0].Line()
+			}
+			if r.Verdict == Warning && opts.JUnitWarnings != JUnitWarningsFailure {
+				c.SystemOut = "WARNING: a SHOULD rule failed (" + r.ID + "); the judgement does not fail for it.\n\n" + text
+				break
+			}
+			typ := "MUST"
+			if r.Verdict == Warning {
+				typ = "SHOULD (warning)"
+			}
+			c.Failure = &junitProblem{Message: printable(msg), Type: typ, Text: text}
+			su.Failures++
+		case NotDecidable:
+			c.Skipped = &junitProblem{Message: printable(r.Reason)}
+			su.Skipped++
+		default:
+			c.Skipped = &junitProblem{Message: printable(string(r.Verdict) + ": " + r.Reason)}
+			su.Skipped++
+		}
+		su.Tests++
+		su.Cases = append(su.Cases, c)
+	}
+	for _, name := range order {
+		su := suites[name]
+		root.Tests += su.Tests
+		root.Failures += su.Failures
+		root.Skipped += su.Skipped
+		root.Suites = append(root.Suites, *su)
+	}
+	return encodeJUnit(w, root)
+}
+
+// passiveFailureText is the body of a passive <failure>: the rule with its
+// spec words, then each exchange that broke it with expected vs actual.
+func passiveFailureText(r RuleResult, fs []Failure) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s, %s): %s\n  spec: %s\n%s\n", r.ID, r.Level, r.Source, r.Section, r.Rule.Rule, r.Spec, r.Reason)
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n%s\n", f.Scenario.Name)
+		if len(f.Scenario.Transcript) > 0 && f.Scenario.Transcript[0].Status != 0 {
+			fmt.Fprintf(&b, "status:   %d\n", f.Scenario.Transcript[0].Status)
+		}
+		if f.Check != "" {
+			fmt.Fprintf(&b, "check:    %s\n", f.Check)
+		}
+		if f.Expected != "" {
+			fmt.Fprintf(&b, "expected: %s\n", f.Expected)
+		}
+		fmt.Fprintf(&b, "actual:   %s\n", orNothing(f.Actual))
+		if f.Spec != "" {
+			fmt.Fprintf(&b, "spec words: %s\n", f.Spec)
+		}
+	}
+	return printable(b.String())
+}

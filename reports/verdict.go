@@ -29,15 +29,18 @@ const (
 	NotApplicable   Verdict = "not applicable" // the target lacks an optional capability
 	NotSelected     Verdict = "not selected"   // the selection left it out
 	NotObservable   Verdict = "not observable" // a client cannot check it (the catalog says why)
+	// Passive reports only (BuildPassive):
+	NotSeen      Verdict = "not seen"      // no recorded exchange could decide it
+	NotDecidable Verdict = "not decidable" // traffic alone cannot decide it (the catalog's passive_why)
 )
 
 // Verdicts lists every verdict in order of severity.
-var Verdicts = []Verdict{Fail, HarnessError, Warning, ExpectedFailure, Untested, Pass, NotApplicable, NotSelected, NotObservable}
+var Verdicts = []Verdict{Fail, HarnessError, Warning, ExpectedFailure, Untested, Pass, NotApplicable, NotSelected, NotObservable, NotSeen, NotDecidable}
 
 // jsonNames are the verdicts' names in the JSON summary's counts.
 var jsonNames = map[Verdict]string{Pass: "pass", Fail: "fail", Warning: "warning", ExpectedFailure: "expectedFailure",
 	NotApplicable: "notApplicable", Untested: "untested", HarnessError: "harnessError", NotObservable: "notObservable",
-	NotSelected: "notSelected"}
+	NotSelected: "notSelected", NotSeen: "notSeen", NotDecidable: "notDecidable"}
 
 func severity(v Verdict) int {
 	for i, x := range Verdicts {
@@ -114,6 +117,9 @@ type RuleResult struct {
 	Reason string `json:"reason"`
 	// Scenarios are the IDs of the rule's scenarios in this run.
 	Scenarios []string `json:"scenarios"`
+	// Traffic is what the recorded traffic showed of the rule, in a
+	// passive report for a rule that traffic can decide; nil otherwise.
+	Traffic *RuleTraffic `json:"traffic,omitempty"`
 }
 
 // AreaResult sums the verdicts of one spec area.
@@ -234,7 +240,10 @@ func (s SourceVerdict) Scope() string {
 
 // Report is one run, judged.
 type Report struct {
-	Schema   string `json:"schema"`
+	Schema string `json:"schema"`
+	// Mode is ModeActive (invokeconf run) or ModePassive (invokeconf proxy
+	// and judge: a judgement of recorded traffic, never a certification).
+	Mode     string `json:"mode"`
 	Harness  string `json:"harness"`
 	Identity `json:"identity"`
 	Target   string    `json:"target"`
@@ -266,6 +275,8 @@ type Report struct {
 	// Scenarios is every scenario of the run with its status; transcripts
 	// are kept only in Failures.
 	Scenarios []runner.ScenarioResult `json:"scenarios"`
+	// Passive is set in a passive report only.
+	Passive *Passive `json:"passive,omitempty"`
 }
 
 // Partial reports whether the run judged less than every observable spec
@@ -302,7 +313,7 @@ func Build(in Input) (*Report, error) {
 	}
 	id := Identify(p)
 	rep := &Report{
-		Schema: SchemaVersion, Harness: id.Harness, Identity: id, Target: printable(in.Target), BaseURL: redactURL(p.BaseURL),
+		Schema: SchemaVersion, Mode: ModeActive, Harness: id.Harness, Identity: id, Target: printable(in.Target), BaseURL: redactURL(p.BaseURL),
 		Started: res.Started.UTC().Truncate(time.Second), Duration: res.Duration.Round(time.Millisecond).Seconds(),
 		ProfileYAML: p.RedactEnv(string(profYAML)), Selection: res.Plan.Selection, Gaps: runner.Gaps(p, res.Plan),
 	}
@@ -507,7 +518,7 @@ func areaVerdict(c Counts) Verdict {
 	if c[Pass]+c[ExpectedFailure] > 0 {
 		return Pass
 	}
-	for _, v := range []Verdict{Untested, NotApplicable, NotSelected, NotObservable} {
+	for _, v := range []Verdict{Untested, NotApplicable, NotSelected, NotObservable, NotSeen, NotDecidable} {
 		if c[v] > 0 {
 			return v
 		}
@@ -519,7 +530,7 @@ func areaVerdict(c Counts) Verdict {
 // "pass, 4 untested".
 func areaLabel(v Verdict, c Counts) string {
 	parts := []string{string(v)}
-	for _, other := range []Verdict{Untested, NotSelected} {
+	for _, other := range []Verdict{Untested, NotSelected, NotSeen} {
 		if n := c[other]; n > 0 && other != v {
 			parts = append(parts, fmt.Sprintf("%d %s", n, other))
 		}

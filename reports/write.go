@@ -24,7 +24,8 @@ type Options struct {
 	JUnitWarnings string
 }
 
-// Write writes the HTML report, the JSON summary and JUnit XML into dir, and
+// Write writes the HTML report, the JSON summary and JUnit XML into dir
+// (for an active or a passive report alike), and for an active report
 // completes godog's cucumber.json (keys scrubbed, outline rows named, the
 // profile's placeholders filled, failures given their transcript, curl
 // command and spec words). It returns the paths of every report in the
@@ -54,6 +55,9 @@ func Write(dir string, rep *Report, p *profile.Profile, opts Options) ([]string,
 		paths = append(paths, path)
 	}
 	cuc := filepath.Join(dir, CucumberFile)
+	if rep.Mode == ModePassive {
+		return paths, nil // no scenarios ran: there is no cucumber.json to complete
+	}
 	if b, err := os.ReadFile(cuc); err == nil {
 		out, err := completeCucumber(b, rep, p)
 		if err != nil {

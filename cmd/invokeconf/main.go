@@ -94,7 +94,8 @@ var commandDocs = map[string]commandDoc{
 			"script language, for a vendor's agent to run on (docs/vendor-guide.md).",
 		[]string{"invokeconf model", "invokeconf model --addr 127.0.0.1:8090"}, ""},
 	"rules": {"invokeconf rules [--format markdown|json]",
-		"Lists the rule catalog with the scenarios that check each rule.",
+		"Lists the rule catalog with the scenarios that check each rule, and whether recorded traffic alone can\n" +
+			"decide it (invokeconf proxy and judge: yes, partly or no, with why).",
 		[]string{"invokeconf rules", "invokeconf rules --format json"}, ""},
 	"defects": {"invokeconf defects",
 		"Lists the reference server's defect switches: each a realistic deviation from the rules it names.\n" +
@@ -104,8 +105,10 @@ var commandDocs = map[string]commandDoc{
 		description: "Sits between any client and the service: forwards every request and response unchanged and unbuffered,\n" +
 			"records each exchange with the arrival time of every response chunk, judges it against every rule that\n" +
 			"traffic can decide and prints each failure as it happens (rule, level, what was seen, which request).\n" +
-			"On Ctrl-C, SIGTERM or the end of --duration it writes the HAR file and " + passiveSummaryFile + "\n" +
-			"(pass with the number of exchanges that decided a rule, fail with the exchange, untested, not seen).\n" +
+			"On Ctrl-C, SIGTERM or the end of --duration it writes the HAR file and the reports run writes\n" +
+			"(report.html, summary.json with mode passive, junit.xml) and " + passiveSummaryFile + ": a verdict per rule, pass\n" +
+			"with the number of exchanges that decided it, fail with the exchange, untested, not seen, or not decidable\n" +
+			"from traffic with why.\n" +
 			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification.\n" +
 			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys in bodies\n" +
 			"are hidden.\n" +
@@ -117,9 +120,9 @@ var commandDocs = map[string]commandDoc{
 		description: "Judges recorded traffic offline against every rule that traffic can decide: the same judgement as\n" +
 			"'invokeconf proxy', on a HAR 1.2 file written by the proxy, by browser developer tools or by mitmproxy.\n" +
 			"A file without chunk timings (the \"_chunks\" extension, docs/passive.md) leaves every timing rule\n" +
-			"untested. A passive judgement is never a certification.",
+			"untested. --out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
 		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
-		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage or an unreadable file.\n"},
+		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage or an unreadable file, 3 a report could not be written.\n"},
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"io"
 	"net/http"
 	"os"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/reports"
 )
 
 func TestJudgeForeignHAR(t *testing.T) {
@@ -31,10 +34,20 @@ func TestJudgeForeignHAR(t *testing.T) {
 	if strings.Contains(out, "DevtoolsSecret") {
 		t.Error("the output holds the file's key")
 	}
-	if _, err := os.Stat(filepath.Join(dir, passiveSummaryFile)); err != nil {
-		t.Error(err)
+	for _, f := range []string{passiveSummaryFile, reports.HTMLFile, reports.JSONFile, reports.JUnitFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
 	}
-	for _, args := range [][]string{{"judge"}, {"judge", "a.har", "b.har"}, {"judge", filepath.Join(dir, "absent.har")}} {
+	checkPassiveReports(t, dir, "observed 2 exchanges; judged ", 0)
+	// Flags may follow the file.
+	dir2 := t.TempDir()
+	if code, out := runCLI(t, "judge", "../../har/testdata/mitmproxy.har", "--out", dir2); code != 0 {
+		t.Fatalf("judge FILE --out DIR: exit %d:\n%s", code, out)
+	}
+	checkPassiveReports(t, dir2, "observed ", 0)
+	for _, args := range [][]string{{"judge"}, {"judge", "a.har", "b.har"}, {"judge", filepath.Join(dir, "absent.har")},
+		{"judge", "a.har", "--out"}, {"judge", "--junit-warnings", "maybe", "a.har"}} {
 		if code, out := runCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2:\n%s", args, code, out)
 		}
@@ -139,6 +152,11 @@ func proxyCommand(t *testing.T, redact bool) {
 	if hasBody := strings.Contains(string(hb), "event: start"); hasBody == redact {
 		t.Errorf("--redact-bodies %v, the HAR file holds the body: %v", redact, hasBody)
 	}
+	checkPassiveReports(t, dir, "observed 1 exchanges; judged ", 1)
+	// The failure shows the exchange's body unless --redact-bodies.
+	if b, _ := os.ReadFile(filepath.Join(dir, reports.HTMLFile)); strings.Contains(string(b), p.Keys.Agent) || strings.Contains(string(b), "data: {}\n\nid: ") == redact {
+		t.Errorf("--redact-bodies %v: report.html shows the body: %v", redact, strings.Contains(string(b), "data: {}\n\nid: "))
+	}
 	var s struct {
 		Headline string
 		Verdicts []struct{ Rule, Verdict string }
@@ -146,5 +164,53 @@ func proxyCommand(t *testing.T, redact bool) {
 	sb, _ := os.ReadFile(filepath.Join(dir, passiveSummaryFile))
 	if err := json.Unmarshal(sb, &s); err != nil || !strings.HasPrefix(s.Headline, "observed 1 exchanges") {
 		t.Errorf("summary %s (%v)", sb, err)
+	}
+}
+
+// checkPassiveReports: the passive reports in dir say what they are, never
+// a certification, and agree with the exit code.
+func checkPassiveReports(t *testing.T, dir, headline string, exit int) {
+	t.Helper()
+	var doc struct {
+		Mode, Outcome, Headline string
+		ExitCode                int
+		Rules                   []struct{ ID, Verdict, Reason string }
+	}
+	b, err := os.ReadFile(filepath.Join(dir, reports.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := features.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Mode != reports.ModePassive || doc.ExitCode != exit || !strings.HasPrefix(doc.Headline, headline) || len(doc.Rules) != len(rules) || doc.Outcome == "pass" {
+		t.Errorf("summary.json: mode %q, outcome %q, exit %d, headline %q, %d rules", doc.Mode, doc.Outcome, doc.ExitCode, doc.Headline, len(doc.Rules))
+	}
+	for _, r := range doc.Rules {
+		if r.ID == "AUTH-01" && (r.Verdict != string(reports.NotDecidable) || !strings.HasPrefix(r.Reason, "not decidable from traffic: ")) {
+			t.Errorf("AUTH-01: %s: %s", r.Verdict, r.Reason)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(dir, reports.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "passive judgement: not a certification") || strings.Contains(string(html), "certification report") {
+		t.Error("report.html does not say it is a passive judgement")
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, reports.JUnitFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+	}
+	if err := xml.Unmarshal(junit, &suites); err != nil || suites.Tests != len(rules) || (suites.Failures > 0) != (exit == 1) {
+		t.Errorf("junit.xml: %+v (%v)", suites, err)
 	}
 }

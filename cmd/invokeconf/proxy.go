@@ -14,6 +14,7 @@ import (
 	"github.com/invokeconf/invokeconf/har"
 	"github.com/invokeconf/invokeconf/internal/httpserve"
 	"github.com/invokeconf/invokeconf/proxy"
+	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
 )
@@ -23,7 +24,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	target := fs.String("target", "", "the service's base URL (required)")
 	listen := fs.String("listen", "127.0.0.1:8089", "listen address (127.0.0.1:0 picks a free port)")
 	harFile := fs.String("har", "", "HAR file to write (default OUT/traffic.har)")
-	out := fs.String("out", "reports/out/passive", "directory for the HAR file and "+passiveSummaryFile)
+	out := fs.String("out", "reports/out/passive", "directory for the HAR file, report.html, summary.json, junit.xml and "+passiveSummaryFile)
 	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C or SIGTERM)")
 	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes recorded per body (the traffic passes whole)")
 	redactBodies := fs.Bool("redact-bodies", false, "keep only lengths, chunk timings and hashes of bodies in the HAR file")
@@ -40,10 +41,13 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	var mu sync.Mutex
 	var xs []traffic.Exchange
 	j := checks.NewJudgement()
+	evidence := reports.NewEvidence(reports.DefaultEvidence, *redactBodies)
 	done := func(x traffic.Exchange) {
 		var found []checks.Finding
 		if x.Response != nil {
-			found = j.Add(&x)
+			if found = j.Add(&x); len(found) > 0 {
+				evidence.Add(&x) // what the report shows of a failure
+			}
 		}
 		if *redactBodies {
 			x = traffic.StripBodies(x)
@@ -52,7 +56,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		defer mu.Unlock()
 		xs = append(xs, x)
 		for _, f := range found {
-			fmt.Fprintln(stdout, f)
+			printFinding(stdout, f)
 		}
 		if x.Error != "" {
 			fmt.Fprintf(stdout, "exchange #%d: %s %s: %s\n", x.ID, x.Request.Method, x.Request.URL, x.Error)
@@ -63,8 +67,9 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err != nil {
 		return runner.ExitUsage, usageError{err}
 	}
-	fmt.Fprintf(stdout, "invokeconf proxy: %s -> %s (Ctrl-C writes %s and %s)\n", l.URL, u,
-		*harFile, filepath.Join(*out, passiveSummaryFile))
+	fmt.Fprintf(stdout, "invokeconf proxy: %s -> %s (Ctrl-C writes %s and the reports in %s)\n", l.URL, u,
+		*harFile, *out)
+	started := time.Now()
 	if *duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
@@ -82,16 +87,11 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := writeHAR(*harFile, xs); err != nil {
 		return runner.ExitHarness, err
 	}
-	s := j.Summary()
-	printSummary(stdout, s)
-	if err := writeSummary(*out, s); err != nil {
-		return runner.ExitHarness, err
-	}
-	fmt.Fprintf(stdout, "wrote %s and %s\n", *harFile, filepath.Join(*out, passiveSummaryFile))
-	if s.Failed() {
-		return runner.ExitFail, nil
-	}
-	return runner.ExitPass, nil
+	fmt.Fprintf(stdout, "wrote %s\n", *harFile)
+	in := reports.PassiveInput{Summary: j.Summary(), Source: "proxy", Target: "proxy to " + u.Redacted(), BaseURL: u.String(),
+		Started: started, Duration: time.Since(started),
+		Exchange: evidence.Lookup}
+	return writePassive(in, *out, reports.Options{}, stdout)
 }
 
 func writeHAR(file string, xs []traffic.Exchange) error {

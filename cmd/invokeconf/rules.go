@@ -56,8 +56,8 @@ func cmdRules(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintln(stdout, "| rule | level | area | section | statement | checked by |")
-	fmt.Fprintln(stdout, "|---|---|---|---|---|---|")
+	fmt.Fprintln(stdout, "| rule | level | area | section | statement | checked by | traffic decides it |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
 	for _, r := range rules {
 		// Outline rows share a name: list each name once with its IDs.
 		var names []string
@@ -81,7 +81,11 @@ func cmdRules(args []string, stdout, stderr io.Writer) error {
 		case len(by) == 0:
 			checked = "no scenario"
 		}
-		fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.Area, r.Section, mdEscape(r.Rule), mdEscape(checked))
+		passive := r.Passive
+		if r.PassiveWhy != "" {
+			passive += ": " + r.PassiveWhy
+		}
+		fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.Area, r.Section, mdEscape(r.Rule), mdEscape(checked), mdEscape(passive))
 	}
 	return nil
 }

@@ -26,6 +26,13 @@ func TestRulesListsEveryRuleWithItsScenarios(t *testing.T) {
 		if !strings.Contains(md, "\n| "+r.ID+" | "+r.Level+" | "+r.Area+" |") {
 			t.Errorf("markdown lacks %s", r.ID)
 		}
+		passive := "| " + r.Passive
+		if r.PassiveWhy != "" {
+			passive += ": " + mdEscape(r.PassiveWhy)
+		}
+		if !strings.Contains(md, passive+" |\n") {
+			t.Errorf("markdown lacks %s's passive column %q", r.ID, passive)
+		}
 	}
 	for _, pk := range pickles {
 		if !strings.Contains(md, pk.ID) {
@@ -40,6 +47,7 @@ func TestRulesListsEveryRuleWithItsScenarios(t *testing.T) {
 	var out []struct {
 		ID        string `json:"id"`
 		Spec      string `json:"spec"`
+		Passive   string `json:"passive"`
 		Scenarios []struct {
 			ID, Name string
 			Tags     []string
@@ -53,6 +61,9 @@ func TestRulesListsEveryRuleWithItsScenarios(t *testing.T) {
 	}
 	n := 0
 	for _, r := range out {
+		if r.Passive == "" {
+			t.Errorf("%s: no passive field in JSON", r.ID)
+		}
 		for _, sc := range r.Scenarios {
 			n++
 			if sc.ID == "" || sc.Name == "" || !strings.Contains(strings.Join(sc.Tags, " "), "@"+r.ID) {

@@ -1,0 +1,315 @@
+package reports
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/traffic"
+	"github.com/invokeconf/invokeconf/transcript"
+)
+
+// Modes of a report (Report.Mode): the active suite's run, or a passive
+// judgement of recorded traffic (invokeconf proxy and judge).
+const (
+	ModeActive  = "active"
+	ModePassive = "passive"
+)
+
+// Outcomes of a passive report: never "pass", since a passive judgement is
+// never a certification.
+const (
+	PassiveFail      = "fail"
+	PassiveNoFailure = "no failure"
+)
+
+// notDecidablePrefix starts the reason of a rule traffic cannot decide.
+const notDecidablePrefix = "not decidable from traffic: "
+
+// PassiveNote is what every passive report says about itself.
+const PassiveNote = "Passive judgement, not a certification: this report judges only what the recorded traffic showed. " +
+	"A rule no exchange exercised is not seen, and a rule that traffic alone cannot decide is listed with the reason; " +
+	"invokeconf run judges those."
+
+// Passive is what a passive report adds to a Report.
+type Passive struct {
+	// Source is where the traffic came from: "proxy" or "har".
+	Source string `json:"source"`
+	// Observed counts the recorded exchanges; Judged the rules that got
+	// pass or fail, of Rules in the catalog; Decidable the rules that
+	// traffic can decide (a check in package checks).
+	Observed  int    `json:"observed"`
+	Judged    int    `json:"judged"`
+	Rules     int    `json:"rules"`
+	Decidable int    `json:"decidable"`
+	Note      string `json:"note"`
+	// Errors are checks that broke on an exchange.
+	Errors []string `json:"errors"`
+}
+
+// RuleTraffic is what the traffic showed of one rule, in a passive report.
+type RuleTraffic struct {
+	// Decided counts the exchanges that decided the rule; Broken those
+	// that broke it.
+	Decided int `json:"decided"`
+	Broken  int `json:"broken"`
+}
+
+// PassiveInput is what BuildPassive judges.
+type PassiveInput struct {
+	Summary checks.Summary
+	// Source is "proxy" or "har"; Target describes it for people ("proxy
+	// to https://svc.example", "HAR file staging.har"); BaseURL is the
+	// service's URL when known.
+	Source, Target, BaseURL string
+	// Started and Duration span the recording.
+	Started  time.Time
+	Duration time.Duration
+	// Exchange returns a recorded exchange by ID as a failure shows it
+	// (EvidenceOf, or an Evidence's Lookup); nil, or false, shows only the
+	// request line and status.
+	Exchange func(id int) (transcript.Exchange, bool)
+}
+
+// Evidence keeps the exchanges that broke a rule as a passive report shows
+// them (EvidenceOf: keys hidden, bodies cut), at most Max of them, so a
+// long recording need not stay in memory for its report. It is safe for
+// concurrent use.
+type Evidence struct {
+	mu     sync.Mutex
+	max    int
+	redact bool
+	m      map[int]transcript.Exchange
+}
+
+// DefaultEvidence is enough for every failure a report shows: the first 20
+// per rule.
+const DefaultEvidence = 500
+
+// NewEvidence returns an Evidence that keeps at most max exchanges; with
+// redactBodies, only their bodies' lengths (--redact-bodies).
+func NewEvidence(max int, redactBodies bool) *Evidence {
+	return &Evidence{max: max, redact: redactBodies, m: map[int]transcript.Exchange{}}
+}
+
+// Add keeps x, unless max exchanges are kept already.
+func (e *Evidence) Add(x *traffic.Exchange) {
+	if e.redact {
+		stripped := traffic.StripBodies(*x)
+		x = &stripped
+	}
+	ex := EvidenceOf(x)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.m) < e.max {
+		e.m[x.ID] = ex
+	}
+}
+
+// Lookup returns the kept exchange of that ID.
+func (e *Evidence) Lookup(id int) (transcript.Exchange, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ex, ok := e.m[id]
+	return ex, ok
+}
+
+// BuildPassive turns a passive judgement into a Report that the same
+// writers put down: every rule of the catalog gets pass (decided, with the
+// number of exchanges), fail (with each exchange that broke it), untested
+// (with the reason), not seen, or not decidable (traffic alone cannot
+// decide it: the catalog's passive_why). Its outcome is fail or "no
+// failure", never pass: it is never a certification.
+func BuildPassive(in PassiveInput) (*Report, error) {
+	catalog, err := features.Rules()
+	if err != nil {
+		return nil, err
+	}
+	s := in.Summary
+	id := Identify(nil)
+	rep := &Report{
+		Schema: SchemaVersion, Mode: ModePassive, Harness: id.Harness, Identity: id,
+		Target: clean(in.Target), BaseURL: clean(redactURL(in.BaseURL)),
+		Started: in.Started.UTC().Truncate(time.Second), Duration: in.Duration.Round(time.Millisecond).Seconds(),
+		Gaps: []runner.Gap{}, Scenarios: []runner.ScenarioResult{}, Counts: Counts{},
+		Passive: &Passive{Source: in.Source, Observed: s.Observed, Rules: len(catalog), Note: PassiveNote, Errors: []string{}},
+	}
+	for _, e := range s.Errors {
+		rep.Passive.Errors = append(rep.Passive.Errors, clean(e))
+	}
+	byRule := map[string]checks.RuleVerdict{}
+	for _, v := range s.Verdicts {
+		byRule[v.Rule] = v
+	}
+	areas := map[string]*AreaResult{}
+	var areaOrder []string
+	rep.Failures = []Failure{}
+	for _, r := range catalog {
+		rr := RuleResult{Rule: r, Scenarios: []string{}}
+		v, decidable := byRule[r.ID]
+		if decidable {
+			rep.Passive.Decidable++
+			rr.Traffic = &RuleTraffic{Decided: v.Decided, Broken: v.Broken}
+		}
+		switch {
+		case !decidable:
+			why := r.PassiveWhy
+			if why == "" {
+				why = "no check in package checks"
+			}
+			rr.Verdict, rr.Reason = NotDecidable, notDecidablePrefix+why
+		case v.Verdict == checks.Pass:
+			rr.Verdict, rr.Reason = Pass, "decided by "+plural(v.Decided, "exchange", "exchanges")
+		case v.Verdict == checks.Fail:
+			rr.Verdict = failedVerdict(r.Level, false)
+			rr.Reason = fmt.Sprintf("%d of %d exchanges broke it", v.Broken, v.Decided)
+			for _, f := range v.Failures {
+				rep.Failures = append(rep.Failures, passiveFailure(f, r, rr.Verdict, in.Exchange))
+			}
+		case v.Verdict == checks.Untested:
+			rr.Verdict, rr.Reason = Untested, clean(v.Reason)
+		default:
+			rr.Verdict, rr.Reason = NotSeen, "no recorded exchange could decide it"
+		}
+		if r.Passive == features.PassivePartly && rr.Verdict == NotSeen {
+			rr.Reason += " (traffic decides it partly: " + r.PassiveWhy + ")"
+		}
+		if rr.Verdict == Pass || rr.Verdict == Fail || rr.Verdict == Warning {
+			rep.Passive.Judged++
+		}
+		rep.Rules = append(rep.Rules, rr)
+		rep.Counts[rr.Verdict]++
+		a := areas[r.Area]
+		if a == nil {
+			a = &AreaResult{Area: r.Area, Counts: Counts{}}
+			areas[r.Area] = a
+			areaOrder = append(areaOrder, r.Area)
+		}
+		a.Counts[rr.Verdict]++
+	}
+	for _, name := range areaOrder {
+		a := areas[name]
+		a.Verdict = areaVerdict(a.Counts)
+		a.Label = areaLabel(a.Verdict, a.Counts)
+		rep.Areas = append(rep.Areas, *a)
+	}
+	rep.Spec = passiveSource(features.SourceSpec, rep.Rules)
+	rep.Contract = passiveSource(features.SourceContract, rep.Rules)
+	sort.SliceStable(rep.Failures, func(i, j int) bool { return severity(rep.Failures[i].Verdict) < severity(rep.Failures[j].Verdict) })
+	rep.FailedRules = failedRules(rep.Rules, rep.Failures)
+	rep.Outcome, rep.ExitCode = PassiveNoFailure, runner.ExitPass
+	head := fmt.Sprintf("observed %d exchanges; judged %d of %d rules", s.Observed, rep.Passive.Judged, rep.Passive.Rules)
+	var parts []string
+	if n := rep.Counts[Fail]; n > 0 {
+		rep.Outcome, rep.ExitCode = PassiveFail, runner.ExitFail
+		parts = append(parts, plural(n, "MUST rule", "MUST rules")+" failed: "+strings.Join(ruleIDs(rep.Rules, Fail), " "))
+	} else {
+		parts = append(parts, "no MUST rule failed")
+	}
+	if n := rep.Counts[Warning]; n > 0 {
+		parts = append(parts, plural(n, "SHOULD rule", "SHOULD rules")+" failed (warnings): "+strings.Join(ruleIDs(rep.Rules, Warning), " "))
+	}
+	rep.Headline = head + "; " + strings.Join(parts, "; ")
+	return rep, nil
+}
+
+// passiveSource is a source's verdict in a passive report: fail, or
+// "passive" (never pass or partial: the traffic certifies nothing).
+func passiveSource(source string, rules []RuleResult) SourceVerdict {
+	sv := sourceVerdict(source, rules)
+	switch sv.Outcome {
+	case "fail", "none":
+	default:
+		sv.Outcome = ModePassive
+	}
+	return sv
+}
+
+// maxEvidence bounds each body a passive failure shows.
+const maxEvidence = 8 << 10
+
+// hideKeys hides anything shaped like a key, should one have slipped past
+// the recording's redaction.
+var hideKeys = traffic.NewRedactor()
+
+// clean makes target bytes safe for a report: keys hidden, then printable.
+func clean(t string) string { return printable(hideKeys.RedactString(t)) }
+
+// passiveFailure is one exchange that broke a rule, as a Failure the
+// writers show: the rule with its spec words, expected vs actual, and the
+// exchange (its request line and status, or the whole recorded exchange
+// when it can be had).
+func passiveFailure(f checks.Finding, r features.Rule, v Verdict, lookup func(int) (transcript.Exchange, bool)) Failure {
+	fl := f.Failure
+	if fl == nil {
+		fl = &outcome.Failure{}
+	}
+	fl = &outcome.Failure{Check: clean(fl.Check), Expected: clean(fl.Expected), Actual: clean(fl.Actual), Spec: clean(fl.Spec)}
+	req := clean(f.Request)
+	sc := runner.ScenarioResult{ID: fmt.Sprintf("exchange-%d-%s", f.Exchange, r.ID), Feature: "traffic",
+		Name: fmt.Sprintf("exchange #%d: %s", f.Exchange, req), URI: "traffic", Tags: []string{"@" + r.ID},
+		Rules: []string{r.ID}, Status: runner.Failed, Failure: fl, Error: fl.Error()}
+	method, url, _ := strings.Cut(req, " ")
+	ex := transcript.Exchange{Method: method, URL: url, Status: f.Status}
+	if lookup != nil {
+		if x, ok := lookup(f.Exchange); ok {
+			ex = x
+		}
+	}
+	sc.Transcript = []transcript.Exchange{ex}
+	return Failure{Scenario: sc, Verdict: v, Rules: []features.Rule{r}, Check: fl.Check, Expected: fl.Expected,
+		Actual: fl.Actual, Spec: fl.Spec, Curl: []string{}}
+}
+
+// EvidenceOf is a recorded exchange as a passive failure shows it: keys
+// hidden, every byte printable, each body cut to 8 KiB (after keys were
+// hidden).
+func EvidenceOf(x *traffic.Exchange) transcript.Exchange {
+	ex := transcript.Exchange{Method: clean(x.Request.Method), URL: clean(x.Request.URL),
+		Header: cleanHeader(x.Request.Header), Body: bodyText(&x.Request.Body), Error: clean(x.Error)}
+	if resp := x.Response; resp != nil {
+		ex.Status, ex.RespHeader, ex.RespBody = resp.Status, cleanHeader(resp.Header), bodyText(&resp.Body)
+		if n := len(resp.Body.Chunks); n > 0 && resp.Body.Timed {
+			ex.Elapsed = resp.Body.Chunks[n-1].At.Round(time.Millisecond).String()
+		}
+		if resp.End != traffic.EndComplete && resp.End != traffic.EndUnknown && ex.Error == "" {
+			ex.Error = "the body ended: " + string(resp.End)
+		}
+	}
+	return ex
+}
+
+func bodyText(b *traffic.Body) string {
+	switch {
+	case b.Redacted:
+		if b.Size == 0 {
+			return ""
+		}
+		return fmt.Sprintf("[%d bytes, not recorded (--redact-bodies)]", b.Size)
+	}
+	data := b.Bytes()
+	s := clean(string(data))
+	if len(s) > maxEvidence {
+		s = strings.ToValidUTF8(s[:maxEvidence], "") + fmt.Sprintf("\n[... %d more bytes]", len(s)-maxEvidence)
+	} else if b.Truncated {
+		s += fmt.Sprintf("\n[... the recording holds %d of %d bytes]", len(data), b.Size)
+	}
+	return s
+}
+
+func cleanHeader(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		for _, v := range vs {
+			out[clean(k)] = append(out[clean(k)], clean(v))
+		}
+	}
+	return out
+}
