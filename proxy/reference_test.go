@@ -369,3 +369,27 @@ func TestVariantsPassPassively(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowUpsCatchAnEchoedThread: a service that runs a resumed thread as
+// a fresh conversation under the requested ID (thread-resume-echoed) is
+// caught by the thread's follow-ups alone: GET /api/threads/{id} still
+// reports the thread's earlier run.
+func TestFollowUpsCatchAnEchoedThread(t *testing.T) {
+	r := startRecording(t, fakeserver.Config{Defects: []string{"thread-resume-echoed"}})
+	j := checks.NewJudgement()
+	caught := false
+	for _, x := range r.drive(t, false) {
+		if x.Response == nil {
+			continue
+		}
+		for _, f := range j.Add(&x) {
+			if (f.Rule == "THREAD-01" || f.Rule == "THREAD-02") && strings.HasPrefix(f.Failure.Check, "lastRunID of thread") {
+				caught = true
+				t.Log(f)
+			}
+		}
+	}
+	if !caught {
+		t.Error("no follow-up of a continued thread failed")
+	}
+}
