@@ -128,6 +128,12 @@ const FollowUps = "the thread's follow-ups (needs GET /api/threads/{id} after a 
 // 2 s to say that content still has a second to cancel.
 const AbortTolerance = time.Second
 
+// ReportLag is how long after a run's answer showed it complete the
+// thread's follow-ups may still report the run before it: the spec says
+// lastRunID "reports completion" but not how soon, and the active
+// scenarios poll for it.
+const ReportLag = time.Second
+
 // Bounds of what History keeps of runs.
 const (
 	maxRunsPerThread = 32
@@ -306,14 +312,15 @@ func (h *History) run(thread, id string) *runRecord {
 }
 
 // lastDone returns the run of the thread that surely completed last before
-// t, and the runs the thread had completed before that run was started.
+// t (its answer showed it complete more than ReportLag before), and the
+// runs the thread had completed before that run was started.
 func (h *History) lastDone(thread string, t time.Time) (*runRecord, []string) {
 	if h == nil || t.IsZero() {
 		return nil, nil
 	}
 	var last *runRecord
 	for _, r := range h.runs[thread] {
-		if !r.done.IsZero() && r.done.Before(t) && (last == nil || r.done.After(last.done)) {
+		if !r.done.IsZero() && r.done.Add(ReportLag).Before(t) && (last == nil || r.done.After(last.done)) {
 			last = r
 		}
 	}

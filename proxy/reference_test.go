@@ -105,14 +105,15 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		return r.call(t, method, path, key, hdr, body)
 	}
 	first, _ := do("POST", agent, key, sse, "hello through the proxy")
-	if th := first.Header.Get("X-SVC-Thread-Id"); th != "" {
-		// THREAD-03's follow-up: the new thread holds the run.
-		do("GET", "/api/threads/"+th, key, nil, "")
-	}
 	do("POST", agent, key, sse, "@say one\n@say two")
 	do("POST", agent, key, sse, "@say partial\n@fail the tool broke")
 	do("POST", agent, key, sse, "@say early\n@pause 1s\n@say late")
 	do("POST", agent, key, sse, "@pause 1s\n@say first words")
+	if th := first.Header.Get("X-SVC-Thread-Id"); th != "" {
+		// THREAD-03's follow-up, more than checks.ReportLag after the run
+		// completed: the new thread holds the run.
+		do("GET", "/api/threads/"+th, key, nil, "")
+	}
 	do("POST", "/api/projects/"+r.p.Projects.Main.ID+"/invoke", "Bearer "+r.p.Keys.Project, sse, "inside the project")
 	if slow {
 		do("POST", agent, key, sse, "@say quiet\n@pause 23s\n@say awake")
@@ -122,8 +123,11 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	if other == "" {
 		other = "thr_other"
 	}
-	do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c")
-	do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x")
+	// The two slow plain-text scripts (FMT-06) come between the runs on
+	// the thread below and its follow-ups, which are judged only more than
+	// checks.ReportLag after a run completed.
+	plainSlow := func() { do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c") }
+	plainSteady := func() { do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x") }
 	do("POST", agent, key, map[string]string{"Accept": "text/event-stream, */*"}, "literal sse")
 	do("POST", agent, key, map[string]string{"Accept": "application/json, */*"}, "literal json")
 	do("POST", agent, key, map[string]string{"Accept": "Text/Event-Stream"}, "literal sse, another case")
@@ -148,9 +152,11 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		// The follow-ups of a continued thread show the new run (THREAD-02,
 		// then THREAD-01), and the events without runID are the last
 		// completed run (ASYNC-03).
+		plainSlow()
 		do("GET", "/api/threads/"+thread, key, nil, "")
 		do("GET", events, key, jsonAccept, "")
 		do("POST", agent+"/thread/"+thread, key, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": other}, "by path")
+		plainSteady()
 		do("GET", "/api/threads/"+thread, key, nil, "")
 		do("GET", "/api/threads/"+thread+"/events", key, jsonAccept, "")
 		do("POST", agent+"?async=true", key, map[string]string{"X-SVC-Thread-Id": thread}, "resumed async")
@@ -158,6 +164,9 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		// answers with a completed run, not the one still going.
 		do("POST", agent+"/thread/"+thread+"?async=true", key, nil, "@say soon\n@pause 2s\n@say later")
 		do("GET", "/api/threads/"+thread+"/events", key, nil, "")
+	} else {
+		plainSlow()
+		plainSteady()
 	}
 	// An abort while a stream goes on: the stream and the run's events end
 	// there (ASYNC-06).
