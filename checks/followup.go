@@ -560,16 +560,20 @@ func abortOf(r *runRecord, h *History) (abortRecord, bool) {
 	return abortRecord{}, false
 }
 
-// going reports whether an abort was sent while a scripted run was surely
-// under way: after its first content arrived, before it completed.
+// going reports whether an abort was sent while a scripted run was under
+// way: after its first content arrived. Whether it had ended is the
+// script's to say (afterAbort): a run that follows it cannot have said
+// what it says later; and what arrived before the abort counts as said.
 func going(r *runRecord, ab abortRecord) bool {
 	return r.sc != nil && len(r.content) > 0 && !r.content[0].at.IsZero() && !ab.sent.IsZero() && !ab.answered.IsZero() &&
-		ab.sent.After(r.content[0].at) && (r.done.IsZero() || ab.sent.Before(r.done))
+		ab.sent.After(r.content[0].at)
 }
 
 // afterAbort returns the script's text and how much of it the run may say
 // once aborted: the fragments it cannot have produced before the abort was
-// answered plus AbortTolerance are cut; ok is false when none is.
+// answered plus AbortTolerance are cut, unless they had arrived before the
+// abort was sent (an agent faster than its script); ok is false when none
+// is cut.
 func afterAbort(r *runRecord, ab abortRecord) (text string, may int, ok bool) {
 	var all strings.Builder
 	may = -1
@@ -579,7 +583,10 @@ func afterAbort(r *runRecord, ab abortRecord) (text string, may int, ok bool) {
 		}
 		all.WriteString(f.text)
 	}
-	return all.String(), may, may >= 0
+	if before := len(joined(r.content, ab.sent)); may >= 0 && before > may {
+		may = before
+	}
+	return all.String(), may, may >= 0 && may < all.Len()
 }
 
 func joined(ts []timedText, before time.Time) string {

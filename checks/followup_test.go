@@ -142,6 +142,8 @@ func TestAbortEndsRun(t *testing.T) {
 		{"the stream goes on, judged on the stream", []*traffic.Exchange{abort(20), goneOn}, "fail"},
 		{"the stream goes on, judged on the abort", []*traffic.Exchange{goneOn, abort(20)}, "fail"},
 		{"an abort before the run said anything", []*traffic.Exchange{abort(2), goneOn}, "skip"},
+		{"an agent faster than its script", []*traffic.Exchange{abort(20), stream(at{5, start}, at{10, frame("working", false) + frame("after", false)}, at{40, frame("", true) + closeF})}, "skip"},
+		{"a run that completed before the abort", []*traffic.Exchange{stream(at{5, start}, at{10, frame("working", false)}, at{15, frame("", true) + closeF}), abort(20)}, "pass"},
 		{"an abort too late to cut anything", []*traffic.Exchange{goneOn, abort(2500)}, "skip"},
 		{"no abort", []*traffic.Exchange{cancelled}, "skip"},
 		{"the run's events end at the abort", []*traffic.Exchange{cancelled, abort(20), events(item("working"))}, "pass"},
