@@ -152,9 +152,9 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		// The follow-ups of a continued thread show the new run (THREAD-02,
 		// then THREAD-01), and the events without runID are the last
 		// completed run (ASYNC-03).
+		do("GET", events, key, jsonAccept, "")
 		plainSlow()
 		do("GET", "/api/threads/"+thread, key, nil, "")
-		do("GET", events, key, jsonAccept, "")
 		do("POST", agent+"/thread/"+thread, key, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": other}, "by path")
 		plainSteady()
 		do("GET", "/api/threads/"+thread, key, nil, "")
