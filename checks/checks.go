@@ -130,8 +130,11 @@ func resolveKey(inv Invoke) string {
 	return "agent/" + inv.ID
 }
 
-// Add records what x shows: the threads its response names, and the {id}
-// it resolved.
+// Add records what x shows: the threads its response names, the {id} it
+// resolved, the run it started (its thread, how the call chose it, when
+// its answer showed it complete, an agent script's content as it arrived)
+// and an abort it made. Runs are kept per thread, the last
+// maxRunsPerThread of at most maxRunThreads threads.
 func (h *History) Add(x *traffic.Exchange) {
 	if h.threads == nil {
 		h.threads, h.resolved, h.named = map[string]bool{}, map[string]bool{}, map[string]time.Time{}

@@ -189,7 +189,7 @@ func selectionRule(x *traffic.Exchange, inv Invoke, h *History) string {
 	return ""
 }
 
-// runOf reads the run an invoke answered 2xx started; nil for any other
+// runOfExchange reads the run an invoke answered 2xx started; nil for any other
 // exchange, or an answer that names no thread.
 func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 	inv, err := invoked(x)
