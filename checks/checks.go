@@ -100,6 +100,8 @@ type History struct {
 	threads  map[string]bool
 	named    map[string]time.Time // when a response surely named the thread
 	resolved map[string]bool
+	runs     map[string][]*runRecord  // by thread, in the order they were added
+	aborts   map[string][]abortRecord // by thread
 }
 
 // Thread reports whether an earlier response named the thread.
@@ -128,15 +130,23 @@ func resolveKey(inv Invoke) string {
 	return "agent/" + inv.ID
 }
 
-// Add records what x shows: the threads its response names, and the {id}
-// it resolved.
+// Add records what x shows: the threads its response names, the {id} it
+// resolved, the run it started (its thread, how the call chose it, when
+// its answer showed it complete, an agent script's content as it arrived)
+// and an abort it made. Runs are kept per thread, the last
+// maxRunsPerThread of at most maxRunThreads threads.
 func (h *History) Add(x *traffic.Exchange) {
 	if h.threads == nil {
 		h.threads, h.resolved, h.named = map[string]bool{}, map[string]bool{}, map[string]time.Time{}
+		h.runs, h.aborts = map[string][]*runRecord{}, map[string][]abortRecord{}
 	}
 	if x.Response == nil {
 		return
 	}
+	// Before the threads below: a run's selection rule reads what came
+	// before it.
+	h.addRun(x)
+	h.addAbort(x)
 	if inv, ok := InvokeOf(x); ok && x.Response.Status/100 == 2 && inv.ThreadSegment == "" {
 		h.resolved[resolveKey(inv)] = true
 	}

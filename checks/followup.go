@@ -2,15 +2,18 @@ package checks
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
-var followupChecks = []Check{
+var followupChecks = append([]Check{
 	{Rule: "ASYNC-02", Spec: "With runID, delivers that run's events after the fact.", Judge: EventsOfRun},
 	{Rule: "ASYNC-04", Spec: "With Accept: application/json the call stays open until the run finishes.", Judge: EventsWait},
-}
+}, chainChecks...)
 
 // eventsCall returns the thread of a GET /api/threads/{id}/events answered
 // 2xx, or a Skip.
@@ -99,6 +102,555 @@ func EventsWait(x *traffic.Exchange, _ *History) error {
 	if !last.complete() {
 		return outcome.Failf("the events of a run, with Accept: application/json", "sent once the run finished: the last event has runComplete true",
 			"%d events, the last without runComplete: %s", len(evs), quote(x.Response.Body.Bytes()))
+	}
+	return nil
+}
+
+// Checks over several exchanges: what a thread's follow-ups show once a run
+// on it completed, and what follows an abort. They read what History kept
+// of the runs and aborts before the exchange, and decide only when that
+// settles the rule.
+var chainChecks = []Check{
+	{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-01")},
+	{Rule: "THREAD-02", Spec: "Otherwise, when the header X-SVC-Thread-Id is present, it is used.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-02")},
+	{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-03")},
+	{Rule: "ASYNC-03", Spec: "Without it, returns the thread's last completed run (on a resumed thread, the previous turn's answer).", Judge: EventsLastCompleted},
+	{Rule: "ASYNC-06", Spec: "POST /api/threads/{id}/abort: Cancels a run.", Judge: AbortEndsRun},
+}
+
+// FollowUps is the aspect of THREAD-01/02/03 that the thread itself shows
+// the run, not only the response header.
+const FollowUps = "the thread's follow-ups (needs GET /api/threads/{id} after a run on the thread completed in an SSE or envelope answer)"
+
+// AbortTolerance is how long after its abort was answered a run may still
+// produce content. The spec gives cancelling no time; the active scenario
+// pauses 3 s after the content it aborts at, so a service that takes up to
+// 2 s to say that content still has a second to cancel.
+const AbortTolerance = time.Second
+
+// ReportLag is how long after a run's answer showed it complete the
+// thread's follow-ups may still report the run before it: the spec says
+// lastRunID "reports completion" but not how soon, and the active
+// scenarios poll for it.
+const ReportLag = time.Second
+
+// Bounds of what History keeps of runs.
+const (
+	maxRunsPerThread = 32
+	maxRunThreads    = 4096
+	maxContentPieces = 256
+)
+
+// runRecord is what History keeps of a run an invoke started.
+type runRecord struct {
+	run    string // "" when the answer named none (plain text)
+	thread string
+	// rule is how the call chose the thread: THREAD-01 (segment), THREAD-02
+	// (header), THREAD-03 (new); "" for a thread in {id}.
+	rule string
+	sent time.Time
+	// done is when the answer showed the run complete (runComplete); zero
+	// when it did not, or the recording has no timings.
+	done     time.Time
+	sc       *script     // the prompt as an agent script, nil otherwise
+	content  []timedText // a scripted SSE answer's content, as it arrived
+	ended    bool        // the service ended the answer
+	streamed bool        // a synchronous SSE answer
+}
+
+type timedText struct {
+	at   time.Time
+	text string
+}
+
+type abortRecord struct{ sent, answered time.Time }
+
+// when returns the time of an offset of x; zero when unknown.
+func when(x *traffic.Exchange, d time.Duration) time.Time {
+	if x.Start.IsZero() || d < 0 {
+		return time.Time{}
+	}
+	return x.Start.Add(d)
+}
+
+// selectionRule is the rule by which an invoke chose its thread.
+func selectionRule(x *traffic.Exchange, inv Invoke, h *History) string {
+	hdr := x.Request.Header.Values(threadHeader)
+	switch {
+	case inv.ThreadSegment != "":
+		return "THREAD-01"
+	case !inv.Project && h.Thread(inv.ID):
+		return "" // ROUTE-03
+	case len(hdr) == 1 && hdr[0] != "":
+		return "THREAD-02"
+	case len(hdr) == 0:
+		return "THREAD-03"
+	}
+	return ""
+}
+
+// runOfExchange reads the run an invoke answered 2xx started; nil for any other
+// exchange, or an answer that names no thread.
+func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
+	inv, err := invoked(x)
+	if err != nil {
+		return nil
+	}
+	t, others := answerThread(x)
+	if t == "" && len(others) > 0 {
+		t = others[0]
+	}
+	if t == "" {
+		return nil
+	}
+	r := &runRecord{thread: t, rule: selectionRule(x, inv, h), sent: x.Start}
+	if a, ok := asyncAck(x); ok {
+		r.run = a.RunID
+	}
+	if !x.Request.Body.Redacted {
+		if s, ok := parseScript(string(x.Request.Body.Bytes())); ok {
+			r.sc = &s
+		}
+	}
+	if inv.Async {
+		return r
+	}
+	body := &x.Response.Body
+	r.ended = x.Response.End == traffic.EndComplete && !body.Truncated
+	b := body.Bytes()
+	switch {
+	case looksSSE(x, b):
+		r.streamed = true
+		for _, f := range Frames(body) {
+			if !f.Terminated || !isEventFrame(f.Frame) {
+				continue
+			}
+			e, ok := eventOf(data(f.Frame))
+			if !ok {
+				continue
+			}
+			var at time.Time
+			if body.Timed {
+				at = when(x, f.At)
+			}
+			if r.run == "" && e.RunID != nil {
+				r.run = *e.RunID
+			}
+			if e.complete() && r.done.IsZero() {
+				r.done = at
+			}
+			if r.sc != nil && e.Content != nil && *e.Content != "" && len(r.content) < maxContentPieces {
+				r.content = append(r.content, timedText{at, *e.Content})
+			}
+		}
+	case surelyEnvelope(x, b):
+		evs, ok := events(x)
+		if !ok || len(evs) == 0 {
+			break
+		}
+		if evs[0].RunID != nil {
+			r.run = *evs[0].RunID
+		}
+		if evs[len(evs)-1].complete() && r.ended && body.Timed && len(body.Chunks) > 0 {
+			r.done = when(x, body.Chunks[len(body.Chunks)-1].At)
+		}
+	}
+	return r
+}
+
+// addRun records the run x started.
+func (h *History) addRun(x *traffic.Exchange) {
+	r := runOfExchange(x, h)
+	if r == nil {
+		return
+	}
+	rs, ok := h.runs[r.thread]
+	if !ok && len(h.runs) >= maxRunThreads {
+		return
+	}
+	if len(rs) >= maxRunsPerThread {
+		rs = append(rs[:0:0], rs[1:]...)
+	}
+	h.runs[r.thread] = append(rs, r)
+}
+
+// addAbort records an abort answered 2xx, and the completion an events
+// answer with runID shows (an async run's only sign of it).
+func (h *History) addAbort(x *traffic.Exchange) {
+	if t, ok := abortCall(x); ok {
+		if len(h.aborts[t]) < maxRunsPerThread {
+			h.aborts[t] = append(h.aborts[t], abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)})
+		}
+		return
+	}
+	t, err := eventsCall(x)
+	vs := x.Request.Query()["runID"]
+	if err != nil || len(vs) != 1 || !x.Response.Body.Timed || x.Response.End != traffic.EndComplete {
+		return
+	}
+	r := h.run(t, vs[0])
+	evs, ok := events(x)
+	if r == nil || !r.done.IsZero() || !ok || len(evs) == 0 || !evs[len(evs)-1].complete() {
+		return
+	}
+	if n := len(x.Response.Body.Chunks); n > 0 {
+		r.done = when(x, x.Response.Body.Chunks[n-1].At)
+	}
+}
+
+// run returns the record of a run of a thread; nil when none.
+func (h *History) run(thread, id string) *runRecord {
+	if h == nil || id == "" {
+		return nil
+	}
+	for _, r := range h.runs[thread] {
+		if r.run == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// lastDone returns the run of the thread that surely completed last before
+// t (its answer showed it complete more than ReportLag before), and the
+// runs the thread had completed before that run was started.
+func (h *History) lastDone(thread string, t time.Time) (*runRecord, []string) {
+	if h == nil || t.IsZero() {
+		return nil, nil
+	}
+	var last *runRecord
+	for _, r := range h.runs[thread] {
+		if !r.done.IsZero() && r.done.Add(ReportLag).Before(t) && (last == nil || r.done.After(last.done)) {
+			last = r
+		}
+	}
+	if last == nil {
+		return nil, nil
+	}
+	var older []string
+	for _, r := range h.runs[thread] {
+		if r.run != "" && r.run != last.run && !r.done.IsZero() && r.done.Before(last.sent) {
+			older = append(older, r.run)
+		}
+	}
+	return last, older
+}
+
+// Ran is what a thread's follow-ups must show once a run on it completed:
+// that run, or a later one, never one the thread had completed before.
+type Ran struct {
+	// Run is the run that completed ("" when its answer did not name it).
+	Run string
+	// Older are runs the thread had completed before Run began.
+	Older []string
+	// AllOlder says that Older holds every such run (the caller knows the
+	// thread from its start), so any other run is a later one.
+	AllOlder bool
+}
+
+// Shown judges the run a follow-up names (lastRunID, or the run of the
+// events without runID); what names the value for failures.
+func (r Ran) Shown(got, what string) error {
+	want := "the run that completed on the thread, or a later one"
+	if r.Run != "" {
+		want = fmt.Sprintf("run %q, which completed on the thread, or a later one", r.Run)
+	}
+	if len(r.Older) > 0 {
+		want += fmt.Sprintf(" (not the thread's earlier %s)", strings.Join(quoteAll(r.Older), ", "))
+	}
+	switch {
+	case got == "":
+		return outcome.Fail(what, want, "none")
+	case slices.Contains(r.Older, got):
+		return outcome.Failf(what, want, "%q, a run the thread had completed before that run began", got)
+	case got == r.Run || r.AllOlder:
+		return nil
+	}
+	return skip("%s %q is a run the recording did not see complete", what, got)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// threadCall returns the thread of a GET /api/threads/{id} answered 2xx.
+func threadCall(x *traffic.Exchange) (string, error) {
+	segs := apiSegments(x.Request.Path())
+	if x.Request.Method != "GET" || len(segs) != 3 || segs[0] != "api" || segs[1] != "threads" || segs[2] == "" {
+		return "", skip("not GET /api/threads/{id}")
+	}
+	if x.Response == nil || x.Response.Status/100 != 2 {
+		return "", skip("not answered 2xx")
+	}
+	return segs[2], nil
+}
+
+// abortCall returns the thread of a POST /api/threads/{id}/abort answered
+// 2xx.
+func abortCall(x *traffic.Exchange) (string, bool) {
+	segs := apiSegments(x.Request.Path())
+	ok := x.Request.Method == "POST" && len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "abort" &&
+		segs[2] != "" && x.Response != nil && x.Response.Status/100 == 2
+	if !ok {
+		return "", false
+	}
+	return segs[2], true
+}
+
+// LastRunID reads lastRunID from a thread's JSON: "" when absent or null.
+// Its type is not shown: a string or a number will do.
+func LastRunID(body []byte) (string, bool) {
+	m, ok := object(string(body))
+	if !ok {
+		return "", false
+	}
+	if id := idText(m["lastRunID"]); id != nil {
+		return *id, true
+	}
+	return "", true
+}
+
+// ThreadFollowUp returns the follow-up aspect of a thread selection rule
+// (THREAD-01/02/03): GET /api/threads/{id}, sent after a run the rule put
+// on the thread surely completed, reports that run through lastRunID ("a
+// continued thread's follow-ups show the new run"; a new thread exists and
+// holds its run). The thread's last run surely completed before the call
+// decides which rule is judged.
+func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
+	return func(x *traffic.Exchange, h *History) error {
+		t, err := threadCall(x)
+		if err != nil {
+			return err
+		}
+		b, err := body(x, true)
+		if err != nil {
+			return err
+		}
+		got, ok := LastRunID(b)
+		if !ok {
+			return skip("the answer is not a JSON object")
+		}
+		c, older := h.lastDone(t, x.Start)
+		switch {
+		case c == nil:
+			return skip("no run of thread %q surely completed before the call", t)
+		case c.rule != rule:
+			return skip("the thread's last completed run was not put on it by %s", rule)
+		}
+		// A new thread had no run before its first.
+		return Ran{Run: c.run, Older: older, AllOlder: rule == "THREAD-03"}.Shown(got, fmt.Sprintf("lastRunID of thread %q", t))
+	}
+}
+
+// EventsLastCompleted: ASYNC-03. The events route without runID answers
+// with a completed run (its events hold the final event, runComplete
+// true, unless the run failed), and not one the thread had completed
+// before a run that surely completed before the call.
+func EventsLastCompleted(x *traffic.Exchange, h *History) error {
+	t, err := eventsCall(x)
+	if err != nil {
+		return err
+	}
+	if _, ok := x.Request.Query()["runID"]; ok {
+		return skip("with runID (ASYNC-02)")
+	}
+	evs, err := followupEvents(x, true)
+	if err != nil {
+		return err
+	}
+	got, complete := "", false
+	for _, e := range evs {
+		switch {
+		case e.failed():
+			return skip("the run failed")
+		case e.RunID == nil:
+		case got == "":
+			got = *e.RunID
+		case got != *e.RunID:
+			return skip("events of several runs")
+		}
+		complete = complete || e.complete()
+	}
+	what := fmt.Sprintf("the events of thread %q without runID", t)
+	if !complete {
+		return outcome.Failf(what, "the thread's last completed run: its events end with runComplete true",
+			"%d events of run %s, none with runComplete true: %s", len(evs), show(&got), quote(x.Response.Body.Bytes()))
+	}
+	if got == "" {
+		return skip("the events name no run")
+	}
+	c, older := h.lastDone(t, x.Start)
+	if c == nil {
+		return skip("no run of thread %q surely completed before the call", t)
+	}
+	return Ran{Run: c.run, Older: older}.Shown(got, "the run of "+what)
+}
+
+// AbortEndsRun: ASYNC-06, "Cancels a run", over the abort and the run it
+// cancelled: a stream of an agent script that an abort of its thread,
+// answered 2xx, met while it was going (after its first content, before
+// its end) ends without the content the script says later than
+// AbortTolerance after the abort; and the run's events (the events route
+// with runID, sent after the abort) hold what the stream had shown before
+// the abort and nothing of that later content. Whichever of the stream and
+// the abort ends last decides the pair.
+func AbortEndsRun(x *traffic.Exchange, h *History) error {
+	if t, ok := abortCall(x); ok {
+		ab := abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)}
+		var met []*runRecord
+		if h != nil {
+			for _, r := range h.runs[t] {
+				if r.streamed && going(r, ab) {
+					met = append(met, r)
+				}
+			}
+		}
+		switch len(met) {
+		case 0:
+			return skip("no recorded stream of an agent script on thread %q was going", t)
+		case 1:
+			return abortedStream(met[0], ab)
+		}
+		return skip("several runs of thread %q were going (the spec says the abort cancels a run)", t)
+	}
+	if t, err := eventsCall(x); err == nil {
+		vs := x.Request.Query()["runID"]
+		if len(vs) != 1 {
+			return skip("no single runID")
+		}
+		r := h.run(t, vs[0])
+		if r == nil || !r.streamed {
+			return skip("no recorded stream of run %q", vs[0])
+		}
+		ab, ok := abortOf(r, h)
+		if !ok || ab.answered.After(x.Start) {
+			return skip("no abort of thread %q met run %q before the call", t, vs[0])
+		}
+		return abortedEvents(r, ab, x)
+	}
+	inv, err := invoked(x)
+	if err != nil || inv.Async {
+		return skip("not an abort, a synchronous invoke or the events route")
+	}
+	r := runOfExchange(x, h)
+	if r == nil || !r.streamed {
+		return skip("not an SSE answer naming its thread")
+	}
+	ab, ok := abortOf(r, h)
+	if !ok {
+		return skip("no abort of the thread met the run")
+	}
+	return abortedStream(r, ab)
+}
+
+// abortOf returns the first recorded abort that met the run going.
+func abortOf(r *runRecord, h *History) (abortRecord, bool) {
+	if h == nil {
+		return abortRecord{}, false
+	}
+	for _, ab := range h.aborts[r.thread] {
+		if going(r, ab) {
+			return ab, true
+		}
+	}
+	return abortRecord{}, false
+}
+
+// going reports whether an abort was sent while a scripted run was under
+// way: after its first content arrived. Whether it had ended is the
+// script's to say (afterAbort): a run that follows it cannot have said
+// what it says later; and what arrived before the abort counts as said.
+func going(r *runRecord, ab abortRecord) bool {
+	return r.sc != nil && len(r.content) > 0 && !r.content[0].at.IsZero() && !ab.sent.IsZero() && !ab.answered.IsZero() &&
+		ab.sent.After(r.content[0].at)
+}
+
+// afterAbort returns the script's text and how much of it the run may say
+// once aborted: the fragments it cannot have produced before the abort was
+// answered plus AbortTolerance are cut, unless they had arrived before the
+// abort was sent (an agent faster than its script); ok is false when none
+// is cut.
+func afterAbort(r *runRecord, ab abortRecord) (text string, may int, ok bool) {
+	var all strings.Builder
+	may = -1
+	for _, f := range r.sc.frags {
+		if may < 0 && r.sent.Add(r.sc.lead+f.at).After(ab.answered.Add(AbortTolerance)) {
+			may = all.Len()
+		}
+		all.WriteString(f.text)
+	}
+	if before := len(joined(r.content, ab.sent)); may >= 0 && before > may {
+		may = before
+	}
+	return all.String(), may, may >= 0 && may < all.Len()
+}
+
+func joined(ts []timedText, before time.Time) string {
+	var b strings.Builder
+	for _, t := range ts {
+		if before.IsZero() || t.at.Before(before) {
+			b.WriteString(t.text)
+		}
+	}
+	return b.String()
+}
+
+// abortedStream judges the stream of a run its thread's abort met.
+func abortedStream(r *runRecord, ab abortRecord) error {
+	text, may, ok := afterAbort(r, ab)
+	if !ok {
+		return skip("the script says nothing later than %s after the abort", AbortTolerance)
+	}
+	got := joined(r.content, time.Time{})
+	if !strings.HasPrefix(text, got) {
+		return skip("the stream's content is not the script's text")
+	}
+	if len(got) > may {
+		return outcome.Failf(fmt.Sprintf("the SSE stream of run %q after an abort of its thread", r.run),
+			fmt.Sprintf("the run cancelled: no content the script says more than %s after the abort, at most %q", AbortTolerance, text[:may]),
+			"%q", got)
+	}
+	if !r.ended {
+		return skip("the stream did not end as the service wrote it")
+	}
+	return nil
+}
+
+// abortedEvents judges the events route's answer for a run an abort met.
+func abortedEvents(r *runRecord, ab abortRecord, x *traffic.Exchange) error {
+	if _, err := body(x, true); err != nil {
+		return err
+	}
+	evs, ok := events(x)
+	if !ok {
+		return skip("the answer is neither an SSE stream nor an envelope of events (its shape is not shown)")
+	}
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Content != nil {
+			b.WriteString(*e.Content)
+		}
+	}
+	got := b.String()
+	text, may, ok := afterAbort(r, ab)
+	if !ok {
+		return skip("the script says nothing later than %s after the abort", AbortTolerance)
+	}
+	if !strings.HasPrefix(text, got) {
+		return skip("the events' content is not the script's text")
+	}
+	what := fmt.Sprintf("the events of run %q, aborted", r.run)
+	if len(got) > may {
+		return outcome.Failf(what, fmt.Sprintf("the run cancelled: no content the script says more than %s after the abort, at most %q", AbortTolerance, text[:may]),
+			"%q", got)
+	}
+	if before := joined(r.content, ab.sent); len(got) < len(before) {
+		return outcome.Failf(what, fmt.Sprintf("what its stream showed before the abort, %q (With runID, delivers that run's events after the fact)", before),
+			"%q", got)
 	}
 	return nil
 }

@@ -81,6 +81,20 @@ func usesThread(x *traffic.Exchange, want, why string) error {
 	return nil
 }
 
+// OnThread returns a check that an invoke's answer (2xx) runs on thread
+// want: its X-SVC-Thread-Id header, its events and its async
+// acknowledgement name no other; why says who named want. The selection
+// rules below use it with the thread the request named; an active
+// scenario uses it with the thread it expects.
+func OnThread(want, why string) func(*traffic.Exchange, *History) error {
+	return func(x *traffic.Exchange, _ *History) error {
+		if _, err := invoked(x); err != nil {
+			return err
+		}
+		return usesThread(x, want, why)
+	}
+}
+
 // PathThreadWins: THREAD-01. A call with a thread segment runs on that
 // thread, whatever X-SVC-Thread-Id says.
 func PathThreadWins(x *traffic.Exchange, _ *History) error {

@@ -97,6 +97,8 @@ const (
 	defEventsFirstRun
 	defAbortStreamOnlyEmptyEvents
 	defAsyncAckNewThread
+	defEventsRunidRelabelled
+	defEventsNoFinal
 	// Authentication and errors.
 	defScopeResolved
 	defThreadNeedsThreadScope
@@ -313,6 +315,9 @@ var defectTable = [numDefects]Defect{
 	defAbortStreamOnlyEmptyEvents: {"abort-stream-only-empty-events", []string{"ASYNC-06"},
 		"abort ends the client's stream while the run goes on, and the events route answers an empty envelope for a run that has not finished"},
 	defAsyncAckNewThread: {"async-ack-new-thread", []string{"ASYNC-01", "ASYNC-03"}, "on a resumed thread the async answer's threadID names a fresh thread (the header is right)"},
+	defEventsRunidRelabelled: {"events-runid-relabelled", []string{"ASYNC-02"},
+		"the events route with runID delivers that run's events, but labelled with the thread's newest run ID"},
+	defEventsNoFinal: {"events-no-final", []string{"ASYNC-04"}, "the events route's JSON answer waits for the run but leaves out its final event (runComplete)"},
 	// Authentication and errors.
 	defScopeResolved:                {"scope-resolved", []string{"AUTH-01", "AUTH-02"}, "the scope is checked against the resolved agent, not the literal path value"},
 	defThreadNeedsThreadScope:       {"thread-needs-thread-scope", []string{"AUTH-03"}, "continuing a thread needs agent:chat:<thread>"},

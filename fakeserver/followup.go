@@ -1,6 +1,7 @@
 package fakeserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -103,8 +104,34 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		fallthrough
 	default:
-		writeJSON(w, http.StatusOK, s.envelope(run))
+		writeJSON(w, http.StatusOK, s.eventsDefects(t, s.envelope(run)))
 	}
+}
+
+// eventsDefects serves the defects events-runid-relabelled and
+// events-no-final on the events route's envelope.
+func (s *Server) eventsDefects(t *thread, env map[string]any) map[string]any {
+	items, _ := env["items"].([]json.RawMessage)
+	if s.defect(defEventsNoFinal) {
+		kept := items[:0:0]
+		for _, it := range items {
+			var ev struct{ RunComplete bool }
+			if json.Unmarshal(it, &ev) == nil && !ev.RunComplete {
+				kept = append(kept, it)
+			}
+		}
+		items = kept
+	}
+	if s.defect(defEventsRunidRelabelled) {
+		s.st.mu.Lock()
+		newest := t.runs[len(t.runs)-1].id
+		s.st.mu.Unlock()
+		for i, it := range items {
+			items[i] = remarshal(it, func(m map[string]any) { m["runID"] = newest })
+		}
+	}
+	env["items"] = items
+	return env
 }
 
 // waitNewest waits for the thread's newest run to finish (variant

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -104,11 +105,16 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		n++
 		return r.call(t, method, path, key, hdr, body)
 	}
-	do("POST", agent, key, sse, "hello through the proxy")
+	first, _ := do("POST", agent, key, sse, "hello through the proxy")
 	do("POST", agent, key, sse, "@say one\n@say two")
 	do("POST", agent, key, sse, "@say partial\n@fail the tool broke")
 	do("POST", agent, key, sse, "@say early\n@pause 1s\n@say late")
 	do("POST", agent, key, sse, "@pause 1s\n@say first words")
+	if th := first.Header.Get("X-SVC-Thread-Id"); th != "" {
+		// THREAD-03's follow-up, more than checks.ReportLag after the run
+		// completed: the new thread holds the run.
+		do("GET", "/api/threads/"+th, key, nil, "")
+	}
 	do("POST", "/api/projects/"+r.p.Projects.Main.ID+"/invoke", "Bearer "+r.p.Keys.Project, sse, "inside the project")
 	if slow {
 		do("POST", agent, key, sse, "@say quiet\n@pause 23s\n@say awake")
@@ -118,8 +124,11 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	if other == "" {
 		other = "thr_other"
 	}
-	do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c")
-	do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x")
+	// The two slow plain-text scripts (FMT-06) come between the runs on
+	// the thread below and its follow-ups, which are judged only more than
+	// checks.ReportLag after a run completed.
+	plainSlow := func() { do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c") }
+	plainSteady := func() { do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x") }
 	do("POST", agent, key, map[string]string{"Accept": "text/event-stream, */*"}, "literal sse")
 	do("POST", agent, key, map[string]string{"Accept": "application/json, */*"}, "literal json")
 	do("POST", agent, key, map[string]string{"Accept": "Text/Event-Stream"}, "literal sse, another case")
@@ -141,10 +150,28 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		events := "/api/threads/" + thread + "/events?runID=" + url.QueryEscape(run.RunID)
 		do("GET", events, key, jsonAccept, "")
 		do("POST", agent, key, map[string]string{"Accept": "application/json", "X-SVC-Thread-Id": thread}, "by header")
+		// The follow-ups of a continued thread show the new run (THREAD-02,
+		// then THREAD-01), and the events without runID are the last
+		// completed run (ASYNC-03).
 		do("GET", events, key, jsonAccept, "")
+		plainSlow()
+		do("GET", "/api/threads/"+thread, key, nil, "")
 		do("POST", agent+"/thread/"+thread, key, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": other}, "by path")
+		plainSteady()
+		do("GET", "/api/threads/"+thread, key, nil, "")
+		do("GET", "/api/threads/"+thread+"/events", key, jsonAccept, "")
 		do("POST", agent+"?async=true", key, map[string]string{"X-SVC-Thread-Id": thread}, "resumed async")
+		// Asked at once, without Accept: application/json, the events route
+		// answers with a completed run, not the one still going.
+		do("POST", agent+"/thread/"+thread+"?async=true", key, nil, "@say soon\n@pause 2s\n@say later")
+		do("GET", "/api/threads/"+thread+"/events", key, nil, "")
+	} else {
+		plainSlow()
+		plainSteady()
 	}
+	// An abort while a stream goes on: the stream and the run's events end
+	// there (ASYNC-06).
+	n += r.abortMidStream(t, agent, key)
 	do("POST", agent, "", sse, "no key")
 	do("POST", agent, "Bearer not-a-key", sse, "malformed key")
 	do("POST", agent, "Basic abc", nil, "not a bearer")
@@ -164,6 +191,48 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		}
 	}
 	return xs
+}
+
+// abortMidStream streams an agent script, aborts its thread once the first
+// content arrived, reads the stream to its end, then fetches the run's
+// events; it returns the number of exchanges it made.
+func (r *recording) abortMidStream(t *testing.T, agent, key string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", r.base+agent, strings.NewReader("@say working\n@pause 3s\n@say after"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", key)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := r.client.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	n := 1
+	thread := resp.Header.Get("X-SVC-Thread-Id")
+	var got []byte
+	buf := make([]byte, 4096)
+	aborted := false
+	for {
+		k, err := resp.Body.Read(buf)
+		got = append(got, buf[:k]...)
+		if !aborted && thread != "" && bytes.Contains(got, []byte(`"working"`)) {
+			aborted = true
+			n++
+			r.call(t, "POST", "/api/threads/"+thread+"/abort", key, nil, "")
+		}
+		if err != nil {
+			break
+		}
+	}
+	if m := regexp.MustCompile(`"runID":"([^"]+)"`).FindSubmatch(got); m != nil && thread != "" {
+		n++
+		r.call(t, "GET", "/api/threads/"+thread+"/events?runID="+url.QueryEscape(string(m[1])), key, map[string]string{"Accept": "application/json"}, "")
+	}
+	return n
 }
 
 func judge(xs []traffic.Exchange) checks.Summary {
@@ -189,7 +258,7 @@ func verdicts(s checks.Summary) map[string]checks.RuleVerdict {
 // in a slow drive, with 21 s of quiet).
 var decidedByReference = []string{"FMT-01", "FMT-02", "FMT-03", "FMT-04", "FMT-05", "FMT-06", "SSE-01", "SSE-02",
 	"SSE-03", "SSE-04", "SSE-05", "SSE-06", "SSE-07", "EVT-01", "EVT-02", "THREAD-01", "THREAD-02", "THREAD-03",
-	"THREAD-04", "ASYNC-01", "ASYNC-02", "ASYNC-04", "ERR-02", "ERR-03", "ERR-10"}
+	"THREAD-04", "ASYNC-01", "ASYNC-02", "ASYNC-03", "ASYNC-04", "ASYNC-06", "ERR-02", "ERR-03", "ERR-10"}
 
 // TestReferenceTrafficPasses: the reference server's traffic, recorded
 // through the proxy, passes every rule it decides, live and from the HAR
@@ -308,5 +377,29 @@ func TestVariantsPassPassively(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFollowUpsCatchAnEchoedThread: a service that runs a resumed thread as
+// a fresh conversation under the requested ID (thread-resume-echoed) is
+// caught by the thread's follow-ups alone: GET /api/threads/{id} still
+// reports the thread's earlier run.
+func TestFollowUpsCatchAnEchoedThread(t *testing.T) {
+	r := startRecording(t, fakeserver.Config{Defects: []string{"thread-resume-echoed"}})
+	j := checks.NewJudgement()
+	caught := false
+	for _, x := range r.drive(t, false) {
+		if x.Response == nil {
+			continue
+		}
+		for _, f := range j.Add(&x) {
+			if (f.Rule == "THREAD-01" || f.Rule == "THREAD-02") && strings.HasPrefix(f.Failure.Check, "lastRunID of thread") {
+				caught = true
+				t.Log(f)
+			}
+		}
+	}
+	if !caught {
+		t.Error("no follow-up of a continued thread failed")
 	}
 }

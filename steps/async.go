@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/sseframe"
 )
@@ -87,43 +87,47 @@ func (w *World) follow(method, path, accept string, query ...string) (*Response,
 	return resp, nil
 }
 
+// asyncAck: ASYNC-01 with its "at once", both judged by the passive
+// checks: the script pauses longer than the step's limit plus
+// LiveTolerance, and AsyncAtOnce derives that limit from the script.
 func (w *World) asyncAck(within int, run, thread string) error {
-	r, err := w.finished()
-	if err != nil {
+	if _, err := w.finished(); err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	if end, limit := r.End(), time.Duration(within)*time.Second; end > limit {
-		return outcome.Fail("the time to the async answer's end", fmt.Sprintf("at most %s (\"returns at once\": it does not wait for the run)", limit),
-			end.Round(time.Millisecond).String())
+	if err := w.judge("ASYNC-01", checks.AsyncAtOnce); err != nil {
+		return err
 	}
 	return w.rememberAsync(run, thread)
 }
 
-// rememberAsync reads {threadID, runID} from an async start (ASYNC-01). A
-// thread the scenario already knows is a resumed one: the answer's threadID
-// must name it ("Thread of the run (new or resumed)").
+// rememberAsync remembers {threadID, runID} of an async start, judged by
+// ASYNC-01's check (2xx JSON with both, a resumed thread named by the
+// request is the answer's). A thread the scenario already knows must be
+// the answer's: "threadID: Thread of the run (new or resumed)".
 func (w *World) rememberAsync(run, thread string) error {
 	r, err := w.finished()
 	if err != nil {
 		return err
 	}
+	if err := w.judge("ASYNC-01", checks.AsyncAck); err != nil {
+		return err
+	}
+	if known, ok := w.threads[thread]; ok {
+		if err := w.judge("ASYNC-01", checks.OnThread(known, fmt.Sprintf("the resumed thread %q", thread))); err != nil {
+			return err
+		}
+	}
 	var ack struct {
-		ThreadID *string `json:"threadID"`
-		RunID    *string `json:"runID"`
+		ThreadID string `json:"threadID"`
+		RunID    string `json:"runID"`
 	}
-	const want = "a JSON object with the strings threadID and runID (other members allowed)"
-	if err := json.Unmarshal(r.Body, &ack); err != nil || ack.ThreadID == nil || ack.RunID == nil ||
-		*ack.ThreadID == "" || *ack.RunID == "" {
-		return outcome.Failf("the async answer", want, "%s", abbreviate(r.Body))
+	if err := json.Unmarshal(r.Body, &ack); err != nil {
+		return fmt.Errorf("the async answer passed ASYNC-01 but does not decode: %w", err)
 	}
-	if known, ok := w.threads[thread]; ok && known != *ack.ThreadID {
-		return outcome.Fail("the async answer's threadID", fmt.Sprintf("the resumed thread %q (%s)", thread, known), *ack.ThreadID).
-			WithSpec("threadID: Thread of the run (new or resumed)")
-	}
-	w.threads[thread], w.runs[run] = *ack.ThreadID, *ack.RunID
+	w.threads[thread], w.runs[run] = ack.ThreadID, ack.RunID
 	return nil
 }
 
@@ -145,6 +149,9 @@ func (w *World) lastCompletedOrWaited(now, notWant, later, run, thread string) e
 		if *p, err = w.expand(*p); err != nil {
 			return err
 		}
+	}
+	if err := w.judgeIfDecided(checks.EventsLastCompleted); err != nil {
+		return err
 	}
 	body := string(r.Body)
 	has := func(s string) bool { return s != "" && strings.Contains(body, s) }
@@ -313,13 +320,20 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 	if err != nil {
 		return err
 	}
-	moved := gomega.And(gomega.Not(gomega.BeEmpty()), gomega.Not(gomega.Equal(before)))
-	err = w.pollLastRunID(thread, moved, func(got string) error {
-		want := "a run other than the thread's earlier one " + before
-		if before == "" {
-			want = "a run (the thread holds the run just made)"
+	// The scenario knows every run the thread had before: any other is
+	// the new one (its answer did not name it).
+	ran := checks.Ran{AllOlder: true}
+	if before != "" {
+		ran.Older = []string{before}
+	}
+	what := fmt.Sprintf("lastRunID of thread %q after the run on it", thread)
+	shown := gomega.Satisfy(func(got string) bool { return ran.Shown(got, what) == nil })
+	err = w.pollLastRunID(thread, shown, func(got string) error {
+		err := ran.Shown(got, what)
+		if f, ok := outcome.AsFailure(err); ok {
+			return f.WithSpec(spec)
 		}
-		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q after the run on it", thread), want, got).WithSpec(spec)
+		return err
 	})
 	if err != nil {
 		return err
@@ -396,60 +410,38 @@ func sseRunID(body []byte) string {
 	return ""
 }
 
+// abortedStream: ASYNC-06 on the stream, judged by the passive check over
+// the scenario's exchanges (the stream and its abort): the content the
+// script says after the abort (notWant) never arrives. The check finds
+// that content in the script itself.
 func (w *World) abortedStream(notWant string) error {
 	if !is2xx(w.abortStatus) {
 		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(w.abortStatus))
 	}
-	r, err := w.finished()
-	if err != nil {
+	if _, err := w.finished(); err != nil {
 		return outcome.Fail("the SSE stream after the abort", "its end", err.Error())
 	}
-	if notWant, err = w.expand(notWant); err != nil {
-		return err
-	}
-	if sseHasContent(r.Body, notWant) {
-		return outcome.Failf("the SSE stream after the abort", fmt.Sprintf("no event with the content %q (the run is cancelled)", notWant),
-			"%s", abbreviate(r.Body))
-	}
-	return nil
+	return w.judge("ASYNC-06", checks.AbortEndsRun)
 }
 
 // abortedOnServer: abort cancels the run on the server, not only the
-// client's stream. The events route with runID and Accept: application/json
+// client's stream, judged by the passive check over the scenario's
+// exchanges. The events route with runID and Accept: application/json
 // stays open until the run finishes; for a cancelled run that is at once,
-// and its events hold nothing the script would have said after the abort.
-// A service that only cut the stream answers once the script has run out,
-// with the later content. The answer must also hold what the run said
-// before the abort: an empty answer for a run the route cannot find or has
-// not finished shows nothing. lastRunID is not read: it reports completion,
-// and the spec does not say that a cancelled run completes.
+// and its events hold what the stream showed before the abort (want) and
+// nothing the script says later (notWant). A service that only cut the
+// stream answers once the script has run out, with the later content; an
+// empty answer shows nothing. lastRunID is not read: it reports
+// completion, and the spec does not say that a cancelled run completes.
 func (w *World) abortedOnServer(run, thread, want, notWant string) error {
-	want, err := w.expand(want)
-	if err != nil {
-		return err
-	}
-	if notWant, err = w.expand(notWant); err != nil {
-		return err
-	}
 	if _, err := w.run(run); err != nil {
 		return fmt.Errorf("%w (no event of the stream carried a runID)", err)
 	}
-	r, err := w.fetchEvents(thread, run)
-	if err != nil {
+	if _, err := w.fetchEvents(thread, run); err != nil {
 		return err
 	}
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	if !strings.Contains(string(r.Body), want) {
-		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
-			fmt.Sprintf("the content %q the run said before the abort", want), "%s", abbreviate(r.Body)).
-			WithSpec("With runID, delivers that run's events after the fact")
-	}
-	if strings.Contains(string(r.Body), notWant) {
-		return outcome.Failf("the events of the aborted run (runID, Accept: application/json)",
-			fmt.Sprintf("no content %q: the run ended at the abort", notWant), "%s", abbreviate(r.Body)).
-			WithSpec("POST /api/threads/{id}/abort: Cancels a run")
-	}
-	return nil
+	return w.judge("ASYNC-06", checks.AbortEndsRun)
 }

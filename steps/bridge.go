@@ -48,8 +48,39 @@ func (w *World) judge(rule string, check func(*traffic.Exchange, *checks.History
 	if err != nil {
 		return err
 	}
-	return judged(rule, check(r.Exchange(), nil))
+	return judged(rule, check(r.Exchange(), &w.hist))
 }
+
+// remember adds an exchange of the scenario to its History, so checks over
+// several exchanges run as the passive judge runs them. The exchange judged
+// may be in it too: no check reads an exchange's own record as earlier.
+// Past maxRemembered a body is kept as the proxy keeps one past
+// --max-record, cut: what History reads of a run is small, and reading a
+// huge body again would hold it twice.
+func (w *World) remember(r *Response) {
+	if len(r.Body) <= maxRemembered {
+		w.hist.Add(r.Exchange())
+		return
+	}
+	cut := *r
+	cut.Body = r.Body[:maxRemembered]
+	var reads []Read
+	for _, rd := range r.Reads {
+		if rd.End > maxRemembered {
+			reads = append(reads, Read{At: rd.At, End: maxRemembered})
+			break
+		}
+		reads = append(reads, rd)
+	}
+	cut.Reads = reads
+	x := cut.Exchange()
+	x.Response.Body.Truncated = true
+	x.Response.Body.Size = int64(len(r.Body))
+	w.hist.Add(x)
+}
+
+// maxRemembered bounds the body bytes remember reads.
+const maxRemembered = 256 << 10
 
 // judged turns a check's Skip into a failure.
 func judged(rule string, err error) error {
@@ -69,7 +100,7 @@ func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) er
 	}
 	x := r.Exchange()
 	for _, c := range cs {
-		err := c(x, nil)
+		err := c(x, &w.hist)
 		var s *checks.Skip
 		if err != nil && !errors.As(err, &s) {
 			return err

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,3 +45,30 @@ var errTest error = brokenErr{}
 type brokenErr struct{}
 
 func (brokenErr) Error() string { return "broken" }
+
+// TestRememberKeepsAHugeBodyCut: the scenario's History reads at most
+// maxRemembered of a body, and knows the rest was cut.
+func TestRememberKeepsAHugeBodyCut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int
+	}{
+		{"small", 100},
+		{"huge", maxRemembered + 5000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte(strings.Repeat("x", tc.size))
+			r := &Response{Method: "POST", URL: "http://h/api/invoke/a", Status: 200, Header: http.Header{"X-Svc-Thread-Id": {"t1"}},
+				Body: body, Complete: true, Sent: time.Now(), Reads: []Read{{At: time.Millisecond, End: 10}, {At: 2 * time.Millisecond, End: tc.size}}}
+			w := &World{}
+			w.remember(r)
+			if !w.hist.Thread("t1") {
+				t.Fatal("the thread the response named is not in the History")
+			}
+			x := r.Exchange()
+			if len(x.Response.Body.Bytes()) != tc.size {
+				t.Fatalf("Exchange cut the body the checks judge: %d bytes", len(x.Response.Body.Bytes()))
+			}
+		})
+	}
+}

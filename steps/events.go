@@ -3,10 +3,12 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
@@ -53,27 +55,19 @@ func (w *World) invokeUntilPrompt(path, text string) error {
 	return err
 }
 
-// dataFramesAreObjects: EVT-01, on the raw frames so that a frame a parser
-// would merge or drop is still seen.
+// dataFramesAreObjects: EVT-01, judged by the passive check on the frames
+// read (up to the prompt event where the scenario stopped).
 func (w *World) dataFramesAreObjects() error {
 	frames, err := w.framesRead()
 	if err != nil {
 		return err
 	}
-	n := 0
-	for _, f := range frames {
-		if !f.IsEvent() {
-			continue
-		}
-		n++
-		if _, err := f.Object(); err != nil {
-			return outcome.Fail("an SSE data frame", "one JSON object", quoteFrame(f))
-		}
-	}
-	if n == 0 {
+	// The check passes a stream without data frames, which shows nothing
+	// of EVT-01: the scenario's run has some.
+	if !slices.ContainsFunc(frames, Frame.IsEvent) {
 		return outcome.Fail("the SSE stream", "the run's data frames", "no data frame")
 	}
-	return nil
+	return w.judge("EVT-01", checks.DataIsObject)
 }
 
 // events returns the event objects of an SSE response read to its end or
@@ -110,40 +104,17 @@ func (w *World) atMostOneRicher() error {
 	return nil
 }
 
-// eventIDs: EVT-02. Without the X-SVC-Thread-Id header the threadID has
-// nothing to be compared with, so the rule cannot be shown.
+// eventIDs: EVT-02, judged by the passive check: every event carries
+// runID and threadID naming one run and the thread of the X-SVC-Thread-Id
+// header (without the header the threadID cannot be compared, and the
+// check's skip fails the step). "runID equal to its id line" is SSE-02's
+// "an id: line holding the run ID", given EVT-02's one run: its check
+// compares each id line with the run the events name.
 func (w *World) eventIDs() error {
-	frames, err := w.framesRead()
-	if err != nil {
+	if err := w.judge("EVT-02", checks.EventsNameRun); err != nil {
 		return err
 	}
-	thread := w.resp.Header.Get("X-SVC-Thread-Id")
-	if thread == "" {
-		return outcome.Fail("the threadID of the events", "a comparison with the X-SVC-Thread-Id header",
-			"threadID cannot be compared: the response has no X-SVC-Thread-Id header")
-	}
-	n := 0
-	for _, f := range frames {
-		if !f.IsEvent() {
-			continue
-		}
-		n++
-		obj, err := f.Object()
-		if err != nil {
-			return outcome.Fail("an SSE data frame", "one JSON object", quoteFrame(f))
-		}
-		id, _ := f.Field("id")
-		run, okR := idString(obj["runID"])
-		th, okT := idString(obj["threadID"])
-		if !okR || run != strings.TrimSuffix(id, ":after") || !okT || th != thread {
-			return outcome.Failf("an event", fmt.Sprintf("runID equal to its id line and threadID %q (the X-SVC-Thread-Id header)", thread),
-				"%s", quoteFrame(f))
-		}
-	}
-	if n == 0 {
-		return outcome.Fail("the SSE stream", "at least one event", "none")
-	}
-	return nil
+	return w.judgeIfDecided(checks.IDBeforeData)
 }
 
 // innerField: EVT-05 and EVT-06, an event whose richer field carries the

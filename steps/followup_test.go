@@ -44,7 +44,7 @@ func TestFollowUpFailures(t *testing.T) {
 		{"events lack the answer", thread(200, "application/json", `{"lastRunID":"run_2","events":[]}`),
 			func(w *World) error { return w.threadRan("T", "hello", "run_1", "spec") }, `"hello"`, `events`},
 		{"lastRunID stays", thread(200, "application/json", `{"lastRunID":"run_1"}`),
-			func(w *World) error { return w.threadRan("T", "hello", "run_1", "spec") }, "other than the thread's earlier one run_1", "run_1"},
+			func(w *World) error { return w.threadRan("T", "hello", "run_1", "spec") }, "not the thread's earlier \"run_1\"", "run_1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

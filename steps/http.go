@@ -254,6 +254,7 @@ func (w *World) do(rq request) (*Response, error) {
 		ex.Error = resp.Err.Error()
 	}
 	w.record(ex)
+	w.remember(resp)
 	return resp, nil
 }
 
@@ -396,7 +397,11 @@ func (w *World) fetch(method, path, accept string, query ...string) (*Response, 
 	if err != nil {
 		return nil, err
 	}
-	return call.response()
+	r, err := call.response()
+	if err == nil {
+		w.remember(r)
+	}
+	return r, err
 }
 
 // expectCall is one call made through httpexpect: its response to assert

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
@@ -257,9 +259,15 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 // name cannot clash with a scenario's, which are words.
 func openingRun(thread string) string { return "set-up:" + thread }
 
+// statusIs: the status a scenario expects. A refused key (ERR-02/03) is
+// judged by its passive check first, so its failure carries the rule's
+// words; any status the check does not rank falls to the comparison.
 func (w *World) statusIs(want int) error {
 	r, err := w.last()
 	if err != nil {
+		return err
+	}
+	if err := w.judgeIfDecided(checks.MissingKey, checks.MalformedKey); err != nil {
 		return err
 	}
 	if r.Status != want {
@@ -291,6 +299,9 @@ func (w *World) statusEither(a, b int) error {
 	return nil
 }
 
+// headerIsThread: the answer runs on the thread the scenario expects, as
+// its X-SVC-Thread-Id header (once: THREAD-04) and its events or async
+// acknowledgement say; the check is the one the selection rules use.
 func (w *World) headerIsThread(name, thread string) error {
 	id, err := w.thread(thread)
 	if err != nil {
@@ -303,12 +314,18 @@ func (w *World) headerIsThread(name, thread string) error {
 	if err := w.threadHeader(name); err != nil {
 		return err
 	}
-	if got := r.Header.Values(name); len(got) != 1 || got[0] != id {
-		return outcome.Failf("the response header "+name, fmt.Sprintf("one value, thread %q (%s)", thread, id), "%q", got)
+	if !strings.EqualFold(name, "X-SVC-Thread-Id") {
+		if got := r.Header.Values(name); len(got) != 1 || got[0] != id {
+			return outcome.Failf("the response header "+name, fmt.Sprintf("one value, thread %q (%s)", thread, id), "%q", got)
+		}
+		return nil
 	}
-	return nil
+	return w.judge("THREAD-04", checks.OnThread(id, fmt.Sprintf("thread %q of the scenario", thread)))
 }
 
+// headerIsNewThread: THREAD-03, judged by the passive check over the
+// scenario's exchanges: the answer's thread is none that a response had
+// named before the call.
 func (w *World) headerIsNewThread(name string) error {
 	r, err := w.last()
 	if err != nil {
@@ -317,15 +334,12 @@ func (w *World) headerIsNewThread(name string) error {
 	if err := w.threadHeader("X-SVC-Thread-Id"); err != nil {
 		return err
 	}
-	got := r.Header.Values("X-SVC-Thread-Id")
-	const check = "the response header X-SVC-Thread-Id"
-	if len(got) != 1 || got[0] == "" {
-		return outcome.Failf(check, "one value naming a new thread", "%q", got)
+	if err := w.judge("THREAD-03", checks.NewThread); err != nil {
+		return err
 	}
-	for other, id := range w.threads {
-		if got[0] == id {
-			return outcome.Failf(check, "a new thread", "%s, the ID of thread %q", id, other)
-		}
+	got := r.Header.Values("X-SVC-Thread-Id")
+	if len(got) != 1 || got[0] == "" {
+		return outcome.Failf("the response header X-SVC-Thread-Id", "one value naming a new thread", "%q", got)
 	}
 	w.threads[name] = got[0]
 	return nil
@@ -368,6 +382,11 @@ func (w *World) plainIsExactly(want string) error {
 func (w *World) bodyContains(want, notWant string) error {
 	r, err := w.finished()
 	if err != nil {
+		return err
+	}
+	// On the events route the follow-up rules decide too (ASYNC-02/03/04):
+	// which text the run said is the scenario's.
+	if err := w.judgeIfDecided(checks.EventsOfRun, checks.EventsLastCompleted, checks.EventsWait); err != nil {
 		return err
 	}
 	if err := w.needEcho(); err != nil {

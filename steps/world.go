@@ -20,6 +20,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
@@ -63,6 +64,9 @@ type World struct {
 	// abortStatus is the status of the abort sent mid-stream
 	// (invokeAndAbort); 0 before it.
 	abortStatus int
+	// hist is what the scenario's exchanges showed, for the checks over
+	// several exchanges (bridge.go).
+	hist checks.History
 
 	// firstErr is the first step error of the scenario.
 	firstErr error
@@ -98,6 +102,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.threads, w.runs = map[string]string{}, map[string]string{}
 	w.markers = map[string]string{}
 	w.lastPrompt, w.abortStatus = "", 0
+	w.hist = checks.History{}
 	w.transcript, w.firstErr = nil, nil
 	w.echoSent = false
 }

@@ -1,0 +1,160 @@
+package checks
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+var t0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+
+// envelopeRun is a 2xx envelope answer of run id on thread th, sent at
+// +sentMs, whose last item completes the run.
+func envelopeRun(sentMs int, req map[string]string, th, id string, complete bool) *traffic.Exchange {
+	items := fmt.Sprintf(`{"items":[{"content":"x","runID":%q,"threadID":%q}`, id, th)
+	if complete {
+		items += fmt.Sprintf(`,{"runComplete":true,"runID":%q,"threadID":%q}`, id, th)
+	}
+	items += "]}"
+	h := hdr("Accept", "application/json")
+	url := "http://s/api/invoke/agt"
+	for k, v := range req {
+		if k == "path" {
+			url = v
+			continue
+		}
+		h.Set(k, v)
+	}
+	x := ex{url: url, req: h, resp: hdr("Content-Type", "application/json", "X-SVC-Thread-Id", th), chunks: []at{{50, items}}}.build()
+	x.Start = t0.Add(time.Duration(sentMs) * time.Millisecond)
+	x.Response.HeaderAt = 40 * time.Millisecond
+	return x
+}
+
+// get is a GET answered 200 with body at +sentMs.
+func get(sentMs int, url, body string) *traffic.Exchange {
+	x := ex{method: "GET", url: url, resp: hdr("Content-Type", "application/json"), chunks: []at{{5, body}}}.build()
+	x.Start = t0.Add(time.Duration(sentMs) * time.Millisecond)
+	x.Response.HeaderAt = 5 * time.Millisecond
+	return x
+}
+
+// verdict runs a judge on the last exchange over the history of the others.
+func verdict(judge func(*traffic.Exchange, *History) error, xs ...*traffic.Exchange) (string, Result) {
+	var h History
+	for _, x := range xs[:len(xs)-1] {
+		h.Add(x)
+	}
+	r := run(Check{Rule: "R", Judge: judge}, xs[len(xs)-1], &h)
+	switch {
+	case r.Err != nil:
+		return "error", r
+	case r.Failure != nil:
+		return "fail", r
+	case r.Skip != nil:
+		return "skip", r
+	}
+	return "pass", r
+}
+
+func TestThreadFollowUps(t *testing.T) {
+	opened := envelopeRun(0, nil, "t1", "r0", true)
+	byHeader := envelopeRun(1000, map[string]string{"X-SVC-Thread-Id": "t1"}, "t1", "r1", true)
+	byPath := envelopeRun(1000, map[string]string{"path": "http://s/api/invoke/agt/thread/t1"}, "t1", "r1", true)
+	unfinished := envelopeRun(1000, map[string]string{"X-SVC-Thread-Id": "t1"}, "t1", "r1", false)
+	thread := func(last string) *traffic.Exchange {
+		return get(2500, "http://s/api/threads/t1", fmt.Sprintf(`{"id":"t1","lastRunID":%s}`, last))
+	}
+	events := func(body string) *traffic.Exchange { return get(2500, "http://s/api/threads/t1/events", body) }
+	evs := func(id string, complete bool) string {
+		s := fmt.Sprintf(`{"items":[{"content":"x","runID":%q,"threadID":"t1"}`, id)
+		if complete {
+			s += fmt.Sprintf(`,{"runComplete":true,"runID":%q,"threadID":"t1"}`, id)
+		}
+		return s + "]}"
+	}
+	for _, tc := range []struct {
+		name  string
+		judge func(*traffic.Exchange, *History) error
+		xs    []*traffic.Exchange
+		want  string
+	}{
+		{"THREAD-02: lastRunID names the new run", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byHeader, thread(`"r1"`)}, "pass"},
+		{"THREAD-02: lastRunID stays on the earlier run", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byHeader, thread(`"r0"`)}, "fail"},
+		{"THREAD-02: no lastRunID", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byHeader, thread(`null`)}, "fail"},
+		{"THREAD-02: a run the recording did not see", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byHeader, thread(`"r9"`)}, "skip"},
+		{"THREAD-02: a numeric lastRunID", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byHeader, thread(`0`)}, "skip"},
+		{"THREAD-02: the run did not show completion", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, unfinished, thread(`"r0"`)}, "skip"},
+		{"THREAD-02 does not judge a run by path", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byPath, thread(`"r0"`)}, "skip"},
+		{"THREAD-01: lastRunID stays on the earlier run", ThreadFollowUp("THREAD-01"), []*traffic.Exchange{opened, byPath, thread(`"r0"`)}, "fail"},
+		{"THREAD-03: the new thread holds a run", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(1500, "http://s/api/threads/t1", `{"lastRunID":"r7"}`)}, "pass"},
+		{"THREAD-03: the new thread holds none", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(1500, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "fail"},
+		{"THREAD-03: asked before the run completed", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(10, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"THREAD-03: asked within ReportLag of the completion", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(900, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"ASYNC-03: the last completed run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r1", true))}, "pass"},
+		{"ASYNC-03: an earlier run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r0", true))}, "fail"},
+		{"ASYNC-03: a run not completed", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", false))}, "fail"},
+		{"ASYNC-03: a later run the recording did not see", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", true))}, "skip"},
+		{"ASYNC-03: with runID", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, get(2000, "http://s/api/threads/t1/events?runID=r0", evs("r0", true))}, "skip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, r := verdict(tc.judge, tc.xs...); got != tc.want {
+				t.Errorf("got %s, want %s: %+v %v %v", got, tc.want, r, r.Skip, r.Failure)
+			}
+		})
+	}
+}
+
+func TestAbortEndsRun(t *testing.T) {
+	const script = "@say working\n@pause 3s\n@say after"
+	frame := func(content string, complete bool) string {
+		return fmt.Sprintf("id: r1\ndata: {\"content\":%q,\"runComplete\":%t,\"runID\":\"r1\",\"threadID\":\"t1\"}\n\n", content, complete)
+	}
+	stream := func(chunks ...at) *traffic.Exchange {
+		x := ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: script, chunks: chunks}.build()
+		x.Start = t0
+		x.Response.HeaderAt = 5 * time.Millisecond
+		return x
+	}
+	cancelled := stream(at{5, start}, at{10, frame("working", false)}, at{40, closeF})
+	goneOn := stream(at{5, start}, at{10, frame("working", false)}, at{3010, frame("after", false) + frame("", true) + closeF})
+	abort := func(sentMs int) *traffic.Exchange {
+		x := ex{url: "http://s/api/threads/t1/abort", chunks: []at{{5, `{}`}}}.build()
+		x.Start = t0.Add(time.Duration(sentMs) * time.Millisecond)
+		x.Response.HeaderAt = 5 * time.Millisecond
+		return x
+	}
+	events := func(items string) *traffic.Exchange {
+		return get(4000, "http://s/api/threads/t1/events?runID=r1", `{"items":[`+items+`]}`)
+	}
+	item := func(content string) string {
+		return fmt.Sprintf(`{"content":%q,"runID":"r1","threadID":"t1"}`, content)
+	}
+	for _, tc := range []struct {
+		name string
+		xs   []*traffic.Exchange
+		want string
+	}{
+		{"the stream ends at the abort, judged on the stream", []*traffic.Exchange{abort(20), cancelled}, "pass"},
+		{"the stream ends at the abort, judged on the abort", []*traffic.Exchange{cancelled, abort(20)}, "pass"},
+		{"the stream goes on, judged on the stream", []*traffic.Exchange{abort(20), goneOn}, "fail"},
+		{"the stream goes on, judged on the abort", []*traffic.Exchange{goneOn, abort(20)}, "fail"},
+		{"an abort before the run said anything", []*traffic.Exchange{abort(2), goneOn}, "skip"},
+		{"an agent faster than its script", []*traffic.Exchange{abort(20), stream(at{5, start}, at{10, frame("working", false) + frame("after", false)}, at{40, frame("", true) + closeF})}, "skip"},
+		{"a run that completed before the abort", []*traffic.Exchange{stream(at{5, start}, at{10, frame("working", false)}, at{15, frame("", true) + closeF}), abort(20)}, "pass"},
+		{"an abort too late to cut anything", []*traffic.Exchange{goneOn, abort(2500)}, "skip"},
+		{"no abort", []*traffic.Exchange{cancelled}, "skip"},
+		{"the run's events end at the abort", []*traffic.Exchange{cancelled, abort(20), events(item("working"))}, "pass"},
+		{"the run's events go on", []*traffic.Exchange{cancelled, abort(20), events(item("working") + "," + item("after"))}, "fail"},
+		{"the run's events are empty", []*traffic.Exchange{cancelled, abort(20), events("")}, "fail"},
+		{"the events of a run no abort met", []*traffic.Exchange{cancelled, events(item("working") + "," + item("after"))}, "skip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, r := verdict(AbortEndsRun, tc.xs...); got != tc.want {
+				t.Errorf("got %s, want %s: %v %v", got, tc.want, r.Skip, r.Failure)
+			}
+		})
+	}
+}
