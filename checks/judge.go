@@ -131,6 +131,7 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 	defer j.mu.Unlock()
 	j.n++
 	var out []Finding
+	var quoted []*string // what the findings quote, redacted at once
 	// A rule may have several checks; the exchange decides it once.
 	type perRule struct{ decided, failed bool }
 	seen := map[string]*perRule{}
@@ -168,7 +169,7 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 			fl := r.Failure
 			if j.redact {
 				c := *fl
-				RedactBodyText(x, &c.Check, &c.Expected, &c.Actual)
+				quoted = append(quoted, &c.Check, &c.Expected, &c.Actual)
 				fl = &c
 			}
 			f := Finding{Rule: r.Rule, Level: j.levels[r.Rule], Exchange: x.ID,
@@ -184,6 +185,9 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 			}
 			pr.decided = true
 		}
+	}
+	if len(quoted) > 0 {
+		RedactBodyText(x, quoted...) // one pass over the bodies
 	}
 	return out
 }
@@ -286,18 +290,39 @@ func RedactBodyText(x *traffic.Exchange, texts ...*string) {
 	if x.Response != nil && !x.Response.Body.Redacted {
 		bodies = append(bodies, string(x.Response.Body.Bytes()))
 	}
-	var variants []string
-	for _, b := range bodies {
-		variants = append(variants, b, strconv.Quote(b))
+	// Windows not found yet, counted per hash slot: most of a long body's
+	// windows need no map lookup.
+	var pending [1 << 14]uint16
+	slot := func(w uint64) uint64 { return (w * 0x9e3779b97f4a7c15) >> 50 }
+	for w := range want {
+		pending[slot(w)]++
 	}
 	left := len(want)
-	for _, v := range variants {
-		for i := 0; i+minBodyRun <= len(v) && left > 0; i++ {
-			if seen, ok := want[window(v, i)]; ok && !seen {
-				want[window(v, i)] = true
+	scan := func(v string) {
+		var w uint64 // the window ending at i, rolled on byte by byte
+		for i := 0; i < len(v) && left > 0; i++ {
+			w = w<<8 | uint64(v[i])
+			if i+1 < minBodyRun || pending[slot(w)] == 0 {
+				continue
+			}
+			if seen, ok := want[w]; ok && !seen {
+				want[w] = true
+				pending[slot(w)]--
 				left--
 			}
 		}
+	}
+	variants := append([]string(nil), bodies...)
+	for _, b := range bodies {
+		scan(b)
+	}
+	for _, b := range bodies {
+		if left == 0 {
+			break // every window found: no need to quote a long body
+		}
+		q := strconv.Quote(b)
+		variants = append(variants, q)
+		scan(q)
 	}
 	if left == len(want) {
 		return

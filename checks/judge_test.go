@@ -85,3 +85,13 @@ func TestJudgementRedactsBodies(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRedactBodyText: a finding on a 1 MiB answer.
+func BenchmarkRedactBodyText(b *testing.B) {
+	answer := strings.Repeat("data: {\"content\":\"some words of an answer\"}\n\n", 1<<20/46)
+	x := ex{chunks: whole(answer)}.build()
+	for i := 0; i < b.N; i++ {
+		actual := fmt.Sprintf("last frame %q", answer[:300])
+		RedactBodyText(x, &actual)
+	}
+}
