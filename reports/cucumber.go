@@ -48,8 +48,8 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 			if found {
 				el["name"] = rep.Scenarios[i].Title()
 			}
-			steps, _ := el["steps"].([]any)
-			for _, st := range steps {
+			stepList, _ := el["steps"].([]any)
+			for _, st := range stepList {
 				step, ok := st.(map[string]any)
 				if !ok {
 					continue
