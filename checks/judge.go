@@ -2,7 +2,11 @@ package checks
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/invokeconf/invokeconf/features"
@@ -96,6 +100,17 @@ type Judgement struct {
 	levels  map[string]string
 	total   int
 	errs    []string
+	redact  bool
+}
+
+// RedactBodies makes every finding and error the judgement returns or
+// keeps free of body text (--redact-bodies): see RedactBodyText. Call it
+// before the first Add.
+func (j *Judgement) RedactBodies() *Judgement {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.redact = true
+	return j
 }
 
 // NewJudgement returns an empty Judgement.
@@ -116,6 +131,7 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 	defer j.mu.Unlock()
 	j.n++
 	var out []Finding
+	var quoted []*string // what the findings quote, redacted at once
 	// A rule may have several checks; the exchange decides it once.
 	type perRule struct{ decided, failed bool }
 	seen := map[string]*perRule{}
@@ -132,7 +148,11 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 		}
 		switch {
 		case r.Err != nil:
-			j.errs = append(j.errs, fmt.Sprintf("exchange #%d: %v", x.ID, r.Err))
+			msg := fmt.Sprintf("exchange #%d: %v", x.ID, r.Err)
+			if j.redact {
+				RedactBodyText(x, &msg)
+			}
+			j.errs = append(j.errs, msg)
 		case r.Skip != nil:
 			if r.Skip.Untested {
 				t.untested[r.Skip.Reason]++
@@ -146,8 +166,14 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 				t.failures++
 			}
 			pr.decided, pr.failed = true, true
+			fl := r.Failure
+			if j.redact {
+				c := *fl
+				quoted = append(quoted, &c.Check, &c.Expected, &c.Actual)
+				fl = &c
+			}
 			f := Finding{Rule: r.Rule, Level: j.levels[r.Rule], Exchange: x.ID,
-				Request: x.Request.Method + " " + x.Request.URL, Status: statusOf(x), Failure: r.Failure}
+				Request: x.Request.Method + " " + x.Request.URL, Status: statusOf(x), Failure: fl}
 			if len(t.fails) < maxFindings {
 				t.fails = append(t.fails, f)
 			}
@@ -159,6 +185,9 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 			}
 			pr.decided = true
 		}
+	}
+	if len(quoted) > 0 {
+		RedactBodyText(x, quoted...) // one pass over the bodies
 	}
 	return out
 }
@@ -228,4 +257,214 @@ func statusOf(x *traffic.Exchange) int {
 		return 0
 	}
 	return x.Response.Status
+}
+
+// BodyTextRedacted stands for body text in a finding under --redact-bodies.
+const BodyTextRedacted = "[body text redacted]"
+
+// minBodyRun is the shortest run of a text taken for body text: shorter
+// runs (a status code, "data: {}") are too common to say anything.
+const minBodyRun = 8
+
+// RedactBodyText replaces, in each text, every run of minBodyRun or more
+// bytes that the exchange's request or response body holds, as recorded or
+// as %q writes it (checks quote what they saw with %q), by
+// BodyTextRedacted. What the exchange's headers and URL hold stays (a
+// header's thread ID, a run ID in the query), and so does what a check
+// writes of its own: status codes, lengths, timings, the spec's words.
+// Failures are few, so the bodies are scanned per call.
+func RedactBodyText(x *traffic.Exchange, texts ...*string) {
+	want := map[uint64]bool{} // the texts' windows of minBodyRun bytes
+	for _, t := range texts {
+		for i := 0; i+minBodyRun <= len(*t); i++ {
+			want[window(*t, i)] = false
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	var bodies []string
+	if !x.Request.Body.Redacted {
+		bodies = append(bodies, string(x.Request.Body.Bytes()))
+	}
+	if x.Response != nil && !x.Response.Body.Redacted {
+		bodies = append(bodies, string(x.Response.Body.Bytes()))
+	}
+	// Windows not found yet, counted per hash slot: most of a long body's
+	// windows need no map lookup.
+	var pending [1 << 14]uint16
+	slot := func(w uint64) uint64 { return (w * 0x9e3779b97f4a7c15) >> 50 }
+	for w := range want {
+		pending[slot(w)]++
+	}
+	left := len(want)
+	scan := func(v string) {
+		var w uint64 // the window ending at i, rolled on byte by byte
+		for i := 0; i < len(v) && left > 0; i++ {
+			w = w<<8 | uint64(v[i])
+			if i+1 < minBodyRun || pending[slot(w)] == 0 {
+				continue
+			}
+			if seen, ok := want[w]; ok && !seen {
+				want[w] = true
+				pending[slot(w)]--
+				left--
+			}
+		}
+	}
+	variants := append([]string(nil), bodies...)
+	for _, b := range bodies {
+		scan(b)
+	}
+	for _, b := range bodies {
+		if left == 0 {
+			break // every window found: no need to quote a long body
+		}
+		q := strconv.Quote(b)
+		variants = append(variants, q)
+		scan(q)
+	}
+	if left == len(want) {
+		return
+	}
+	keep := keptValues(x)
+	for _, t := range texts {
+		*t = redactRuns(*t, want, keep, variants)
+	}
+}
+
+// window is the minBodyRun bytes of s at i, as a number.
+func window(s string, i int) uint64 {
+	var w uint64
+	for _, c := range []byte(s[i : i+minBodyRun]) {
+		w = w<<8 | uint64(c)
+	}
+	return w
+}
+
+// keptValues are what an exchange shows outside its bodies, raw and as %q
+// writes them: header values, the URL's path segments and query values.
+func keptValues(x *traffic.Exchange) []string {
+	var vs []string
+	headers := []http.Header{x.Request.Header}
+	if x.Response != nil {
+		headers = append(headers, x.Response.Header)
+	}
+	for _, h := range headers {
+		for _, values := range h {
+			vs = append(vs, values...)
+		}
+	}
+	if u, err := url.Parse(x.Request.URL); err == nil {
+		vs = append(vs, strings.Split(u.Path, "/")...)
+		for _, values := range u.Query() {
+			vs = append(vs, values...)
+		}
+	}
+	var out []string
+	for _, v := range vs {
+		if len(v) >= minBodyRun {
+			out = append(out, v, strings.Trim(strconv.Quote(v), `"`))
+		}
+	}
+	return out
+}
+
+// redactRuns replaces by BodyTextRedacted each run of t that a body holds
+// (its windows are in hit; bodies as written), less what keep holds: a run
+// of minBodyRun bytes within one quoted value (checks write what they saw
+// with %q), or one of minUnquotedRun bytes anywhere. A check's own words
+// may match a body ("threadID" in `runID "r1", threadID "t1"`,
+// `{"error":{"message"`) and stay; so do the quotes around a value.
+func redactRuns(t string, hit map[uint64]bool, keep []string, bodies []string) string {
+	seg := quotedValues(t)
+	redact := make([]bool, len(t))
+	starts := make([]bool, len(t)) // a window that a body holds starts here
+	for i := 0; i+minBodyRun <= len(t); i++ {
+		if !hit[window(t, i)] {
+			continue
+		}
+		starts[i] = true
+		if seg[i] != 0 && seg[i+minBodyRun-1] == seg[i] {
+			for k := i; k < i+minBodyRun; k++ {
+				redact[k] = true
+			}
+		}
+	}
+	// Outside quoted values only a long run that a body holds whole: a
+	// chain of short windows may stitch a check's words together.
+	for i := 0; i < len(t); i++ {
+		if !starts[i] {
+			continue
+		}
+		last := i
+		for last+1 < len(t) && starts[last+1] {
+			last++
+		}
+		if end := last + minBodyRun; end-i >= minUnquotedRun && heldBy(t[i:end], bodies) {
+			for k := i; k < end; k++ {
+				redact[k] = true
+			}
+		}
+		i = last
+	}
+	for _, v := range keep {
+		for from := 0; ; {
+			i := strings.Index(t[from:], v)
+			if i < 0 {
+				break
+			}
+			for k := from + i; k < from+i+len(v); k++ {
+				redact[k] = false
+			}
+			from += i + 1
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		if !redact[i] || (t[i] == '"' && seg[i] == 0) {
+			b.WriteByte(t[i])
+			continue
+		}
+		b.WriteString(BodyTextRedacted)
+		for i+1 < len(t) && redact[i+1] && !(t[i+1] == '"' && seg[i+1] == 0) {
+			i++
+		}
+	}
+	return b.String()
+}
+
+func heldBy(s string, bodies []string) bool {
+	for _, b := range bodies {
+		if strings.Contains(b, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// minUnquotedRun is the shortest run of body text redacted outside a
+// quoted value.
+const minUnquotedRun = 24
+
+// quotedValues numbers the "quoted values" of t from 1 and gives each
+// byte inside one its number, 0 to the rest (quotes included); a quote
+// left open runs to the end.
+func quotedValues(t string) []int {
+	seg := make([]int, len(t))
+	n, open := 0, false
+	for i := 0; i < len(t); i++ {
+		switch {
+		case t[i] == '"':
+			if open = !open; open {
+				n++
+			}
+		case open && t[i] == '\\' && i+1 < len(t):
+			seg[i], seg[i+1] = n, n
+			i++
+		case open:
+			seg[i] = n
+		}
+	}
+	return seg
 }

@@ -10,13 +10,15 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/steps"
 )
 
 // completeCucumber rewrites godog's Cucumber JSON so that Cucumber viewers
 // show what report.html shows: keys replaced by their variables, outline
 // rows named by their example values, placeholders that stand for profile
 // fields filled in (keys as their variables), every text made printable,
-// and a failed step given the transcript, the curl command and the spec
+// each step's match located at its step definition's function, and a
+// failed step given the transcript, the curl command and the spec
 // words as embeddings.
 func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, error) {
 	var doc []map[string]any
@@ -32,6 +34,7 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 		failures[f.Scenario.ID] = f
 	}
 	fill := placeholderFiller(p)
+	locate := definitionLocator()
 	for _, feat := range doc {
 		uri, _ := feat["uri"].(string)
 		elems, _ := feat["elements"].([]any)
@@ -45,13 +48,18 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 			if found {
 				el["name"] = rep.Scenarios[i].Title()
 			}
-			steps, _ := el["steps"].([]any)
-			for _, st := range steps {
+			stepList, _ := el["steps"].([]any)
+			for _, st := range stepList {
 				step, ok := st.(map[string]any)
 				if !ok {
 					continue
 				}
 				if name, ok := step["name"].(string); ok {
+					if match, ok := step["match"].(map[string]any); ok {
+						if loc := locate(name); loc != "" {
+							match["location"] = loc
+						}
+					}
 					step["name"] = printable(fill(name))
 				}
 				result, _ := step["result"].(map[string]any)
@@ -77,6 +85,24 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// definitionLocator returns where the step definition that a step's text
+// binds to is defined ("steps/sse.go:40"), or "". godog names the line of
+// the call to sc.Step, which for every step is the same line of package
+// steps' registration helper, and tells a reader nothing.
+func definitionLocator() func(text string) string {
+	seen := map[string]string{}
+	return func(text string) string {
+		loc, ok := seen[text]
+		if !ok {
+			if d, found := steps.DefinitionOf(text); found {
+				loc = d.Location
+			}
+			seen[text] = loc
+		}
+		return loc
+	}
 }
 
 func asList(v any) []any {

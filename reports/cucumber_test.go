@@ -4,10 +4,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/steps"
 )
 
 // TestCucumberIsCompleted: the Cucumber JSON godog writes gets what
@@ -86,4 +90,92 @@ func TestCucumberIsCompleted(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestCucumberLocatesStepDefinitions: in the cucumber.json of a real run,
+// each step's match location is its step definition's function, a line
+// holding a func in a file of package steps, never the line of the
+// registration helper where godog's sc.Step is called.
+func TestCucumberLocatesStepDefinitions(t *testing.T) {
+	fx := defectRun(t)
+	raw, err := os.ReadFile(filepath.Join(fx.out, CucumberFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, CucumberFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir, fx.rep, fx.p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(filepath.Join(dir, CucumberFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc []struct {
+		Elements []struct {
+			Steps []struct {
+				Name  string
+				Match struct{ Location string }
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var all []step
+	for _, f := range doc {
+		for _, e := range f.Elements {
+			for _, st := range e.Steps {
+				all = append(all, step{st.Name, st.Match.Location})
+			}
+		}
+	}
+	if n := checkLocations(t, all); n < 20 {
+		t.Errorf("only %d step definitions located", n)
+	}
+	// Every definition, the run's or not, is located at its function.
+	all = nil
+	for _, d := range steps.Definitions() {
+		all = append(all, step{d.Expr, d.Location})
+	}
+	if n := checkLocations(t, all); n < 100 {
+		t.Errorf("only %d of %d step definitions located", n, len(all))
+	}
+}
+
+type step struct{ name, location string }
+
+// checkLocations fails each step whose location is not a line holding a
+// func in a file of package steps, and counts the locations.
+func checkLocations(t *testing.T, all []step) int {
+	t.Helper()
+	lines := map[string][]string{}
+	located := map[string]bool{}
+	for _, st := range all {
+		loc := st.location
+		if located[loc] {
+			continue
+		}
+		file, n, _ := strings.Cut(loc, ":")
+		line, _ := strconv.Atoi(n)
+		if !strings.HasPrefix(file, "steps/") || strings.HasSuffix(file, "_test.go") || line < 1 {
+			t.Errorf("step %q: location %q is not in package steps", st.name, loc)
+			continue
+		}
+		if lines[file] == nil {
+			b, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines[file] = strings.Split(string(b), "\n")
+		}
+		if text := lines[file]; line > len(text) || !strings.Contains(text[line-1], "func") || strings.Contains(text[line-1], "sc.Step(") {
+			t.Errorf("step %q: location %q holds no step function", st.name, loc)
+			continue
+		}
+		located[loc] = true
+	}
+	return len(located)
 }

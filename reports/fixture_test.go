@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"testing"
 
@@ -29,6 +30,7 @@ type fixture struct {
 	rec *recorder
 	res *runner.Result
 	rep *Report
+	out string // holds godog's cucumber.json of the run
 }
 
 var (
@@ -63,7 +65,14 @@ func defectRun(t *testing.T) *fixture {
 			fixErr = err
 			return
 		}
-		res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan})
+		// godog's cucumber.json of the run stays in out for the tests
+		// that complete it; the system's temp folder is cleared by others.
+		out, err := os.MkdirTemp("", "invokeconf-reports-fixture-")
+		if err != nil {
+			fixErr = err
+			return
+		}
+		res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan, OutDir: out})
 		if err != nil {
 			fixErr = err
 			return
@@ -73,7 +82,7 @@ func defectRun(t *testing.T) *fixture {
 			fixErr = err
 			return
 		}
-		fix = &fixture{p: p, srv: srv, rec: rec, res: res, rep: rep}
+		fix = &fixture{p: p, srv: srv, rec: rec, res: res, rep: rep, out: out}
 	})
 	if fixErr != nil {
 		t.Fatal(fixErr)

@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
@@ -85,59 +88,13 @@ func proxyCommand(t *testing.T, redact bool) {
 	}
 	defer srv.Close()
 	dir := t.TempDir()
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	pr, pw := io.Pipe()
-	codec := make(chan int, 1)
-	go func() {
-		args := []string{"proxy", "--target", srv.URL, "--listen", "127.0.0.1:0", "--out", dir}
-		if redact {
-			args = append(args, "--redact-bodies")
-		}
-		code := run(ctx, args, pw, pw)
-		pw.Close()
-		codec <- code
-	}()
-	lines := bufio.NewScanner(pr)
-	if !lines.Scan() {
-		t.Fatal("no output")
-	}
-	first := lines.Text()
-	base, _, ok := strings.Cut(strings.TrimPrefix(first, "invokeconf proxy: "), " -> ")
-	if !ok {
-		t.Fatalf("first line %q", first)
-	}
-	var rest strings.Builder
-	restDone := make(chan struct{})
-	go func() {
-		for lines.Scan() {
-			rest.WriteString(lines.Text() + "\n")
-		}
-		close(restDone)
-	}()
 	p := srv.Profile()
-	req, _ := http.NewRequest("POST", base+"/api/invoke/"+p.Agents.Main.ID, strings.NewReader("hi"))
-	req.Header.Set("Authorization", "Bearer "+p.Keys.Agent)
-	req.Header.Set("Accept", "text/event-stream")
-	c := &http.Client{Timeout: 15 * time.Second}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(b), "event: start") {
-		t.Fatalf("answer %q", b)
-	}
-	stop()
-	var code int
-	select {
-	case code = <-codec:
-	case <-time.After(15 * time.Second):
-		t.Fatal("the proxy did not stop within 15 s")
-	}
-	<-restDone
-	out := rest.String()
+	code, out := runProxy(t, srv.URL, dir, redact, func(base string) {
+		b := invokeThrough(t, base+"/api/invoke/"+p.Agents.Main.ID, p.Keys.Agent, "hi")
+		if !strings.Contains(b, "event: start") {
+			t.Fatalf("answer %q", b)
+		}
+	})
 	if code != 1 || !strings.Contains(out, "SSE-05 MUST: the end of the SSE stream") ||
 		!strings.Contains(out, "observed 1 exchanges; judged ") {
 		t.Errorf("exit %d, output:\n%s", code, out)
@@ -164,6 +121,132 @@ func proxyCommand(t *testing.T, redact bool) {
 	sb, _ := os.ReadFile(filepath.Join(dir, passiveSummaryFile))
 	if err := json.Unmarshal(sb, &s); err != nil || !strings.HasPrefix(s.Headline, "observed 1 exchanges") {
 		t.Errorf("summary %s (%v)", sb, err)
+	}
+}
+
+// runProxy runs the proxy command to target, writing into dir, calls
+// send with the proxy's base URL, then stops the proxy; it returns the exit
+// code and everything printed after the first line.
+func runProxy(t *testing.T, target, dir string, redact bool, send func(base string)) (int, string) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	pr, pw := io.Pipe()
+	codec := make(chan int, 1)
+	go func() {
+		args := []string{"proxy", "--target", target, "--listen", "127.0.0.1:0", "--out", dir}
+		if redact {
+			args = append(args, "--redact-bodies")
+		}
+		code := run(ctx, args, pw, pw)
+		pw.Close()
+		codec <- code
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatal("no output")
+	}
+	first := lines.Text()
+	base, _, ok := strings.Cut(strings.TrimPrefix(first, "invokeconf proxy: "), " -> ")
+	if !ok {
+		t.Fatalf("first line %q", first)
+	}
+	var rest strings.Builder
+	restDone := make(chan struct{})
+	go func() {
+		for lines.Scan() {
+			rest.WriteString(lines.Text() + "\n")
+		}
+		close(restDone)
+	}()
+	send(base)
+	stop()
+	var code int
+	select {
+	case code = <-codec:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the proxy did not stop within 15 s")
+	}
+	<-restDone
+	return code, rest.String()
+}
+
+// invokeThrough sends a prompt to an invoke URL for an SSE answer and
+// returns the answer's body.
+func invokeThrough(t *testing.T, url, key, prompt string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(prompt))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "text/event-stream")
+	c := &http.Client{Timeout: 15 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestProxyRedactsBodiesEverywhere: a target's answer breaks a rule with a
+// failure that quotes its body (ERR-10, the OpenAI error envelope). With
+// --redact-bodies no output (console, HAR file, report.html, summary.json,
+// junit.xml, passive-summary.json) holds the prompt's or the answer's text,
+// while the thread ID from a header stays; without it, the reports quote
+// the answer.
+func TestProxyRedactsBodiesEverywhere(t *testing.T) {
+	const (
+		answer = "the purple elephant sings at dawn"
+		prompt = "tell me about the green giraffe"
+		thread = "thr_from_the_header_42"
+	)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-SVC-Thread-Id", thread)
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, `{"error":{"message":"%s; %s","type":"server_error","param":null,"code":null}}`, answer, thread)
+	}))
+	defer target.Close()
+	for _, redact := range []bool{false, true} {
+		dir := t.TempDir()
+		code, out := runProxy(t, target.URL, dir, redact, func(base string) {
+			invokeThrough(t, base+"/api/invoke/agt_main01", "sk-svc-u-k-secret", prompt)
+		})
+		if code != 1 || !strings.Contains(out, "ERR-10 ") {
+			t.Fatalf("redact %v: exit %d, output:\n%s", redact, code, out)
+		}
+		outputs := map[string]string{"console": out}
+		for _, f := range []string{"traffic.har", reports.HTMLFile, reports.JSONFile, reports.JUnitFile, passiveSummaryFile} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outputs[f] = string(b)
+		}
+		for name, text := range outputs {
+			for _, phrase := range []string{"purple elephant", "green giraffe"} {
+				if redact && strings.Contains(text, phrase) {
+					t.Errorf("--redact-bodies: %s holds %q", name, phrase)
+				}
+			}
+			if name == "traffic.har" {
+				continue
+			}
+			if quotes := strings.Contains(text, "purple elephant"); !redact && !quotes {
+				t.Errorf("without --redact-bodies, %s does not quote the answer", name)
+			}
+		}
+		if redact {
+			for _, name := range []string{"console", passiveSummaryFile, reports.JSONFile} {
+				if !strings.Contains(outputs[name], checks.BodyTextRedacted) || !strings.Contains(outputs[name], thread) {
+					t.Errorf("--redact-bodies: %s does not say the body text was redacted, or lost the header's thread ID:\n%s", name, outputs[name])
+				}
+			}
+		}
 	}
 }
 

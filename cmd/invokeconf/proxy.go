@@ -27,7 +27,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	out := fs.String("out", "reports/out/passive", "directory for the HAR file, report.html, summary.json, junit.xml and "+passiveSummaryFile)
 	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C or SIGTERM)")
 	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes recorded per body (the traffic passes whole)")
-	redactBodies := fs.Bool("redact-bodies", false, "keep only lengths, chunk timings and hashes of bodies in the HAR file")
+	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: the HAR file keeps only lengths, chunk timings and hashes of bodies, findings say "+checks.BodyTextRedacted)
 	if err := parse(fs, args); err != nil {
 		return runner.ExitUsage, err
 	}
@@ -41,6 +41,12 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	var mu sync.Mutex
 	var xs []traffic.Exchange
 	j := checks.NewJudgement()
+	if *redactBodies {
+		// Findings quote what they saw: with the bodies kept out of the
+		// HAR file and the evidence, their quotes go too (console, reports,
+		// passive-summary.json).
+		j.RedactBodies()
+	}
 	evidence := reports.NewEvidence(reports.DefaultEvidence, *redactBodies)
 	done := func(x traffic.Exchange) {
 		var found []checks.Finding
