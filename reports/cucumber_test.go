@@ -93,8 +93,8 @@ func jsonString(s string) string {
 }
 
 // TestCucumberLocatesStepDefinitions: in the cucumber.json of a real run,
-// each step's match location is its step definition's function, a line
-// holding a func in a file of package steps, never the line of the
+// each step's match location is the line of package steps that binds its
+// expression to a handler (a step(...) call), never the line of the
 // registration helper where godog's sc.Step is called.
 func TestCucumberLocatesStepDefinitions(t *testing.T) {
 	fx := defectRun(t)
@@ -135,7 +135,7 @@ func TestCucumberLocatesStepDefinitions(t *testing.T) {
 	if n := checkLocations(t, all); n < 20 {
 		t.Errorf("only %d step definitions located", n)
 	}
-	// Every definition, the run's or not, is located at its function.
+	// Every definition, the run's or not, is located at its step(...) line.
 	all = nil
 	for _, d := range steps.Definitions() {
 		all = append(all, step{d.Expr, d.Location})
@@ -147,8 +147,8 @@ func TestCucumberLocatesStepDefinitions(t *testing.T) {
 
 type step struct{ name, location string }
 
-// checkLocations fails each step whose location is not a line holding a
-// func in a file of package steps, and counts the locations.
+// checkLocations fails each step whose location is not a step(...) call
+// in a file of package steps, and counts the locations.
 func checkLocations(t *testing.T, all []step) int {
 	t.Helper()
 	lines := map[string][]string{}
@@ -171,8 +171,8 @@ func checkLocations(t *testing.T, all []step) int {
 			}
 			lines[file] = strings.Split(string(b), "\n")
 		}
-		if text := lines[file]; line > len(text) || !strings.Contains(text[line-1], "func") || strings.Contains(text[line-1], "sc.Step(") {
-			t.Errorf("step %q: location %q holds no step function", st.name, loc)
+		if text := lines[file]; line > len(text) || !strings.HasPrefix(strings.TrimSpace(text[line-1]), "step(sc, ") {
+			t.Errorf("step %q: location %q is no step(...) line", st.name, loc)
 			continue
 		}
 		located[loc] = true

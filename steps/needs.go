@@ -180,7 +180,7 @@ func step(sc *godog.ScenarioContext, expr string, fn any, needs ...string) {
 	if err != nil {
 		panic(err)
 	}
-	noteHandler(d, fn)
+	noteSite(d)
 	bind(sc, d, fn)
 }
 
