@@ -28,6 +28,7 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs := newFlags("judge", stderr)
 	out := fs.String("out", "", "write report.html, summary.json, junit.xml and "+passiveSummaryFile+" into this directory")
 	junitWarnings := fs.String("junit-warnings", reports.JUnitWarningsPass, "how junit.xml shows a failed SHOULD rule: pass or failure")
+	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: reports show only bodies' lengths, findings say "+checks.BodyTextRedacted)
 	var file string
 	parse := func(args []string) error {
 		if err := fs.Parse(args); err != nil {
@@ -66,6 +67,9 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return runner.ExitUsage, usageError{err}
 	}
 	j := checks.NewJudgement()
+	if *redactBodies {
+		j.RedactBodies()
+	}
 	byID := map[int]*traffic.Exchange{}
 	var first, last time.Time
 	for i := range xs {
@@ -95,6 +99,10 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 	in := reports.PassiveInput{Summary: j.Summary(), Source: "har", Target: "HAR file " + file, Started: first, Duration: span,
 		Exchange: func(id int) (transcript.Exchange, bool) {
 			if x, ok := byID[id]; ok {
+				if *redactBodies {
+					stripped := traffic.StripBodies(*x)
+					x = &stripped
+				}
 				return reports.EvidenceOf(x), true
 			}
 			return transcript.Exchange{}, false

@@ -240,6 +240,29 @@ func TestProxyRedactsBodiesEverywhere(t *testing.T) {
 				t.Errorf("without --redact-bodies, %s does not quote the answer", name)
 			}
 		}
+		if !redact {
+			// judge --redact-bodies keeps the recorded bodies out of its reports.
+			jdir := t.TempDir()
+			code, jout := runCLI(t, "judge", filepath.Join(dir, "traffic.har"), "--redact-bodies", "--out", jdir)
+			if code != 1 {
+				t.Fatalf("judge --redact-bodies: exit %d, output:\n%s", code, jout)
+			}
+			judged := map[string]string{"judge console": jout}
+			for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, passiveSummaryFile} {
+				b, err := os.ReadFile(filepath.Join(jdir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				judged["judge "+f] = string(b)
+			}
+			for name, text := range judged {
+				for _, phrase := range []string{"purple elephant", "green giraffe"} {
+					if strings.Contains(text, phrase) {
+						t.Errorf("judge --redact-bodies: %s holds %q", name, phrase)
+					}
+				}
+			}
+		}
 		if redact {
 			for _, name := range []string{"console", passiveSummaryFile, reports.JSONFile} {
 				if !strings.Contains(outputs[name], checks.BodyTextRedacted) || !strings.Contains(outputs[name], thread) {
