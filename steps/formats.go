@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/sseframe"
 )
 
 // formatSteps: the response forms of formats.feature (FMT-*).
@@ -160,7 +158,8 @@ func (w *World) envelopeHoldsRicher(tool, step string) error {
 }
 
 // envelopeItemIDs: FMT-07 and EVT-02, every item is an event object with the
-// run's ID and the thread's.
+// run's ID and the thread's. The step compares with the header it names, so
+// an answer without it cannot show the rule; the rest is EventsNameRun's.
 func (w *World) envelopeItemIDs() error {
 	items, err := w.envelope()
 	if err != nil {
@@ -169,22 +168,11 @@ func (w *World) envelopeItemIDs() error {
 	if len(items) == 0 {
 		return outcome.Fail("the envelope's items", "the events of the run", "no items")
 	}
-	thread := w.resp.Header.Get("X-SVC-Thread-Id")
-	if thread == "" {
+	if w.resp.Header.Get("X-SVC-Thread-Id") == "" {
 		return outcome.Fail("the threadID of the envelope's items", "a comparison with the X-SVC-Thread-Id header",
 			"threadID cannot be compared: the response has no X-SVC-Thread-Id header")
 	}
-	run, _ := idString(items[0]["runID"])
-	for i, it := range items {
-		r, okR := idString(it["runID"])
-		t, okT := idString(it["threadID"])
-		if !okR || r != run || !okT || t != thread {
-			b, _ := json.Marshal(it)
-			want := fmt.Sprintf("runID %q as on the first item and threadID %q", run, thread)
-			return outcome.Failf(fmt.Sprintf("item %d of the envelope", i), want, "%s", abbreviate(b))
-		}
-	}
-	return nil
+	return w.judge("EVT-02", checks.EventsNameRun)
 }
 
 func (w *World) bodyNotBefore(after string) error {
@@ -265,18 +253,6 @@ func (w *World) fragmentsOnTime(list, every, within string) error {
 		return err
 	}
 	return w.plainFlush(quotedList(list), step)
-}
-
-// sseHasContent reports whether a (partial) SSE body holds a complete event
-// frame with that content.
-func sseHasContent(body []byte, content string) bool {
-	frames, _ := sseframe.ReadAll(body)
-	for _, f := range frames {
-		if hasContent(Frame{Frame: f}, content) {
-			return true
-		}
-	}
-	return false
 }
 
 // hasContent reports whether a frame is a complete event with that content.

@@ -236,8 +236,6 @@ func abbreviate(b []byte) string {
 	return fmt.Sprintf("%s... (%d more bytes)", b[:cut], len(b)-cut)
 }
 
-// quoteFrame renders a frame for a failure message, bounded.
-func quoteFrame(f Frame) string { return strconv.Quote(abbreviate([]byte(f.String()))) }
 
 // idString reads an ID field of an event: the spec names runID and threadID
 // without fixing a JSON type, so any string or number is an ID.
