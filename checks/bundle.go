@@ -15,16 +15,16 @@ import (
 // never what the project held (its agent, knowledge sets, connectors, app
 // and triggers are known only to the service).
 var bundleChecks = []Check{
+	{Rule: "BUNDLE-01", Spec: "spec.payload: The project itself (the lead thread, flagged as a project) together with its tasks; spec.includes: Nested child bundles needed to run the project", Judge: ExportIsProjectBundle},
 	{Rule: "BUNDLE-05", Spec: "Project (project): not allowed: a project bundle cannot nest another project", Judge: ExportNestsNoProject},
 	{Rule: "DROP-04", Spec: "Only the task triggers schedule (scheduled) and onDemand survive.", Judge: ExportDropsTriggers},
 }
 
-// exportSpec returns the spec mapping of a bundle export: GET
+// exportDocument returns the document of a bundle export: GET
 // /api/assistants/{assistant_id}/projects/{project_id}/bundle answered 2xx
-// (no status is named) with a JSON or YAML mapping holding spec (the
-// body's shape is not shown beyond spec.type, spec.payload and
-// spec.includes); otherwise a Skip.
-func exportSpec(x *traffic.Exchange) (map[string]any, error) {
+// (no status is named) with a JSON or YAML mapping; otherwise a Skip (a
+// body of another kind is left undecided: its encoding is not shown).
+func exportDocument(x *traffic.Exchange) (map[string]any, error) {
 	segs := strings.Split(strings.Trim(x.Request.Path(), "/"), "/")
 	n := len(segs)
 	if x.Request.Method != "GET" || n < 6 || segs[n-6] != "api" || segs[n-5] != "assistants" || segs[n-3] != "projects" ||
@@ -41,6 +41,17 @@ func exportSpec(x *traffic.Exchange) (map[string]any, error) {
 	tree, ok := parseDocument(b)
 	if !ok {
 		return nil, skip("the answer is no JSON or YAML mapping (the export's shape is not shown)")
+	}
+	return tree, nil
+}
+
+// exportSpec returns the spec mapping of a bundle export (the body's shape
+// is not shown beyond spec.type, spec.payload and spec.includes), or a
+// Skip.
+func exportSpec(x *traffic.Exchange) (map[string]any, error) {
+	tree, err := exportDocument(x)
+	if err != nil {
+		return nil, err
 	}
 	spec, ok := tree["spec"].(map[string]any)
 	if !ok {
@@ -194,4 +205,42 @@ func ExportDropsTriggers(x *traffic.Exchange, _ *History) error {
 		}
 	}
 	return nil
+}
+
+// ExportIsProjectBundle: BUNDLE-01, the form: an export is a project bundle
+// ("Project bundle (spec.type: project)"): spec.type project, spec.payload
+// a mapping (the project with its tasks), spec.includes a list (the child
+// bundles). That spec.payload holds the project itself and its tasks needs
+// their names, which the export alone does not give.
+func ExportIsProjectBundle(x *traffic.Exchange, _ *History) error {
+	tree, err := exportDocument(x)
+	if err != nil {
+		return err
+	}
+	spec, ok := tree["spec"].(map[string]any)
+	if !ok {
+		return outcome.Failf("the export", "a project bundle: a spec mapping", "spec %s", showTree(tree["spec"]))
+	}
+	if t, _ := spec["type"].(string); t != "project" {
+		return outcome.Failf("the export's spec.type", "project", "%s", showTree(spec["type"]))
+	}
+	if _, ok := spec["payload"].(map[string]any); !ok {
+		return outcome.Failf("the export's spec.payload", "a mapping holding the project and its tasks", "%s", showTree(spec["payload"]))
+	}
+	if _, ok := spec["includes"].([]any); !ok {
+		return outcome.Failf("the export's spec.includes", "a list of child bundles", "%s", showTree(spec["includes"]))
+	}
+	return nil
+}
+
+// showTree shows part of a parsed document, as JSON; "missing" for none.
+func showTree(v any) string {
+	if v == nil {
+		return "missing"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return quote(b)
 }

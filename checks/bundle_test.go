@@ -19,6 +19,16 @@ func TestExportChecks(t *testing.T) {
 		x          ex
 		want       string
 	}{
+		// BUNDLE-01
+		{"a project bundle", "BUNDLE-01", export(payload(`[]`)), "pass"},
+		{"a YAML project bundle", "BUNDLE-01", export("kind: Bundle\nspec:\n  type: project\n  payload: {name: P}\n  includes: []\n"), "pass"},
+		{"no spec.type", "BUNDLE-01", export(`{"kind":"Bundle","spec":{"payload":{"name":"P"},"includes":[]}}`), "fail"},
+		{"another spec.type", "BUNDLE-01", export(`{"spec":{"type":"bundle","payload":{"name":"P"},"includes":[]}}`), "fail"},
+		{"no payload", "BUNDLE-01", export(`{"spec":{"type":"project","includes":[]}}`), "fail"},
+		{"includes not a list", "BUNDLE-01", export(`{"spec":{"type":"project","payload":{},"includes":{"agent":{}}}}`), "fail"},
+		{"no spec", "BUNDLE-01", export(`{"kind":"Bundle","project":{"name":"P"}}`), "fail"},
+		{"not a mapping", "BUNDLE-01", export(`PK\x03\x04 a zip`), "skip"},
+		{"refused", "BUNDLE-01", ex{method: "GET", url: route, req: hdr(), status: 404, chunks: whole(`{"error":"no such project"}`)}, "skip"},
 		// BUNDLE-05
 		{"agent and knowledge children", "BUNDLE-05", export(`{"spec":{"type":"project","includes":[` + agent + `,` + knowledge + `]}}`), "pass"},
 		{"a project child", "BUNDLE-05", export(`{"spec":{"type":"project","includes":[` + agent + `,{"spec":{"type":"project"}}]}}`), "fail"},
