@@ -65,7 +65,7 @@ type Check struct {
 // All returns every check, ordered by rule ID.
 func All() []Check {
 	var all []Check
-	for _, group := range [][]Check{formatChecks, liveChecks, sseChecks, threadChecks, followupChecks, errorChecks} {
+	for _, group := range [][]Check{formatChecks, liveChecks, sseChecks, threadChecks, followupChecks, errorChecks, eventChecks, bundleChecks} {
 		all = append(all, group...)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Rule < all[j].Rule })

@@ -68,6 +68,7 @@ var exportRewrites = []exportRewrite{
 	{defectOn(defExportTaskChildren), taskChildren},
 	{defectOn(defExportNestsProject), nestsProject},
 	{defectOn(defAgentInlined), agentInlined},
+	{defectOn(defExportTypeMissing), func(_, spec map[string]any) { delete(spec, "type") }},
 	{variantOn(varChildTypeAssistant), childTypeAssistant},
 }
 

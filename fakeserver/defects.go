@@ -180,6 +180,7 @@ const (
 	defExportAgentDuplicated
 	defExportTaskChildren
 	defPayloadlessAccepted
+	defExportTypeMissing
 	// Export and dropped items.
 	defAgentInlined
 	defExportAllKnowledge
@@ -399,6 +400,7 @@ var defectTable = [numDefects]Defect{
 	defPayloadlessAccepted:           {"payloadless-accepted", []string{"BUNDLE-09"}, "a document without spec.payload installs an empty project named after the document"},
 	defExportNestsProject:            {"export-nests-project", []string{"BUNDLE-05"}, "the export also lists the project itself as a child of type project in spec.includes"},
 	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
+	defExportTypeMissing:             {"export-type-missing", []string{"BUNDLE-01"}, "the export names its kind only at the top (kind: Bundle) and leaves spec.type out"},
 	// Export and dropped items.
 	defAgentInlined:              {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
 	defExportAllKnowledge:        {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},

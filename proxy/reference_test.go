@@ -21,6 +21,7 @@ import (
 	"github.com/invokeconf/invokeconf/internal/httpserve"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/proxy"
+	"github.com/invokeconf/invokeconf/sseframe"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -172,6 +173,21 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	// An abort while a stream goes on: the stream and the run's events end
 	// there (ASYNC-06).
 	n += r.abortMidStream(t, agent, key)
+	// Event objects with richer fields (EVT-04..07): a tool call, a step,
+	// and a request for input read up to its prompt event (a run may wait
+	// for the input: prompt-waits).
+	tool := plainTool(r.p.Agents.Main)
+	richer := "@waiting\n@toolinput " + tool + " {\"a\":1}\n@tool " + tool + " {\"a\":1}\n@step Summarise\n@say done"
+	do("POST", agent, key, sse, richer)
+	do("POST", agent, key, map[string]string{"Accept": "application/json"}, richer)
+	n++
+	r.callUntilPrompt(t, agent, key, "@ask sensitive fields=token Paste a token\n@say after the ask")
+	// The bundle export (BUNDLE-05, DROP-04). Once: a HAR file read back
+	// learns "[key alice-kbundle]" as a key and hides "bundle" in the URLs
+	// after it (traffic.Recorder.Header).
+	if e := r.p.Bundles.Export; e.AgentID != "" && e.ProjectID != "" {
+		do("GET", "/api/assistants/"+url.PathEscape(e.AgentID)+"/projects/"+url.PathEscape(e.ProjectID)+"/bundle", "Bearer "+r.p.Keys.Bundles, nil, "")
+	}
 	do("POST", agent, "", sse, "no key")
 	do("POST", agent, "Bearer not-a-key", sse, "malformed key")
 	do("POST", agent, "Basic abc", nil, "not a bearer")
@@ -235,6 +251,52 @@ func (r *recording) abortMidStream(t *testing.T, agent, key string) int {
 	return n
 }
 
+// plainTool returns a tool of the agent that uses no credential.
+func plainTool(a profile.Agent) string {
+	for _, t := range a.Tools {
+		if _, gated := a.CredentialTools[t]; !gated {
+			return t
+		}
+	}
+	return "no-plain-tool"
+}
+
+// callUntilPrompt invokes with Accept: text/event-stream and stops reading
+// once a whole frame whose data holds a prompt has arrived, as a client
+// answering the request for input would.
+func (r *recording) callUntilPrompt(t *testing.T, path, key, prompt string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", r.base+path, strings.NewReader(prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", key)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := r.client.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got []byte
+	buf := make([]byte, 4096)
+	for {
+		k, err := resp.Body.Read(buf)
+		got = append(got, buf[:k]...)
+		frames, _ := sseframe.ReadAll(got)
+		for _, f := range frames {
+			if d, _ := f.Field("data"); f.Terminated && strings.Contains(d, `"prompt":{"`) {
+				return
+			}
+		}
+		if err != nil {
+			t.Logf("the stream of %q ended without a prompt event: %v", prompt, err)
+			return
+		}
+	}
+}
+
 func judge(xs []traffic.Exchange) checks.Summary {
 	j := checks.NewJudgement()
 	for i := range xs {
@@ -258,7 +320,8 @@ func verdicts(s checks.Summary) map[string]checks.RuleVerdict {
 // in a slow drive, with 21 s of quiet).
 var decidedByReference = []string{"FMT-01", "FMT-02", "FMT-03", "FMT-04", "FMT-05", "FMT-06", "SSE-01", "SSE-02",
 	"SSE-03", "SSE-04", "SSE-05", "SSE-06", "SSE-07", "EVT-01", "EVT-02", "THREAD-01", "THREAD-02", "THREAD-03",
-	"THREAD-04", "ASYNC-01", "ASYNC-02", "ASYNC-03", "ASYNC-04", "ASYNC-06", "ERR-02", "ERR-03", "ERR-10"}
+	"THREAD-04", "ASYNC-01", "ASYNC-02", "ASYNC-03", "ASYNC-04", "ASYNC-06", "ERR-02", "ERR-03", "ERR-10",
+	"EVT-04", "EVT-05", "EVT-06", "EVT-07", "BUNDLE-01", "BUNDLE-05", "DROP-04"}
 
 // TestReferenceTrafficPasses: the reference server's traffic, recorded
 // through the proxy, passes every rule it decides, live and from the HAR

@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 	"gopkg.in/yaml.v3"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -316,26 +317,13 @@ func splitList(s string) []string {
 }
 
 // isProjectBundle: BUNDLE-01. spec.type project, spec.payload (the project),
-// spec.includes (child bundles).
+// spec.includes (child bundles): the passive judge's check
+// (checks.ExportIsProjectBundle), once exported has read a 2xx mapping.
 func (bw *bundleWorld) isProjectBundle() error {
-	tree, err := bw.exported()
-	if err != nil {
+	if _, err := bw.exported(); err != nil {
 		return err
 	}
-	spec := specOf(tree)
-	if spec == nil {
-		return outcome.Failf("the export", "a spec", "%s", abbreviate(bw.w.resp.Body))
-	}
-	if t, _ := spec["type"].(string); t != "project" {
-		return outcome.Failf("the export's spec.type", "project", "%v", spec["type"])
-	}
-	if _, ok := spec["payload"].(map[string]any); !ok {
-		return outcome.Failf("the export's spec.payload", "a mapping holding the project and its tasks", "%s", treeText(spec["payload"]))
-	}
-	if _, ok := spec["includes"].([]any); !ok {
-		return outcome.Failf("the export's spec.includes", "a list of child bundles", "%s", treeText(spec["includes"]))
-	}
-	return nil
+	return bw.w.judge("BUNDLE-01", checks.ExportIsProjectBundle)
 }
 
 // payloadHoldsProject: BUNDLE-01, BUNDLE-06. spec.payload holds "the project

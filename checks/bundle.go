@@ -1,0 +1,246 @@
+package checks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
+	"gopkg.in/yaml.v3"
+)
+
+// The export checks judge what an exported document shows by itself,
+// never what the project held (its agent, knowledge sets, connectors, app
+// and triggers are known only to the service).
+var bundleChecks = []Check{
+	{Rule: "BUNDLE-01", Spec: "spec.payload: The project itself (the lead thread, flagged as a project) together with its tasks; spec.includes: Nested child bundles needed to run the project", Judge: ExportIsProjectBundle},
+	{Rule: "BUNDLE-05", Spec: "Project (project): not allowed: a project bundle cannot nest another project", Judge: ExportNestsNoProject},
+	{Rule: "DROP-04", Spec: "Only the task triggers schedule (scheduled) and onDemand survive.", Judge: ExportDropsTriggers},
+}
+
+// exportDocument returns the document of a bundle export: GET
+// /api/assistants/{assistant_id}/projects/{project_id}/bundle answered 2xx
+// (no status is named) with a JSON or YAML mapping; otherwise a Skip (a
+// body of another kind is left undecided: its encoding is not shown).
+func exportDocument(x *traffic.Exchange) (map[string]any, error) {
+	segs := strings.Split(strings.Trim(x.Request.Path(), "/"), "/")
+	n := len(segs)
+	if x.Request.Method != "GET" || n < 6 || segs[n-6] != "api" || segs[n-5] != "assistants" || segs[n-3] != "projects" ||
+		segs[n-1] != "bundle" || segs[n-4] == "" || segs[n-2] == "" {
+		return nil, skip("not the export route")
+	}
+	if x.Response == nil || x.Response.Status/100 != 2 {
+		return nil, skip("not answered 2xx")
+	}
+	b, err := body(x, true)
+	if err != nil {
+		return nil, err
+	}
+	tree, ok := parseDocument(b)
+	if !ok {
+		return nil, skip("the answer is no JSON or YAML mapping (the export's shape is not shown)")
+	}
+	return tree, nil
+}
+
+// exportSpec returns the spec mapping of a bundle export (the body's shape
+// is not shown beyond spec.type, spec.payload and spec.includes), or a
+// Skip.
+func exportSpec(x *traffic.Exchange) (map[string]any, error) {
+	tree, err := exportDocument(x)
+	if err != nil {
+		return nil, err
+	}
+	spec, ok := tree["spec"].(map[string]any)
+	if !ok {
+		return nil, skip("the answer has no spec mapping")
+	}
+	return spec, nil
+}
+
+// parseDocument reads a document as JSON (when it starts with '{') or
+// YAML, as the active steps do.
+func parseDocument(b []byte) (map[string]any, bool) {
+	b = bytes.TrimSpace(b)
+	var v any
+	if bytes.HasPrefix(b, []byte("{")) {
+		if json.Unmarshal(b, &v) != nil {
+			return nil, false
+		}
+	} else if yaml.Unmarshal(b, &v) != nil {
+		return nil, false
+	}
+	m, ok := stringKeys(v).(map[string]any)
+	return m, ok
+}
+
+// stringKeys turns YAML's map[any]any into map[string]any.
+func stringKeys(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = stringKeys(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = stringKeys(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = stringKeys(e)
+		}
+		return x
+	}
+	return v
+}
+
+// exportChildType reads a child's type: its spec.type, or type.
+func exportChildType(c map[string]any) string {
+	if s, ok := c["spec"].(map[string]any); ok {
+		if t, ok := s["type"].(string); ok {
+			return t
+		}
+	}
+	t, _ := c["type"].(string)
+	return t
+}
+
+// ExportNestsNoProject: BUNDLE-05. An export is a project bundle (the
+// route exports a project), so no child of its spec.includes is of type
+// project. Every export with children decides it: "project" is the one
+// child type the spec spells that the document alone can show.
+func ExportNestsNoProject(x *traffic.Exchange, _ *History) error {
+	spec, err := exportSpec(x)
+	if err != nil {
+		return err
+	}
+	raw, _ := spec["includes"].([]any)
+	var types []string
+	for _, c := range raw {
+		if m, ok := c.(map[string]any); ok {
+			types = append(types, fmt.Sprintf("%q", exportChildType(m)))
+		}
+	}
+	if len(types) == 0 {
+		return skip("spec.includes holds no child")
+	}
+	for _, t := range types {
+		if t == `"project"` {
+			return outcome.Failf("the export's spec.includes", "no child of type project: a project bundle cannot nest another project",
+				"children of the types %s", strings.Join(types, ", "))
+		}
+	}
+	return nil
+}
+
+// droppedTriggerKinds are the trigger kinds of the spec's "Dropped on
+// export" table.
+var droppedTriggerKinds = map[string]bool{"webhook": true, "email": true, "poll": true, "onSlackMessage": true, "onDiscordMessage": true, "onTaskComplete": true}
+
+// triggerKinds collects the kinds of the task triggers under every key
+// named trigger or triggers (any case) of a tree. The triggers' shape is
+// not shown, so a kind is read only where it surely is one: a trigger
+// written as a string, or the type or kind member of a trigger mapping
+// (a key or value elsewhere in a trigger, such as a notification address
+// kind "email", is not judged).
+func triggerKinds(v any, out *[]string) {
+	kindOf := func(t any) {
+		switch x := t.(type) {
+		case string:
+			*out = append(*out, x)
+		case map[string]any:
+			for _, k := range []string{"type", "kind"} {
+				if s, ok := x[k].(string); ok {
+					*out = append(*out, s)
+					return
+				}
+			}
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if l := strings.ToLower(k); l != "trigger" && l != "triggers" {
+				triggerKinds(e, out)
+				continue
+			}
+			if list, ok := e.([]any); ok {
+				for _, t := range list {
+					kindOf(t)
+				}
+			} else {
+				kindOf(e)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			triggerKinds(e, out)
+		}
+	}
+}
+
+// ExportDropsTriggers: DROP-04, the dropped kinds: no task trigger of
+// spec.payload is of a kind the spec drops. That schedule and onDemand
+// survive needs to know the project had them, which the export alone does
+// not show. An export whose payload shows no trigger kind decides nothing.
+func ExportDropsTriggers(x *traffic.Exchange, _ *History) error {
+	spec, err := exportSpec(x)
+	if err != nil {
+		return err
+	}
+	var kinds []string
+	triggerKinds(spec["payload"], &kinds)
+	if len(kinds) == 0 {
+		return skip("spec.payload shows no task trigger's kind")
+	}
+	for _, k := range kinds {
+		if droppedTriggerKinds[k] {
+			return outcome.Failf("the task triggers of the export", "no "+k+" trigger: only schedule and onDemand survive",
+				"triggers of the kinds %s", quote([]byte(strings.Join(kinds, ", "))))
+		}
+	}
+	return nil
+}
+
+// ExportIsProjectBundle: BUNDLE-01, the form: an export is a project bundle
+// ("Project bundle (spec.type: project)"): spec.type project, spec.payload
+// a mapping (the project with its tasks), spec.includes a list (the child
+// bundles). That spec.payload holds the project itself and its tasks needs
+// their names, which the export alone does not give.
+func ExportIsProjectBundle(x *traffic.Exchange, _ *History) error {
+	tree, err := exportDocument(x)
+	if err != nil {
+		return err
+	}
+	spec, ok := tree["spec"].(map[string]any)
+	if !ok {
+		return outcome.Failf("the export", "a project bundle: a spec mapping", "spec %s", showTree(tree["spec"]))
+	}
+	if t, _ := spec["type"].(string); t != "project" {
+		return outcome.Failf("the export's spec.type", "project", "%s", showTree(spec["type"]))
+	}
+	if _, ok := spec["payload"].(map[string]any); !ok {
+		return outcome.Failf("the export's spec.payload", "a mapping holding the project and its tasks", "%s", showTree(spec["payload"]))
+	}
+	if _, ok := spec["includes"].([]any); !ok {
+		return outcome.Failf("the export's spec.includes", "a list of child bundles", "%s", showTree(spec["includes"]))
+	}
+	return nil
+}
+
+// showTree shows part of a parsed document, as JSON; "missing" for none.
+func showTree(v any) string {
+	if v == nil {
+		return "missing"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return quote(b)
+}

@@ -1,0 +1,110 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+)
+
+// evt is an SSE event frame with the given members beside runID and
+// threadID.
+func evt(members string) string {
+	if members != "" {
+		members = "," + members
+	}
+	return "id: r1\ndata: {\"runID\":\"r1\",\"threadID\":\"t1\"" + members + "}\n\n"
+}
+
+// env is an envelope answer holding the given items.
+func env(items ...string) ex {
+	return ex{req: hdr("Accept", "application/json"), resp: hdr("Content-Type", "application/json", "X-SVC-Thread-Id", "t1"),
+		chunks: whole(`{"items":[` + strings.Join(items, ",") + `]}`)}
+}
+
+func TestEventChecks(t *testing.T) {
+	stream := func(members ...string) ex {
+		parts := []string{start}
+		for _, m := range members {
+			parts = append(parts, evt(m))
+		}
+		return sse(whole(append(parts, final, closeF)...)...)
+	}
+	scripted := func(prompt string, members ...string) ex {
+		e := stream(members...)
+		e.prompt = prompt
+		return e
+	}
+	eventsRoute := func(ct, b string) ex {
+		return ex{method: "GET", url: "http://svc.test/api/threads/t1/events?runID=r1", req: hdr(),
+			resp: hdr("Content-Type", ct), chunks: whole(b)}
+	}
+	cut := stream(`"toolCall":{"name":"calc"},"step":{"description":"x"}`)
+	cut.chunks = whole(start, evt(`"content":"hi"`), evt(`"toolCall":{"name":"calc"},"step":{"description":"x"}`)[:60])
+	cut.end = "client-gone"
+	tests := []struct {
+		name, rule string
+		x          ex
+		want       string
+	}{
+		// EVT-04
+		{"one richer field each", "EVT-04", stream(`"waitingOnModel":true`, `"toolCall":{"name":"calc"}`, `"content":"hi"`), "pass"},
+		{"unset ones beside a set one", "EVT-04", stream(`"toolCall":{"name":"calc"},"step":{},"prompt":null,"input":"","replayComplete":false,"username":[]`), "pass"},
+		{"two richer fields", "EVT-04", stream(`"toolCall":{"name":"calc"},"step":{"description":"x"}`), "fail"},
+		{"input and username together", "EVT-04", stream(`"input":"p","username":"ann"`), "fail"},
+		{"envelope item with two", "EVT-04", env(`{"runID":"r1","waitingOnModel":true,"toolInput":{"a":1}}`), "fail"},
+		{"envelope of plain events", "EVT-04", env(`{"runID":"r1","content":"hi"}`), "pass"},
+		{"events route SSE", "EVT-04", eventsRoute("text/event-stream", start+evt(`"step":{"description":"s"},"prompt":{"message":"m"}`)+closeF), "fail"},
+		{"events route of unknown shape", "EVT-04", eventsRoute("text/plain", `{"items":[{"step":{"description":"s"},"prompt":{"message":"m"}}]}`), "skip"},
+		{"plain text that looks like events", "EVT-04", ex{resp: hdr("Content-Type", "text/plain"), chunks: whole(`{"items":[{"step":{"a":1},"toolCall":{"b":2}}]}`)}, "skip"},
+		{"envelope under text/plain", "EVT-04", ex{req: hdr("Accept", "application/json"), resp: hdr("Content-Type", "text/plain"), chunks: whole(`{"items":[{"step":{"a":1},"toolCall":{"b":2}}]}`)}, "skip"},
+		{"a frame cut by the client is no event", "EVT-04", cut, "pass"},
+		{"no body recorded", "EVT-04", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, evt(`"step":{"a":1},"toolCall":{"b":2}`)), redacted: true}, "untested"},
+		{"refused", "EVT-04", ex{req: hdr("Accept", "text/event-stream"), status: 401, resp: sseResp, chunks: whole(start, evt(`"step":{"a":1},"toolCall":{"b":2}`))}, "skip"},
+		// EVT-05
+		{"toolCall with name", "EVT-05", stream(`"toolCall":{"name":"calc","arguments":"{}","id":"c1"}`), "pass"},
+		{"toolCall with a numeric name", "EVT-05", stream(`"toolCall":{"name":7}`), "pass"},
+		{"toolCall with tool instead of name", "EVT-05", stream(`"toolCall":{"tool":"calc"}`), "fail"},
+		{"toolCall name null", "EVT-05", stream(`"toolCall":{"name":null,"arguments":{}}`), "fail"},
+		{"toolCall a string", "EVT-05", stream(`"toolCall":"calc"`), "fail"},
+		{"toolCall unset", "EVT-05", stream(`"toolCall":{}`, `"toolCall":null`, `"content":"x"`), "skip"},
+		{"envelope toolCall without name", "EVT-05", env(`{"toolCall":{"arguments":{}}}`), "fail"},
+		// EVT-06
+		{"step with description", "EVT-06", stream(`"step":{"description":"Summarise","id":"s1"}`), "pass"},
+		{"step with an empty description", "EVT-06", stream(`"step":{"description":""}`), "pass"},
+		{"step with title", "EVT-06", stream(`"step":{"title":"Summarise"}`), "fail"},
+		{"no step", "EVT-06", stream(`"content":"x"`), "skip"},
+		// EVT-07
+		{"prompt with all three", "EVT-07", stream(`"prompt":{"fields":["token"],"message":"Paste","sensitive":true}`), "pass"},
+		{"prompt without the false flag or fields", "EVT-07", stream(`"prompt":{"message":"Pick"}`), "pass"},
+		{"prompt without message", "EVT-07", stream(`"prompt":{"fields":["a"],"sensitive":true}`), "fail"},
+		{"prompt flag not a boolean", "EVT-07", stream(`"prompt":{"message":"m","sensitive":"yes"}`), "fail"},
+		{"prompt a string", "EVT-07", stream(`"prompt":"log in"`), "fail"},
+		{"scripted sensitive ask, flag true", "EVT-07", scripted("@ask sensitive fields=token Paste a token",
+			`"prompt":{"fields":[{"name":"token"}],"message":"Paste a token","sensitive":true}`), "pass"},
+		{"scripted sensitive ask, flag left out", "EVT-07", scripted("@ask sensitive fields=token Paste a token",
+			`"prompt":{"fields":["token"],"message":"Paste a token"}`), "fail"},
+		{"scripted ask with fields, none", "EVT-07", scripted("@ask fields=choice Pick one",
+			`"prompt":{"message":"Pick one"}`), "fail"},
+		{"scripted plain ask, flag true", "EVT-07", scripted("@ask Pick one", `"prompt":{"message":"Pick one","sensitive":true}`), "fail"},
+		{"scripted plain ask, flag left out", "EVT-07", scripted("@ask Pick one", `"prompt":{"message":"Pick one"}`), "pass"},
+		{"another message than the script's", "EVT-07", scripted("@ask sensitive Paste a token", `"prompt":{"message":"Log in"}`), "pass"},
+		{"asks with one message that differ", "EVT-07", scripted("@ask sensitive Paste\n@ask Paste", `"prompt":{"message":"Paste"}`), "pass"},
+		{"an echoed prompt is no script", "EVT-07", scripted("please @ask sensitive Paste", `"prompt":{"message":"please @ask sensitive Paste"}`), "pass"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule+"/"+tt.name, func(t *testing.T) {
+			got, r := verdictOf(tt.rule, "", tt.x.build())
+			if got != tt.want {
+				t.Errorf("got %s, want %s: %+v %+v %+v", got, tt.want, r.Failure, r.Skip, r.Err)
+			}
+		})
+	}
+}
+
+func TestIsSet(t *testing.T) {
+	for raw, want := range map[string]bool{"": false, "null": false, "false": false, `""`: false, "{}": false, "[]": false,
+		"true": true, "0": true, `"x"`: true, `{"a":1}`: true, "[1]": true, "nonsense": false} {
+		if got := IsSet([]byte(raw)); got != want {
+			t.Errorf("IsSet(%q) = %t, want %t", raw, got, want)
+		}
+	}
+}
