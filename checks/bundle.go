@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/outcome"
@@ -99,8 +100,9 @@ func stringKeys(v any) any {
 	return v
 }
 
-// exportChildType reads a child's type: its spec.type, or type.
-func exportChildType(c map[string]any) string {
+// ChildType is the type of an export's child bundle: its spec.type, or a
+// type member beside spec.
+func ChildType(c map[string]any) string {
 	if s, ok := c["spec"].(map[string]any); ok {
 		if t, ok := s["type"].(string); ok {
 			return t
@@ -123,7 +125,7 @@ func ExportNestsNoProject(x *traffic.Exchange, _ *History) error {
 	var types []string
 	for _, c := range raw {
 		if m, ok := c.(map[string]any); ok {
-			types = append(types, fmt.Sprintf("%q", exportChildType(m)))
+			types = append(types, fmt.Sprintf("%q", ChildType(m)))
 		}
 	}
 	if len(types) == 0 {
@@ -142,14 +144,21 @@ func ExportNestsNoProject(x *traffic.Exchange, _ *History) error {
 // export" table.
 var droppedTriggerKinds = map[string]bool{"webhook": true, "email": true, "poll": true, "onSlackMessage": true, "onDiscordMessage": true, "onTaskComplete": true}
 
-// triggerKinds collects the kinds of the task triggers under every key
-// named trigger or triggers (any case) of a tree. The triggers' shape is
-// not shown, so a kind is read only where it surely is one: a trigger
-// written as a string, or the type or kind member of a trigger mapping
-// (a key or value elsewhere in a trigger, such as a notification address
-// kind "email", is not judged).
+// TriggerKinds returns the kinds of the task triggers under every key named
+// trigger or triggers (any case) of a tree. The triggers' shape is not
+// shown, so a kind is read only where it surely is one: a trigger written
+// as a string, the type or kind member of a trigger mapping, or the keys of
+// a triggers mapping that has neither (triggers keyed by kind). A value
+// elsewhere in a trigger, such as a notification address kind "email", is
+// no kind.
+func TriggerKinds(v any) []string {
+	var out []string
+	triggerKinds(v, &out)
+	return out
+}
+
 func triggerKinds(v any, out *[]string) {
-	kindOf := func(t any) {
+	kindOf := func(t any, keyed bool) {
 		switch x := t.(type) {
 		case string:
 			*out = append(*out, x)
@@ -158,6 +167,11 @@ func triggerKinds(v any, out *[]string) {
 				if s, ok := x[k].(string); ok {
 					*out = append(*out, s)
 					return
+				}
+			}
+			if keyed {
+				for k := range x {
+					*out = append(*out, k)
 				}
 			}
 		}
@@ -171,10 +185,10 @@ func triggerKinds(v any, out *[]string) {
 			}
 			if list, ok := e.([]any); ok {
 				for _, t := range list {
-					kindOf(t)
+					kindOf(t, false)
 				}
 			} else {
-				kindOf(e)
+				kindOf(e, true)
 			}
 		}
 	case []any:
@@ -182,6 +196,20 @@ func triggerKinds(v any, out *[]string) {
 			triggerKinds(e, out)
 		}
 	}
+}
+
+// DroppedTriggers fails when a task trigger of payload (TriggerKinds) is of
+// a kind the spec drops on export.
+func DroppedTriggers(payload any) error {
+	kinds := TriggerKinds(payload)
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		if droppedTriggerKinds[k] {
+			return outcome.Failf("the task triggers of the export", "no "+k+" trigger: only schedule and onDemand survive",
+				"triggers of the kinds %s", quote([]byte(strings.Join(kinds, ", "))))
+		}
+	}
+	return nil
 }
 
 // ExportDropsTriggers: DROP-04, the dropped kinds: no task trigger of
@@ -193,18 +221,10 @@ func ExportDropsTriggers(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	var kinds []string
-	triggerKinds(spec["payload"], &kinds)
-	if len(kinds) == 0 {
+	if len(TriggerKinds(spec["payload"])) == 0 {
 		return skip("spec.payload shows no task trigger's kind")
 	}
-	for _, k := range kinds {
-		if droppedTriggerKinds[k] {
-			return outcome.Failf("the task triggers of the export", "no "+k+" trigger: only schedule and onDemand survive",
-				"triggers of the kinds %s", quote([]byte(strings.Join(kinds, ", "))))
-		}
-	}
-	return nil
+	return DroppedTriggers(spec["payload"])
 }
 
 // ExportIsProjectBundle: BUNDLE-01, the form: an export is a project bundle

@@ -54,6 +54,7 @@ func TestExportChecks(t *testing.T) {
 		{"a webhook trigger", "DROP-04", export(payload(`[{"type":"schedule"},{"type":"webhook","path":"/h"}]`)), "fail"},
 		{"triggers as strings", "DROP-04", export(payload(`["onDemand","poll"]`)), "fail"},
 		{"a trigger's kind member", "DROP-04", export(payload(`{"kind":"onTaskComplete","task":"t0"}`)), "fail"},
+		{"triggers keyed by kind", "DROP-04", export(payload(`{"schedule":{"cron":"0 6 * * *"},"onDemand":{},"email":{"to":"a@b"}}`)), "fail"},
 		{"email as another member's value", "DROP-04", export(payload(`[{"type":"schedule","notify":"email"}]`)), "pass"},
 		{"no trigger left", "DROP-04", export(payload(`[]`)), "skip"},
 		{"a task named email outside triggers", "DROP-04", export(`{"spec":{"payload":{"tasks":[{"name":"email","triggers":[{"type":"onDemand"}]}]}}}`), "pass"},

@@ -246,6 +246,17 @@ func PromptCarries(x *traffic.Exchange, _ *History) error {
 	return nil
 }
 
+// ScriptAsk reports what x's agent-script prompt states of the request for
+// input with that message: whether it is sensitive and names fields; ok is
+// false when no @ask line (or @ask lines that differ) has the message.
+func ScriptAsk(x *traffic.Exchange, message string) (sensitive, fields, ok bool) {
+	a, found := scriptAsks(x)[message]
+	if !found || a.mixed {
+		return false, false, false
+	}
+	return a.sensitive, a.fields, true
+}
+
 // ask is what a script's @ask lines with one message state.
 type ask struct {
 	sensitive, fields bool

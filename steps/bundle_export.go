@@ -254,15 +254,7 @@ func includesOf(tree map[string]any) []map[string]any {
 }
 
 // childType reads a child's type: spec.type, or type.
-func childType(c map[string]any) string {
-	if s, ok := c["spec"].(map[string]any); ok {
-		if t, ok := s["type"].(string); ok {
-			return t
-		}
-	}
-	t, _ := c["type"].(string)
-	return t
-}
+func childType(c map[string]any) string { return checks.ChildType(c) }
 
 func scalarString(v any) string {
 	switch x := v.(type) {
@@ -372,6 +364,10 @@ func (bw *bundleWorld) cardinality() error {
 	if err != nil {
 		return err
 	}
+	// BUNDLE-05 is the passive check's; the rest needs the profile's names.
+	if err := bw.w.judgeIfDecided(checks.ExportNestsNoProject); err != nil {
+		return err
+	}
 	return judgeChildren(includesOf(tree), e)
 }
 
@@ -397,8 +393,6 @@ func judgeChildren(cs []map[string]any, e profile.ExportProject) error {
 			continue
 		}
 		switch t := childType(c); {
-		case t == "project":
-			return outcome.Fail("the export's spec.includes", "no project child: a project bundle cannot nest another project", got)
 		case literalChildTypes[t]:
 		case t != "" && t == agentType:
 			return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child: no second child of the agent's type %q", t), got)
@@ -647,29 +641,6 @@ func (bw *bundleWorld) envNamesOnly() error {
 	return nil
 }
 
-// droppedTriggers are the trigger kinds of the spec's "Dropped on export"
-// table.
-var droppedTriggers = []string{"webhook", "email", "poll", "onSlackMessage", "onDiscordMessage", "onTaskComplete"}
-
-// triggerTexts collects the keys and values under every key named trigger
-// or triggers (any case) of a tree: the task triggers, whatever their shape.
-func triggerTexts(v any, out *[]string) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if l := strings.ToLower(k); l == "trigger" || l == "triggers" {
-				texts(e, out)
-				continue
-			}
-			triggerTexts(e, out)
-		}
-	case []any:
-		for _, e := range x {
-			triggerTexts(e, out)
-		}
-	}
-}
-
 // triggersKept: DROP-04. The spec drops task triggers only, so only the
 // triggers of spec.payload are read: none is a dropped kind, and schedule
 // (or scheduled) and onDemand survive. A tool or task named email elsewhere
@@ -682,20 +653,19 @@ func (bw *bundleWorld) triggersKept() error {
 	return judgeTriggers(specOf(tree)["payload"])
 }
 
-// judgeTriggers is DROP-04 on an export's spec.payload.
+// judgeTriggers is DROP-04 on an export's spec.payload: the dropped kinds
+// are the passive check's (checks.DroppedTriggers); that schedule and
+// onDemand survive is the scenario's, which knows the project had them.
 func judgeTriggers(payload any) error {
-	var all []string
-	triggerTexts(payload, &all)
+	if err := checks.DroppedTriggers(payload); err != nil {
+		return err
+	}
+	kinds := checks.TriggerKinds(payload)
 	has := map[string]bool{}
-	for _, t := range all {
-		has[t] = true
+	for _, k := range kinds {
+		has[k] = true
 	}
-	got := "triggers: " + abbreviate([]byte(strings.Join(all, ", ")))
-	for _, k := range droppedTriggers {
-		if has[k] {
-			return outcome.Fail("the task triggers of the export", "no "+k+" trigger: only schedule and onDemand survive", got)
-		}
-	}
+	got := "triggers of the kinds " + abbreviate([]byte(strings.Join(kinds, ", ")))
 	if !has["schedule"] && !has["scheduled"] {
 		return outcome.Fail("the task triggers of the export", "a schedule trigger: schedule survives", got)
 	}

@@ -19,6 +19,7 @@ func TestJudgeTriggers(t *testing.T) {
 		{"kept kinds", `{"tasks":[{"name":"a","triggers":[{"type":"schedule"},{"type":"onDemand"}]}]}`, true},
 		{"scheduled spelling", `{"tasks":[{"triggers":[{"type":"scheduled"}]},{"Triggers":[{"type":"onDemand"}]}]}`, true},
 		{"a tool and a task named email", `{"tools":["email"],"tasks":[{"name":"email","prompt":"poll","triggers":[{"type":"schedule"},{"type":"onDemand"}]}]}`, true},
+		{"a notification kind inside a kept trigger", `{"tasks":[{"triggers":[{"type":"schedule","notify":"email"},{"type":"onDemand"}]}]}`, true},
 		{"a webhook trigger", `{"tasks":[{"triggers":[{"type":"schedule"},{"type":"onDemand"},{"type":"webhook"}]}]}`, false},
 		{"a trigger keyed by kind", `{"tasks":[{"triggers":{"schedule":{},"onDemand":{},"email":{}}}]}`, false},
 		{"no onDemand", `{"tasks":[{"triggers":[{"type":"schedule"}]}]}`, false},

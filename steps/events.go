@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/cucumber/godog"
 
@@ -79,29 +79,10 @@ func quoteEvent(ev map[string]any) string {
 	return abbreviate(b)
 }
 
-// atMostOneRicher: EVT-04. A richer field that is null, false or "" is not
-// set.
+// atMostOneRicher: EVT-04, the passive check's: no event sets more than
+// one richer field (null, false, "", {} and [] are not set).
 func (w *World) atMostOneRicher() error {
-	evs, err := w.events()
-	if err != nil {
-		return err
-	}
-	if len(evs) == 0 {
-		return outcome.Fail("the SSE stream", "the run's events", "no event")
-	}
-	for _, ev := range evs {
-		var set []string
-		for _, f := range richerFields {
-			if isSet(ev, f) {
-				set = append(set, f)
-			}
-		}
-		if len(set) > 1 {
-			return outcome.Failf("an event", "at most one richer field set",
-				"%s set: %s", strings.Join(set, " and "), quoteEvent(ev))
-		}
-	}
-	return nil
+	return w.judge("EVT-04", checks.OneRicherField)
 }
 
 // eventIDs: EVT-02, judged by the passive check: every event carries
@@ -117,12 +98,20 @@ func (w *World) eventIDs() error {
 	return w.judgeIfDecided(checks.IDBeforeData)
 }
 
-// innerField: EVT-05 and EVT-06, an event whose richer field carries the
-// inner field clients read.
+// innerField: EVT-05 and EVT-06. That every event with the richer field
+// carries the inner field clients read is the passive check's; that one
+// names what the script did is the scenario's.
 func (w *World) innerField(field, inner, want string) error {
 	want, err := w.expand(want)
 	if err != nil {
 		return need(err)
+	}
+	rule, check := "EVT-05", checks.ToolCallName
+	if field == "step" {
+		rule, check = "EVT-06", checks.StepDescription
+	}
+	if err := w.judge(rule, check); err != nil {
+		return err
 	}
 	evs, err := w.events()
 	if err != nil {
@@ -137,32 +126,33 @@ func (w *World) innerField(field, inner, want string) error {
 		"%d events without it: %s", len(evs), abbreviate(w.resp.Body))
 }
 
-// promptEvent: EVT-07. The inner structure of fields is not shown, so only
-// its presence is checked. A false flag may be left out, as empty fields
-// may ("missing content counts as empty"); a true one must be there.
+// promptEvent: EVT-07. The passive check judges each prompt event against
+// the script's @ask line of its message (sensitive, fields); the step's
+// words must say what that line says, and the scenario wants the event to
+// be there.
 func (w *World) promptEvent(message, sensitive string) error {
+	r, err := w.last()
+	if err != nil {
+		return err
+	}
+	sens, fields, ok := checks.ScriptAsk(r.Exchange(), message)
+	if !ok || strconv.FormatBool(sens) != sensitive || !fields {
+		return fmt.Errorf("scenario error: the step states a prompt %q, sensitive %s, with fields; the script's @ask lines say: found %t, sensitive %t, fields %t",
+			message, sensitive, ok, sens, fields)
+	}
+	if err := w.judge("EVT-07", checks.PromptCarries); err != nil {
+		return err
+	}
 	evs, err := w.events()
 	if err != nil {
 		return err
 	}
 	for _, ev := range evs {
-		p, ok := ev["prompt"].(map[string]any)
-		if !ok || !isSet(ev, "prompt") {
-			continue
+		if p, ok := ev["prompt"].(map[string]any); ok && isSet(ev, "prompt") && p["message"] == message {
+			return nil
 		}
-		_, hasFields := p["fields"]
-		flag, hasFlag := p["sensitive"]
-		flagOK := flag == true
-		if sensitive == "false" {
-			flagOK = !hasFlag || flag == false
-		}
-		if p["message"] != message || !flagOK || !hasFields {
-			return outcome.Failf("the prompt event", fmt.Sprintf("message %q, sensitive %s and fields", message, map[string]string{"true": "true", "false": "false or left out"}[sensitive]),
-				"%s", quoteEvent(ev))
-		}
-		return nil
 	}
-	return outcome.Failf("the SSE events", "an event with a prompt object", "%d events without one: %s",
+	return outcome.Failf("the SSE events", fmt.Sprintf("a prompt event with message %q", message), "%d events without one: %s",
 		len(evs), abbreviate(w.resp.Body))
 }
 

@@ -139,7 +139,11 @@ func TestPromptSensitiveFalseMayBeLeftOut(t *testing.T) {
 		{`{"fields":["a"],"message":"m","sensitive":true}`, "true", true},
 	}
 	for _, tt := range tests {
-		w := invokeHostile(t, "event: start\ndata: {}\n\n", frame(`{}`), frame(tt.prompt), "event: close\ndata: {}\n\n")
+		script := "@ask fields=a m"
+		if tt.sensitive == "true" {
+			script = "@ask sensitive fields=a m"
+		}
+		w := invokeHostilePrompt(t, script, "event: start\ndata: {}\n\n", frame(`{}`), frame(tt.prompt), "event: close\ndata: {}\n\n")
 		if err := w.promptEvent("m", tt.sensitive); (err == nil) != tt.ok {
 			t.Errorf("prompt %s, sensitive %s: err %v, want ok %t", tt.prompt, tt.sensitive, err, tt.ok)
 		}

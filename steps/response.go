@@ -12,6 +12,7 @@ import (
 
 	sse "github.com/tmaxmax/go-sse"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/sseframe"
 )
@@ -194,30 +195,15 @@ func decodeObject(b []byte) (map[string]any, error) {
 	return obj, nil
 }
 
-// richerFields are the event fields of which at most one is set per event.
-var richerFields = []string{"waitingOnModel", "toolInput", "toolCall", "step", "prompt", "input", "replayComplete", "username"}
-
-// isSet reports whether an event field is set: present and not null,
-// false, the empty string, an empty object or an empty array (the types of
-// most fields are not shown, so each empty form counts as unset).
+// isSet reports whether an event field is set, as the passive checks read
+// it (checks.IsSet: not null, false, "", {} or []).
 func isSet(ev map[string]any, field string) bool {
 	v, ok := ev[field]
 	if !ok {
 		return false
 	}
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case map[string]any:
-		return len(x) > 0
-	case []any:
-		return len(x) > 0
-	}
-	return true
+	raw, err := json.Marshal(v)
+	return err == nil && checks.IsSet(raw)
 }
 
 // maxQuoted bounds the target bytes one failure message quotes.
@@ -235,7 +221,6 @@ func abbreviate(b []byte) string {
 	}
 	return fmt.Sprintf("%s... (%d more bytes)", b[:cut], len(b)-cut)
 }
-
 
 // idString reads an ID field of an event: the spec names runID and threadID
 // without fixing a JSON type, so any string or number is an ID.

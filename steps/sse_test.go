@@ -30,9 +30,14 @@ func hostileSSE(t *testing.T, pieces ...string) *httptest.Server {
 // invokeHostile reads one response of the hostile target into the World.
 func invokeHostile(t *testing.T, pieces ...string) *World {
 	t.Helper()
+	return invokeHostilePrompt(t, "x", pieces...)
+}
+
+// invokeHostilePrompt is invokeHostile with the prompt sent.
+func invokeHostilePrompt(t *testing.T, prompt string, pieces ...string) *World {
+	t.Helper()
 	w := testWorld(t)
 	w.P.BaseURL = hostileSSE(t, pieces...).URL
-	prompt := "x"
 	resp, err := w.do(request{method: "POST", path: "/api/invoke/agt_1", body: &prompt,
 		header: http.Header{"Accept": {"text/event-stream"}}})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/invokeconf/invokeconf/agentscript"
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -470,7 +471,7 @@ func eventKinds(r *Response) ([]string, error) {
 	}
 	set := map[string]bool{}
 	for _, ev := range evs {
-		for _, f := range append([]string{"content", "error"}, richerFields...) {
+		for _, f := range append([]string{"content", "error"}, checks.RicherFields...) {
 			if f != "waitingOnModel" && f != "toolInput" && isSet(ev, f) {
 				set[f] = true
 			}
