@@ -83,7 +83,8 @@ type Prompt struct {
 }
 
 // run is one run of an agent on a thread. Its event log only grows; readers
-// wait on changed, which is closed and replaced on every append.
+// wait on changed, which is closed on every append. It is made only when a
+// reader is about to wait: most appends have no one waiting.
 type run struct {
 	id     string
 	thread *thread
@@ -112,8 +113,30 @@ func (r *run) snapshot(from int) ([]Event, bool, <-chan struct{}) {
 	if n := len(r.events); from < n {
 		evs = r.events[from:n:n]
 	}
-	return evs, r.done, r.changed
+	return evs, r.done, r.changedLocked()
 }
+
+// changedLocked returns a channel closed at the run's next change (closed
+// already when the run is done); the caller holds r.mu.
+func (r *run) changedLocked() <-chan struct{} {
+	if r.done {
+		return closedChan
+	}
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
+}
+
+// notifyLocked wakes the readers waiting for a change; the caller holds r.mu.
+func (r *run) notifyLocked() {
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (r *run) isDone() bool {
 	r.mu.Lock()
@@ -124,11 +147,15 @@ func (r *run) isDone() bool {
 func (r *run) append(ev Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.appendLocked(ev)
+}
+
+// appendLocked appends an event; the caller holds r.mu.
+func (r *run) appendLocked(ev Event) {
 	ev.RunID, ev.ThreadID = r.id, r.thread.id
 	ev.Time = stamp(time.Now().UTC())
 	r.events = append(r.events, ev)
-	close(r.changed)
-	r.changed = make(chan struct{})
+	r.notifyLocked()
 }
 
 // wait blocks until the run is done or ctx ends.
@@ -146,22 +173,46 @@ func (r *run) wait(ctx context.Context) bool {
 	}
 }
 
-// startRun creates a run on the thread and starts the agent on the prompt.
-// The run lives on the server's context: a synchronous handler cancels it when
-// its client goes away (FMT-08), an async run outlives its request.
-func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *run {
+// startRun creates a run on the thread, with the events first given, and
+// starts the agent on the prompt; resumed says whether the thread had runs
+// before. The run lives on the server's context: a synchronous handler
+// cancels it when its client goes away (FMT-08), an async run outlives its
+// request. A run that cannot wait (quickRun) is played at once, on the
+// caller's goroutine: it is over before anyone could tell the difference.
+func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, first ...Event) (r *run, resumed bool) {
 	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
 	// Room for the events of the shortest answer (input, username, content,
 	// end): the log then grows once at most for most runs.
-	r := &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{}), events: make([]Event, 0, 4)}
+	r = &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, events: make([]Event, 0, 4)}
 	s.st.mu.Lock()
+	resumed = len(t.runs) > 0
 	s.st.addRun(t, r, len(prompt))
 	if s.defect(defLastrunAtStart) {
 		t.lastCompleted = r // Defect: reported as completed as soon as it starts.
 	}
 	s.st.mu.Unlock()
-	go s.execute(ctx, r, k, prompt)
-	return r
+	for _, ev := range first {
+		r.append(ev)
+	}
+	if s.quickRun(prompt) {
+		s.execute(ctx, r, k, prompt)
+	} else {
+		go s.execute(ctx, r, k, prompt)
+	}
+	return r, resumed
+}
+
+// quickRun reports whether a run of the prompt ends without ever waiting:
+// an echo prompt (agentscript) played by the in-process model, which emits
+// its one content event and ends.
+func (s *Server) quickRun(prompt string) bool {
+	if _, ok := s.model.(scriptModel); !ok {
+		return false
+	}
+	if s.defect(defPromptTrimmed) {
+		prompt = strings.TrimSpace(prompt) // as execute hands it to the model
+	}
+	return !agentscript.IsScript(prompt)
 }
 
 // execute runs the agent: its model (Config.ModelURL: a remote
@@ -230,18 +281,18 @@ func (s *Server) reorder(t Turn) (Turn, func()) {
 	return t, release
 }
 
-// finish appends the final event (SSE-03) and records the run as the
-// thread's last completed one.
+// finish appends the final event (SSE-03), ends the run and records it as
+// the thread's last completed one, all at once: a reader never sees the
+// final event of a run that is not done (it would flush an answer that is
+// about to end), nor a client that read it a thread without it.
 func (s *Server) finish(r *run) {
-	r.append(Event{RunComplete: true})
 	s.st.mu.Lock()
-	r.thread.lastCompleted = r
-	s.st.mu.Unlock()
+	defer s.st.mu.Unlock()
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.thread.lastCompleted = r
+	r.appendLocked(Event{RunComplete: true})
 	r.done = true
-	close(r.changed)
-	r.changed = make(chan struct{})
-	r.mu.Unlock()
 }
 
 // waitAfterPrompt serves the prompt-waits variant: after a prompt event the

@@ -6,16 +6,20 @@ import (
 	"sync"
 )
 
-// store is the server's in-memory state. One mutex guards the maps; a run
-// guards its own event log.
+// store is the server's in-memory state. One mutex guards the maps but keys,
+// which seeding fills and nothing changes after; a run guards its own event
+// log.
 type store struct {
 	mu       sync.Mutex
 	users    map[string]*user   // by name
-	keys     map[string]*apiKey // by "<user>-<key>"
+	keys     map[string]*apiKey // by "<user>-<key>"; read without mu
 	agents   map[string]*agent  // by ID
 	aliases  map[string]*agent  // by alias
 	threads  map[string]*thread // by ID
 	projects map[string]*project
+	// scopedCreds are the credentials some project scopes (PROJ-05). Only
+	// seeding gives projects credentials, so it is read without mu.
+	scopedCreds map[string]bool
 	// nonAgents are IDs that exist but name no agent (knowledge sets and the
 	// like): invoking one is the spec's 400.
 	nonAgents map[string]bool
@@ -48,13 +52,14 @@ const (
 
 func newStore() *store {
 	return &store{
-		users:     map[string]*user{},
-		keys:      map[string]*apiKey{},
-		agents:    map[string]*agent{},
-		aliases:   map[string]*agent{},
-		threads:   map[string]*thread{},
-		projects:  map[string]*project{},
-		nonAgents: map[string]bool{},
+		users:       map[string]*user{},
+		keys:        map[string]*apiKey{},
+		agents:      map[string]*agent{},
+		aliases:     map[string]*agent{},
+		threads:     map[string]*thread{},
+		projects:    map[string]*project{},
+		nonAgents:   map[string]bool{},
+		scopedCreds: map[string]bool{},
 	}
 }
 
@@ -85,7 +90,8 @@ type project struct {
 	agent *agent
 	// tasks appear as tools of runs inside the project (PROJ-04).
 	tasks []string
-	// credentials are scoped to the project: usable only inside it (PROJ-05).
+	// credentials are scoped to the project: usable only inside it
+	// (PROJ-05). Set at seeding only (store.scopedCreds lists them all).
 	credentials map[string]bool
 	// model is the project's model setting (PROJ-06); "" keeps the agent's.
 	model string
@@ -117,9 +123,9 @@ func newID(prefix string) string {
 }
 
 func (st *store) newThread(a *agent, p *project) *thread {
+	t := &thread{id: newID("thr"), agent: a, project: p}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t := &thread{id: newID("thr"), agent: a, project: p}
 	st.threads[t.id] = t
 	st.recent.pushFront(t)
 	st.evict(t)
