@@ -181,9 +181,15 @@ func (r *run) wait(ctx context.Context) bool {
 // caller's goroutine: it is over before anyone could tell the difference.
 func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, first ...Event) (r *run, resumed bool) {
 	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
-	// Room for the events of the shortest answer (input, username, content,
-	// end): the log then grows once at most for most runs.
-	r = &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, events: make([]Event, 0, 4)}
+	// The log starts with room for an echo's events (input, username,
+	// content, end), or a script's first two, so that an idle run holds no
+	// more than it needs.
+	quick := s.quickRun(prompt)
+	room := 2
+	if quick {
+		room = 4
+	}
+	r = &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, events: make([]Event, 0, room)}
 	s.st.mu.Lock()
 	resumed = len(t.runs) > 0
 	s.st.addRun(t, r, len(prompt))
@@ -194,7 +200,7 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, f
 	for _, ev := range first {
 		r.append(ev)
 	}
-	if s.quickRun(prompt) {
+	if quick {
 		s.execute(ctx, r, k, prompt)
 	} else {
 		go s.execute(ctx, r, k, prompt)
@@ -217,9 +223,10 @@ func (s *Server) quickRun(prompt string) bool {
 
 // execute runs the agent: its model (Config.ModelURL: a remote
 // OpenAI-compatible model; otherwise the in-process script interpreter)
-// plays the turn, and the events it makes are appended to the run.
+// plays the turn, and the events it makes are appended to the run. A model
+// that can wait without a goroutine (waitingModel) is left to end the run
+// itself: execute then returns at the turn's first wait.
 func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
-	defer r.cancel()
 	if !s.variant(varNoInputUsername) {
 		r.append(Event{Input: prompt})
 		r.append(Event{Username: k.user.name})
@@ -230,13 +237,27 @@ func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) 
 	t, flush := s.reorder(s.turn(r, prompt))
 	t, settle := s.whenSlow(t)
 	t = s.waitAfterPrompt(ctx, t)
-	err := s.model.Play(ctx, t)
-	settle()
-	flush()
-	if err != nil {
-		r.append(Event{Error: err.Error()})
+	end := func(err error) {
+		defer r.cancel()
+		settle()
+		flush()
+		if err != nil {
+			r.append(Event{Error: err.Error()})
+		}
+		s.finish(r)
 	}
-	s.finish(r)
+	if m, ok := s.model.(waitingModel); ok {
+		m.PlayThen(ctx, t, end)
+		return
+	}
+	end(s.model.Play(ctx, t))
+}
+
+// waitingModel is a Model that waits without holding a goroutine: PlayThen
+// plays the turn, returns as soon as the turn waits, and calls end once, with
+// what Play would return, when the turn is over.
+type waitingModel interface {
+	PlayThen(ctx context.Context, t Turn, end func(error))
 }
 
 // reorder serves the ordering defects: waitingOnModel held back until after
@@ -365,16 +386,30 @@ func (s *Server) whenSlow(t Turn) (Turn, func()) {
 type scriptModel struct{}
 
 // Play implements Model.
-func (scriptModel) Play(ctx context.Context, t Turn) error { return interpret(ctx, t) }
+func (m scriptModel) Play(ctx context.Context, t Turn) error {
+	ended := make(chan error, 1)
+	m.PlayThen(ctx, t, func(err error) { ended <- err })
+	return <-ended
+}
 
-func interpret(ctx context.Context, t Turn) error {
+// PlayThen implements waitingModel: a pause waits on a timer, and the script
+// goes on from the timer's own goroutine, so an idle run holds no goroutine.
+func (scriptModel) PlayThen(ctx context.Context, t Turn, end func(error)) {
 	script, err := agentscript.Parse(t.Prompt)
 	if err != nil {
-		return err
+		end(err)
+		return
 	}
-	for _, d := range script.Directives {
+	interpret(ctx, t, script.Directives, end)
+}
+
+// interpret plays directives in order, then calls end; at a pause it returns,
+// and the rest is played when the pause is over (or ended when ctx is).
+func interpret(ctx context.Context, t Turn, directives []agentscript.Directive, end func(error)) {
+	for i, d := range directives {
 		if err := ctx.Err(); err != nil {
-			return stopped(ctx)
+			end(stopped(ctx))
+			return
 		}
 		switch d.Kind {
 		case agentscript.Say:
@@ -384,33 +419,75 @@ func interpret(ctx context.Context, t Turn) error {
 		case agentscript.Model:
 			t.Emit(Event{Content: agentscript.FormatModel(t.modelName())}) // PROJ-06
 		case agentscript.Pause:
-			tm := time.NewTimer(d.Duration)
-			select {
-			case <-tm.C:
-			case <-ctx.Done():
-				tm.Stop()
-				return stopped(ctx)
-			}
+			rest := directives[i+1:]
+			afterPause(ctx, d.Duration, func() { interpret(ctx, t, rest, end) }, func() { end(stopped(ctx)) })
+			return
 		case agentscript.Waiting:
 			t.Emit(Event{WaitingOnModel: true})
 		case agentscript.ToolInput:
 			if !contains(t.Tools, d.Name) {
-				return fmt.Errorf("tool %q is not available in this run", d.Name)
+				end(fmt.Errorf("tool %q is not available in this run", d.Name))
+				return
 			}
 			t.Emit(Event{ToolInput: &ToolInput{Name: d.Name, Input: d.Args}})
 		case agentscript.Tool:
 			if _, err := t.Call(ctx, d.Name, d.Args); err != nil {
-				return err
+				end(err)
+				return
 			}
 		case agentscript.Step:
 			t.Emit(Event{Step: &Step{Description: d.Text}})
 		case agentscript.Ask:
 			t.Emit(askEvent(d.Text, d.Fields, d.Sensitive))
 		case agentscript.Fail:
-			return fmt.Errorf("%s", d.Text)
+			end(fmt.Errorf("%s", d.Text))
+			return
 		}
 	}
-	return nil
+	end(nil)
+}
+
+// afterPause calls next once d has passed, or stopped if ctx ends first;
+// exactly one of them is called, on a goroutine of its own. Nothing waits in
+// between: a timer and a context callback are all a pause holds.
+func afterPause(ctx context.Context, d time.Duration, next, stopped func()) {
+	p := &pause{next: next, stopped: stopped}
+	p.mu.Lock() // until both callbacks exist, so that each can reach the other
+	defer p.mu.Unlock()
+	p.timer = time.AfterFunc(d, p.elapsed)
+	p.stopCallback = context.AfterFunc(ctx, p.cancelled)
+}
+
+// pause is a pause in progress (afterPause).
+type pause struct {
+	mu            sync.Mutex
+	claimed       bool
+	next, stopped func()
+	timer         *time.Timer
+	stopCallback  func() bool
+}
+
+// claim reports whether the caller is the first of the two callbacks.
+func (p *pause) claim() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	first := !p.claimed
+	p.claimed = true
+	return first
+}
+
+func (p *pause) elapsed() {
+	if p.claim() {
+		p.stopCallback() // forget the context callback: it is never needed now
+		p.next()
+	}
+}
+
+func (p *pause) cancelled() {
+	if p.claim() {
+		p.timer.Stop()
+		p.stopped()
+	}
 }
 
 func contains(list []string, s string) bool {
