@@ -312,6 +312,7 @@ func (s *Server) finish(r *run) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.thread.lastCompleted = r
+	r.thread.running--
 	r.appendLocked(Event{RunComplete: true})
 	r.done = true
 }

@@ -105,6 +105,8 @@ type thread struct {
 	// lastCompleted is the thread's last completed run (spec: GET
 	// /api/threads/{id} reports it as lastRunID).
 	lastCompleted *run
+	// running counts its runs in progress (addRun, Server.finish).
+	running int
 
 	// prev and next link the thread into store.recent; kept is the size of
 	// the prompts its runs hold.
@@ -142,6 +144,7 @@ func (st *store) addRun(t *thread, r *run, size int) {
 		r.size = 0 // a bundle's thread, never forgotten: only its run count is bounded
 	}
 	t.runs = append(t.runs, r)
+	t.running++
 	t.kept += r.size
 	st.kept += r.size
 	st.touch(t)
@@ -176,15 +179,10 @@ func (st *store) evict(current *thread) {
 }
 
 // busy reports whether a run of the thread is in progress; the caller holds
-// st.mu.
-func (t *thread) busy() bool {
-	for _, r := range t.runs {
-		if !r.isDone() {
-			return true
-		}
-	}
-	return false
-}
+// st.mu. It is a count, not a look at each run: eviction asks it of every
+// thread it passes, and a server holding many open streams has as many busy
+// threads.
+func (t *thread) busy() bool { return t.running > 0 }
 
 // touch marks a thread made by an invoke as just used.
 func (st *store) touch(t *thread) {
