@@ -304,8 +304,9 @@ func (s *Server) reorder(t Turn) (Turn, func()) {
 
 // finish appends the final event (SSE-03), ends the run and records it as
 // the thread's last completed one, all at once: a reader never sees the
-// final event of a run that is not done (it would flush an answer that is
-// about to end), nor a client that read it a thread without it.
+// final event of a run that is not done (it would flush an answer about to
+// end anyway), and a client that has read the final event finds the run as
+// its thread's last.
 func (s *Server) finish(r *run) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
