@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -15,10 +16,12 @@ import (
 // Spec: Response format rules; Events (SSE framing); Limits.
 
 // stream feeds a run's events to a writer as they are appended. write is
-// called once per event; ping when the stream has been quiet for the
-// keepalive interval (nil: never). It returns false when the client went away:
-// the run is then cancelled (FMT-08: the server notices on its next write).
-func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) error, ping func() error) bool {
+// called once per event; idle, when not nil, each time the events so far are
+// written and the run goes on (to flush them); ping when the stream has been
+// quiet for the keepalive interval (nil: never). It returns false when the
+// client went away: the run is then cancelled (FMT-08: the server notices on
+// its next write).
+func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) error, idle, ping func() error) bool {
 	// The keepalive timer is armed at the first wait, and only when there
 	// is a ping to send: a quick run never needs one.
 	var keepalive *time.Timer
@@ -41,6 +44,12 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 		}
 		if done {
 			continue // pick up anything appended between snapshot and done
+		}
+		if idle != nil && len(evs) > 0 {
+			if err := idle(); err != nil {
+				s.abandon(run)
+				return false
+			}
 		}
 		if ping != nil && keepalive == nil {
 			keepalive = time.NewTimer(s.cfg.Keepalive)
@@ -77,7 +86,7 @@ func (s *Server) abandon(run *run) {
 // no-thread-header-wrong-thread defect.
 func (s *Server) syncStatus(w http.ResponseWriter) int {
 	if s.defect(defNoThreadHeaderWrongThread) {
-		w.Header().Del("X-SVC-Thread-Id")
+		w.Header().Del(hdrThreadID)
 	}
 	if s.variant(varSync2xx) {
 		return http.StatusNonAuthoritativeInfo
@@ -102,7 +111,7 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		s.abandon(run)
 		return
 	}
-	if !s.stream(r, run, 0, s.sseEvents(wire, frame), s.ssePing(wire, frame)) {
+	if !s.stream(r, run, 0, s.sseEvents(wire, frame), nil, s.ssePing(wire, frame)) {
 		return
 	}
 	s.sseEnd(wire, frame, run)
@@ -556,14 +565,14 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 			}
 			last = time.Now()
 		}
-		if _, err := w.Write([]byte(ev.Content)); err != nil {
+		if _, err := io.WriteString(w, ev.Content); err != nil {
 			return err
 		}
-		if run.isDone() {
-			return nil // the end of the response, just after, flushes it
+		if s.defect(defPlainPaced) {
+			return rc.Flush() // each fragment on its own
 		}
-		return rc.Flush()
-	}, nil)
+		return nil
+	}, rc.Flush, nil) // the text so far goes out whenever the run pauses; at its end, with the end of the response
 }
 
 // plainPace is the steady pace of the plain-paced defect.
@@ -703,10 +712,10 @@ func (r *run) progress() (content, done bool, changed <-chan struct{}) {
 	defer r.mu.Unlock()
 	for _, ev := range r.events {
 		if ev.Content != "" {
-			return true, r.done, r.changed
+			return true, r.done, r.changedLocked()
 		}
 	}
-	return false, r.done, r.changed
+	return false, r.done, r.changedLocked()
 }
 
 // writeJSON writes v as a JSON response.

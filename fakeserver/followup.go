@@ -90,7 +90,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	w.Header().Set("X-SVC-Thread-Id", t.id)
+	w.Header().Set(hdrThreadID, t.id)
 	switch s.responseForm(r) {
 	case formSSE:
 		s.replaySSE(w, r, run)
@@ -310,7 +310,7 @@ type mirrorRun struct {
 // mirror returns a run that copies the events of real until real is done or
 // abort ends the mirror.
 func (s *Server) mirror(real *run) *run {
-	m := &mirrorRun{r: &run{id: real.id, thread: real.thread, cancel: func() {}, changed: make(chan struct{})},
+	m := &mirrorRun{r: &run{id: real.id, thread: real.thread, cancel: func() {}},
 		stopped: make(chan struct{})}
 	mirrors.Store(real, m)
 	go func() {
@@ -344,8 +344,7 @@ func (m *mirrorRun) push(ev Event) {
 		return
 	}
 	m.r.events = append(m.r.events, ev)
-	close(m.r.changed)
-	m.r.changed = make(chan struct{})
+	m.r.notifyLocked()
 }
 
 // end ends the mirror, with a final event when one is given.
@@ -356,8 +355,7 @@ func (m *mirrorRun) end(final *Event) {
 			m.r.events = append(m.r.events, *final)
 		}
 		m.r.done = true
-		close(m.r.changed)
-		m.r.changed = make(chan struct{})
+		m.r.notifyLocked()
 		m.r.mu.Unlock()
 		close(m.stopped)
 	})

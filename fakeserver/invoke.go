@@ -24,7 +24,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	value := r.PathValue("id")
-	if err := s.hiddenThread(k, value, r.PathValue("thread"), r.Header.Get("X-SVC-Thread-Id")); err != nil {
+	if err := s.hiddenThread(k, value, r.PathValue("thread"), r.Header.Get(hdrThreadID)); err != nil {
 		s.problemErr(w, err)
 		return
 	}
@@ -44,7 +44,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	resumed := pathThread != nil || r.PathValue("thread") != "" || r.Header.Get("X-SVC-Thread-Id") != ""
+	resumed := pathThread != nil || r.PathValue("thread") != "" || r.Header.Get(hdrThreadID) != ""
 	w, t = s.threadIDDefects(w, r, t, resumed)
 	s.invoke(w, r, k, t)
 }
@@ -97,10 +97,10 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 // scopeFromHeader serves the defects scope-from-thread-header and
 // scope-from-agent-header: a header's value covers the request.
 func (s *Server) scopeFromHeader(k *apiKey, r *http.Request) bool {
-	if h := r.Header.Get("X-SVC-Thread-Id"); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
+	if h := r.Header.Get(hdrThreadID); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
 		return true
 	}
-	h := r.Header.Get("X-SVC-Agent")
+	h := r.Header.Get(hdrAgent)
 	return h != "" && s.defect(defScopeFromAgentHeader) && k.has("agent:chat:"+h)
 }
 
@@ -191,7 +191,7 @@ func (s *Server) threadRefs(r *http.Request) (segment, header string) {
 	if s.defect(defThreadSegmentIgnored) {
 		segment = ""
 	}
-	header = r.Header.Get("X-SVC-Thread-Id")
+	header = r.Header.Get(hdrThreadID)
 	if s.defect(defThreadHeaderIgnored) {
 		header = ""
 	}
@@ -233,19 +233,17 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		s.problemErr(w, err)
 		return
 	}
-	s.st.mu.Lock()
-	resumed := len(t.runs) > 0
-	s.st.mu.Unlock()
-	run := s.startRun(t, k, prompt, tools)
+	var notices []Event
 	if s.defect(defCredentialRemovalNotice) {
 		for _, tool := range removed {
-			run.append(Event{Step: &Step{Description: "tool " + tool + " removed: the key may not use its credential"}})
+			notices = append(notices, Event{Step: &Step{Description: "tool " + tool + " removed: the key may not use its credential"}})
 		}
 	}
+	run, resumed := s.startRun(t, k, prompt, tools, notices...)
 
 	// THREAD-04: every response carries X-SVC-Thread-Id.
 	if !s.defect(defNoThreadHeader) {
-		w.Header().Set("X-SVC-Thread-Id", t.id)
+		w.Header().Set(hdrThreadID, t.id)
 	}
 	if async && !s.defect(defAsyncIgnored) {
 		s.writeAck(w, t, run, resumed)
@@ -266,6 +264,9 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 
 // readAsync reads the async query parameter.
 func (s *Server) readAsync(r *http.Request) (bool, error) {
+	if r.URL.RawQuery == "" {
+		return false, nil // no query to parse
+	}
 	async, err := parseAsync(r.URL.Query())
 	if s.defect(defAsyncFalseAsTrue) && r.URL.Query().Has("async") {
 		async = true
@@ -276,7 +277,7 @@ func (s *Server) readAsync(r *http.Request) (bool, error) {
 // readPrompt reads the body, which is the prompt, verbatim; it is never
 // parsed (BODY-01, BODY-02). ok is false when it answered with a problem.
 func (s *Server) readPrompt(w http.ResponseWriter, r *http.Request) (prompt string, ok bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -291,6 +292,28 @@ func (s *Server) readPrompt(w http.ResponseWriter, r *http.Request) (prompt stri
 		prompt = extractJSONPrompt(prompt)
 	}
 	return prompt, true
+}
+
+// readBody is io.ReadAll sized by the request's Content-Length (up to
+// limit), so that a body is read into one buffer of its size.
+func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
+	if length < 0 {
+		return io.ReadAll(rd)
+	}
+	b := make([]byte, 0, min(length, limit)+1) // +1: the read that sees EOF
+	for {
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // a body longer than it said: grow
+		}
+	}
 }
 
 // writeAck answers an async invoke with the thread and run IDs (ASYNC-01).

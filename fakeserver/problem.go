@@ -36,7 +36,7 @@ func (s *Server) problem(w http.ResponseWriter, status int, format string, args 
 		}
 		w.Header().Set("Content-Type", "application/problem+json")
 	}
-	w.Header().Del("X-SVC-Thread-Id")
+	w.Header().Del(hdrThreadID)
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }

@@ -48,21 +48,21 @@ func (s *Server) projectRequestDefects(r *http.Request) {
 	if s.defect(defProjectThreadSegmentIgnored) {
 		r.SetPathValue("thread_id", "")
 	}
-	if h := r.Header.Get("X-SVC-Thread-Id"); h != "" && s.defect(defProjectThreadHeaderWins) {
+	if h := r.Header.Get(hdrThreadID); h != "" && s.defect(defProjectThreadHeaderWins) {
 		r.SetPathValue("thread_id", h)
 	}
 	if s.defect(defProjectAcceptCaseFolded) {
 		r.Header.Set("Accept", strings.ToLower(strings.Join(r.Header.Values("Accept"), ", ")))
 	}
 	if s.defect(defProjectThreadHeaderIgnored) {
-		r.Header.Del("X-SVC-Thread-Id")
+		r.Header.Del(hdrThreadID)
 	}
 }
 
 // projectAnswerDefects serves the defects that make the project routes
 // answer otherwise than the agent routes do (PROJ-03).
 func (s *Server) projectAnswerDefects(w http.ResponseWriter, r *http.Request, t *thread, p *project) (http.ResponseWriter, *thread) {
-	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || r.Header.Get("X-SVC-Thread-Id") != "") {
+	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || r.Header.Get(hdrThreadID) != "") {
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
 		t = s.newThread(t.agent, p) // Defect: a fresh conversation under the asked-for ID.
 	}

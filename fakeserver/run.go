@@ -83,7 +83,8 @@ type Prompt struct {
 }
 
 // run is one run of an agent on a thread. Its event log only grows; readers
-// wait on changed, which is closed and replaced on every append.
+// wait on changed, which is closed on every append. It is made only when a
+// reader is about to wait: most appends have no one waiting.
 type run struct {
 	id     string
 	thread *thread
@@ -112,8 +113,30 @@ func (r *run) snapshot(from int) ([]Event, bool, <-chan struct{}) {
 	if n := len(r.events); from < n {
 		evs = r.events[from:n:n]
 	}
-	return evs, r.done, r.changed
+	return evs, r.done, r.changedLocked()
 }
+
+// changedLocked returns a channel closed at the run's next change (closed
+// already when the run is done); the caller holds r.mu.
+func (r *run) changedLocked() <-chan struct{} {
+	if r.done {
+		return closedChan
+	}
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
+}
+
+// notifyLocked wakes the readers waiting for a change; the caller holds r.mu.
+func (r *run) notifyLocked() {
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (r *run) isDone() bool {
 	r.mu.Lock()
@@ -124,11 +147,15 @@ func (r *run) isDone() bool {
 func (r *run) append(ev Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.appendLocked(ev)
+}
+
+// appendLocked appends an event; the caller holds r.mu.
+func (r *run) appendLocked(ev Event) {
 	ev.RunID, ev.ThreadID = r.id, r.thread.id
 	ev.Time = stamp(time.Now().UTC())
 	r.events = append(r.events, ev)
-	close(r.changed)
-	r.changed = make(chan struct{})
+	r.notifyLocked()
 }
 
 // wait blocks until the run is done or ctx ends.
@@ -146,29 +173,60 @@ func (r *run) wait(ctx context.Context) bool {
 	}
 }
 
-// startRun creates a run on the thread and starts the agent on the prompt.
-// The run lives on the server's context: a synchronous handler cancels it when
-// its client goes away (FMT-08), an async run outlives its request.
-func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string) *run {
+// startRun creates a run on the thread, with the events first given, and
+// starts the agent on the prompt; resumed says whether the thread had runs
+// before. The run lives on the server's context: a synchronous handler
+// cancels it when its client goes away (FMT-08), an async run outlives its
+// request. A run that cannot wait (quickRun) is played at once, on the
+// caller's goroutine: it is over before anyone could tell the difference.
+func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, first ...Event) (r *run, resumed bool) {
 	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
-	// Room for the events of the shortest answer (input, username, content,
-	// end): the log then grows once at most for most runs.
-	r := &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, changed: make(chan struct{}), events: make([]Event, 0, 4)}
+	// The log starts with room for an echo's events (input, username,
+	// content, end), or a script's first two, so that an idle run holds no
+	// more than it needs.
+	quick := s.quickRun(prompt)
+	room := 2
+	if quick {
+		room = 4
+	}
+	r = &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, events: make([]Event, 0, room)}
 	s.st.mu.Lock()
+	resumed = len(t.runs) > 0
 	s.st.addRun(t, r, len(prompt))
 	if s.defect(defLastrunAtStart) {
 		t.lastCompleted = r // Defect: reported as completed as soon as it starts.
 	}
 	s.st.mu.Unlock()
-	go s.execute(ctx, r, k, prompt)
-	return r
+	for _, ev := range first {
+		r.append(ev)
+	}
+	if quick {
+		s.execute(ctx, r, k, prompt)
+	} else {
+		go s.execute(ctx, r, k, prompt)
+	}
+	return r, resumed
+}
+
+// quickRun reports whether a run of the prompt ends without ever waiting:
+// an echo prompt (agentscript) played by the in-process model, which emits
+// its one content event and ends.
+func (s *Server) quickRun(prompt string) bool {
+	if _, ok := s.model.(scriptModel); !ok {
+		return false
+	}
+	if s.defect(defPromptTrimmed) {
+		prompt = strings.TrimSpace(prompt) // as execute hands it to the model
+	}
+	return !agentscript.IsScript(prompt)
 }
 
 // execute runs the agent: its model (Config.ModelURL: a remote
 // OpenAI-compatible model; otherwise the in-process script interpreter)
-// plays the turn, and the events it makes are appended to the run.
+// plays the turn, and the events it makes are appended to the run. A model
+// that can wait without a goroutine (waitingModel) is left to end the run
+// itself: execute then returns at the turn's first wait.
 func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
-	defer r.cancel()
 	if !s.variant(varNoInputUsername) {
 		r.append(Event{Input: prompt})
 		r.append(Event{Username: k.user.name})
@@ -179,13 +237,27 @@ func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) 
 	t, flush := s.reorder(s.turn(r, prompt))
 	t, settle := s.whenSlow(t)
 	t = s.waitAfterPrompt(ctx, t)
-	err := s.model.Play(ctx, t)
-	settle()
-	flush()
-	if err != nil {
-		r.append(Event{Error: err.Error()})
+	end := func(err error) {
+		defer r.cancel()
+		settle()
+		flush()
+		if err != nil {
+			r.append(Event{Error: err.Error()})
+		}
+		s.finish(r)
 	}
-	s.finish(r)
+	if m, ok := s.model.(waitingModel); ok {
+		m.PlayThen(ctx, t, end)
+		return
+	}
+	end(s.model.Play(ctx, t))
+}
+
+// waitingModel is a Model that waits without holding a goroutine: PlayThen
+// plays the turn, returns as soon as the turn waits, and calls end once, with
+// what Play would return, when the turn is over.
+type waitingModel interface {
+	PlayThen(ctx context.Context, t Turn, end func(error))
 }
 
 // reorder serves the ordering defects: waitingOnModel held back until after
@@ -230,18 +302,20 @@ func (s *Server) reorder(t Turn) (Turn, func()) {
 	return t, release
 }
 
-// finish appends the final event (SSE-03) and records the run as the
-// thread's last completed one.
+// finish appends the final event (SSE-03), ends the run and records it as
+// the thread's last completed one, all at once: a reader never sees the
+// final event of a run that is not done (it would flush an answer about to
+// end anyway), and a client that has read the final event finds the run as
+// its thread's last.
 func (s *Server) finish(r *run) {
-	r.append(Event{RunComplete: true})
 	s.st.mu.Lock()
-	r.thread.lastCompleted = r
-	s.st.mu.Unlock()
+	defer s.st.mu.Unlock()
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.thread.lastCompleted = r
+	r.thread.running--
+	r.appendLocked(Event{RunComplete: true})
 	r.done = true
-	close(r.changed)
-	r.changed = make(chan struct{})
-	r.mu.Unlock()
 }
 
 // waitAfterPrompt serves the prompt-waits variant: after a prompt event the
@@ -314,16 +388,30 @@ func (s *Server) whenSlow(t Turn) (Turn, func()) {
 type scriptModel struct{}
 
 // Play implements Model.
-func (scriptModel) Play(ctx context.Context, t Turn) error { return interpret(ctx, t) }
+func (m scriptModel) Play(ctx context.Context, t Turn) error {
+	ended := make(chan error, 1)
+	m.PlayThen(ctx, t, func(err error) { ended <- err })
+	return <-ended
+}
 
-func interpret(ctx context.Context, t Turn) error {
+// PlayThen implements waitingModel: a pause waits on a timer, and the script
+// goes on from the timer's own goroutine, so an idle run holds no goroutine.
+func (scriptModel) PlayThen(ctx context.Context, t Turn, end func(error)) {
 	script, err := agentscript.Parse(t.Prompt)
 	if err != nil {
-		return err
+		end(err)
+		return
 	}
-	for _, d := range script.Directives {
+	interpret(ctx, t, script.Directives, end)
+}
+
+// interpret plays directives in order, then calls end; at a pause it returns,
+// and the rest is played when the pause is over (or ended when ctx is).
+func interpret(ctx context.Context, t Turn, directives []agentscript.Directive, end func(error)) {
+	for i, d := range directives {
 		if err := ctx.Err(); err != nil {
-			return stopped(ctx)
+			end(stopped(ctx))
+			return
 		}
 		switch d.Kind {
 		case agentscript.Say:
@@ -333,33 +421,75 @@ func interpret(ctx context.Context, t Turn) error {
 		case agentscript.Model:
 			t.Emit(Event{Content: agentscript.FormatModel(t.modelName())}) // PROJ-06
 		case agentscript.Pause:
-			tm := time.NewTimer(d.Duration)
-			select {
-			case <-tm.C:
-			case <-ctx.Done():
-				tm.Stop()
-				return stopped(ctx)
-			}
+			rest := directives[i+1:]
+			afterPause(ctx, d.Duration, func() { interpret(ctx, t, rest, end) }, func() { end(stopped(ctx)) })
+			return
 		case agentscript.Waiting:
 			t.Emit(Event{WaitingOnModel: true})
 		case agentscript.ToolInput:
 			if !contains(t.Tools, d.Name) {
-				return fmt.Errorf("tool %q is not available in this run", d.Name)
+				end(fmt.Errorf("tool %q is not available in this run", d.Name))
+				return
 			}
 			t.Emit(Event{ToolInput: &ToolInput{Name: d.Name, Input: d.Args}})
 		case agentscript.Tool:
 			if _, err := t.Call(ctx, d.Name, d.Args); err != nil {
-				return err
+				end(err)
+				return
 			}
 		case agentscript.Step:
 			t.Emit(Event{Step: &Step{Description: d.Text}})
 		case agentscript.Ask:
 			t.Emit(askEvent(d.Text, d.Fields, d.Sensitive))
 		case agentscript.Fail:
-			return fmt.Errorf("%s", d.Text)
+			end(fmt.Errorf("%s", d.Text))
+			return
 		}
 	}
-	return nil
+	end(nil)
+}
+
+// afterPause calls next once d has passed, or stopped if ctx ends first;
+// exactly one of them is called, on a goroutine of its own. Nothing waits in
+// between: a timer and a context callback are all a pause holds.
+func afterPause(ctx context.Context, d time.Duration, next, stopped func()) {
+	p := &pause{next: next, stopped: stopped}
+	p.mu.Lock() // until both callbacks exist, so that each can reach the other
+	defer p.mu.Unlock()
+	p.timer = time.AfterFunc(d, p.elapsed)
+	p.stopCallback = context.AfterFunc(ctx, p.cancelled)
+}
+
+// pause is a pause in progress (afterPause).
+type pause struct {
+	mu            sync.Mutex
+	claimed       bool
+	next, stopped func()
+	timer         *time.Timer
+	stopCallback  func() bool
+}
+
+// claim reports whether the caller is the first of the two callbacks.
+func (p *pause) claim() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	first := !p.claimed
+	p.claimed = true
+	return first
+}
+
+func (p *pause) elapsed() {
+	if p.claim() {
+		p.stopCallback() // forget the context callback: it is never needed now
+		p.next()
+	}
+}
+
+func (p *pause) cancelled() {
+	if p.claim() {
+		p.timer.Stop()
+		p.stopped()
+	}
 }
 
 func contains(list []string, s string) bool {

@@ -86,6 +86,7 @@ func seedMainProject(st *store, p *profile.Profile) error {
 	prj := &project{id: pm.ID, agent: main, tasks: append([]string(nil), pm.Tasks...), credentials: map[string]bool{}, model: pm.Model}
 	for _, c := range pm.Credentials {
 		prj.credentials[c] = true
+		st.scopedCreds[c] = true
 	}
 	st.projects[pm.ID] = prj
 	st.nonAgents[pm.ID] = true

@@ -6,16 +6,20 @@ import (
 	"sync"
 )
 
-// store is the server's in-memory state. One mutex guards the maps; a run
-// guards its own event log.
+// store is the server's in-memory state. One mutex guards the maps but keys,
+// which seeding fills and nothing changes after; a run guards its own event
+// log.
 type store struct {
 	mu       sync.Mutex
 	users    map[string]*user   // by name
-	keys     map[string]*apiKey // by "<user>-<key>"
+	keys     map[string]*apiKey // by "<user>-<key>"; read without mu
 	agents   map[string]*agent  // by ID
 	aliases  map[string]*agent  // by alias
 	threads  map[string]*thread // by ID
 	projects map[string]*project
+	// scopedCreds are the credentials some project scopes (PROJ-05). Only
+	// seeding gives projects credentials, so it is read without mu.
+	scopedCreds map[string]bool
 	// nonAgents are IDs that exist but name no agent (knowledge sets and the
 	// like): invoking one is the spec's 400.
 	nonAgents map[string]bool
@@ -48,13 +52,14 @@ const (
 
 func newStore() *store {
 	return &store{
-		users:     map[string]*user{},
-		keys:      map[string]*apiKey{},
-		agents:    map[string]*agent{},
-		aliases:   map[string]*agent{},
-		threads:   map[string]*thread{},
-		projects:  map[string]*project{},
-		nonAgents: map[string]bool{},
+		users:       map[string]*user{},
+		keys:        map[string]*apiKey{},
+		agents:      map[string]*agent{},
+		aliases:     map[string]*agent{},
+		threads:     map[string]*thread{},
+		projects:    map[string]*project{},
+		nonAgents:   map[string]bool{},
+		scopedCreds: map[string]bool{},
 	}
 }
 
@@ -85,7 +90,8 @@ type project struct {
 	agent *agent
 	// tasks appear as tools of runs inside the project (PROJ-04).
 	tasks []string
-	// credentials are scoped to the project: usable only inside it (PROJ-05).
+	// credentials are scoped to the project: usable only inside it
+	// (PROJ-05). Set at seeding only (store.scopedCreds lists them all).
 	credentials map[string]bool
 	// model is the project's model setting (PROJ-06); "" keeps the agent's.
 	model string
@@ -99,6 +105,8 @@ type thread struct {
 	// lastCompleted is the thread's last completed run (spec: GET
 	// /api/threads/{id} reports it as lastRunID).
 	lastCompleted *run
+	// running counts its runs in progress (addRun, Server.finish).
+	running int
 
 	// prev and next link the thread into store.recent; kept is the size of
 	// the prompts its runs hold.
@@ -117,9 +125,9 @@ func newID(prefix string) string {
 }
 
 func (st *store) newThread(a *agent, p *project) *thread {
+	t := &thread{id: newID("thr"), agent: a, project: p}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t := &thread{id: newID("thr"), agent: a, project: p}
 	st.threads[t.id] = t
 	st.recent.pushFront(t)
 	st.evict(t)
@@ -136,6 +144,7 @@ func (st *store) addRun(t *thread, r *run, size int) {
 		r.size = 0 // a bundle's thread, never forgotten: only its run count is bounded
 	}
 	t.runs = append(t.runs, r)
+	t.running++
 	t.kept += r.size
 	st.kept += r.size
 	st.touch(t)
@@ -170,15 +179,10 @@ func (st *store) evict(current *thread) {
 }
 
 // busy reports whether a run of the thread is in progress; the caller holds
-// st.mu.
-func (t *thread) busy() bool {
-	for _, r := range t.runs {
-		if !r.isDone() {
-			return true
-		}
-	}
-	return false
-}
+// st.mu. It is a count, not a look at each run: eviction asks it of every
+// thread it passes, and a server holding many open streams has as many busy
+// threads.
+func (t *thread) busy() bool { return t.running > 0 }
 
 // touch marks a thread made by an invoke as just used.
 func (st *store) touch(t *thread) {

@@ -21,6 +21,15 @@ const (
 	HeaderRunMode     = "X-SVC-Run-Mode"
 )
 
+// Canonical forms of the X-SVC- headers: a header looked up by its canonical
+// key is found without net/http making that key again on every call.
+var (
+	hdrThreadID    = http.CanonicalHeaderKey("X-SVC-Thread-Id")
+	hdrAgent       = http.CanonicalHeaderKey("X-SVC-Agent")
+	hdrScopedTools = http.CanonicalHeaderKey(HeaderScopedTools)
+	hdrRunMode     = http.CanonicalHeaderKey(HeaderRunMode)
+)
+
 // ResearchTool is the tool the run mode research adds (MODE-06). Its name is
 // the server's choice: the spec does not name it.
 const ResearchTool = "deep-research"
@@ -156,8 +165,8 @@ type toolScope struct {
 // looks at.
 func (s *Server) readScope(h http.Header, a *agent, base []candidate) (toolScope, error) {
 	var sc toolScope
-	sc.names, sc.narrow = headerList(h, HeaderScopedTools, !s.defect(defScopedToolsUntrimmed))
-	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(h, HeaderScopedTools) {
+	sc.names, sc.narrow = headerList(h, hdrScopedTools, !s.defect(defScopedToolsUntrimmed))
+	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(h, hdrScopedTools) {
 		return sc, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
 	}
 	if s.defect(defScopedToolsIgnored) {
@@ -215,7 +224,7 @@ func widen(kept []candidate, names []string) []candidate {
 // the workspace is entitled to, in header order (step 3 of runTools). Other
 // names are ignored, not refused (MODE-03, MODE-04).
 func (s *Server) activeModes(h http.Header, u *user) ([]runMode, error) {
-	names, _ := headerList(h, HeaderRunMode, !s.defect(defModeHeaderUntrimmed))
+	names, _ := headerList(h, hdrRunMode, !s.defect(defModeHeaderUntrimmed))
 	if s.defect(defModeListFirstOnly) && len(names) > 1 {
 		names = names[:1]
 	}
@@ -302,7 +311,7 @@ func withServiceTool(p *profile.Profile) *profile.Profile {
 // project: PROJ-05) and the key must hold credential:use:<credential> or
 // credential:use:* (CRED-01, CRED-02; MODE-05 for tools a mode attaches).
 func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedInHeader bool) bool {
-	if s.projectScoped(c.cred) && (proj == nil || !proj.credentials[c.cred]) {
+	if s.st.scopedCreds[c.cred] && (proj == nil || !proj.credentials[c.cred]) {
 		return false
 	}
 	switch {
@@ -333,18 +342,6 @@ func (s *Server) otherAgentsTools(a *agent) []candidate {
 		}
 	}
 	return out
-}
-
-// projectScoped reports whether some project scopes the credential.
-func (s *Server) projectScoped(cred string) bool {
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	for _, p := range s.st.projects {
-		if p.credentials[cred] {
-			return true
-		}
-	}
-	return false
 }
 
 // tasksFor returns the project tasks a run has as tools: its project's, and
