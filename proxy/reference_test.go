@@ -182,10 +182,11 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	do("POST", agent, key, map[string]string{"Accept": "application/json"}, richer)
 	n++
 	r.callUntilPrompt(t, agent, key, "@ask sensitive fields=token Paste a token\n@say after the ask")
-	// The bundle export (BUNDLE-05, DROP-04). Once: a HAR file read back
-	// learns "[key alice-kbundle]" as a key and hides "bundle" in the URLs
-	// after it (traffic.Recorder.Header).
+	// The bundle export (BUNDLE-01, BUNDLE-05, DROP-04), twice: the HAR
+	// file read back must not hide "bundle" in the second one's URL (its
+	// key's ID is no key).
 	if e := r.p.Bundles.Export; e.AgentID != "" && e.ProjectID != "" {
+		do("GET", "/api/assistants/"+url.PathEscape(e.AgentID)+"/projects/"+url.PathEscape(e.ProjectID)+"/bundle", "Bearer "+r.p.Keys.Bundles, nil, "")
 		do("GET", "/api/assistants/"+url.PathEscape(e.AgentID)+"/projects/"+url.PathEscape(e.ProjectID)+"/bundle", "Bearer "+r.p.Keys.Bundles, nil, "")
 	}
 	do("POST", agent, "", sse, "no key")

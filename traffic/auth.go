@@ -132,7 +132,7 @@ func (r *Redactor) Learn(key string) {
 	if t := bearerToken(key); t != "" {
 		key = t
 	}
-	if key == "" {
+	if key == "" || isMarker(key) {
 		return
 	}
 	r.mu.Lock()
@@ -146,6 +146,14 @@ func (r *Redactor) Learn(key string) {
 		all = append(all, k)
 	}
 	r.r = profile.NewRedactor(all, markKey)
+}
+
+// isMarker reports whether an Authorization value is what a recording
+// keeps in a key's place (AuthValue): read back from a HAR file it is no
+// key, and learning it would hide every piece of its ID ("bundle" of
+// "[key alice-kbundle]") wherever it occurs.
+func isMarker(v string) bool {
+	return strings.HasPrefix(v, authKeyPrefix) && strings.HasSuffix(v, "]") || v == authMalformed || v == authUnclassified
 }
 
 // Redact returns b with every key hidden (b itself when nothing was).

@@ -72,6 +72,18 @@ func TestRecorderHidesKeys(t *testing.T) {
 	}
 }
 
+// TestRecorderIgnoresItsMarkers: a recording read back holds the key's ID
+// in the Authorization header; it is no key, so nothing else is hidden.
+func TestRecorderIgnoresItsMarkers(t *testing.T) {
+	rc := NewRecorder(1<<10, nil)
+	for _, marker := range []string{"[key alice-kbundle]", "[malformed key]", "[unclassified key]"} {
+		rc.Header(http.Header{"Authorization": {marker}})
+	}
+	if got := rc.URL("/api/assistants/a/projects/p/bundle"); got != "/api/assistants/a/projects/p/bundle" {
+		t.Errorf("a URL read after the markers became %q", got)
+	}
+}
+
 func TestRecorderBounds(t *testing.T) {
 	rc := NewRecorder(10, nil)
 	start := time.Now()
