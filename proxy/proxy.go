@@ -10,7 +10,9 @@
 // must drop) and bodies pass byte for byte, compressed bodies included. A
 // client that goes away cancels the request to the service at once, so the
 // service sees the disconnect. The recording keeps at most MaxRecord bytes
-// of each body; the traffic passes whole.
+// of each body, spilled to disk past the Recorder's SpillThreshold; the
+// traffic passes whole. Each exchange is handed to Config.Done as it ends,
+// so the caller need not keep it (har.Spool writes it out).
 package proxy
 
 import (
@@ -49,6 +51,7 @@ type Proxy struct {
 	cfg  Config
 	rp   *httputil.ReverseProxy
 	next atomic.Int64
+	open sync.WaitGroup // exchanges not yet handed to Done
 }
 
 type ctxKey struct{}
@@ -109,6 +112,8 @@ func New(cfg Config) *Proxy {
 
 // ServeHTTP forwards r and records the exchange.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.open.Add(1)
+	defer p.open.Done()
 	start := time.Now()
 	rc := p.cfg.Recorder
 	st := &state{}
@@ -127,6 +132,25 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)))
+}
+
+// Wait waits up to timeout for every exchange under way to end and be
+// handed to Config.Done (after the server stopped, so that the streams it
+// cut are recorded too), and reports whether they all were.
+func (p *Proxy) Wait(timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		p.open.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // response records the status and headers and wraps the body.
