@@ -65,6 +65,8 @@ type state struct {
 	resp *traffic.BodyRecorder
 	eof  bool
 	err  error
+	// reqBody is the request body the transport reads, nil without one.
+	reqBody *recordingBody
 	// out and body: the response whose body ServeHTTP copies itself,
 	// once ReverseProxy has written the status and headers.
 	out  *http.Response
@@ -108,6 +110,14 @@ func New(cfg Config) *Proxy {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(cfg.Target)
 			pr.Out.Host = pr.Out.URL.Host
+			if st, _ := pr.In.Context().Value(ctxKey{}).(*state); st != nil && st.reqBody != nil && pr.Out.Body != nil {
+				// ReverseProxy's own wrapper fails every read once
+				// ReverseProxy returns, which it now does before the
+				// response body is passed on: the transport's last read
+				// of the request body may come later. Ours does the same
+				// once ServeHTTP returns.
+				pr.Out.Body = st.reqBody
+			}
 		},
 		Transport:      cfg.Transport,
 		FlushInterval:  -1,
@@ -143,7 +153,8 @@ func (p *Proxy) begin(r *http.Request) *state {
 	st.x.Request = traffic.Request{Method: r.Method, URL: rc.URL(target.String()), Header: rc.Header(r.Header)}
 	st.req = rc.Body(start)
 	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true, remaining: r.ContentLength}
+		st.reqBody = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true, remaining: r.ContentLength}
+		r.Body = st.reqBody
 	}
 	return st
 }
@@ -151,6 +162,9 @@ func (p *Proxy) begin(r *http.Request) *state {
 // end ends the recording and hands the exchange on.
 func (p *Proxy) end(st *state, r *http.Request) {
 	defer p.open.Done()
+	if st.reqBody != nil {
+		st.reqBody.ended.Store(true)
+	}
 	p.finish(st, r.Context())
 	if v := recover(); v != nil {
 		panic(v) // http.ErrAbortHandler: the client went away mid-body, or the service
@@ -293,16 +307,36 @@ func (p *Proxy) finish(st *state, ctx context.Context) {
 // closed the inbound body (it does when the response headers are written):
 // the "invalid Read on closed Body" would make the transport drop the
 // connection to the service and cut the answer on its way.
+//
+// As the transport's request body, it is not closed by the transport
+// (net/http's server closes the inbound body), and it fails every read once
+// the exchange ended (the handler returned), as ReverseProxy's own wrapper
+// does.
 type recordingBody struct {
 	io.ReadCloser
 	rec       *traffic.BodyRecorder
 	st        *state
 	request   bool
 	remaining int64 // bytes of a request body still to come; -1 unknown
+	ended     atomic.Bool
+}
+
+// errEnded is a read of a request body after its exchange ended.
+var errEnded = errors.New("proxy: read of a request body after its exchange ended")
+
+// Close implements io.Closer: a request body is left to net/http's server.
+func (b *recordingBody) Close() error {
+	if b.request {
+		return nil
+	}
+	return b.ReadCloser.Close()
 }
 
 // Read implements io.Reader.
 func (b *recordingBody) Read(p []byte) (int, error) {
+	if b.request && b.ended.Load() {
+		return 0, errEnded
+	}
 	if b.request && b.remaining == 0 {
 		return 0, io.EOF
 	}

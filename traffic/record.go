@@ -101,6 +101,7 @@ type BodyRecorder struct {
 	held  int64 // recorded bytes in body.Chunks
 	hash  hash.Hash
 	spill *spillFile
+	done  bool // Finish was called: Add records nothing more
 }
 
 // Body returns a recorder for a body of the exchange that started at start.
@@ -108,9 +109,10 @@ func (rc *Recorder) Body(start time.Time) *BodyRecorder {
 	return &BodyRecorder{rc: rc, start: start, body: Body{Timed: true}, hash: sha256.New()}
 }
 
-// Add records p, which arrived at t. It copies what it keeps.
+// Add records p, which arrived at t. It copies what it keeps; after Finish
+// it records nothing.
 func (br *BodyRecorder) Add(p []byte, t time.Time) {
-	if len(p) == 0 {
+	if len(p) == 0 || br.done {
 		return
 	}
 	br.body.Size += int64(len(p))
@@ -185,7 +187,7 @@ func (br *BodyRecorder) Finish() Body {
 		b.Chunks = append(spilled, b.Chunks...)
 		br.spill = nil
 	}
-	br.body = Body{}
+	br.body, br.done = Body{}, true
 	return b
 }
 
