@@ -24,6 +24,7 @@
 package har
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -144,19 +145,72 @@ type Timings struct {
 	Receive float64 `json:"receive"`
 }
 
-// Write writes exchanges as a HAR file.
+// Write writes exchanges as a HAR file, in the order they started (by
+// startedDateTime, then exchange number). A Spool writes the same file
+// without holding the exchanges in memory.
 func Write(w io.Writer, creatorVersion string, xs []traffic.Exchange) error {
-	f := File{Log: Log{Version: "1.2", Creator: Creator{Name: "invokeconf", Version: creatorVersion},
-		Entries: make([]Entry, 0, len(xs))}}
 	// Chronological, as HAR files are; a proxy ends exchanges in any order.
 	sorted := append([]traffic.Exchange(nil), xs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start.Before(sorted[j].Start) })
-	for _, x := range sorted {
-		f.Log.Entries = append(f.Log.Entries, entryOf(x))
+	sort.SliceStable(sorted, func(i, j int) bool { return keyOf(sorted[i]).less(keyOf(sorted[j])) })
+	i := 0
+	return writeFile(w, creatorVersion, func() ([]byte, error) {
+		if i == len(sorted) {
+			return nil, io.EOF
+		}
+		i++
+		return encodeEntry(sorted[i-1])
+	})
+}
+
+// order is where an entry goes in a HAR file.
+type order struct{ start, id int64 }
+
+func keyOf(x traffic.Exchange) order { return order{x.Start.UnixNano(), int64(x.ID)} }
+
+func (a order) less(b order) bool { return a.start < b.start || (a.start == b.start && a.id < b.id) }
+
+// entryIndent is the indentation of an entry in the file writeFile writes.
+const entryIndent = "      "
+
+// encodeEntry returns x's entry as writeFile places it.
+func encodeEntry(x traffic.Exchange) ([]byte, error) {
+	return json.MarshalIndent(entryOf(x), entryIndent, "  ")
+}
+
+// writeFile writes a HAR file whose entries next returns (encodeEntry's
+// form) until io.EOF, byte for byte as encoding/json writes a File indented
+// by two spaces.
+func writeFile(w io.Writer, creatorVersion string, next func() ([]byte, error)) error {
+	version, err := json.Marshal(creatorVersion)
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(f)
+	bw := bufio.NewWriter(w)
+	bw.WriteString("{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": {\n      \"name\": \"invokeconf\",\n" +
+		"      \"version\": ")
+	bw.Write(version)
+	bw.WriteString("\n    },\n    \"entries\": [")
+	n := 0
+	for {
+		e, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n" + entryIndent)
+		bw.Write(e)
+	}
+	if n > 0 {
+		bw.WriteString("\n    ")
+	}
+	bw.WriteString("]\n  }\n}\n")
+	return bw.Flush()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

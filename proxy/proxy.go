@@ -10,7 +10,9 @@
 // must drop) and bodies pass byte for byte, compressed bodies included. A
 // client that goes away cancels the request to the service at once, so the
 // service sees the disconnect. The recording keeps at most MaxRecord bytes
-// of each body; the traffic passes whole.
+// of each body, spilled to disk past the Recorder's SpillThreshold; the
+// traffic passes whole. Each exchange is handed to Config.Done as it ends,
+// so the caller need not keep it (har.Spool writes it out).
 package proxy
 
 import (
@@ -49,6 +51,8 @@ type Proxy struct {
 	cfg  Config
 	rp   *httputil.ReverseProxy
 	next atomic.Int64
+	open sync.WaitGroup // exchanges not yet handed to Done
+	bufs *bufPool
 }
 
 type ctxKey struct{}
@@ -61,17 +65,27 @@ type state struct {
 	resp *traffic.BodyRecorder
 	eof  bool
 	err  error
+	// reqBody is the request body the transport reads, nil without one.
+	reqBody *recordingBody
+	// out and body: the response whose body ServeHTTP copies itself,
+	// once ReverseProxy has written the status and headers.
+	out  *http.Response
+	body io.ReadCloser
 }
 
-// bufPool holds the copy buffers; smaller than ReverseProxy's own 32 KiB, so
-// an idle stream holds little.
+// copyBufSize is the size of the copy buffers: the transport's read buffer,
+// so a read takes what the service sent without a second copy, and an idle
+// stream holds little (ReverseProxy's own are 32 KiB).
+const copyBufSize = 1 << 10
+
+// bufPool holds the copy buffers.
 type bufPool struct{ p sync.Pool }
 
 func (b *bufPool) Get() []byte {
 	if v, ok := b.p.Get().(*[]byte); ok {
 		return *v
 	}
-	return make([]byte, 4<<10)
+	return make([]byte, copyBufSize)
 }
 
 func (b *bufPool) Put(buf []byte) { b.p.Put(&buf) }
@@ -86,20 +100,28 @@ func New(cfg Config) *Proxy {
 			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 			DisableCompression:  true,
 			MaxIdleConnsPerHost: 64,
-			WriteBufferSize:     1 << 10,
-			ReadBufferSize:      1 << 10,
+			WriteBufferSize:     256, // requests only; a longer head takes a few writes
+			ReadBufferSize:      copyBufSize,
 			IdleConnTimeout:     90 * time.Second,
 		}
 	}
-	p := &Proxy{cfg: cfg}
+	p := &Proxy{cfg: cfg, bufs: &bufPool{}}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(cfg.Target)
 			pr.Out.Host = pr.Out.URL.Host
+			if st, _ := pr.In.Context().Value(ctxKey{}).(*state); st != nil && st.reqBody != nil && pr.Out.Body != nil {
+				// ReverseProxy's own wrapper fails every read once
+				// ReverseProxy returns, which it now does before the
+				// response body is passed on: the transport's last read
+				// of the request body may come later. Ours does the same
+				// once ServeHTTP returns.
+				pr.Out.Body = st.reqBody
+			}
 		},
 		Transport:      cfg.Transport,
 		FlushInterval:  -1,
-		BufferPool:     &bufPool{},
+		BufferPool:     p.bufs,
 		ModifyResponse: p.response,
 		ErrorHandler:   p.failed,
 		ErrorLog:       nil,
@@ -107,8 +129,21 @@ func New(cfg Config) *Proxy {
 	return p
 }
 
-// ServeHTTP forwards r and records the exchange.
+// ServeHTTP forwards r and records the exchange. Its frame and copyBody's
+// are kept small: an idle stream waits below them, and the runtime halves a
+// goroutine's stack only while it uses less than a quarter of it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := p.begin(r)
+	defer p.end(st, r)
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)))
+	if st.body != nil {
+		st.copyBody(w, p.bufs)
+	}
+}
+
+// begin starts recording r.
+func (p *Proxy) begin(r *http.Request) *state {
+	p.open.Add(1)
 	start := time.Now()
 	rc := p.cfg.Recorder
 	st := &state{}
@@ -118,15 +153,85 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.x.Request = traffic.Request{Method: r.Method, URL: rc.URL(target.String()), Header: rc.Header(r.Header)}
 	st.req = rc.Body(start)
 	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true, remaining: r.ContentLength}
+		st.reqBody = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true, remaining: r.ContentLength}
+		r.Body = st.reqBody
 	}
-	defer func() {
-		p.finish(st, r.Context())
-		if v := recover(); v != nil {
-			panic(v) // http.ErrAbortHandler: the client went away mid-body
+	return st
+}
+
+// end ends the recording and hands the exchange on.
+func (p *Proxy) end(st *state, r *http.Request) {
+	defer p.open.Done()
+	if st.reqBody != nil {
+		st.reqBody.ended.Store(true)
+	}
+	p.finish(st, r.Context())
+	if v := recover(); v != nil {
+		panic(v) // http.ErrAbortHandler: the client went away mid-body, or the service
+	}
+}
+
+// copyBody passes the response body on as ReverseProxy would (each read
+// written and flushed at once; a failed copy aborts the response to the
+// client), from a shallower frame.
+func (st *state) copyBody(w http.ResponseWriter, bufs *bufPool) {
+	rc := http.NewResponseController(w)
+	buf := bufs.Get()
+	err := rc.Flush() // the headers go at once, as with ReverseProxy's FlushInterval -1
+	for err == nil {
+		var n int
+		n, err = st.body.Read(buf)
+		if n > 0 {
+			err = writeFlush(w, rc, buf[:n], err)
 		}
+	}
+	bufs.Put(buf)
+	st.body.Close() // fills Trailer when the service sent trailers unannounced
+	if err != io.EOF {
+		panic(http.ErrAbortHandler)
+	}
+	trailers(w, st.out.Trailer)
+}
+
+// trailers sends the trailers the service sent unannounced, as ReverseProxy
+// does.
+func trailers(w http.ResponseWriter, t http.Header) {
+	for k, vv := range t {
+		for _, v := range vv {
+			w.Header().Add(http.TrailerPrefix+k, v)
+		}
+	}
+}
+
+// writeFlush writes b and flushes it, and returns the first error of the
+// read that gave b (rerr), the write and the flush.
+func writeFlush(w http.ResponseWriter, rc *http.ResponseController, b []byte, rerr error) error {
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if err := rc.Flush(); err != nil {
+		return err
+	}
+	return rerr
+}
+
+// Wait waits up to timeout for every exchange under way to end and be
+// handed to Config.Done (after the server stopped, so that the streams it
+// cut are recorded too), and reports whether they all were.
+func (p *Proxy) Wait(timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		p.open.Wait()
+		close(done)
 	}()
-	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)))
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // response records the status and headers and wraps the body.
@@ -141,7 +246,14 @@ func (p *Proxy) response(resp *http.Response) error {
 		HeaderAt: now.Sub(st.x.Start)}
 	st.resp = p.cfg.Recorder.Body(st.x.Start)
 	st.mu.Unlock()
+	empty := resp.Body == http.NoBody
 	resp.Body = &recordingBody{ReadCloser: resp.Body, rec: st.resp, st: st}
+	if !empty && resp.StatusCode != http.StatusSwitchingProtocols && len(resp.Trailer) == 0 {
+		// ServeHTTP copies the body. (ReverseProxy writes announced
+		// trailers after the body, so it keeps those bodies.)
+		st.out, st.body = resp, resp.Body
+		resp.Body = http.NoBody
+	}
 	return nil
 }
 
@@ -195,16 +307,36 @@ func (p *Proxy) finish(st *state, ctx context.Context) {
 // closed the inbound body (it does when the response headers are written):
 // the "invalid Read on closed Body" would make the transport drop the
 // connection to the service and cut the answer on its way.
+//
+// As the transport's request body, it is not closed by the transport
+// (net/http's server closes the inbound body), and it fails every read once
+// the exchange ended (the handler returned), as ReverseProxy's own wrapper
+// does.
 type recordingBody struct {
 	io.ReadCloser
 	rec       *traffic.BodyRecorder
 	st        *state
 	request   bool
 	remaining int64 // bytes of a request body still to come; -1 unknown
+	ended     atomic.Bool
+}
+
+// errEnded is a read of a request body after its exchange ended.
+var errEnded = errors.New("proxy: read of a request body after its exchange ended")
+
+// Close implements io.Closer: a request body is left to net/http's server.
+func (b *recordingBody) Close() error {
+	if b.request {
+		return nil
+	}
+	return b.ReadCloser.Close()
 }
 
 // Read implements io.Reader.
 func (b *recordingBody) Read(p []byte) (int, error) {
+	if b.request && b.ended.Load() {
+		return 0, errEnded
+	}
 	if b.request && b.remaining == 0 {
 		return 0, io.EOF
 	}

@@ -302,3 +302,58 @@ func TestKeepAliveBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyEnds: trailers (announced or not) pass after the body, and a body
+// the service breaks off reaches the client broken, not ended cleanly.
+func TestBodyEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		h       http.HandlerFunc
+		trailer string // the X-T trailer the client must see
+		broken  bool
+		end     traffic.End
+	}{
+		{"announced trailer", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Trailer", "X-T")
+			_, _ = io.WriteString(w, "body")
+			w.Header().Set("X-T", "announced")
+		}, "announced", false, traffic.EndComplete},
+		{"unannounced trailer", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, "body")
+			_ = http.NewResponseController(w).Flush()
+			w.Header().Set(http.TrailerPrefix+"X-T", "late")
+		}, "late", false, traffic.EndComplete},
+		{"broken off", func(w http.ResponseWriter, r *http.Request) {
+			conn, bw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			_, _ = bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n8\r\ncut")
+			_ = bw.Flush()
+		}, "", true, traffic.EndError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, tc.h, 0)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", r.url+"/x", nil)
+			resp, err := client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if (err != nil) != tc.broken || !strings.HasPrefix(string(b), "body") {
+				t.Errorf("read %q, %v (broken: %v)", b, err, tc.broken)
+			}
+			if got := resp.Trailer.Get("X-T"); got != tc.trailer {
+				t.Errorf("trailer X-T %q, want %q", got, tc.trailer)
+			}
+			if x := r.next(t); x.Response == nil || x.Response.End != tc.end || !strings.HasPrefix(string(x.Response.Body.Bytes()), "body") {
+				t.Errorf("recorded %+v", x.Response)
+			}
+		})
+	}
+}

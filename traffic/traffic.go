@@ -6,8 +6,9 @@
 // A recording is safe to keep: an Authorization header is recorded as the
 // key's <user>-<key> ID only (see AuthValue), and every key or piece of a
 // key's secret in a body or header is redacted (see Redactor). It is bounded:
-// a Recorder keeps at most MaxRecord bytes of each body; what it drops it
-// still counts.
+// a Recorder keeps at most MaxRecord bytes of each body (what it drops it
+// still counts), and with SpillDir set an open body holds at most
+// SpillThreshold of them in memory, the rest in a temporary file.
 package traffic
 
 import (

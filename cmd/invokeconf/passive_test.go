@@ -110,6 +110,10 @@ func proxyCommand(t *testing.T, redact bool) {
 		t.Errorf("--redact-bodies %v, the HAR file holds the body: %v", redact, hasBody)
 	}
 	checkPassiveReports(t, dir, "observed 1 exchanges; judged ", 1)
+	// The recording's temporary files (OUT/.spool-*) are gone.
+	if left, _ := filepath.Glob(filepath.Join(dir, ".spool-*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
 	// The failure shows the exchange's body unless --redact-bodies.
 	if b, _ := os.ReadFile(filepath.Join(dir, reports.HTMLFile)); strings.Contains(string(b), p.Keys.Agent) || strings.Contains(string(b), "data: {}\n\nid: ") == redact {
 		t.Errorf("--redact-bodies %v: report.html shows the body: %v", redact, strings.Contains(string(b), "data: {}\n\nid: "))

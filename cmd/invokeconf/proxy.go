@@ -28,6 +28,8 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C or SIGTERM)")
 	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes recorded per body (the traffic passes whole)")
 	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: the HAR file keeps only lengths, chunk timings and hashes of bodies, findings say "+checks.BodyTextRedacted)
+	spillThreshold := fs.Int64("spill-threshold", traffic.DefaultSpillThreshold,
+		"recorded bytes of a body held in memory before the rest goes to a temporary file in OUT (keys hidden first)")
 	if err := parse(fs, args); err != nil {
 		return runner.ExitUsage, err
 	}
@@ -38,8 +40,24 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *harFile == "" {
 		*harFile = filepath.Join(*out, "traffic.har")
 	}
+	// Nothing of the recording stays in memory: bodies past the threshold
+	// and finished exchanges go to temporary files, removed at the end.
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return runner.ExitHarness, err
+	}
+	tmp, err := os.MkdirTemp(*out, ".spool-")
+	if err != nil {
+		return runner.ExitHarness, err
+	}
+	defer os.RemoveAll(tmp)
+	spool, err := har.NewSpool(tmp)
+	if err != nil {
+		return runner.ExitHarness, err
+	}
+	defer spool.Close()
+	rec := traffic.NewRecorder(*maxRecord, nil)
+	rec.SpillDir, rec.SpillThreshold = tmp, *spillThreshold
 	var mu sync.Mutex
-	var xs []traffic.Exchange
 	j := checks.NewJudgement()
 	if *redactBodies {
 		// Findings quote what they saw: with the bodies kept out of the
@@ -58,9 +76,9 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		if *redactBodies {
 			x = traffic.StripBodies(x)
 		}
+		_ = spool.Add(x) // a write error is kept and returned by writeHAR
 		mu.Lock()
 		defer mu.Unlock()
-		xs = append(xs, x)
 		for _, f := range found {
 			printFinding(stdout, f)
 		}
@@ -68,7 +86,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			fmt.Fprintf(stdout, "exchange #%d: %s %s: %s\n", x.ID, x.Request.Method, x.Request.URL, x.Error)
 		}
 	}
-	p := proxy.New(proxy.Config{Target: u, Recorder: traffic.NewRecorder(*maxRecord, nil), Done: done})
+	p := proxy.New(proxy.Config{Target: u, Recorder: rec, Done: done})
 	l, err := httpserve.Start(p, *listen)
 	if err != nil {
 		return runner.ExitUsage, usageError{err}
@@ -88,9 +106,10 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	// Open streams get a moment to end, then are cut (and recorded as such).
 	_ = l.Stop(2 * time.Second)
+	p.Wait(2 * time.Second)
 	mu.Lock()
 	defer mu.Unlock()
-	if err := writeHAR(*harFile, xs); err != nil {
+	if err := writeHAR(*harFile, spool); err != nil {
 		return runner.ExitHarness, err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *harFile)
@@ -100,7 +119,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	return writePassive(in, *out, reports.Options{}, stdout)
 }
 
-func writeHAR(file string, xs []traffic.Exchange) error {
+func writeHAR(file string, spool *har.Spool) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
@@ -108,7 +127,7 @@ func writeHAR(file string, xs []traffic.Exchange) error {
 	if err != nil {
 		return err
 	}
-	if err := har.Write(f, "invokeconf", xs); err != nil {
+	if err := spool.WriteHAR(f, "invokeconf"); err != nil {
 		f.Close()
 		return err
 	}
