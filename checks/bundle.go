@@ -73,27 +73,27 @@ func parseDocument(b []byte) (map[string]any, bool) {
 	} else if yaml.Unmarshal(b, &v) != nil {
 		return nil, false
 	}
-	m, ok := stringKeys(v).(map[string]any)
+	m, ok := StringKeys(v).(map[string]any)
 	return m, ok
 }
 
-// stringKeys turns YAML's map[any]any into map[string]any.
-func stringKeys(v any) any {
+// StringKeys turns YAML's map[any]any into map[string]any, in place.
+func StringKeys(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			x[k] = stringKeys(e)
+			x[k] = StringKeys(e)
 		}
 		return x
 	case map[any]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[fmt.Sprint(k)] = stringKeys(e)
+			m[fmt.Sprint(k)] = StringKeys(e)
 		}
 		return m
 	case []any:
 		for i, e := range x {
-			x[i] = stringKeys(e)
+			x[i] = StringKeys(e)
 		}
 		return x
 	}

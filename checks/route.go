@@ -234,25 +234,7 @@ func (e eventObject) complete() bool { return e.RunComplete != nil && *e.RunComp
 
 // failed reports whether the event's error is set: present and not null,
 // false, "", {} or [] (the active steps' "set").
-func (e eventObject) failed() bool {
-	var v any
-	if len(e.Error) == 0 || json.Unmarshal(e.Error, &v) != nil {
-		return false
-	}
-	switch t := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case map[string]any:
-		return len(t) > 0
-	case []any:
-		return len(t) > 0
-	}
-	return true
-}
+func (e eventObject) failed() bool { return IsSet(e.Error) }
 
 // object parses s as exactly one JSON object.
 func object(s string) (map[string]json.RawMessage, bool) {

@@ -148,8 +148,6 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	for _, v := range s.Verdicts {
 		byRule[v.Rule] = v
 	}
-	areas := map[string]*AreaResult{}
-	var areaOrder []string
 	rep.Failures = []Failure{}
 	for _, r := range catalog {
 		rr := RuleResult{Rule: r, Scenarios: []string{}}
@@ -186,20 +184,8 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 		}
 		rep.Rules = append(rep.Rules, rr)
 		rep.Counts[rr.Verdict]++
-		a := areas[r.Area]
-		if a == nil {
-			a = &AreaResult{Area: r.Area, Counts: Counts{}}
-			areas[r.Area] = a
-			areaOrder = append(areaOrder, r.Area)
-		}
-		a.Counts[rr.Verdict]++
 	}
-	for _, name := range areaOrder {
-		a := areas[name]
-		a.Verdict = areaVerdict(a.Counts)
-		a.Label = areaLabel(a.Verdict, a.Counts)
-		rep.Areas = append(rep.Areas, *a)
-	}
+	rep.Areas = areasOf(rep.Rules)
 	rep.Spec = passiveSource(features.SourceSpec, rep.Rules)
 	rep.Contract = passiveSource(features.SourceContract, rep.Rules)
 	sort.SliceStable(rep.Failures, func(i, j int) bool { return severity(rep.Failures[i].Verdict) < severity(rep.Failures[j].Verdict) })

@@ -358,26 +358,12 @@ func Build(in Input) (*Report, error) {
 		bl = &Baseline{}
 	}
 	rep.Counts = Counts{}
-	areas := map[string]*AreaResult{}
-	var areaOrder []string
 	for _, r := range catalog {
 		rr := judge(r, res.Plan, inCatalog[r.ID], byRule[r.ID], bl)
 		rep.Rules = append(rep.Rules, rr)
 		rep.Counts[rr.Verdict]++
-		a := areas[r.Area]
-		if a == nil {
-			a = &AreaResult{Area: r.Area, Counts: Counts{}}
-			areas[r.Area] = a
-			areaOrder = append(areaOrder, r.Area)
-		}
-		a.Counts[rr.Verdict]++
 	}
-	for _, name := range areaOrder {
-		a := areas[name]
-		a.Verdict = areaVerdict(a.Counts)
-		a.Label = areaLabel(a.Verdict, a.Counts)
-		rep.Areas = append(rep.Areas, *a)
-	}
+	rep.Areas = areasOf(rep.Rules)
 	rep.Spec = sourceVerdict(features.SourceSpec, rep.Rules)
 	rep.Contract = sourceVerdict(features.SourceContract, rep.Rules)
 	rep.Failures = failures(scenarios, bl, idx)
@@ -720,4 +706,28 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// areasOf tallies the rules' verdicts per area, areas in the catalog's
+// order.
+func areasOf(rules []RuleResult) []AreaResult {
+	areas := map[string]*AreaResult{}
+	var order []string
+	for _, rr := range rules {
+		a := areas[rr.Area]
+		if a == nil {
+			a = &AreaResult{Area: rr.Area, Counts: Counts{}}
+			areas[rr.Area] = a
+			order = append(order, rr.Area)
+		}
+		a.Counts[rr.Verdict]++
+	}
+	out := make([]AreaResult, 0, len(order))
+	for _, name := range order {
+		a := areas[name]
+		a.Verdict = areaVerdict(a.Counts)
+		a.Label = areaLabel(a.Verdict, a.Counts)
+		out = append(out, *a)
+	}
+	return out
 }

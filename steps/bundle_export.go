@@ -206,34 +206,11 @@ func parseTree(b []byte) (map[string]any, error) {
 	} else if err := yaml.Unmarshal(b, &v); err != nil {
 		return nil, fmt.Errorf("neither JSON nor YAML: %v", err)
 	}
-	m, ok := normalize(v).(map[string]any)
+	m, ok := checks.StringKeys(v).(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("not a mapping: %s", abbreviate(b))
 	}
 	return m, nil
-}
-
-// normalize turns YAML's map[any]any into map[string]any.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalize(e)
-		}
-		return x
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[fmt.Sprint(k)] = normalize(e)
-		}
-		return m
-	case []any:
-		for i, e := range x {
-			x[i] = normalize(e)
-		}
-		return x
-	}
-	return v
 }
 
 func specOf(tree map[string]any) map[string]any {
