@@ -210,24 +210,33 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	return xs
 }
 
-// abortMidStream streams an agent script, aborts its thread once the first
-// content arrived, reads the stream to its end, then fetches the run's
-// events; it returns the number of exchanges it made.
-func (r *recording) abortMidStream(t *testing.T, agent, key string) int {
+// stream invokes path with Accept: text/event-stream and returns the
+// response to read, with what ends it (within 45 s at most).
+func (r *recording) stream(t *testing.T, path, key, prompt string) (*http.Response, func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "POST", r.base+agent, strings.NewReader("@say working\n@pause 3s\n@say after"))
+	req, err := http.NewRequestWithContext(ctx, "POST", r.base+path, strings.NewReader(prompt))
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", key)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := r.client.RoundTrip(req)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	return resp, func() { resp.Body.Close(); cancel() }
+}
+
+// abortMidStream streams an agent script, aborts its thread once the first
+// content arrived, reads the stream to its end, then fetches the run's
+// events; it returns the number of exchanges it made.
+func (r *recording) abortMidStream(t *testing.T, agent, key string) int {
+	t.Helper()
+	resp, cancel := r.stream(t, agent, key, "@say working\n@pause 3s\n@say after")
+	defer cancel()
 	n := 1
 	thread := resp.Header.Get("X-SVC-Thread-Id")
 	var got []byte
@@ -267,19 +276,8 @@ func plainTool(a profile.Agent) string {
 // answering the request for input would.
 func (r *recording) callUntilPrompt(t *testing.T, path, key, prompt string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	resp, cancel := r.stream(t, path, key, prompt)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "POST", r.base+path, strings.NewReader(prompt))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", key)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := r.client.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var got []byte
 	buf := make([]byte, 4096)
 	for {
