@@ -98,3 +98,45 @@ func TestHijackedStreamWithoutClose(t *testing.T) {
 		t.Fatalf("body %q, %v", b, err)
 	}
 }
+
+// TestCloseEndsHijackedStreams: closing a running server ends its open
+// streams (their runs are cancelled) and closes their connections.
+func TestCloseEndsHijackedStreams(t *testing.T) {
+	p, err := fixtures.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Listen(Config{Profile: p}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	const script = "@pause 10m"
+	fmt.Fprintf(c, "POST /api/invoke/%s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\nContent-Length: %d\r\n\r\n%s",
+		p.Agents.Main.ID, host, p.Keys.Agent, len(script), script)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, len("event: start\ndata: {}\n\n"))
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil || !strings.HasSuffix(string(rest), "event: close\ndata: {}\n\n") {
+		t.Fatalf("after Close: %q, %v", rest, err)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("after Close, read: %v; want the connection closed", err)
+	}
+}
