@@ -123,7 +123,7 @@ type sseConn struct {
 	release func() // forgets the connection for shutdown (httpserve.Track)
 
 	// Set by serve, used by the writing goroutine only.
-	write1    func(Event) error
+	event     func(Event) error
 	ping      func() error
 	end       func()
 	next      int
@@ -134,7 +134,7 @@ type sseConn struct {
 	kicked  bool // something happened while it was
 	pingDue bool // the keepalive timer fired
 	gone    bool // the client went away, or the stream is broken
-	ended   bool // the stream is complete
+	ended   bool // the stream is over (stop): its client leaving abandons nothing
 }
 
 var errGone = errors.New("the client went away")
@@ -163,7 +163,7 @@ func (c *sseConn) isGone() bool {
 // done. It returns at once: the run's changes and the keepalive timer drive
 // the rest.
 func (c *sseConn) serve(write func(Event) error, ping func() error, end func()) {
-	c.write1, c.ping, c.end = write, ping, end
+	c.event, c.ping, c.end = write, ping, end
 	c.kick()
 }
 
@@ -223,7 +223,7 @@ func (c *sseConn) step(ping bool) bool {
 	for {
 		evs, done := c.run.since(c.next)
 		for _, ev := range evs {
-			if err := c.write1(ev); err != nil {
+			if err := c.event(ev); err != nil {
 				c.s.abandon(c.run)
 				c.stop(errors.Is(err, errCut))
 				return false
