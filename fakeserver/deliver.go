@@ -99,7 +99,8 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.sseHoldBack(w, r, run) {
 		return
 	}
-	frame := startSSE(w, s.syncStatus(w), s.defect(defSseAsTextPlain))
+	status := s.syncStatus(w)
+	setSSEHeader(w, s.defect(defSseAsTextPlain))
 	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
@@ -107,6 +108,13 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		// Defect: nothing is written until the agent's first output.
 		waitForContent(r, run)
 	}
+	if c, ok := s.hijackSSE(w, r, run, status, wire.control("start")); ok {
+		if c != nil { // sse_conn.go: the run's callbacks write the rest
+			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run) })
+		}
+		return
+	}
+	frame := startSSE(w, status)
 	if err := frame(wire.control("start")); err != nil {
 		s.abandon(run)
 		return
@@ -139,10 +147,9 @@ func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) b
 	return true
 }
 
-// startSSE sends the SSE headers and returns the writer of one frame, which
-// flushes it. asPlain is the sse-as-text-plain defect.
-func startSSE(w http.ResponseWriter, status int, asPlain bool) func([]byte) error {
-	rc := http.NewResponseController(w)
+// setSSEHeader sets the SSE response's header fields. asPlain is the
+// sse-as-text-plain defect.
+func setSSEHeader(w http.ResponseWriter, asPlain bool) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	if asPlain {
@@ -150,6 +157,12 @@ func startSSE(w http.ResponseWriter, status int, asPlain bool) func([]byte) erro
 	}
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
+}
+
+// startSSE sends the SSE header through w and returns the writer of one
+// frame, which flushes it.
+func startSSE(w http.ResponseWriter, status int) func([]byte) error {
+	rc := http.NewResponseController(w)
 	w.WriteHeader(status)
 	return func(b []byte) error {
 		if _, err := w.Write(b); err != nil {

@@ -167,17 +167,19 @@ func (k keepAlive) call(b *testing.B, req []byte, want string) time.Duration {
 //   - rss-B/stream: the resident set of the process after a collection that
 //     returns free memory to the OS (debug.FreeOSMemory);
 //   - floor-B/stream: B/stream of a bare net/http handler (bareSSE) in the
-//     same kind of process: the least an idle SSE stream costs on net/http
-//     (its connection goroutine, whose stack has grown to 8 KiB, its
-//     background read goroutine, its 4 KiB read and 4+2 KiB write buffers).
+//     same kind of process: the least an idle SSE stream costs while
+//     net/http serves it (its connection goroutine, whose stack has grown to
+//     8 KiB, its background read goroutine, its 4 KiB read and 4+2 KiB write
+//     buffers). The reference takes its streams' connections over
+//     (sse_conn.go), so it can go below it.
 //
 // The clients are in the benchmark's own process, so none of their memory is
 // counted; nor is the kernel's memory for the sockets.
 //
 // Figures (2 shared cores, Go 1.26, -count 3): B/stream 33.8-34.0 KB before
 // the idle-stream work (rss 35.2-35.4, sys 35.7-36.6), 29.5-29.6 KB after it
-// (rss 30.8-30.9, sys 31.9), against a floor of 25.7 KB: a goal of 25 KB
-// needs streams served outside net/http's connection handling.
+// (rss 30.8-30.9, sys 31.9), 6.2-6.3 KB once streams hijack their
+// connections (rss 7.0-7.2, sys 8.4-9.3), against a floor of 25.7 KB.
 func BenchmarkIdleSSEMemory(b *testing.B) {
 	const streams = 10000
 	var ref, floor [3]float64

@@ -99,6 +99,8 @@ type run struct {
 	events  []Event
 	done    bool
 	changed chan struct{}
+	// watchers are called, once each, at the run's next change (onChange).
+	watchers []func()
 }
 
 // snapshot returns the events from index from on, whether the run is done,
@@ -134,6 +136,36 @@ func (r *run) notifyLocked() {
 		close(r.changed)
 		r.changed = nil
 	}
+	for _, f := range r.watchers {
+		f()
+	}
+	r.watchers = nil
+}
+
+// since is snapshot without the channel: a reader that waits with onChange
+// needs none.
+func (r *run) since(from int) ([]Event, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.events); from < n {
+		return r.events[from:n:n], r.done
+	}
+	return nil, r.done
+}
+
+// onChange arranges for f to be called once at the run's next change, unless
+// the run is done or has events from index next on already: then it reports
+// false and f is not kept. f is called with r.mu held, so it must only start
+// work elsewhere (it may not touch the run). A waiter that keeps no
+// goroutine waits this way.
+func (r *run) onChange(next int, f func()) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done || len(r.events) > next {
+		return false
+	}
+	r.watchers = append(r.watchers, f)
+	return true
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()

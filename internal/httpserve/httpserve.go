@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -57,6 +58,7 @@ type Listener struct {
 	srv  *http.Server
 	done chan struct{} // closed when Serve returns
 	err  error         // Serve's error, nil after Stop
+	hj   *hijacked     // connections taken over from net/http (Track)
 }
 
 // Start serves h on addr ("127.0.0.1:0" picks a free port) with the default
@@ -72,11 +74,14 @@ func StartWith(h http.Handler, addr string, t Timeouts) (*Listener, error) {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	t = t.withDefaults()
+	hj := &hijacked{set: map[io.Closer]struct{}{}}
+	base := context.WithValue(context.Background(), hijackedKey{}, hj)
 	l := &Listener{
 		URL: "http://" + ln.Addr().String(),
 		srv: &http.Server{Handler: guard(h), ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
-			IdleTimeout: t.Idle},
+			IdleTimeout: t.Idle, BaseContext: func(net.Listener) context.Context { return base }},
 		done: make(chan struct{}),
+		hj:   hj,
 	}
 	go func() {
 		defer close(l.done)
@@ -88,15 +93,83 @@ func StartWith(h http.Handler, addr string, t Timeouts) (*Listener, error) {
 }
 
 // Stop shuts the server down, waiting up to grace for open responses to end
-// before it cuts them.
+// before it cuts them, those on hijacked connections (Track) included.
 func (l *Listener) Stop(grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := l.srv.Shutdown(ctx); err != nil {
 		_ = l.srv.Close()
 	}
+	l.hj.drain(ctx)
 	<-l.done
 	return l.err
+}
+
+// Track records a connection a handler has hijacked from a request served
+// by a Listener, so that Stop waits for it and closes it if it outlasts the
+// grace period (net/http forgets hijacked connections). release, to be
+// called once the response on it is complete, forgets it again. A request
+// not served by a Listener tracks nothing.
+func Track(r *http.Request, c io.Closer) (release func()) {
+	hj, _ := r.Context().Value(hijackedKey{}).(*hijacked)
+	if hj == nil {
+		return func() {}
+	}
+	hj.mu.Lock()
+	hj.set[c] = struct{}{}
+	hj.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { hj.forget(c) }) }
+}
+
+type hijackedKey struct{}
+
+// hijacked is the set of a Listener's hijacked connections in use.
+type hijacked struct {
+	mu      sync.Mutex
+	set     map[io.Closer]struct{}
+	changed chan struct{} // closed when one is forgotten; made by drain
+}
+
+func (h *hijacked) forget(c io.Closer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.set, c)
+	if h.changed != nil {
+		close(h.changed)
+		h.changed = nil
+	}
+}
+
+// drain waits until no connection is tracked or ctx ends, then closes those
+// that are left.
+func (h *hijacked) drain(ctx context.Context) {
+	for {
+		h.mu.Lock()
+		if len(h.set) == 0 {
+			h.mu.Unlock()
+			return
+		}
+		if h.changed == nil {
+			h.changed = make(chan struct{})
+		}
+		ch := h.changed
+		h.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			h.mu.Lock()
+			left := make([]io.Closer, 0, len(h.set))
+			for c := range h.set {
+				left = append(left, c)
+			}
+			h.mu.Unlock()
+			for _, c := range left {
+				_ = c.Close()
+			}
+			return
+		}
+	}
 }
 
 // Done is closed when the server stops serving; Err then says why.
