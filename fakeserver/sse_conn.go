@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/internal/httpserve"
 )
 
@@ -22,6 +23,10 @@ import (
 // sseWriteTimeout bounds each write to a hijacked stream: a client that
 // stops reading cannot hold it for longer.
 const sseWriteTimeout = 30 * time.Second
+
+// sseMaxLife bounds how long a hijacked stream lasts: the pauses of one
+// script add up to at most agentscript.MaxScriptPause.
+const sseMaxLife = agentscript.MaxScriptPause + time.Minute
 
 // sseLinger is how long a hijacked stream, once complete, waits for its
 // client to close the connection before closing it itself.
@@ -282,6 +287,10 @@ func (c *sseConn) stop(complete bool) {
 // small), then ends the stream: the run is abandoned unless the stream was
 // complete (FMT-08).
 func (c *sseConn) read() {
+	// The read has a deadline like every other: no stream outlives its
+	// script's time bound by more than a minute (a run waiting on input,
+	// the prompt-waits variant, is cut there too).
+	_ = c.conn.SetReadDeadline(time.Now().Add(sseMaxLife))
 	buf := make([]byte, 64)
 	for {
 		if _, err := c.conn.Read(buf); err != nil {
