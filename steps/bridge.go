@@ -48,6 +48,8 @@ func (w *World) judge(rule string, check func(*traffic.Exchange, *checks.History
 	if err != nil {
 		return err
 	}
+	w.histMu.Lock()
+	defer w.histMu.Unlock()
 	return judged(rule, check(r.Exchange(), &w.hist))
 }
 
@@ -58,6 +60,8 @@ func (w *World) judge(rule string, check func(*traffic.Exchange, *checks.History
 // --max-record, cut: what History reads of a run is small, and reading a
 // huge body again would hold it twice.
 func (w *World) remember(r *Response) {
+	w.histMu.Lock()
+	defer w.histMu.Unlock()
 	if len(r.Body) <= maxRemembered {
 		w.hist.Add(r.Exchange())
 		return
@@ -99,6 +103,8 @@ func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) er
 		return err
 	}
 	x := r.Exchange()
+	w.histMu.Lock()
+	defer w.histMu.Unlock()
 	for _, c := range cs {
 		err := c(x, &w.hist)
 		var s *checks.Skip

@@ -65,8 +65,10 @@ type World struct {
 	// (invokeAndAbort); 0 before it.
 	abortStatus int
 	// hist is what the scenario's exchanges showed, for the checks over
-	// several exchanges (bridge.go).
-	hist checks.History
+	// several exchanges (bridge.go); histMu guards it, since a step may
+	// send requests at once (each remembers its exchange).
+	hist   checks.History
+	histMu sync.Mutex
 
 	// firstErr is the first step error of the scenario.
 	firstErr error
