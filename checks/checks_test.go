@@ -165,6 +165,8 @@ func TestChecks(t *testing.T) {
 		{"FMT-06", "fragments as produced", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}}, "pass", ""},
 		{"FMT-06", "fragments held to the end", ex{prompt: plainScript, chunks: []at{{1610, "abc"}}}, "fail", ""},
 		{"FMT-06", "a fragment held 900 ms", ex{prompt: plainScript, chunks: []at{{5, "a"}, {1705, "b"}, {1710, "c"}}}, "fail", ""},
+		{"FMT-06", "fragments late as the pauses overran", ex{prompt: plainScript, chunks: []at{{5, "a"}, {1300, "b"}, {2600, "c"}}}, "pass", ""},
+		{"FMT-06", "the last fragment sent with nothing held", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {2400, "c"}}}, "pass", ""},
 		{"FMT-06", "steady text, flushed every 500 ms", ex{prompt: steadyScript, chunks: []at{{5, "x"}, {505, "xxxxx"}, {1005, "xxxxx"}, {1505, "xxxxx"}, {1700, "x"}}}, "pass", ""},
 		{"FMT-06", "steady text, flushed every 750 ms", ex{prompt: steadyScript, chunks: []at{{5, "x"}, {755, "xxxxxxx"}, {1505, "xxxxxxx"}, {1700, "xx"}}}, "fail", ""},
 		{"FMT-06", "no timings", ex{prompt: plainScript, chunks: []at{{5, "a"}, {810, "b"}, {1610, "c"}}, untimed: true}, "untested", ""},

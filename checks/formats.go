@@ -185,12 +185,11 @@ func scriptFragments(prompt string) ([]fragment, bool) {
 // this decides only on prompts that are agent scripts of @say and @pause
 // lines, whose production times the script states: fragment i is produced
 // p(i) after the first, and arrives a(i) no earlier than its production
-// and no later than limit after it. So a(i)-p(i) lies in a window of width
-// limit for every i: a fragment whose a(i)-p(i) exceeds another's by more
-// was held longer (it came too late after a fragment produced before it,
-// or too soon before one produced after it: text held back and sent
-// together). Text produced steadily also arrives in chunks at most limit
-// apart (steadyGaps).
+// and no later than limit after it. So a fragment's delay a(i)-p(i) exceeds
+// that of any fragment produced after it by at most limit: by more, it was
+// held back and sent with later text. The other way round proves nothing:
+// an agent whose pauses overrun delays later fragments. Text produced
+// steadily also arrives in chunks at most limit apart (steadyGaps).
 func PlainFlush(x *traffic.Exchange, _ *History) error {
 	v, present, err := acceptOf(x)
 	if err != nil {
@@ -221,20 +220,21 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 	if err := steadyGaps(frags, chunks, limit); err != nil {
 		return err
 	}
-	lo, hi := 0, 0
-	for i := range frags {
-		d := arrived[i] - frags[i].at
-		if d < arrived[lo]-frags[lo].at {
-			lo = i
+	// A script's pauses may overrun (a pause is "at least"), which only
+	// delays later fragments: so a fragment's delay d may exceed a later
+	// one's by at most limit, never the other way round.
+	held := 0
+	for j := range frags {
+		d := func(i int) time.Duration { return arrived[i] - frags[i].at }
+		if d(j) > d(held) {
+			held = j
+			continue
 		}
-		if d > arrived[hi]-frags[hi].at {
-			hi = i
+		if gap := d(held) - d(j); gap > limit {
+			return outcome.Failf(fmt.Sprintf("the plain-text fragment %q", frags[held].text),
+				fmt.Sprintf("arrival within %s of its production", limit),
+				"held at least %s, as %q shows: %s", gap.Round(time.Millisecond), frags[j].text, arrivalList(frags, arrived))
 		}
-	}
-	if held := (arrived[hi] - frags[hi].at) - (arrived[lo] - frags[lo].at); held > limit {
-		return outcome.Failf(fmt.Sprintf("the plain-text fragment %q", frags[hi].text),
-			fmt.Sprintf("arrival within %s of its production", limit),
-			"held at least %s, as %q shows: %s", held.Round(time.Millisecond), frags[lo].text, arrivalList(frags, arrived))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Model is what the reference server's agent runs on. Play plays one turn of
@@ -39,6 +40,9 @@ type Turn struct {
 	// Call runs one of the run's tools: it emits the toolCall event and
 	// returns the tool's result.
 	Call func(ctx context.Context, name string, args json.RawMessage) (string, error)
+	// Overrun, when set, is how much longer than stated a pause of the
+	// agent script lasts (the pauses-overrun variant).
+	Overrun func(time.Duration) time.Duration
 }
 
 // Message is one message of a thread's history.

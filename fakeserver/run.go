@@ -269,6 +269,9 @@ func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) 
 	t, flush := s.reorder(s.turn(r, prompt))
 	t, settle := s.whenSlow(t)
 	t = s.waitAfterPrompt(ctx, t)
+	if s.variant(varPausesOverrun) {
+		t.Overrun = pauseOverrun
+	}
 	end := func(err error) {
 		defer r.cancel()
 		settle()
@@ -366,6 +369,16 @@ func (s *Server) waitAfterPrompt(ctx context.Context, t Turn) Turn {
 	return t
 }
 
+// pauseOverrun serves the pauses-overrun variant: a pause of up to 2 s
+// lasts half as long again, as an agent slower than its script (longer
+// pauses are left alone, so the keepalive scenario does not grow).
+func pauseOverrun(d time.Duration) time.Duration {
+	if d > 2*time.Second {
+		return 0
+	}
+	return d / 2
+}
+
 // slowAfter is how long the model must stay silent after waitingOnModel or
 // toolInput for the signals-when-slow variant to send it.
 const slowAfter = 100 * time.Millisecond
@@ -454,7 +467,11 @@ func interpret(ctx context.Context, t Turn, directives []agentscript.Directive, 
 			t.Emit(Event{Content: agentscript.FormatModel(t.modelName())}) // PROJ-06
 		case agentscript.Pause:
 			rest := directives[i+1:]
-			afterPause(ctx, d.Duration, func() { interpret(ctx, t, rest, end) }, func() { end(stopped(ctx)) })
+			dur := d.Duration
+			if t.Overrun != nil {
+				dur += t.Overrun(dur)
+			}
+			afterPause(ctx, dur, func() { interpret(ctx, t, rest, end) }, func() { end(stopped(ctx)) })
 			return
 		case agentscript.Waiting:
 			t.Emit(Event{WaitingOnModel: true})

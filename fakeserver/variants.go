@@ -49,6 +49,7 @@ const (
 	varNoInputUsername
 	varSignalsWhenSlow
 	varPromptWaits
+	varPausesOverrun
 	// Invoke routes, thread selection, follow-up routes, authentication and
 	// errors.
 	varUUIDIDs
@@ -113,6 +114,8 @@ var variantTable = [numVariants]Variant{
 		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
 		"runs carry no input and no username event", ""},
+	varPausesOverrun: {"pauses-overrun", `"output is flushed at most every 500 ms" bounds how long the service holds text it has, not how fast its agent is: an agent script's @pause (README) is a wait whose length is the agent's`,
+		"every @pause of up to 2 s lasts half as long again (an agent slower than its script, as one behind a remote model)", ""},
 	varSignalsWhenSlow: {"signals-when-slow", `"waitingOnModel: The model has not started responding yet (suits a loading indicator)"; "toolInput: The model is composing tool arguments (can be slow)": they describe a wait, not a duty to announce every one`,
 		"waitingOnModel and toolInput are sent only when the model then stays silent for 100 ms", ""},
 	varPromptWaits: {"prompt-waits", `"prompt: The agent needs something from the user, most often an OAuth login": nothing says the run goes on, or ends, without that input`,
