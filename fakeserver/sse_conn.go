@@ -68,7 +68,11 @@ func (s *Server) hijackSSE(w http.ResponseWriter, r *http.Request, run *run, sta
 func responseHead(w http.ResponseWriter, status int) []byte {
 	h := w.Header()
 	for u := w; u != nil; {
+		// Each wrapper's WriteHeader work, outermost first as net/http
+		// would call them.
 		switch x := u.(type) {
+		case *headerWriter:
+			x.fix()
 		case *variantWriter:
 			x.apply()
 		case *httpserve.StatusRecorder:

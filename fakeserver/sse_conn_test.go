@@ -140,3 +140,39 @@ func TestCloseEndsHijackedStreams(t *testing.T) {
 		t.Fatalf("after Close, read: %v; want the connection closed", err)
 	}
 }
+
+// TestHijackedHeaderDefects: a defect that rewrites a header at WriteHeader
+// (headerWriter) still does on a hijacked stream, whose head the server
+// writes itself: new-thread-id-invented's header names another thread than
+// the events.
+func TestHijackedHeaderDefects(t *testing.T) {
+	p, err := fixtures.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Listen(Config{Profile: p, Defects: []string{"new-thread-id-invented"}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	req, err := http.NewRequest("POST", srv.URL+"/api/invoke/"+p.Agents.Main.ID, strings.NewReader("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+p.Keys.Agent)
+	req.Header.Set("Accept", "text/event-stream")
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := resp.Header.Get("X-SVC-Thread-Id")
+	if header == "" || !strings.Contains(string(body), `"threadID"`) || strings.Contains(string(body), `"threadID":"`+header+`"`) {
+		t.Errorf("header %q, body %s: want a header naming another thread than the events", header, body)
+	}
+}
