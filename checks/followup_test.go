@@ -158,3 +158,55 @@ func TestAbortEndsRun(t *testing.T) {
 		})
 	}
 }
+
+// getAs is a GET answered 200 with body at +sentMs, with a request header
+// set and the answer ended as end says.
+func getAs(sentMs int, url string, req map[string]string, end traffic.End, body string) *traffic.Exchange {
+	h := hdr()
+	for k, v := range req {
+		h.Set(k, v)
+	}
+	x := ex{method: "GET", url: url, req: h, resp: hdr("Content-Type", "application/json"), chunks: []at{{5, body}}, end: end}.build()
+	x.Start = t0.Add(time.Duration(sentMs) * time.Millisecond)
+	x.Response.HeaderAt = 5 * time.Millisecond
+	return x
+}
+
+// abortAt is an abort of thread t1 sent at +sentMs, answered 200, with an
+// optional query and body.
+func abortAt(sentMs int, query, body string) *traffic.Exchange {
+	x := ex{url: "http://s/api/threads/t1/abort" + query, prompt: body, chunks: []at{{5, `{}`}}}.build()
+	x.Start = t0.Add(time.Duration(sentMs) * time.Millisecond)
+	x.Response.HeaderAt = 5 * time.Millisecond
+	return x
+}
+
+func TestEventsWait(t *testing.T) {
+	waiting := func(items string) *traffic.Exchange {
+		return getAs(2000, "http://s/api/threads/t1/events?runID=r1", map[string]string{"Accept": "application/json"}, "", `{"items":[`+items+`]}`)
+	}
+	const (
+		said     = `{"content":"x","runID":"r1","threadID":"t1"}`
+		done     = `{"runComplete":true,"runID":"r1","threadID":"t1"}`
+		replayed = `{"replayComplete":true,"runID":"r1","threadID":"t1"}`
+	)
+	for _, tc := range []struct {
+		name string
+		xs   []*traffic.Exchange
+		want string
+	}{
+		{"the last event completes the run", []*traffic.Exchange{waiting(said + "," + done)}, "pass"},
+		{"the completing event is followed by a replayComplete marker", []*traffic.Exchange{waiting(said + "," + done + "," + replayed)}, "pass"},
+		{"no event completes the run", []*traffic.Exchange{waiting(said)}, "fail"},
+		{"no events", []*traffic.Exchange{waiting("")}, "fail"},
+		{"an aborted run's events, without runComplete", []*traffic.Exchange{abortAt(1000, "", ""), waiting(said)}, "skip"},
+		{"an aborted run's events, empty", []*traffic.Exchange{abortAt(1000, "", ""), waiting("")}, "skip"},
+		{"an abort answered after the call", []*traffic.Exchange{abortAt(3000, "", ""), waiting(said)}, "fail"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, r := verdict(EventsWait, tc.xs...); got != tc.want {
+				t.Errorf("got %s, want %s: %v %v", got, tc.want, r.Skip, r.Failure)
+			}
+		})
+	}
+}
