@@ -96,6 +96,9 @@ func TestThreadFollowUps(t *testing.T) {
 		{"ASYNC-03: the last completed run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r1", true))}, "pass"},
 		{"ASYNC-03: an earlier run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r0", true))}, "fail"},
 		{"ASYNC-03: a run not completed", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", false))}, "fail"},
+		{"ASYNC-03: a run not completed, the client left", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, getAs(2500, "http://s/api/threads/t1/events", nil, traffic.EndClientGone, evs("r2", false))}, "skip"},
+		{"ASYNC-03: a run not completed, none completed before", EventsLastCompleted, []*traffic.Exchange{unfinished, events(evs("r1", false))}, "skip"},
+		{"ASYNC-03: a run not completed, asked within ReportLag of the only completion", EventsLastCompleted, []*traffic.Exchange{opened, get(500, "http://s/api/threads/t1/events", evs("r1", false))}, "skip"},
 		{"ASYNC-03: a later run the recording did not see", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", true))}, "skip"},
 		{"ASYNC-03: with runID", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, get(2000, "http://s/api/threads/t1/events?runID=r0", evs("r0", true))}, "skip"},
 	} {
