@@ -183,7 +183,49 @@ type timedText struct {
 	text string
 }
 
-type abortRecord struct{ sent, answered time.Time }
+type abortRecord struct {
+	sent, answered time.Time
+	// runs are the runs the abort's query or body names; other says it
+	// may name one the recording cannot read (a redacted or cut body).
+	runs  []string
+	other bool
+}
+
+// abortOfExchange records an abort: its payload is "not shown", so a runID
+// in its query or its JSON body is read as naming the run it cancels.
+func abortOfExchange(x *traffic.Exchange) abortRecord {
+	ab := abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)}
+	for _, v := range x.Request.Query()["runID"] {
+		ab.runs = append(ab.runs, v)
+	}
+	b := &x.Request.Body
+	switch {
+	case b.Size == 0:
+	case !b.Complete():
+		ab.other = true
+	default:
+		if m, ok := object(string(b.Bytes())); ok {
+			if id := idText(m["runID"]); id != nil {
+				ab.runs = append(ab.runs, *id)
+			}
+		}
+	}
+	return ab
+}
+
+// cancels reports whether the abort may cancel the run: it names no run
+// but that one.
+func (ab abortRecord) cancels(r *runRecord) bool {
+	if ab.other {
+		return false
+	}
+	for _, id := range ab.runs {
+		if id != r.run {
+			return false
+		}
+	}
+	return true
+}
 
 // when returns the time of an offset of x; zero when unknown.
 func when(x *traffic.Exchange, d time.Duration) time.Time {
@@ -299,7 +341,7 @@ func (h *History) addRun(x *traffic.Exchange) {
 func (h *History) addAbort(x *traffic.Exchange) {
 	if t, ok := abortCall(x); ok {
 		if len(h.aborts[t]) < maxRunsPerThread {
-			h.aborts[t] = append(h.aborts[t], abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)})
+			h.aborts[t] = append(h.aborts[t], abortOfExchange(x))
 		}
 		return
 	}
@@ -529,7 +571,7 @@ func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 // the abort ends last decides the pair.
 func AbortEndsRun(x *traffic.Exchange, h *History) error {
 	if t, ok := abortCall(x); ok {
-		ab := abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)}
+		ab := abortOfExchange(x)
 		var met []*runRecord
 		if h != nil {
 			for _, r := range h.runs[t] {
@@ -594,7 +636,7 @@ func abortOf(r *runRecord, h *History) (abortRecord, bool) {
 // script's to say (afterAbort): a run that follows it cannot have said
 // what it says later; and what arrived before the abort counts as said.
 func going(r *runRecord, ab abortRecord) bool {
-	return r.sc != nil && len(r.content) > 0 && !r.content[0].at.IsZero() && !ab.sent.IsZero() && !ab.answered.IsZero() &&
+	return r.sc != nil && len(r.content) > 0 && ab.cancels(r) && !r.content[0].at.IsZero() && !ab.sent.IsZero() && !ab.answered.IsZero() &&
 		ab.sent.After(r.content[0].at)
 }
 
@@ -654,15 +696,20 @@ func abortedEvents(r *runRecord, ab abortRecord, x *traffic.Exchange) error {
 	if _, err := body(x, true); err != nil {
 		return err
 	}
+	if x.Response.End != traffic.EndComplete {
+		return skip("the service did not end the answer (the client may have stopped reading)")
+	}
 	evs, ok := events(x)
 	if !ok {
 		return skip("the answer is neither an SSE stream nor an envelope of events (its shape is not shown)")
 	}
 	var b strings.Builder
+	terminal := false
 	for _, e := range evs {
 		if e.Content != nil {
 			b.WriteString(*e.Content)
 		}
+		terminal = terminal || e.complete() || e.failed()
 	}
 	got := b.String()
 	text, may, ok := afterAbort(r, ab)
@@ -676,6 +723,11 @@ func abortedEvents(r *runRecord, ab abortRecord, x *traffic.Exchange) error {
 	if len(got) > may {
 		return outcome.Failf(what, fmt.Sprintf("the run cancelled: no content the script says more than %s after the abort, at most %q", AbortTolerance, text[:may]),
 			"%q", got)
+	}
+	if v, _, ok := accept(x); !terminal && (!ok || v != "application/json") {
+		// Only that Accept keeps the call open until the run finishes:
+		// without it the events may be read before they were all kept.
+		return nil
 	}
 	if before := joined(r.content, ab.sent); len(got) < len(before) {
 		return outcome.Failf(what, fmt.Sprintf("what its stream showed before the abort, %q (With runID, delivers that run's events after the fact)", before),

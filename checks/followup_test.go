@@ -129,9 +129,10 @@ func TestAbortEndsRun(t *testing.T) {
 		x.Response.HeaderAt = 5 * time.Millisecond
 		return x
 	}
-	events := func(items string) *traffic.Exchange {
-		return get(4000, "http://s/api/threads/t1/events?runID=r1", `{"items":[`+items+`]}`)
+	eventsAs := func(accept string, end traffic.End, items string) *traffic.Exchange {
+		return getAs(4000, "http://s/api/threads/t1/events?runID=r1", map[string]string{"Accept": accept}, end, `{"items":[`+items+`]}`)
 	}
+	events := func(items string) *traffic.Exchange { return eventsAs("application/json", "", items) }
 	item := func(content string) string {
 		return fmt.Sprintf(`{"content":%q,"runID":"r1","threadID":"t1"}`, content)
 	}
@@ -153,6 +154,14 @@ func TestAbortEndsRun(t *testing.T) {
 		{"the run's events go on", []*traffic.Exchange{cancelled, abort(20), events(item("working") + "," + item("after"))}, "fail"},
 		{"the run's events are empty", []*traffic.Exchange{cancelled, abort(20), events("")}, "fail"},
 		{"the events of a run no abort met", []*traffic.Exchange{cancelled, events(item("working") + "," + item("after"))}, "skip"},
+		{"the run's events, the client left", []*traffic.Exchange{cancelled, abort(20), eventsAs("application/json", traffic.EndClientGone, "")}, "skip"},
+		{"the run's events, empty, without Accept: application/json", []*traffic.Exchange{cancelled, abort(20), eventsAs("", "", "")}, "pass"},
+		{"the run's events, empty but final, without Accept: application/json", []*traffic.Exchange{cancelled, abort(20), eventsAs("", "", `{"runComplete":true,"runID":"r1"}`)}, "fail"},
+		{"the run's events go on, without Accept: application/json", []*traffic.Exchange{cancelled, abort(20), eventsAs("", "", item("working")+","+item("after"))}, "fail"},
+		{"an abort naming another run in its query", []*traffic.Exchange{abortAt(20, "?runID=r9", ""), goneOn}, "skip"},
+		{"an abort naming another run in its body", []*traffic.Exchange{goneOn, abortAt(20, "", `{"runID":"r9"}`)}, "skip"},
+		{"an abort naming the run in its body", []*traffic.Exchange{goneOn, abortAt(20, "", `{"runID":"r1"}`)}, "fail"},
+		{"the events after an abort naming another run", []*traffic.Exchange{cancelled, abortAt(20, "?runID=r9", ""), events("")}, "skip"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, r := verdict(AbortEndsRun, tc.xs...); got != tc.want {
