@@ -151,8 +151,10 @@ const AbortTolerance = time.Second
 // ReportLag is how long after a run's answer showed it complete the
 // thread's follow-ups may still report the run before it: the spec says
 // lastRunID "reports completion" but not how soon, and the active
-// scenarios poll for it.
-const ReportLag = time.Second
+// scenarios poll for it up to their deadline (steps.DefaultDeadline), so
+// a service is given as long here. The events route without runID, "the
+// thread's last completed run", reads the same record of completion.
+const ReportLag = 15 * time.Second
 
 // Bounds of what History keeps of runs.
 const (
@@ -373,6 +375,21 @@ func (h *History) run(thread, id string) *runRecord {
 	return nil
 }
 
+// onlyElsewhere reports whether the run is a recorded run of another
+// thread and of none of this one (the spec does not say run IDs are unique
+// across threads, so a run of this thread with that ID clears it).
+func (h *History) onlyElsewhere(id, thread string) bool {
+	if h == nil || id == "" || h.run(thread, id) != nil {
+		return false
+	}
+	for t := range h.runs {
+		if t != thread && h.run(t, id) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // lastDone returns the run of the thread that surely completed last before
 // t (its answer showed it complete more than ReportLag before), and the
 // runs the thread had completed before that run was started.
@@ -502,6 +519,10 @@ func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
 			return skip("no run of thread %q surely completed before the call", t)
 		case c.rule != rule:
 			return skip("the thread's last completed run was not put on it by %s", rule)
+		}
+		if got != c.run && h.onlyElsewhere(got, t) {
+			return outcome.Failf(fmt.Sprintf("lastRunID of thread %q", t), fmt.Sprintf("a run of thread %q", t),
+				"%q, a run the recording saw on another thread", got)
 		}
 		// A new thread had no run before its first.
 		return Ran{Run: c.run, Older: older, AllOlder: rule == "THREAD-03"}.Shown(got, fmt.Sprintf("lastRunID of thread %q", t))

@@ -65,9 +65,9 @@ func TestThreadFollowUps(t *testing.T) {
 	byPath := envelopeRun(1000, map[string]string{"path": "http://s/api/invoke/agt/thread/t1"}, "t1", "r1", true)
 	unfinished := envelopeRun(1000, map[string]string{"X-SVC-Thread-Id": "t1"}, "t1", "r1", false)
 	thread := func(last string) *traffic.Exchange {
-		return get(2500, "http://s/api/threads/t1", fmt.Sprintf(`{"id":"t1","lastRunID":%s}`, last))
+		return get(17500, "http://s/api/threads/t1", fmt.Sprintf(`{"id":"t1","lastRunID":%s}`, last))
 	}
-	events := func(body string) *traffic.Exchange { return get(2500, "http://s/api/threads/t1/events", body) }
+	events := func(body string) *traffic.Exchange { return get(17500, "http://s/api/threads/t1/events", body) }
 	evs := func(id string, complete bool) string {
 		s := fmt.Sprintf(`{"items":[{"content":"x","runID":%q,"threadID":"t1"}`, id)
 		if complete {
@@ -89,14 +89,17 @@ func TestThreadFollowUps(t *testing.T) {
 		{"THREAD-02: the run did not show completion", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, unfinished, thread(`"r0"`)}, "skip"},
 		{"THREAD-02 does not judge a run by path", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byPath, thread(`"r0"`)}, "skip"},
 		{"THREAD-01: lastRunID stays on the earlier run", ThreadFollowUp("THREAD-01"), []*traffic.Exchange{opened, byPath, thread(`"r0"`)}, "fail"},
-		{"THREAD-03: the new thread holds a run", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(1500, "http://s/api/threads/t1", `{"lastRunID":"r7"}`)}, "pass"},
-		{"THREAD-03: the new thread holds none", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(1500, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "fail"},
+		{"THREAD-03: the new thread holds a run", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(16500, "http://s/api/threads/t1", `{"lastRunID":"r7"}`)}, "pass"},
+		{"THREAD-03: the new thread holds none", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(16500, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "fail"},
 		{"THREAD-03: asked before the run completed", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(10, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
-		{"THREAD-03: asked within ReportLag of the completion", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(900, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"THREAD-03: asked 2 s after the completion (the active suite polls up to its deadline)", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(2000, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"THREAD-03: asked within ReportLag of the completion", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(14900, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"THREAD-03: the new thread reports another thread's run", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{envelopeRun(0, nil, "t2", "r5", true), opened, get(16500, "http://s/api/threads/t1", `{"lastRunID":"r5"}`)}, "fail"},
+		{"THREAD-03: a run ID both threads recorded", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{envelopeRun(0, nil, "t2", "r5", true), opened, envelopeRun(100, map[string]string{"X-SVC-Thread-Id": "t1"}, "t1", "r5", false), get(16500, "http://s/api/threads/t1", `{"lastRunID":"r5"}`)}, "pass"},
 		{"ASYNC-03: the last completed run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r1", true))}, "pass"},
 		{"ASYNC-03: an earlier run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r0", true))}, "fail"},
 		{"ASYNC-03: a run not completed", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", false))}, "fail"},
-		{"ASYNC-03: a run not completed, the client left", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, getAs(2500, "http://s/api/threads/t1/events", nil, traffic.EndClientGone, evs("r2", false))}, "skip"},
+		{"ASYNC-03: a run not completed, the client left", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, getAs(17500, "http://s/api/threads/t1/events", nil, traffic.EndClientGone, evs("r2", false))}, "skip"},
 		{"ASYNC-03: a run not completed, none completed before", EventsLastCompleted, []*traffic.Exchange{unfinished, events(evs("r1", false))}, "skip"},
 		{"ASYNC-03: a run not completed, asked within ReportLag of the only completion", EventsLastCompleted, []*traffic.Exchange{opened, get(500, "http://s/api/threads/t1/events", evs("r1", false))}, "skip"},
 		{"ASYNC-03: a later run the recording did not see", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", true))}, "skip"},
