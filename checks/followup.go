@@ -43,7 +43,8 @@ func followupEvents(x *traffic.Exchange, whole bool) ([]eventObject, error) {
 }
 
 // EventsOfRun: ASYNC-02. The events route with runID delivers that run's
-// events: every event names the run and the thread in the path.
+// events: every event that names a run or a thread names that run and the
+// thread in the path; judged only when some event names a run.
 func EventsOfRun(x *traffic.Exchange, _ *History) error {
 	thread, err := eventsCall(x)
 	if err != nil {
@@ -56,6 +57,10 @@ func EventsOfRun(x *traffic.Exchange, _ *History) error {
 	evs, err := followupEvents(x, false)
 	if err != nil {
 		return err
+	}
+	if !slices.ContainsFunc(evs, func(e eventObject) bool { return e.RunID != nil }) {
+		// Events that name no run do not show whose they are.
+		return skip("no event names a run")
 	}
 	for i, e := range evs {
 		if e.RunID != nil && *e.RunID != vs[0] || e.ThreadID != nil && *e.ThreadID != thread {

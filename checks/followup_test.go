@@ -225,3 +225,28 @@ func TestEventsWait(t *testing.T) {
 		})
 	}
 }
+
+func TestEventsOfRun(t *testing.T) {
+	events := func(items string) *traffic.Exchange {
+		return get(2000, "http://s/api/threads/t1/events?runID=r1", `{"items":[`+items+`]}`)
+	}
+	for _, tc := range []struct {
+		name string
+		x    *traffic.Exchange
+		want string
+	}{
+		{"the run's events", events(`{"content":"x","runID":"r1","threadID":"t1"},{"runComplete":true,"runID":"r1"}`), "pass"},
+		{"another run's events", events(`{"content":"x","runID":"r0","threadID":"t1"}`), "fail"},
+		{"another thread's events", events(`{"content":"x","runID":"r1","threadID":"t2"}`), "fail"},
+		{"events naming no run", events(`{"content":"x"},{"runComplete":true}`), "skip"},
+		{"events naming only the thread", events(`{"content":"x","threadID":"t1"}`), "skip"},
+		{"some events name the run", events(`{"content":"x"},{"runComplete":true,"runID":"r1"}`), "pass"},
+		{"without runID", get(2000, "http://s/api/threads/t1/events", `{"items":[{"content":"x","runID":"r0"}]}`), "skip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, r := verdict(EventsOfRun, tc.x); got != tc.want {
+				t.Errorf("got %s, want %s: %v %v", got, tc.want, r.Skip, r.Failure)
+			}
+		})
+	}
+}
