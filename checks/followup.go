@@ -43,7 +43,8 @@ func followupEvents(x *traffic.Exchange, whole bool) ([]eventObject, error) {
 }
 
 // EventsOfRun: ASYNC-02. The events route with runID delivers that run's
-// events: every event names the run and the thread in the path.
+// events: every event that names a run or a thread names that run and the
+// thread in the path; judged only when some event names a run.
 func EventsOfRun(x *traffic.Exchange, _ *History) error {
 	thread, err := eventsCall(x)
 	if err != nil {
@@ -57,6 +58,10 @@ func EventsOfRun(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
+	if !slices.ContainsFunc(evs, func(e eventObject) bool { return e.RunID != nil }) {
+		// Events that name no run do not show whose they are.
+		return skip("no event names a run")
+	}
 	for i, e := range evs {
 		if e.RunID != nil && *e.RunID != vs[0] || e.ThreadID != nil && *e.ThreadID != thread {
 			return outcome.Failf(fmt.Sprintf("event %d of the events of run %q", i+1, vs[0]),
@@ -67,14 +72,21 @@ func EventsOfRun(x *traffic.Exchange, _ *History) error {
 }
 
 // EventsWait: ASYNC-04. With Accept: application/json the events route
-// answers once the run has finished: an envelope of events ends with the
-// run's final event, runComplete true (a failed run aside).
-func EventsWait(x *traffic.Exchange, _ *History) error {
-	if _, err := eventsCall(x); err != nil {
+// answers once the run has finished: an envelope of events holds the run's
+// final event, runComplete true (a failed run aside). Where that event
+// stands is not fixed: replayComplete "separates already existing events
+// from live ones". A thread an abort met is not judged: the spec does not
+// say a cancelled run completes.
+func EventsWait(x *traffic.Exchange, h *History) error {
+	t, err := eventsCall(x)
+	if err != nil {
 		return err
 	}
 	if v, _, ok := accept(x); !ok || v != "application/json" {
 		return skip("Accept is not application/json")
+	}
+	if h.abortedBefore(t, x.Start) {
+		return skip("an abort of thread %q was answered before the call (a cancelled run need not complete)", t)
 	}
 	b, err := body(x, true)
 	if err != nil {
@@ -84,26 +96,39 @@ func EventsWait(x *traffic.Exchange, _ *History) error {
 	if !ok {
 		return skip("the answer is not an envelope of events (its shape is not shown)")
 	}
+	const want = "sent once the run finished: an event has runComplete true"
 	if len(items) == 0 {
 		// A finished run has at least its final event.
-		return outcome.Failf("the events of a run, with Accept: application/json", "sent once the run finished: the last event has runComplete true",
-			"no events: %s", quote(b))
+		return outcome.Failf("the events of a run, with Accept: application/json", want, "no events: %s", quote(b))
 	}
 	evs, err := followupEvents(x, true)
 	if err != nil {
 		return err
 	}
-	last := evs[len(evs)-1]
 	for _, e := range evs {
 		if e.failed() {
 			return skip("the run failed")
 		}
 	}
-	if !last.complete() {
-		return outcome.Failf("the events of a run, with Accept: application/json", "sent once the run finished: the last event has runComplete true",
-			"%d events, the last without runComplete: %s", len(evs), quote(x.Response.Body.Bytes()))
+	if !slices.ContainsFunc(evs, eventObject.complete) {
+		return outcome.Failf("the events of a run, with Accept: application/json", want,
+			"%d events, none with runComplete true: %s", len(evs), quote(x.Response.Body.Bytes()))
 	}
 	return nil
+}
+
+// abortedBefore reports whether an abort of the thread, answered 2xx, was
+// answered before t (or at an unknown time).
+func (h *History) abortedBefore(thread string, t time.Time) bool {
+	if h == nil {
+		return false
+	}
+	for _, ab := range h.aborts[thread] {
+		if ab.answered.IsZero() || t.IsZero() || ab.answered.Before(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Checks over several exchanges: what a thread's follow-ups show once a run
@@ -131,8 +156,10 @@ const AbortTolerance = time.Second
 // ReportLag is how long after a run's answer showed it complete the
 // thread's follow-ups may still report the run before it: the spec says
 // lastRunID "reports completion" but not how soon, and the active
-// scenarios poll for it.
-const ReportLag = time.Second
+// scenarios poll for it up to their deadline (steps.DefaultDeadline), so
+// a service is given as long here. The events route without runID, "the
+// thread's last completed run", reads the same record of completion.
+const ReportLag = 15 * time.Second
 
 // Bounds of what History keeps of runs.
 const (
@@ -163,7 +190,49 @@ type timedText struct {
 	text string
 }
 
-type abortRecord struct{ sent, answered time.Time }
+type abortRecord struct {
+	sent, answered time.Time
+	// runs are the runs the abort's query or body names; other says it
+	// may name one the recording cannot read (a redacted or cut body).
+	runs  []string
+	other bool
+}
+
+// abortOfExchange records an abort: its payload is "not shown", so a runID
+// in its query or its JSON body is read as naming the run it cancels.
+func abortOfExchange(x *traffic.Exchange) abortRecord {
+	ab := abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)}
+	for _, v := range x.Request.Query()["runID"] {
+		ab.runs = append(ab.runs, v)
+	}
+	b := &x.Request.Body
+	switch {
+	case b.Size == 0:
+	case !b.Complete():
+		ab.other = true
+	default:
+		if m, ok := object(string(b.Bytes())); ok {
+			if id := idText(m["runID"]); id != nil {
+				ab.runs = append(ab.runs, *id)
+			}
+		}
+	}
+	return ab
+}
+
+// cancels reports whether the abort may cancel the run: it names no run
+// but that one.
+func (ab abortRecord) cancels(r *runRecord) bool {
+	if ab.other {
+		return false
+	}
+	for _, id := range ab.runs {
+		if id != r.run {
+			return false
+		}
+	}
+	return true
+}
 
 // when returns the time of an offset of x; zero when unknown.
 func when(x *traffic.Exchange, d time.Duration) time.Time {
@@ -279,7 +348,7 @@ func (h *History) addRun(x *traffic.Exchange) {
 func (h *History) addAbort(x *traffic.Exchange) {
 	if t, ok := abortCall(x); ok {
 		if len(h.aborts[t]) < maxRunsPerThread {
-			h.aborts[t] = append(h.aborts[t], abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)})
+			h.aborts[t] = append(h.aborts[t], abortOfExchange(x))
 		}
 		return
 	}
@@ -309,6 +378,21 @@ func (h *History) run(thread, id string) *runRecord {
 		}
 	}
 	return nil
+}
+
+// onlyElsewhere reports whether the run is a recorded run of another
+// thread and of none of this one (the spec does not say run IDs are unique
+// across threads, so a run of this thread with that ID clears it).
+func (h *History) onlyElsewhere(id, thread string) bool {
+	if h == nil || id == "" || h.run(thread, id) != nil {
+		return false
+	}
+	for t := range h.runs {
+		if t != thread && h.run(t, id) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // lastDone returns the run of the thread that surely completed last before
@@ -441,15 +525,20 @@ func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
 		case c.rule != rule:
 			return skip("the thread's last completed run was not put on it by %s", rule)
 		}
+		if got != c.run && h.onlyElsewhere(got, t) {
+			return outcome.Failf(fmt.Sprintf("lastRunID of thread %q", t), fmt.Sprintf("a run of thread %q", t),
+				"%q, a run the recording saw on another thread", got)
+		}
 		// A new thread had no run before its first.
 		return Ran{Run: c.run, Older: older, AllOlder: rule == "THREAD-03"}.Shown(got, fmt.Sprintf("lastRunID of thread %q", t))
 	}
 }
 
-// EventsLastCompleted: ASYNC-03. The events route without runID answers
-// with a completed run (its events hold the final event, runComplete
-// true, unless the run failed), and not one the thread had completed
-// before a run that surely completed before the call.
+// EventsLastCompleted: ASYNC-03. Once a run of the thread surely
+// completed, the events route without runID answers, when the service
+// ended it, with a completed run (its events hold the final event,
+// runComplete true, unless the run failed), and not one the thread had
+// completed before a run that surely completed before the call.
 func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 	t, err := eventsCall(x)
 	if err != nil {
@@ -476,14 +565,22 @@ func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 		complete = complete || e.complete()
 	}
 	what := fmt.Sprintf("the events of thread %q without runID", t)
+	c, older := h.lastDone(t, x.Start)
 	if !complete {
+		// A client can stop reading; and with no completed run the spec
+		// does not say what the route returns.
+		switch {
+		case x.Response.End != traffic.EndComplete:
+			return skip("the service did not end the answer (the client may have stopped reading)")
+		case c == nil:
+			return skip("no run of thread %q surely completed before the call", t)
+		}
 		return outcome.Failf(what, "the thread's last completed run: its events end with runComplete true",
 			"%d events of run %s, none with runComplete true: %s", len(evs), show(&got), quote(x.Response.Body.Bytes()))
 	}
 	if got == "" {
 		return skip("the events name no run")
 	}
-	c, older := h.lastDone(t, x.Start)
 	if c == nil {
 		return skip("no run of thread %q surely completed before the call", t)
 	}
@@ -500,7 +597,7 @@ func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 // the abort ends last decides the pair.
 func AbortEndsRun(x *traffic.Exchange, h *History) error {
 	if t, ok := abortCall(x); ok {
-		ab := abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)}
+		ab := abortOfExchange(x)
 		var met []*runRecord
 		if h != nil {
 			for _, r := range h.runs[t] {
@@ -565,7 +662,7 @@ func abortOf(r *runRecord, h *History) (abortRecord, bool) {
 // script's to say (afterAbort): a run that follows it cannot have said
 // what it says later; and what arrived before the abort counts as said.
 func going(r *runRecord, ab abortRecord) bool {
-	return r.sc != nil && len(r.content) > 0 && !r.content[0].at.IsZero() && !ab.sent.IsZero() && !ab.answered.IsZero() &&
+	return r.sc != nil && len(r.content) > 0 && ab.cancels(r) && !r.content[0].at.IsZero() && !ab.sent.IsZero() && !ab.answered.IsZero() &&
 		ab.sent.After(r.content[0].at)
 }
 
@@ -625,15 +722,20 @@ func abortedEvents(r *runRecord, ab abortRecord, x *traffic.Exchange) error {
 	if _, err := body(x, true); err != nil {
 		return err
 	}
+	if x.Response.End != traffic.EndComplete {
+		return skip("the service did not end the answer (the client may have stopped reading)")
+	}
 	evs, ok := events(x)
 	if !ok {
 		return skip("the answer is neither an SSE stream nor an envelope of events (its shape is not shown)")
 	}
 	var b strings.Builder
+	terminal := false
 	for _, e := range evs {
 		if e.Content != nil {
 			b.WriteString(*e.Content)
 		}
+		terminal = terminal || e.complete() || e.failed()
 	}
 	got := b.String()
 	text, may, ok := afterAbort(r, ab)
@@ -647,6 +749,11 @@ func abortedEvents(r *runRecord, ab abortRecord, x *traffic.Exchange) error {
 	if len(got) > may {
 		return outcome.Failf(what, fmt.Sprintf("the run cancelled: no content the script says more than %s after the abort, at most %q", AbortTolerance, text[:may]),
 			"%q", got)
+	}
+	if v, _, ok := accept(x); !terminal && (!ok || v != "application/json") {
+		// Only that Accept keeps the call open until the run finishes:
+		// without it the events may be read before they were all kept.
+		return nil
 	}
 	if before := joined(r.content, ab.sent); len(got) < len(before) {
 		return outcome.Failf(what, fmt.Sprintf("what its stream showed before the abort, %q (With runID, delivers that run's events after the fact)", before),

@@ -65,9 +65,9 @@ func TestThreadFollowUps(t *testing.T) {
 	byPath := envelopeRun(1000, map[string]string{"path": "http://s/api/invoke/agt/thread/t1"}, "t1", "r1", true)
 	unfinished := envelopeRun(1000, map[string]string{"X-SVC-Thread-Id": "t1"}, "t1", "r1", false)
 	thread := func(last string) *traffic.Exchange {
-		return get(2500, "http://s/api/threads/t1", fmt.Sprintf(`{"id":"t1","lastRunID":%s}`, last))
+		return get(17500, "http://s/api/threads/t1", fmt.Sprintf(`{"id":"t1","lastRunID":%s}`, last))
 	}
-	events := func(body string) *traffic.Exchange { return get(2500, "http://s/api/threads/t1/events", body) }
+	events := func(body string) *traffic.Exchange { return get(17500, "http://s/api/threads/t1/events", body) }
 	evs := func(id string, complete bool) string {
 		s := fmt.Sprintf(`{"items":[{"content":"x","runID":%q,"threadID":"t1"}`, id)
 		if complete {
@@ -89,13 +89,19 @@ func TestThreadFollowUps(t *testing.T) {
 		{"THREAD-02: the run did not show completion", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, unfinished, thread(`"r0"`)}, "skip"},
 		{"THREAD-02 does not judge a run by path", ThreadFollowUp("THREAD-02"), []*traffic.Exchange{opened, byPath, thread(`"r0"`)}, "skip"},
 		{"THREAD-01: lastRunID stays on the earlier run", ThreadFollowUp("THREAD-01"), []*traffic.Exchange{opened, byPath, thread(`"r0"`)}, "fail"},
-		{"THREAD-03: the new thread holds a run", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(1500, "http://s/api/threads/t1", `{"lastRunID":"r7"}`)}, "pass"},
-		{"THREAD-03: the new thread holds none", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(1500, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "fail"},
+		{"THREAD-03: the new thread holds a run", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(16500, "http://s/api/threads/t1", `{"lastRunID":"r7"}`)}, "pass"},
+		{"THREAD-03: the new thread holds none", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(16500, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "fail"},
 		{"THREAD-03: asked before the run completed", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(10, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
-		{"THREAD-03: asked within ReportLag of the completion", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(900, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"THREAD-03: asked 2 s after the completion (the active suite polls up to its deadline)", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(2000, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"THREAD-03: asked within ReportLag of the completion", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{opened, get(14900, "http://s/api/threads/t1", `{"lastRunID":null}`)}, "skip"},
+		{"THREAD-03: the new thread reports another thread's run", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{envelopeRun(0, nil, "t2", "r5", true), opened, get(16500, "http://s/api/threads/t1", `{"lastRunID":"r5"}`)}, "fail"},
+		{"THREAD-03: a run ID both threads recorded", ThreadFollowUp("THREAD-03"), []*traffic.Exchange{envelopeRun(0, nil, "t2", "r5", true), opened, envelopeRun(100, map[string]string{"X-SVC-Thread-Id": "t1"}, "t1", "r5", false), get(16500, "http://s/api/threads/t1", `{"lastRunID":"r5"}`)}, "pass"},
 		{"ASYNC-03: the last completed run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r1", true))}, "pass"},
 		{"ASYNC-03: an earlier run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r0", true))}, "fail"},
 		{"ASYNC-03: a run not completed", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", false))}, "fail"},
+		{"ASYNC-03: a run not completed, the client left", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, getAs(17500, "http://s/api/threads/t1/events", nil, traffic.EndClientGone, evs("r2", false))}, "skip"},
+		{"ASYNC-03: a run not completed, none completed before", EventsLastCompleted, []*traffic.Exchange{unfinished, events(evs("r1", false))}, "skip"},
+		{"ASYNC-03: a run not completed, asked within ReportLag of the only completion", EventsLastCompleted, []*traffic.Exchange{opened, get(500, "http://s/api/threads/t1/events", evs("r1", false))}, "skip"},
 		{"ASYNC-03: a later run the recording did not see", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", true))}, "skip"},
 		{"ASYNC-03: with runID", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, get(2000, "http://s/api/threads/t1/events?runID=r0", evs("r0", true))}, "skip"},
 	} {
@@ -126,9 +132,10 @@ func TestAbortEndsRun(t *testing.T) {
 		x.Response.HeaderAt = 5 * time.Millisecond
 		return x
 	}
-	events := func(items string) *traffic.Exchange {
-		return get(4000, "http://s/api/threads/t1/events?runID=r1", `{"items":[`+items+`]}`)
+	eventsAs := func(accept string, end traffic.End, items string) *traffic.Exchange {
+		return getAs(4000, "http://s/api/threads/t1/events?runID=r1", map[string]string{"Accept": accept}, end, `{"items":[`+items+`]}`)
 	}
+	events := func(items string) *traffic.Exchange { return eventsAs("application/json", "", items) }
 	item := func(content string) string {
 		return fmt.Sprintf(`{"content":%q,"runID":"r1","threadID":"t1"}`, content)
 	}
@@ -150,9 +157,94 @@ func TestAbortEndsRun(t *testing.T) {
 		{"the run's events go on", []*traffic.Exchange{cancelled, abort(20), events(item("working") + "," + item("after"))}, "fail"},
 		{"the run's events are empty", []*traffic.Exchange{cancelled, abort(20), events("")}, "fail"},
 		{"the events of a run no abort met", []*traffic.Exchange{cancelled, events(item("working") + "," + item("after"))}, "skip"},
+		{"the run's events, the client left", []*traffic.Exchange{cancelled, abort(20), eventsAs("application/json", traffic.EndClientGone, "")}, "skip"},
+		{"the run's events, empty, without Accept: application/json", []*traffic.Exchange{cancelled, abort(20), eventsAs("", "", "")}, "pass"},
+		{"the run's events, empty but final, without Accept: application/json", []*traffic.Exchange{cancelled, abort(20), eventsAs("", "", `{"runComplete":true,"runID":"r1"}`)}, "fail"},
+		{"the run's events go on, without Accept: application/json", []*traffic.Exchange{cancelled, abort(20), eventsAs("", "", item("working")+","+item("after"))}, "fail"},
+		{"an abort naming another run in its query", []*traffic.Exchange{abortAt(20, "?runID=r9", ""), goneOn}, "skip"},
+		{"an abort naming another run in its body", []*traffic.Exchange{goneOn, abortAt(20, "", `{"runID":"r9"}`)}, "skip"},
+		{"an abort naming the run in its body", []*traffic.Exchange{goneOn, abortAt(20, "", `{"runID":"r1"}`)}, "fail"},
+		{"the events after an abort naming another run", []*traffic.Exchange{cancelled, abortAt(20, "?runID=r9", ""), events("")}, "skip"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, r := verdict(AbortEndsRun, tc.xs...); got != tc.want {
+				t.Errorf("got %s, want %s: %v %v", got, tc.want, r.Skip, r.Failure)
+			}
+		})
+	}
+}
+
+// getAs is a GET answered 200 with body at +sentMs, with a request header
+// set and the answer ended as end says.
+func getAs(sentMs int, url string, req map[string]string, end traffic.End, body string) *traffic.Exchange {
+	h := hdr()
+	for k, v := range req {
+		h.Set(k, v)
+	}
+	x := ex{method: "GET", url: url, req: h, resp: hdr("Content-Type", "application/json"), chunks: []at{{5, body}}, end: end}.build()
+	x.Start = t0.Add(time.Duration(sentMs) * time.Millisecond)
+	x.Response.HeaderAt = 5 * time.Millisecond
+	return x
+}
+
+// abortAt is an abort of thread t1 sent at +sentMs, answered 200, with an
+// optional query and body.
+func abortAt(sentMs int, query, body string) *traffic.Exchange {
+	x := ex{url: "http://s/api/threads/t1/abort" + query, prompt: body, chunks: []at{{5, `{}`}}}.build()
+	x.Start = t0.Add(time.Duration(sentMs) * time.Millisecond)
+	x.Response.HeaderAt = 5 * time.Millisecond
+	return x
+}
+
+func TestEventsWait(t *testing.T) {
+	waiting := func(items string) *traffic.Exchange {
+		return getAs(2000, "http://s/api/threads/t1/events?runID=r1", map[string]string{"Accept": "application/json"}, "", `{"items":[`+items+`]}`)
+	}
+	const (
+		said     = `{"content":"x","runID":"r1","threadID":"t1"}`
+		done     = `{"runComplete":true,"runID":"r1","threadID":"t1"}`
+		replayed = `{"replayComplete":true,"runID":"r1","threadID":"t1"}`
+	)
+	for _, tc := range []struct {
+		name string
+		xs   []*traffic.Exchange
+		want string
+	}{
+		{"the last event completes the run", []*traffic.Exchange{waiting(said + "," + done)}, "pass"},
+		{"the completing event is followed by a replayComplete marker", []*traffic.Exchange{waiting(said + "," + done + "," + replayed)}, "pass"},
+		{"no event completes the run", []*traffic.Exchange{waiting(said)}, "fail"},
+		{"no events", []*traffic.Exchange{waiting("")}, "fail"},
+		{"an aborted run's events, without runComplete", []*traffic.Exchange{abortAt(1000, "", ""), waiting(said)}, "skip"},
+		{"an aborted run's events, empty", []*traffic.Exchange{abortAt(1000, "", ""), waiting("")}, "skip"},
+		{"an abort answered after the call", []*traffic.Exchange{abortAt(3000, "", ""), waiting(said)}, "fail"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, r := verdict(EventsWait, tc.xs...); got != tc.want {
+				t.Errorf("got %s, want %s: %v %v", got, tc.want, r.Skip, r.Failure)
+			}
+		})
+	}
+}
+
+func TestEventsOfRun(t *testing.T) {
+	events := func(items string) *traffic.Exchange {
+		return get(2000, "http://s/api/threads/t1/events?runID=r1", `{"items":[`+items+`]}`)
+	}
+	for _, tc := range []struct {
+		name string
+		x    *traffic.Exchange
+		want string
+	}{
+		{"the run's events", events(`{"content":"x","runID":"r1","threadID":"t1"},{"runComplete":true,"runID":"r1"}`), "pass"},
+		{"another run's events", events(`{"content":"x","runID":"r0","threadID":"t1"}`), "fail"},
+		{"another thread's events", events(`{"content":"x","runID":"r1","threadID":"t2"}`), "fail"},
+		{"events naming no run", events(`{"content":"x"},{"runComplete":true}`), "skip"},
+		{"events naming only the thread", events(`{"content":"x","threadID":"t1"}`), "skip"},
+		{"some events name the run", events(`{"content":"x"},{"runComplete":true,"runID":"r1"}`), "pass"},
+		{"without runID", get(2000, "http://s/api/threads/t1/events", `{"items":[{"content":"x","runID":"r0"}]}`), "skip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, r := verdict(EventsOfRun, tc.x); got != tc.want {
 				t.Errorf("got %s, want %s: %v %v", got, tc.want, r.Skip, r.Failure)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -111,11 +112,6 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	do("POST", agent, key, sse, "@say partial\n@fail the tool broke")
 	do("POST", agent, key, sse, "@say early\n@pause 1s\n@say late")
 	do("POST", agent, key, sse, "@pause 1s\n@say first words")
-	if th := first.Header.Get("X-SVC-Thread-Id"); th != "" {
-		// THREAD-03's follow-up, more than checks.ReportLag after the run
-		// completed: the new thread holds the run.
-		do("GET", "/api/threads/"+th, key, nil, "")
-	}
 	do("POST", "/api/projects/"+r.p.Projects.Main.ID+"/invoke", "Bearer "+r.p.Keys.Project, sse, "inside the project")
 	if slow {
 		do("POST", agent, key, sse, "@say quiet\n@pause 23s\n@say awake")
@@ -125,16 +121,6 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	if other == "" {
 		other = "thr_other"
 	}
-	// The two slow plain-text scripts (FMT-06) come between the runs on
-	// the thread below and its follow-ups, which are judged only more than
-	// checks.ReportLag after a run completed.
-	plainSlow := func() { do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c") }
-	plainSteady := func() { do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x") }
-	do("POST", agent, key, map[string]string{"Accept": "text/event-stream, */*"}, "literal sse")
-	do("POST", agent, key, map[string]string{"Accept": "application/json, */*"}, "literal json")
-	do("POST", agent, key, map[string]string{"Accept": "Text/Event-Stream"}, "literal sse, another case")
-	do("POST", agent, key, map[string]string{"Accept": "application /json"}, "literal json, another spacing")
-	do("POST", agent, key, nil, "my key is "+r.p.Keys.Agent+" and its secret "+r.p.Keys.Agent[len(r.p.Keys.Agent)-9:])
 	resp, b := do("POST", agent+"?async=true", key, nil, "@pause 1500ms\n@say later")
 	var ack struct{ ThreadID string }
 	if err := json.Unmarshal(b, &ack); err != nil || ack.ThreadID == "" {
@@ -147,29 +133,25 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	var run struct{ RunID string }
 	_ = json.Unmarshal(b, &run)
 	jsonAccept := map[string]string{"Accept": "application/json"}
-	if thread != "" && run.RunID != "" {
+	followed := thread != "" && run.RunID != ""
+	if followed {
 		events := "/api/threads/" + thread + "/events?runID=" + url.QueryEscape(run.RunID)
 		do("GET", events, key, jsonAccept, "")
+		// Continued threads (THREAD-02 on the async run's thread, THREAD-01
+		// on the envelope's), whose follow-ups come last.
 		do("POST", agent, key, map[string]string{"Accept": "application/json", "X-SVC-Thread-Id": thread}, "by header")
-		// The follow-ups of a continued thread show the new run (THREAD-02,
-		// then THREAD-01), and the events without runID are the last
-		// completed run (ASYNC-03).
 		do("GET", events, key, jsonAccept, "")
-		plainSlow()
-		do("GET", "/api/threads/"+thread, key, nil, "")
-		do("POST", agent+"/thread/"+thread, key, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": other}, "by path")
-		plainSteady()
-		do("GET", "/api/threads/"+thread, key, nil, "")
-		do("GET", "/api/threads/"+thread+"/events", key, jsonAccept, "")
-		do("POST", agent+"?async=true", key, map[string]string{"X-SVC-Thread-Id": thread}, "resumed async")
-		// Asked at once, without Accept: application/json, the events route
-		// answers with a completed run, not the one still going.
-		do("POST", agent+"/thread/"+thread+"?async=true", key, nil, "@say soon\n@pause 2s\n@say later")
-		do("GET", "/api/threads/"+thread+"/events", key, nil, "")
-	} else {
-		plainSlow()
-		plainSteady()
+		do("POST", agent+"/thread/"+other, key, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": thread}, "by path")
 	}
+	ran := time.Now()
+	do("POST", agent, key, map[string]string{"Accept": "text/event-stream, */*"}, "literal sse")
+	do("POST", agent, key, map[string]string{"Accept": "application/json, */*"}, "literal json")
+	do("POST", agent, key, map[string]string{"Accept": "Text/Event-Stream"}, "literal sse, another case")
+	do("POST", agent, key, map[string]string{"Accept": "application /json"}, "literal json, another spacing")
+	do("POST", agent, key, nil, "my key is "+r.p.Keys.Agent+" and its secret "+r.p.Keys.Agent[len(r.p.Keys.Agent)-9:])
+	// Slow plain-text scripts (FMT-06).
+	do("POST", agent, key, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c")
+	do("POST", agent, key, nil, strings.Repeat("@say x\n@pause 100ms\n", 16)+"@say x")
 	// An abort while a stream goes on: the stream and the run's events end
 	// there (ASYNC-06).
 	n += r.abortMidStream(t, agent, key)
@@ -182,6 +164,29 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	do("POST", agent, key, map[string]string{"Accept": "application/json"}, richer)
 	n++
 	r.callUntilPrompt(t, agent, key, "@ask sensitive fields=token Paste a token\n@say after the ask")
+	// The thread follow-ups are judged only more than checks.ReportLag
+	// after the run completed (the active suite polls that long): a plain
+	// text script quiet for the rest of it (FMT-06 reads it too).
+	if rest := checks.ReportLag + time.Second - time.Since(ran); rest > 0 {
+		do("POST", agent, key, nil, fmt.Sprintf("@say waiting\n@pause %dms\n@say awake", rest.Milliseconds()))
+	}
+	if th := first.Header.Get("X-SVC-Thread-Id"); th != "" {
+		// THREAD-03: the new thread holds the run.
+		do("GET", "/api/threads/"+th, key, nil, "")
+	}
+	if followed {
+		// The follow-ups of a continued thread show the new run (THREAD-02,
+		// THREAD-01), and the events without runID are the last completed
+		// run (ASYNC-03).
+		do("GET", "/api/threads/"+thread, key, nil, "")
+		do("GET", "/api/threads/"+other, key, nil, "")
+		do("GET", "/api/threads/"+other+"/events", key, jsonAccept, "")
+		do("POST", agent+"?async=true", key, map[string]string{"X-SVC-Thread-Id": thread}, "resumed async")
+		// Asked at once, without Accept: application/json, the events route
+		// answers with a completed run, not the one still going.
+		do("POST", agent+"/thread/"+other+"?async=true", key, nil, "@say soon\n@pause 2s\n@say later")
+		do("GET", "/api/threads/"+other+"/events", key, nil, "")
+	}
 	// The bundle export (BUNDLE-01, BUNDLE-05, DROP-04), twice: the HAR
 	// file read back must not hide "bundle" in the second one's URL (its
 	// key's ID is no key).
