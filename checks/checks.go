@@ -97,6 +97,10 @@ func Rules() []string {
 // History is what the exchanges judged so far showed, for rules over
 // several exchanges. The zero value is empty and ready.
 type History struct {
+	// ReportLag, when set, replaces DefaultReportLag: how long after a
+	// run surely completed the thread's follow-ups must show it.
+	ReportLag time.Duration
+
 	threads  map[string]bool
 	named    map[string]time.Time // when a response surely named the thread
 	resolved map[string]bool

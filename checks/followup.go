@@ -153,13 +153,22 @@ const FollowUps = "the thread's follow-ups (needs GET /api/threads/{id} after a 
 // 2 s to say that content still has a second to cancel.
 const AbortTolerance = time.Second
 
-// ReportLag is how long after a run's answer showed it complete the
-// thread's follow-ups may still report the run before it: the spec says
-// lastRunID "reports completion" but not how soon, and the active
-// scenarios poll for it up to their deadline (steps.DefaultDeadline), so
-// a service is given as long here. The events route without runID, "the
+// DefaultReportLag is how long after a run's answer showed it complete the
+// thread's follow-ups may still report the run before it, unless the
+// History says otherwise (History.ReportLag, the proxy's --report-lag): the
+// spec says lastRunID "reports completion" but not how soon, and the active
+// scenarios poll for it up to their deadline (steps.DefaultDeadline), so a
+// service is given as long here. The events route without runID, "the
 // thread's last completed run", reads the same record of completion.
-const ReportLag = 15 * time.Second
+const DefaultReportLag = 15 * time.Second
+
+// reportLag is the History's ReportLag, or DefaultReportLag.
+func (h *History) reportLag() time.Duration {
+	if h == nil || h.ReportLag <= 0 {
+		return DefaultReportLag
+	}
+	return h.ReportLag
+}
 
 // Bounds of what History keeps of runs.
 const (
@@ -396,7 +405,7 @@ func (h *History) onlyElsewhere(id, thread string) bool {
 }
 
 // lastDone returns the run of the thread that surely completed last before
-// t (its answer showed it complete more than ReportLag before), and the
+// t (its answer showed it complete more than its ReportLag before), and the
 // runs the thread had completed before that run was started.
 func (h *History) lastDone(thread string, t time.Time) (*runRecord, []string) {
 	if h == nil || t.IsZero() {
@@ -404,7 +413,7 @@ func (h *History) lastDone(thread string, t time.Time) (*runRecord, []string) {
 	}
 	var last *runRecord
 	for _, r := range h.runs[thread] {
-		if !r.done.IsZero() && r.done.Add(ReportLag).Before(t) && (last == nil || r.done.After(last.done)) {
+		if !r.done.IsZero() && r.done.Add(h.reportLag()).Before(t) && (last == nil || r.done.After(last.done)) {
 			last = r
 		}
 	}

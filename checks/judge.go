@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
@@ -123,6 +124,15 @@ func NewJudgement() *Judgement {
 		}
 	}
 	return j
+}
+
+// SetReportLag sets how long after a run surely completed the thread's
+// follow-ups must show it (DefaultReportLag unless set): a service that
+// states a shorter time is judged on it. Call it before the first Add.
+func (j *Judgement) SetReportLag(d time.Duration) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.h.ReportLag = d
 }
 
 // Add judges x and returns the rules it broke.

@@ -28,6 +28,7 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs := newFlags("judge", stderr)
 	out := fs.String("out", "", "write report.html, summary.json, junit.xml and "+passiveSummaryFile+" into this directory")
 	junitWarnings := fs.String("junit-warnings", reports.JUnitWarningsPass, "how junit.xml shows a failed SHOULD rule: pass or failure")
+	reportLag := fs.Duration("report-lag", checks.DefaultReportLag, "how long after a run surely completed its thread's follow-ups must show it (the spec gives no time)")
 	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: reports show only bodies' lengths, findings say "+checks.BodyTextRedacted)
 	var file string
 	parse := func(args []string) error {
@@ -67,6 +68,7 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return runner.ExitUsage, usageError{err}
 	}
 	j := checks.NewJudgement()
+	j.SetReportLag(*reportLag)
 	if *redactBodies {
 		j.RedactBodies()
 	}

@@ -28,6 +28,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	duration := fs.Duration("duration", 0, "stop after this long (0: at Ctrl-C or SIGTERM)")
 	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes recorded per body (the traffic passes whole)")
 	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: the HAR file keeps only lengths, chunk timings and hashes of bodies, findings say "+checks.BodyTextRedacted)
+	reportLag := fs.Duration("report-lag", checks.DefaultReportLag, "how long after a run surely completed its thread's follow-ups must show it (the spec gives no time)")
 	spillThreshold := fs.Int64("spill-threshold", traffic.DefaultSpillThreshold,
 		"recorded bytes of a body held in memory before the rest goes to a temporary file in OUT (keys hidden first)")
 	if err := parse(fs, args); err != nil {
@@ -59,6 +60,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	rec.SpillDir, rec.SpillThreshold = tmp, *spillThreshold
 	var mu sync.Mutex
 	j := checks.NewJudgement()
+	j.SetReportLag(*reportLag)
 	if *redactBodies {
 		// Findings quote what they saw: with the bodies kept out of the
 		// HAR file and the evidence, their quotes go too (console, reports,
