@@ -79,11 +79,13 @@ func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 // to each chunk on loopback, p50 and p99: the same streams run direct and
 // through the proxy, alternately.
 //
-// On a loaded 2-core machine, 7 runs: first byte p50 95 to 103 µs, p99 0.45
-// to 0.79 ms (one run 3.5 ms); chunk p50 9 µs, p99 43 to 75 µs. The code
-// before, run alongside: first byte 28 µs / 0.12 to 0.24 ms, chunk 9 / 26
-// to 32 µs. The first byte pays for a new connection per stream: a stream
-// that took its connection over ends it (Connection: close).
+// On a loaded 2-core machine, 3 runs: first byte p50 33 to 38 µs, p99 0.14
+// to 0.16 ms; chunk p50 9 µs, p99 30 to 32 µs. The code before event
+// streams took their connections over, run alongside: first byte 28 µs /
+// 0.12 to 0.24 ms, chunk 9 / 26 to 32 µs. (Ending each such connection with
+// its stream, Connection: close, cost a new connection per stream: first
+// byte 0.1 ms / 0.45 to 0.79 ms, chunk p99 43 to 75 µs; so a complete
+// stream's connection is served again.)
 func BenchmarkAddedLatency(b *testing.B) {
 	next := make(chan struct{})
 	up, err := httpserve.Start(stampServer(next), "127.0.0.1:0")
@@ -131,11 +133,12 @@ func BenchmarkAddedLatency(b *testing.B) {
 // the body through a 4 KiB buffer, 49 KiB with the proxy copying it from a
 // shallow frame through a 1 KiB buffer (this benchmark's earlier form, one
 // collection and rounds that overlapped, gave 53 to 61 and 37 to 46 KiB),
-// 37.5 to 38 KiB (23.5 heap, 14 stack; 48 to 49 KiB for the code before,
-// run alongside) once an event stream takes its client connection over
-// (stream.go): net/http's connection goroutine and its 10 KiB of buffers go.
-// What is left is mostly net/http's own: the transport's read and write
-// loops, its connection and buffers, and the request and response.
+// 37 to 38 KiB (23.1 to 23.6 heap, 14 to 14.7 stack; 48 to 49 KiB for the
+// code before, run alongside) once an event stream takes its client
+// connection over (stream.go): net/http's connection goroutine, its
+// background reader and 10 KiB of buffers go, for a copying goroutine and a
+// reading one. What is left is mostly net/http's transport: its read and
+// write loops, its connection and buffers, the request and response.
 func BenchmarkMemoryPerStream(b *testing.B) {
 	const streams = 400
 	hold := make(chan struct{})

@@ -53,6 +53,11 @@ type Proxy struct {
 	next atomic.Int64
 	open sync.WaitGroup // exchanges not yet handed to Done
 	bufs *bufPool
+	// waiting: connections served again after a stream, waiting for
+	// their next request (stream.go); shutdownHooks: the servers told
+	// to close them on Shutdown.
+	waiting       sync.Map
+	shutdownHooks sync.Map
 }
 
 type ctxKey struct{}
@@ -279,12 +284,7 @@ func (p *Proxy) response(resp *http.Response) error {
 		resp.Body = http.NoBody
 		if st.h11 && resp.ContentLength < 0 && isEventStream(resp.Header) && bodyRead(st.reqBody) &&
 			resp.StatusCode >= 200 && resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusNotModified {
-			// The stream takes its connection over (hijack); the
-			// connection ends with it, as the client is told here
-			// (Connection is hop-by-hop: ReverseProxy removed the
-			// service's before this).
-			st.stream = true
-			resp.Header.Set("Connection", "close")
+			st.stream = true // it takes its connection over (hijack)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"sort"
@@ -219,6 +220,58 @@ func TestClientGoneReachesService(t *testing.T) {
 	}
 }
 
+// TestStreamPipelined: a request sent on a connection while an event stream
+// runs on it is answered once the stream is complete, as net/http answers
+// pipelined requests.
+func TestStreamPipelined(t *testing.T) {
+	release := make(chan struct{})
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: "+req.URL.Path+"\n\n")
+		_ = http.NewResponseController(w).Flush()
+		if req.URL.Path == "/one" {
+			select {
+			case <-release:
+			case <-req.Context().Done():
+			}
+		}
+	}), 0)
+	go func() {
+		for range r.done {
+		}
+	}()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	_, _ = io.WriteString(conn, "GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+	one, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(one.Body).ReadString('\n')
+	if err != nil || line != "data: /one\n" {
+		t.Fatalf("first stream: %q, %v", line, err)
+	}
+	_, _ = io.WriteString(conn, "GET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	close(release)
+	for _, want := range []string{"", "data: /two\n\n"} {
+		var resp *http.Response
+		if want == "" {
+			resp = one
+		} else if resp, err = http.ReadResponse(br, nil); err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || want != "" && string(b) != want {
+			t.Fatalf("read %q, %v", b, err)
+		}
+	}
+}
+
 // TestStreamHead: an event stream whose client connection the proxy takes
 // over reaches the client as net/http writes it: the same status line and
 // header lines (Date aside), the same body and the same trailers.
@@ -359,6 +412,8 @@ func TestKeepAliveBodies(t *testing.T) {
 	defer c.CloseIdleConnections()
 	for i := 0; i < 300; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		reused := false
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }})
 		req, _ := http.NewRequestWithContext(ctx, "POST", r.url+"/api/invoke/agt", strings.NewReader("hello"))
 		resp, err := c.RoundTrip(req)
 		if err != nil {
@@ -370,6 +425,10 @@ func TestKeepAliveBodies(t *testing.T) {
 		cancel()
 		if err != nil || len(b) != 30 {
 			t.Fatalf("request %d: %d bytes, %v", i+1, len(b), err)
+		}
+		if i > 0 && !reused {
+			// An event stream's connection, taken over, is served again.
+			t.Fatalf("request %d: the connection was not kept alive", i+1)
 		}
 	}
 }
