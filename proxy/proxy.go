@@ -53,6 +53,11 @@ type Proxy struct {
 	next atomic.Int64
 	open sync.WaitGroup // exchanges not yet handed to Done
 	bufs *bufPool
+	// waiting: connections served again after a stream, waiting for
+	// their next request (stream.go); shutdownHooks: the servers told
+	// to close them on Shutdown.
+	waiting       sync.Map
+	shutdownHooks sync.Map
 }
 
 type ctxKey struct{}
@@ -71,6 +76,18 @@ type state struct {
 	// once ReverseProxy has written the status and headers.
 	out  *http.Response
 	body io.ReadCloser
+	// stream: the response is an event stream that may take its
+	// connection over (see hijack); hijacked: it did, and the stream's
+	// goroutine ends the exchange.
+	stream   bool
+	hijacked bool
+	// h11: the client speaks HTTP/1.1 and the request is not a HEAD.
+	h11 bool
+	// ctx is the request to the service's; cancel cancels it, stop stops
+	// net/http's client connection from cancelling it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	stop   func() bool
 }
 
 // copyBufSize is the size of the copy buffers: the transport's read buffer,
@@ -134,9 +151,15 @@ func New(cfg Config) *Proxy {
 // goroutine's stack only while it uses less than a quarter of it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := p.begin(r)
+	// The request to the service has a context of its own, cancelled when
+	// the client goes: by net/http while it serves the connection, by the
+	// stream's reader once the stream has taken the connection over.
+	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(r.Context()), ctxKey{}, st))
+	st.ctx, st.cancel = ctx, cancel
+	st.stop = context.AfterFunc(r.Context(), cancel)
 	defer p.end(st, r)
-	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)))
-	if st.body != nil {
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	if st.body != nil && !(st.stream && p.hijack(w, r, st)) {
 		st.copyBody(w, p.bufs)
 	}
 }
@@ -152,6 +175,7 @@ func (p *Proxy) begin(r *http.Request) *state {
 	target.RawQuery = r.URL.RawQuery
 	st.x.Request = traffic.Request{Method: r.Method, URL: rc.URL(target.String()), Header: rc.Header(r.Header)}
 	st.req = rc.Body(start)
+	st.h11 = r.ProtoMajor == 1 && r.ProtoMinor == 1 && r.Method != http.MethodHead
 	if r.Body != nil && r.Body != http.NoBody {
 		st.reqBody = &recordingBody{ReadCloser: r.Body, rec: st.req, st: st, request: true, remaining: r.ContentLength}
 		r.Body = st.reqBody
@@ -161,7 +185,12 @@ func (p *Proxy) begin(r *http.Request) *state {
 
 // end ends the recording and hands the exchange on.
 func (p *Proxy) end(st *state, r *http.Request) {
+	if st.hijacked {
+		return // the stream's goroutine ends it
+	}
 	defer p.open.Done()
+	defer st.cancel()
+	st.stop()
 	if st.reqBody != nil {
 		st.reqBody.ended.Store(true)
 	}
@@ -253,6 +282,10 @@ func (p *Proxy) response(resp *http.Response) error {
 		// trailers after the body, so it keeps those bodies.)
 		st.out, st.body = resp, resp.Body
 		resp.Body = http.NoBody
+		if st.h11 && resp.ContentLength < 0 && isEventStream(resp.Header) && bodyRead(st.reqBody) &&
+			resp.StatusCode >= 200 && resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusNotModified {
+			st.stream = true // it takes its connection over (hijack)
+		}
 	}
 	return nil
 }
@@ -319,6 +352,7 @@ type recordingBody struct {
 	request   bool
 	remaining int64 // bytes of a request body still to come; -1 unknown
 	ended     atomic.Bool
+	eof       atomic.Bool // the body was read to its end
 }
 
 // errEnded is a read of a request body after its exchange ended.
@@ -338,6 +372,7 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 		return 0, errEnded
 	}
 	if b.request && b.remaining == 0 {
+		b.eof.Store(true)
 		return 0, io.EOF
 	}
 	if b.request && b.remaining > 0 && int64(len(p)) > b.remaining {
@@ -349,6 +384,9 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 		if b.remaining == 0 && err == nil {
 			err = io.EOF
 		}
+	}
+	if errors.Is(err, io.EOF) {
+		b.eof.Store(true)
 	}
 	if n > 0 || err != nil {
 		b.st.mu.Lock()

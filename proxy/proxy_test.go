@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +25,7 @@ const secretKey = "sk-svc-alice-k1-ProxySecret0042"
 // rig is an upstream service behind a Proxy.
 type rig struct {
 	url  string
+	up   string // the service's URL
 	mu   sync.Mutex
 	xs   []traffic.Exchange
 	done chan traffic.Exchange
@@ -46,7 +51,7 @@ func newRig(t *testing.T, h http.Handler, maxRecord int64) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = front.Stop(time.Second) })
-	r.url = front.URL
+	r.url, r.up = front.URL, up.URL
 	return r
 }
 
@@ -175,37 +180,156 @@ func TestPassesThrough(t *testing.T) {
 }
 
 // TestClientGoneReachesService: a client that goes away mid-stream cancels
-// the service's request at once.
+// the service's request at once, an event stream (whose connection the proxy
+// takes over) as any other body.
 func TestClientGoneReachesService(t *testing.T) {
-	gone := make(chan struct{})
+	for _, ct := range []string{"text/plain", "text/event-stream"} {
+		t.Run(ct, func(t *testing.T) {
+			gone := make(chan struct{})
+			r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				w.Header().Set("Content-Type", ct)
+				_, _ = io.WriteString(w, "part")
+				_ = http.NewResponseController(w).Flush()
+				select {
+				case <-req.Context().Done():
+					close(gone)
+				case <-time.After(10 * time.Second):
+				}
+			}), 0)
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, "POST", r.url+"/api/invoke/agt", strings.NewReader("{}"))
+			resp, err := client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 4)
+			if _, err := io.ReadFull(resp.Body, buf); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			resp.Body.Close()
+			select {
+			case <-gone:
+			case <-time.After(3 * time.Second):
+				t.Fatal("the service did not see the client go within 3 s")
+			}
+			if x := r.next(t); x.Response == nil || x.Response.End != traffic.EndClientGone {
+				t.Errorf("recorded end %+v", x.Response)
+			}
+		})
+	}
+}
+
+// TestStreamPipelined: a request sent on a connection while an event stream
+// runs on it is answered once the stream is complete, as net/http answers
+// pipelined requests.
+func TestStreamPipelined(t *testing.T) {
+	release := make(chan struct{})
 	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_, _ = io.WriteString(w, "part")
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: "+req.URL.Path+"\n\n")
 		_ = http.NewResponseController(w).Flush()
-		select {
-		case <-req.Context().Done():
-			close(gone)
-		case <-time.After(10 * time.Second):
+		if req.URL.Path == "/one" {
+			select {
+			case <-release:
+			case <-req.Context().Done():
+			}
 		}
 	}), 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", r.url+"/api/invoke/agt", nil)
-	resp, err := client().Do(req)
+	go func() {
+		for range r.done {
+		}
+	}()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 4)
-	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	_, _ = io.WriteString(conn, "GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+	one, err := http.ReadResponse(br, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	cancel()
-	resp.Body.Close()
-	select {
-	case <-gone:
-	case <-time.After(3 * time.Second):
-		t.Fatal("the service did not see the client go within 3 s")
+	line, err := bufio.NewReader(one.Body).ReadString('\n')
+	if err != nil || line != "data: /one\n" {
+		t.Fatalf("first stream: %q, %v", line, err)
 	}
-	if x := r.next(t); x.Response == nil || x.Response.End != traffic.EndClientGone {
-		t.Errorf("recorded end %+v", x.Response)
+	_, _ = io.WriteString(conn, "GET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	close(release)
+	for _, want := range []string{"", "data: /two\n\n"} {
+		var resp *http.Response
+		if want == "" {
+			resp = one
+		} else if resp, err = http.ReadResponse(br, nil); err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || want != "" && string(b) != want {
+			t.Fatalf("read %q, %v", b, err)
+		}
+	}
+}
+
+// TestStreamHead: an event stream whose client connection the proxy takes
+// over reaches the client as net/http writes it: the same status line and
+// header lines (Date aside), the same body and the same trailers.
+func TestStreamHead(t *testing.T) {
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.ReadAll(req.Body)
+		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		w.Header()["X-Custom"] = []string{"a  b", "c"}
+		w.WriteHeader(201)
+		_, _ = io.WriteString(w, "event: start\ndata: {}\n\n")
+		_ = http.NewResponseController(w).Flush()
+		_, _ = io.WriteString(w, strings.Repeat("x", 3000)+"\n\n")
+		w.Header().Set(http.TrailerPrefix+"X-T", "late")
+	}), 0)
+	go func() {
+		for range r.done {
+		}
+	}()
+	raw := func(base string) (head []string, resp *http.Response, body []byte) {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		_, _ = io.WriteString(conn, "POST /api/invoke/agt HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+		all, err := io.ReadAll(conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _, _ := strings.Cut(string(all), "\r\n\r\n")
+		for _, l := range strings.Split(h, "\r\n") {
+			if !strings.HasPrefix(l, "Date: ") {
+				head = append(head, l)
+			}
+		}
+		sort.Strings(head[1:]) // net/http puts Connection: close at its own place
+		resp, err = http.ReadResponse(bufio.NewReader(bytes.NewReader(all)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err = io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return head, resp, body
+	}
+	dh, dr, db := raw(r.up)
+	vh, vr, vb := raw(r.url)
+	if !slices.Equal(dh, vh) {
+		t.Errorf("head through the proxy\n%q\ndirect\n%q", vh, dh)
+	}
+	if !bytes.Equal(db, vb) || !slices.Equal(dr.TransferEncoding, []string{"chunked"}) ||
+		!slices.Equal(vr.TransferEncoding, []string{"chunked"}) {
+		t.Errorf("body through the proxy %q (%v), direct %q (%v)", vb, vr.TransferEncoding, db, dr.TransferEncoding)
+	}
+	if vr.Trailer.Get("X-T") != "late" || dr.Trailer.Get("X-T") != "late" {
+		t.Errorf("trailers through the proxy %v, direct %v", vr.Trailer, dr.Trailer)
 	}
 }
 
@@ -288,6 +412,8 @@ func TestKeepAliveBodies(t *testing.T) {
 	defer c.CloseIdleConnections()
 	for i := 0; i < 300; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		reused := false
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }})
 		req, _ := http.NewRequestWithContext(ctx, "POST", r.url+"/api/invoke/agt", strings.NewReader("hello"))
 		resp, err := c.RoundTrip(req)
 		if err != nil {
@@ -299,6 +425,10 @@ func TestKeepAliveBodies(t *testing.T) {
 		cancel()
 		if err != nil || len(b) != 30 {
 			t.Fatalf("request %d: %d bytes, %v", i+1, len(b), err)
+		}
+		if i > 0 && !reused {
+			// An event stream's connection, taken over, is served again.
+			t.Fatalf("request %d: the connection was not kept alive", i+1)
 		}
 	}
 }
@@ -331,6 +461,22 @@ func TestBodyEnds(t *testing.T) {
 			}
 			defer conn.Close()
 			_, _ = bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n8\r\ncut")
+			_ = bw.Flush()
+		}, "", true, traffic.EndError},
+		{"event stream, unannounced trailer", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "body")
+			_ = http.NewResponseController(w).Flush()
+			w.Header().Set(http.TrailerPrefix+"X-T", "late")
+		}, "late", false, traffic.EndComplete},
+		{"event stream broken off", func(w http.ResponseWriter, r *http.Request) {
+			conn, bw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			_, _ = bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n8\r\ncut")
 			_ = bw.Flush()
 		}, "", true, traffic.EndError},
 	} {
