@@ -31,8 +31,9 @@ type recordedEvent struct {
 }
 
 // IsSet reports whether an event member is set: present and not null,
-// false, "", {} or [] (the types of most members are not shown, so each
-// empty form counts as unset; the active steps read "set" alike).
+// false, 0, "", {} or [] (the types of most members are not shown, so each
+// empty form counts as unset, 0 too since 0/1 flags are a legal encoding;
+// the active steps read "set" alike).
 func IsSet(raw json.RawMessage) bool {
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
@@ -43,6 +44,8 @@ func IsSet(raw json.RawMessage) bool {
 		return false
 	case bool:
 		return t
+	case float64:
+		return t != 0
 	case string:
 		return t != ""
 	case map[string]any:

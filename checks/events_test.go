@@ -48,6 +48,8 @@ func TestEventChecks(t *testing.T) {
 		// EVT-04
 		{"one richer field each", "EVT-04", stream(`"waitingOnModel":true`, `"toolCall":{"name":"calc"}`, `"content":"hi"`), "pass"},
 		{"unset ones beside a set one", "EVT-04", stream(`"toolCall":{"name":"calc"},"step":{},"prompt":null,"input":"","replayComplete":false,"username":[]`), "pass"},
+		{"a 0/1 flag of 0 is unset", "EVT-04", stream(`"waitingOnModel":0,"username":"bob"`), "pass"},
+		{"a 0/1 flag of 1 is set", "EVT-04", stream(`"waitingOnModel":1,"username":"bob"`), "fail"},
 		{"two richer fields", "EVT-04", stream(`"toolCall":{"name":"calc"},"step":{"description":"x"}`), "fail"},
 		{"input and username together", "EVT-04", stream(`"input":"p","username":"ann"`), "fail"},
 		{"envelope item with two", "EVT-04", env(`{"runID":"r1","waitingOnModel":true,"toolInput":{"a":1}}`), "fail"},
@@ -102,7 +104,8 @@ func TestEventChecks(t *testing.T) {
 
 func TestIsSet(t *testing.T) {
 	for raw, want := range map[string]bool{"": false, "null": false, "false": false, `""`: false, "{}": false, "[]": false,
-		"true": true, "0": true, `"x"`: true, `{"a":1}`: true, "[1]": true, "nonsense": false} {
+		"0": false, "0.0": false, "-0": false, "0e3": false,
+		"true": true, "1": true, "-1": true, "0.5": true, `"x"`: true, `{"a":1}`: true, "[1]": true, "nonsense": false} {
 		if got := IsSet([]byte(raw)); got != want {
 			t.Errorf("IsSet(%q) = %t, want %t", raw, got, want)
 		}
