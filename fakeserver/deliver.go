@@ -342,6 +342,7 @@ var eventRewrites = []eventRewrite{
 	{on: variantOn(varNumericRunIDs), f: numericRunID}, // ids.go
 	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
 	{on: variantOn(varOtherFieldTypes), f: otherFieldTypes},
+	{on: variantOn(varRicherNumericFlags), f: richerNumericFlags},
 	{on: variantOn(varRicherNulls), f: richerNulls},
 }
 
@@ -420,6 +421,18 @@ func otherFieldTypes(m map[string]any) {
 			fields = append(fields, map[string]any{"name": f, "type": "text"})
 		}
 		p["fields"] = fields
+	}
+}
+
+// richerNumericFlags serves richer-numeric-flags: the boolean richer
+// fields as 0/1 numbers on every event.
+func richerNumericFlags(m map[string]any) {
+	for _, k := range []string{"waitingOnModel", "replayComplete"} {
+		if m[k] == true {
+			m[k] = 1
+		} else {
+			m[k] = 0
+		}
 	}
 }
 

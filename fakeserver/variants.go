@@ -45,6 +45,7 @@ const (
 	// Event objects.
 	varOmitEmptyFields
 	varRicherNulls
+	varRicherNumericFlags
 	varOtherFieldTypes
 	varNoInputUsername
 	varSignalsWhenSlow
@@ -109,6 +110,8 @@ var variantTable = [numVariants]Variant{
 		"event objects leave out the fields that are empty or false (content, runComplete false, contentID, a prompt's sensitive false)", "empty-fields"},
 	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,
 		"every event object writes every richer field, the unset ones as null, false or {} (the object fields); the final event's content is null", "empty-fields"},
+	varRicherNumericFlags: {"richer-numeric-flags", `"Types and inner structure of ... replayComplete ...: not shown"; waitingOnModel's type is not shown either: a 0/1 flag is a legal encoding, 0 unset`,
+		"every event object writes waitingOnModel and replayComplete as numbers: 1 when set, else 0", ""},
 	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID, toolInput, toolCall (beyond name), step (beyond description), prompt (beyond fields, message, sensitive), input, replayComplete and username: not shown."`,
 		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
