@@ -144,11 +144,42 @@ func ExportNestsNoProject(x *traffic.Exchange, _ *History) error {
 // export" table.
 var droppedTriggerKinds = map[string]bool{"webhook": true, "email": true, "poll": true, "onSlackMessage": true, "onDiscordMessage": true, "onTaskComplete": true}
 
+// spelledTriggerKinds are the trigger kinds the spec spells, by their
+// lower-case form (kinds compare case-insensitively: Webhook is webhook).
+var spelledTriggerKinds = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"schedule", "scheduled", "onDemand", "webhook", "email", "poll", "onSlackMessage", "onDiscordMessage", "onTaskComplete"} {
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}()
+
+// spelledKind returns k in the spec's spelling when the spec spells it
+// (any case).
+func spelledKind(k string) (string, bool) {
+	s, ok := spelledTriggerKinds[strings.ToLower(k)]
+	return s, ok
+}
+
+// keyedTriggerSet reports whether the value of a kind's key in a triggers
+// mapping says the trigger is there: set as IsSet reads an event member
+// (null, false, 0, "" and [] say it is not), or an empty mapping, a
+// trigger with no settings ("onDemand": {}).
+func keyedTriggerSet(v any) bool {
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return true
+	}
+	b, err := json.Marshal(v)
+	return err == nil && IsSet(b)
+}
+
 // TriggerKinds returns the kinds of the task triggers under every key named
-// trigger or triggers (any case) of a tree. The triggers' shape is not
-// shown, so a kind is read only where it surely is one: a trigger written
-// as a string, the type or kind member of a trigger mapping, or the keys of
-// a triggers mapping that has neither (triggers keyed by kind). A value
+// trigger or triggers (any case) of a tree, a kind the spec spells in the
+// spec's spelling. The triggers' shape is not shown, so a kind is read only
+// where it surely is one: a trigger written as a string, the type or kind
+// member of a trigger mapping, or the keys of a triggers mapping that has
+// neither (triggers keyed by kind) that the spec spells and whose value is
+// set (keyedTriggerSet: "webhook": null is no webhook, "count": 1 no kind). A value
 // elsewhere in a trigger, such as a notification address kind "email", is
 // no kind.
 func TriggerKinds(v any) []string {
@@ -158,20 +189,28 @@ func TriggerKinds(v any) []string {
 }
 
 func triggerKinds(v any, out *[]string) {
+	add := func(k string) {
+		if s, ok := spelledKind(k); ok {
+			k = s
+		}
+		*out = append(*out, k)
+	}
 	kindOf := func(t any, keyed bool) {
 		switch x := t.(type) {
 		case string:
-			*out = append(*out, x)
+			add(x)
 		case map[string]any:
 			for _, k := range []string{"type", "kind"} {
 				if s, ok := x[k].(string); ok {
-					*out = append(*out, s)
+					add(s)
 					return
 				}
 			}
 			if keyed {
-				for k := range x {
-					*out = append(*out, k)
+				for k, e := range x {
+					if s, ok := spelledKind(k); ok && keyedTriggerSet(e) {
+						*out = append(*out, s)
+					}
 				}
 			}
 		}
@@ -199,7 +238,7 @@ func triggerKinds(v any, out *[]string) {
 }
 
 // DroppedTriggers fails when a task trigger of payload (TriggerKinds) is of
-// a kind the spec drops on export.
+// a kind the spec drops.
 func DroppedTriggers(payload any) error {
 	kinds := TriggerKinds(payload)
 	sort.Strings(kinds)
@@ -215,16 +254,19 @@ func DroppedTriggers(payload any) error {
 // ExportDropsTriggers: DROP-04, the dropped kinds: no task trigger of
 // spec.payload is of a kind the spec drops. That schedule and onDemand
 // survive needs to know the project had them, which the export alone does
-// not show. An export whose payload shows no trigger kind decides nothing.
+// not show. An export whose payload shows no trigger of a kind the spec
+// spells decides nothing (an unspelled kind may be anything).
 func ExportDropsTriggers(x *traffic.Exchange, _ *History) error {
 	spec, err := exportSpec(x)
 	if err != nil {
 		return err
 	}
-	if len(TriggerKinds(spec["payload"])) == 0 {
-		return skip("spec.payload shows no task trigger's kind")
+	for _, k := range TriggerKinds(spec["payload"]) {
+		if _, ok := spelledKind(k); ok {
+			return DroppedTriggers(spec["payload"])
+		}
 	}
-	return DroppedTriggers(spec["payload"])
+	return skip("spec.payload shows no task trigger of a kind the spec spells")
 }
 
 // ExportIsProjectBundle: BUNDLE-01, the form: an export is a project bundle
