@@ -195,6 +195,7 @@ const (
 	defExportKeepsCapabilities
 	defExportKeepsTriggers
 	defExportDropsSchedule
+	defExportKeepsWebhookCapitalised
 	defExportKeepsSharedTasks
 	defExportKeepsMembers
 	defInstallKeepsDropped
@@ -402,22 +403,23 @@ var defectTable = [numDefects]Defect{
 	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
 	defExportTypeMissing:             {"export-type-missing", []string{"BUNDLE-01"}, "the export names its kind only at the top (kind: Bundle) and leaves spec.type out"},
 	// Export and dropped items.
-	defAgentInlined:              {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
-	defExportAllKnowledge:        {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
-	defExportAllConnectors:       {"export-all-connectors", []string{"EXPORT-03"}, "every connector of the workspace is exported, referenced or not"},
-	defExportAgentConnectorsOnly: {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},
-	defExportAppAlways:           {"export-app-always", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app="},
-	defExportAppIgnored:          {"export-app-ignored", []string{"EXPORT-04"}, "?app= is ignored"},
-	defExportAppRenamed:          {"export-app-renamed", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app=, as a child typed application that carries its name but not its publicID"},
-	defExportKeepsApprovers:      {"export-keeps-approvers", []string{"DROP-01"}, "approver addresses travel"},
-	defExportKeepsEnvValues:      {"export-keeps-env-values", []string{"DROP-02"}, "environment variable values travel"},
-	defExportDropsEnvNames:       {"export-drops-env-names", []string{"DROP-02"}, "environment variables are dropped altogether, names included"},
-	defExportKeepsCapabilities:   {"export-keeps-capabilities", []string{"DROP-03"}, "project capabilities travel"},
-	defExportKeepsTriggers:       {"export-keeps-triggers", []string{"DROP-04"}, "webhook and email triggers travel"},
-	defExportDropsSchedule:       {"export-drops-schedule", []string{"DROP-04"}, "every trigger is dropped, schedule and onDemand included"},
-	defExportKeepsSharedTasks:    {"export-keeps-shared-tasks", []string{"DROP-05"}, "SharedTasks travel"},
-	defExportKeepsMembers:        {"export-keeps-members", []string{"DROP-06"}, "members, role grants, files, credentials and Status travel"},
-	defInstallKeepsDropped:       {"install-keeps-dropped", []string{"DROP-07"}, "a hand-written document's dropped items are installed as they are, without a warning"},
+	defAgentInlined:                  {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
+	defExportAllKnowledge:            {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
+	defExportAllConnectors:           {"export-all-connectors", []string{"EXPORT-03"}, "every connector of the workspace is exported, referenced or not"},
+	defExportAgentConnectorsOnly:     {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},
+	defExportAppAlways:               {"export-app-always", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app="},
+	defExportAppIgnored:              {"export-app-ignored", []string{"EXPORT-04"}, "?app= is ignored"},
+	defExportAppRenamed:              {"export-app-renamed", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app=, as a child typed application that carries its name but not its publicID"},
+	defExportKeepsApprovers:          {"export-keeps-approvers", []string{"DROP-01"}, "approver addresses travel"},
+	defExportKeepsEnvValues:          {"export-keeps-env-values", []string{"DROP-02"}, "environment variable values travel"},
+	defExportDropsEnvNames:           {"export-drops-env-names", []string{"DROP-02"}, "environment variables are dropped altogether, names included"},
+	defExportKeepsCapabilities:       {"export-keeps-capabilities", []string{"DROP-03"}, "project capabilities travel"},
+	defExportKeepsTriggers:           {"export-keeps-triggers", []string{"DROP-04"}, "webhook and email triggers travel"},
+	defExportDropsSchedule:           {"export-drops-schedule", []string{"DROP-04"}, "every trigger is dropped, schedule and onDemand included"},
+	defExportKeepsWebhookCapitalised: {"export-keeps-webhook-capitalised", []string{"DROP-04"}, "webhook triggers travel, their type written Webhook"},
+	defExportKeepsSharedTasks:        {"export-keeps-shared-tasks", []string{"DROP-05"}, "SharedTasks travel"},
+	defExportKeepsMembers:            {"export-keeps-members", []string{"DROP-06"}, "members, role grants, files, credentials and Status travel"},
+	defInstallKeepsDropped:           {"install-keeps-dropped", []string{"DROP-07"}, "a hand-written document's dropped items are installed as they are, without a warning"},
 	// Install.
 	defInstallDocumentOrder:      {"install-document-order", []string{"INSTALL-01"}, "children install in the document's order"},
 	defKnowledgeNotAttached:      {"knowledge-not-attached", []string{"INSTALL-02"}, "installed knowledge sets are not attached to the installed agent"},
