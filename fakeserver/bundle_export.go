@@ -69,6 +69,7 @@ var exportRewrites = []exportRewrite{
 	{defectOn(defExportNestsProject), nestsProject},
 	{defectOn(defAgentInlined), agentInlined},
 	{defectOn(defExportTypeMissing), func(_, spec map[string]any) { delete(spec, "type") }},
+	{defectOn(defExportIncludesEmpty), func(_, spec map[string]any) { spec["includes"] = []any{} }},
 	{variantOn(varChildTypeAssistant), childTypeAssistant},
 }
 

@@ -181,6 +181,7 @@ const (
 	defExportTaskChildren
 	defPayloadlessAccepted
 	defExportTypeMissing
+	defExportIncludesEmpty
 	// Export and dropped items.
 	defAgentInlined
 	defExportAllKnowledge
@@ -402,6 +403,7 @@ var defectTable = [numDefects]Defect{
 	defExportNestsProject:            {"export-nests-project", []string{"BUNDLE-05"}, "the export also lists the project itself as a child of type project in spec.includes"},
 	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
 	defExportTypeMissing:             {"export-type-missing", []string{"BUNDLE-01"}, "the export names its kind only at the top (kind: Bundle) and leaves spec.type out"},
+	defExportIncludesEmpty:           {"export-includes-empty", []string{"BUNDLE-01"}, "the export's spec.includes is an empty list (no child bundle, not even the agent)"},
 	// Export and dropped items.
 	defAgentInlined:                  {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
 	defExportAllKnowledge:            {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
