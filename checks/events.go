@@ -207,8 +207,9 @@ func StepDescription(x *traffic.Exchange, _ *History) error {
 // empty"). Whether the request for input was sensitive or had fields is
 // known only from an agent script: a prompt event whose message is that of
 // the script's @ask lines (all of them alike) is that request, so it carries
-// sensitive true when they say sensitive, else no true flag, and fields
-// when they name fields.
+// sensitive true when they say sensitive, else no true flag, and fields set
+// (IsSet: not null or empty) when they name fields. A prompt whose request
+// names no fields may leave fields out, as empty.
 func PromptCarries(x *traffic.Exchange, _ *History) error {
 	evs, err := withSet(x, "prompt")
 	if err != nil {
@@ -234,8 +235,7 @@ func PromptCarries(x *traffic.Exchange, _ *History) error {
 		if !scripted || a.mixed {
 			continue
 		}
-		_, hasFields := p["fields"]
-		if sensitive != a.sensitive || (a.fields && !hasFields) {
+		if sensitive != a.sensitive || (a.fields && !IsSet(p["fields"])) {
 			want := "sensitive false or left out"
 			if a.sensitive {
 				want = "sensitive true"

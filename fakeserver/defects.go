@@ -79,6 +79,7 @@ const (
 	defToolcallNoName
 	defStepTitle
 	defPromptNoSensitive
+	defPromptFieldsEmpty
 	defWaitingDropped
 	defToolinputDropped
 	defWaitingLate
@@ -298,6 +299,7 @@ var defectTable = [numDefects]Defect{
 	defToolcallNoName:     {"toolcall-no-name", []string{"EVT-05"}, "toolCall carries the tool as tool instead of name"},
 	defStepTitle:          {"step-title", []string{"EVT-06"}, "step carries title instead of description"},
 	defPromptNoSensitive:  {"prompt-no-sensitive", []string{"EVT-07"}, "prompt events lack the sensitive flag"},
+	defPromptFieldsEmpty:  {"prompt-fields-empty", []string{"EVT-07"}, "prompt events carry fields as an empty list, even when the request names fields"},
 	defWaitingDropped:     {"waiting-dropped", []string{"EVT-08"}, "waitingOnModel is never signalled"},
 	defToolinputDropped:   {"toolinput-dropped", []string{"EVT-09"}, "toolInput is never signalled"},
 	defWaitingLate:        {"waiting-late", []string{"EVT-08"}, "waitingOnModel is signalled after the model's first content"},

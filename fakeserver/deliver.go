@@ -338,6 +338,11 @@ var eventRewrites = []eventRewrite{
 	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
 	{on: defectOn(defStepTitle), f: func(m map[string]any) { renameInner(m, "step", "description", "title") }},
 	{on: defectOn(defPromptNoSensitive), f: dropSensitive},
+	{on: defectOn(defPromptFieldsEmpty), f: func(m map[string]any) {
+		if p, ok := m["prompt"].(map[string]any); ok {
+			p["fields"] = []any{}
+		}
+	}},
 	{on: variantOn(varExtraMembers), f: addExtraMembers},
 	{on: variantOn(varNumericRunIDs), f: numericRunID}, // ids.go
 	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
