@@ -174,7 +174,8 @@ func withSet(x *traffic.Exchange, field string) ([]recordedEvent, error) {
 }
 
 // carries checks that the richer field of each event is an object holding
-// a non-null inner member: its inner structure "beyond" that member is not
+// its inner member set (IsSet: a name or description that is null, false,
+// 0 or "" reads as none): its inner structure "beyond" that member is not
 // shown, so the member is all a client can count on.
 func carries(x *traffic.Exchange, field, inner string) error {
 	evs, err := withSet(x, field)
@@ -183,7 +184,7 @@ func carries(x *traffic.Exchange, field, inner string) error {
 	}
 	for _, e := range evs {
 		m, ok := object(string(e.obj[field]))
-		if v, has := m[inner]; !ok || !has || string(v) == "null" {
+		if !ok || !IsSet(m[inner]) {
 			return outcome.Failf(e.where, fmt.Sprintf("%s, an object carrying %s", field, inner), "%s", quote([]byte(e.raw)))
 		}
 	}

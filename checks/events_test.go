@@ -66,12 +66,15 @@ func TestEventChecks(t *testing.T) {
 		{"toolCall with a numeric name", "EVT-05", stream(`"toolCall":{"name":7}`), "pass"},
 		{"toolCall with tool instead of name", "EVT-05", stream(`"toolCall":{"tool":"calc"}`), "fail"},
 		{"toolCall name null", "EVT-05", stream(`"toolCall":{"name":null,"arguments":{}}`), "fail"},
+		{"toolCall name empty", "EVT-05", stream(`"toolCall":{"name":""}`), "fail"},
+		{"toolCall name false", "EVT-05", stream(`"toolCall":{"name":false}`), "fail"},
 		{"toolCall a string", "EVT-05", stream(`"toolCall":"calc"`), "fail"},
 		{"toolCall unset", "EVT-05", stream(`"toolCall":{}`, `"toolCall":null`, `"content":"x"`), "skip"},
 		{"envelope toolCall without name", "EVT-05", env(`{"toolCall":{"arguments":{}}}`), "fail"},
 		// EVT-06
 		{"step with description", "EVT-06", stream(`"step":{"description":"Summarise","id":"s1"}`), "pass"},
-		{"step with an empty description", "EVT-06", stream(`"step":{"description":""}`), "pass"},
+		{"step with an empty description", "EVT-06", stream(`"step":{"description":""}`), "fail"},
+		{"step with a description false", "EVT-06", stream(`"step":{"description":false}`), "fail"},
 		{"step with title", "EVT-06", stream(`"step":{"title":"Summarise"}`), "fail"},
 		{"no step", "EVT-06", stream(`"content":"x"`), "skip"},
 		// EVT-07

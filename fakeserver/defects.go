@@ -77,6 +77,7 @@ const (
 	defEventThreadMissing
 	defRicherMerged
 	defToolcallNoName
+	defToolcallNameEmpty
 	defStepTitle
 	defPromptNoSensitive
 	defPromptFieldsEmpty
@@ -297,6 +298,7 @@ var defectTable = [numDefects]Defect{
 	defEventThreadMissing: {"event-thread-missing", []string{"EVT-02"}, "event objects lack threadID"},
 	defRicherMerged:       {"richer-merged", []string{"EVT-04"}, "a tool call event also carries a step"},
 	defToolcallNoName:     {"toolcall-no-name", []string{"EVT-05"}, "toolCall carries the tool as tool instead of name"},
+	defToolcallNameEmpty:  {"toolcall-name-empty", []string{"EVT-05"}, "toolCall carries an empty name (the tool as tool)"},
 	defStepTitle:          {"step-title", []string{"EVT-06"}, "step carries title instead of description"},
 	defPromptNoSensitive:  {"prompt-no-sensitive", []string{"EVT-07"}, "prompt events lack the sensitive flag"},
 	defPromptFieldsEmpty:  {"prompt-fields-empty", []string{"EVT-07"}, "prompt events carry fields as an empty list, even when the request names fields"},

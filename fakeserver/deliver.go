@@ -336,6 +336,11 @@ func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { r
 // so that no other variant fills its empty objects.
 var eventRewrites = []eventRewrite{
 	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
+	{on: defectOn(defToolcallNameEmpty), f: func(m map[string]any) {
+		if tc, ok := m["toolCall"].(map[string]any); ok {
+			tc["tool"], tc["name"] = tc["name"], ""
+		}
+	}},
 	{on: defectOn(defStepTitle), f: func(m map[string]any) { renameInner(m, "step", "description", "title") }},
 	{on: defectOn(defPromptNoSensitive), f: dropSensitive},
 	{on: defectOn(defPromptFieldsEmpty), f: func(m map[string]any) {
