@@ -220,6 +220,9 @@ func TestChecks(t *testing.T) {
 		{"SSE-04", "a ping 22 s into the quiet", sse(at{1, start + ev}, at{22000, ping}, at{25000, final + closeF}), "fail", ""},
 		{"SSE-04", "21 s of quiet without a ping", sse(at{1, start + ev}, at{21000, final + closeF}), "skip", ""},
 		{"SSE-04", "never quiet", sse(at{1, start + ev}, at{900, final + closeF}), "skip", ""},
+		{"SSE-04", "a quiet after runComplete is not the run's", sse(at{1, start + ev + final}, at{25000, closeF}), "skip", ""},
+		{"SSE-04", "a quiet before runComplete", sse(at{1, start + ev}, at{25000, final}, at{25001, closeF}), "fail", ""},
+		{"SSE-04", "a late close after a kept-alive run", sse(at{1, start + ev}, at{20100, ping}, at{21000, final}, at{50000, closeF}), "pass", ""},
 		{"SSE-04", "no timings", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev, final, closeF), untimed: true}, "untested", ""},
 		// Threads.
 		{"THREAD-04", "header names the events' thread", sse(whole(start, ev, final, closeF)...), "pass", ""},
