@@ -71,6 +71,7 @@ const (
 	varInstallLogThread
 	varExport2xx
 	varChildTypeAssistant
+	varExportPayloadList
 	varUpdateRewritesProject
 
 	numVariants
@@ -159,6 +160,8 @@ var variantTable = [numVariants]Variant{
 		"the export answers 203 Non-Authoritative Information with the project bundle", ""},
 	varChildTypeAssistant: {"child-type-assistant", `"Child types in spec.includes": only knowledge, connector and project are spelled; Agent and App are prose, and the route says /api/assistants/`,
 		"the export types its agent child assistant instead of agent", ""},
+	varExportPayloadList: {"export-payload-list", `"spec.payload: The project itself (the lead thread, flagged as a project) together with its tasks"; "Full schema of the bundle document beyond the elements above: not shown"`,
+		"the export writes spec.payload as a list of one-member mappings (the lead thread, then the tasks, ...) instead of one mapping", ""},
 	varUpdateRewritesProject: {"update-rewrites-project", `"Updating is idempotent"; "a composite update skips children that are already at the target version": only children are skipped; rewriting the project with the same content leaves the same result`,
 		"every composite update rewrites the project and its tasks (logged as update entries), even when nothing changed", ""},
 }
