@@ -122,6 +122,19 @@ func (h *History) NamedBefore(id string, t time.Time) bool {
 	return ok && at.Before(t)
 }
 
+// NamedAnyBefore reports whether a response had named any thread before t.
+func (h *History) NamedAnyBefore(t time.Time) bool {
+	if h == nil {
+		return false
+	}
+	for _, at := range h.named {
+		if at.Before(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // Resolved reports whether an earlier invoke of that path ({id} of an
 // agent route, {project_id} of a project route) was answered 2xx: its {id}
 // resolves.

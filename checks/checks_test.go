@@ -222,6 +222,9 @@ func TestChecks(t *testing.T) {
 		{"SSE-04", "a ping 22 s into the quiet", sse(at{1, start + ev}, at{22000, ping}, at{25000, final + closeF}), "fail", ""},
 		{"SSE-04", "21 s of quiet without a ping", sse(at{1, start + ev}, at{21000, final + closeF}), "skip", ""},
 		{"SSE-04", "never quiet", sse(at{1, start + ev}, at{900, final + closeF}), "skip", ""},
+		{"SSE-04", "a quiet after runComplete is not the run's", sse(at{1, start + ev + final}, at{25000, closeF}), "skip", ""},
+		{"SSE-04", "a quiet before runComplete", sse(at{1, start + ev}, at{25000, final}, at{25001, closeF}), "fail", ""},
+		{"SSE-04", "a late close after a kept-alive run", sse(at{1, start + ev}, at{20100, ping}, at{21000, final}, at{50000, closeF}), "pass", ""},
 		{"SSE-04", "no timings", ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev, final, closeF), untimed: true}, "untested", ""},
 		// Threads.
 		{"THREAD-04", "header names the events' thread", sse(whole(start, ev, final, closeF)...), "pass", ""},
@@ -235,7 +238,7 @@ func TestChecks(t *testing.T) {
 		{"THREAD-01", "a base path of the service's own", ex{url: "http://s/svc/v2/api/invoke/agt/thread/t1", resp: hdr("X-SVC-Thread-Id", "t9"), chunks: whole("x")}, "fail", ""},
 		{"THREAD-02", "header used", ex{req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t2"), chunks: whole("x")}, "pass", ""},
 		{"THREAD-02", "header ignored", ex{req: hdr("X-SVC-Thread-Id", "t2"), resp: hdr("X-SVC-Thread-Id", "t3"), chunks: whole("x")}, "fail", ""},
-		{"THREAD-03", "a new thread", ex{resp: hdr("X-SVC-Thread-Id", "t3"), chunks: whole("x")}, "pass", ""},
+		{"THREAD-03", "no thread named before: no evidence", ex{resp: hdr("X-SVC-Thread-Id", "t3"), chunks: whole("x")}, "skip", ""},
 		// Async.
 		{"ASYNC-01", "acknowledged", ex{url: "http://s/api/invoke/a?async=true", status: 202, chunks: whole(`{"threadID":"t","runID":"r","status":"x"}`)}, "pass", ""},
 		{"ASYNC-01", "run synchronously", ex{url: "http://s/api/invoke/a?async=true", chunks: whole(start, ev)}, "fail", ""},
@@ -281,30 +284,49 @@ func TestChecks(t *testing.T) {
 }
 
 // TestThreadsOverExchanges: THREAD-03 fails a call without thread that
-// lands on a thread an earlier response named; THREAD-02 leaves {id} that is
-// a thread alone.
+// lands on a thread an earlier response named, and decides only once a
+// response had named some thread; THREAD-02 leaves {id} that is a thread
+// alone.
 func TestThreadsOverExchanges(t *testing.T) {
 	var h History
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	first := ex{resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
-	first.Start = t0
-	if r := run(check(t, "THREAD-03"), first, &h); !r.Passed() {
-		t.Fatalf("first call: %+v", r)
+	call := func(thread string, at time.Duration) *traffic.Exchange {
+		x := ex{resp: hdr("X-SVC-Thread-Id", thread), chunks: whole("x")}.build()
+		x.Start = t0.Add(at)
+		return x
+	}
+	first := call("t1", 0)
+	if r := run(check(t, "THREAD-03"), first, &h); r.Skip == nil {
+		t.Fatalf("the first call of a recording decided THREAD-03 on no evidence: %+v", r)
 	}
 	h.Add(first)
-	again := ex{resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
-	again.Start = t0.Add(time.Second)
-	if r := run(check(t, "THREAD-03"), again, &h); r.Failure == nil {
-		t.Errorf("a reused thread passed THREAD-03: %+v", r)
-	}
-	// A long call that started before the thread was named elsewhere and
-	// ends last is not judged against it.
-	long := ex{resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
-	long.Start = t0.Add(-time.Second)
-	if r := run(check(t, "THREAD-03"), long, &h); r.Failure != nil {
-		t.Errorf("a call sent before the thread was named fails THREAD-03: %v", r.Failure)
+	for _, tt := range []struct {
+		name string
+		x    *traffic.Exchange
+		want string
+	}{
+		{"a reused thread", call("t1", time.Second), "fail"},
+		{"a new thread after one was named", call("t2", time.Second), "pass"},
+		// A long call that started before the thread was named elsewhere
+		// and ends last is not judged against it.
+		{"a call sent before any thread was named", call("t1", -time.Second), "skip"},
+	} {
+		r := run(check(t, "THREAD-03"), tt.x, &h)
+		got := "pass"
+		switch {
+		case r.Err != nil:
+			got = "error"
+		case r.Failure != nil:
+			got = "fail"
+		case r.Skip != nil:
+			got = "skip"
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %s, want %s: %+v", tt.name, got, tt.want, r)
+		}
 	}
 	byID := ex{url: "http://s/api/invoke/t1", req: hdr("X-SVC-Thread-Id", "t5"), resp: hdr("X-SVC-Thread-Id", "t1"), chunks: whole("x")}.build()
+	byID.Start = t0.Add(time.Second)
 	if r := run(check(t, "THREAD-02"), byID, &h); r.Skip == nil {
 		t.Errorf("THREAD-02 decided on a thread ID in {id}: %+v", r)
 	}

@@ -31,8 +31,9 @@ type recordedEvent struct {
 }
 
 // IsSet reports whether an event member is set: present and not null,
-// false, "", {} or [] (the types of most members are not shown, so each
-// empty form counts as unset; the active steps read "set" alike).
+// false, 0, "", {} or [] (the types of most members are not shown, so each
+// empty form counts as unset, 0 too since 0/1 flags are a legal encoding;
+// the active steps read "set" alike).
 func IsSet(raw json.RawMessage) bool {
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
@@ -43,6 +44,8 @@ func IsSet(raw json.RawMessage) bool {
 		return false
 	case bool:
 		return t
+	case float64:
+		return t != 0
 	case string:
 		return t != ""
 	case map[string]any:
@@ -171,7 +174,8 @@ func withSet(x *traffic.Exchange, field string) ([]recordedEvent, error) {
 }
 
 // carries checks that the richer field of each event is an object holding
-// a non-null inner member: its inner structure "beyond" that member is not
+// its inner member set (IsSet: a name or description that is null, false,
+// 0 or "" reads as none): its inner structure "beyond" that member is not
 // shown, so the member is all a client can count on.
 func carries(x *traffic.Exchange, field, inner string) error {
 	evs, err := withSet(x, field)
@@ -180,7 +184,7 @@ func carries(x *traffic.Exchange, field, inner string) error {
 	}
 	for _, e := range evs {
 		m, ok := object(string(e.obj[field]))
-		if v, has := m[inner]; !ok || !has || string(v) == "null" {
+		if !ok || !IsSet(m[inner]) {
 			return outcome.Failf(e.where, fmt.Sprintf("%s, an object carrying %s", field, inner), "%s", quote([]byte(e.raw)))
 		}
 	}
@@ -204,8 +208,9 @@ func StepDescription(x *traffic.Exchange, _ *History) error {
 // empty"). Whether the request for input was sensitive or had fields is
 // known only from an agent script: a prompt event whose message is that of
 // the script's @ask lines (all of them alike) is that request, so it carries
-// sensitive true when they say sensitive, else no true flag, and fields
-// when they name fields.
+// sensitive true when they say sensitive, else no true flag, and fields set
+// (IsSet: not null or empty) when they name fields. A prompt whose request
+// names no fields may leave fields out, as empty.
 func PromptCarries(x *traffic.Exchange, _ *History) error {
 	evs, err := withSet(x, "prompt")
 	if err != nil {
@@ -231,8 +236,7 @@ func PromptCarries(x *traffic.Exchange, _ *History) error {
 		if !scripted || a.mixed {
 			continue
 		}
-		_, hasFields := p["fields"]
-		if sensitive != a.sensitive || (a.fields && !hasFields) {
+		if sensitive != a.sensitive || (a.fields && !IsSet(p["fields"])) {
 			want := "sensitive false or left out"
 			if a.sensitive {
 				want = "sensitive true"

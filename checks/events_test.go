@@ -48,6 +48,8 @@ func TestEventChecks(t *testing.T) {
 		// EVT-04
 		{"one richer field each", "EVT-04", stream(`"waitingOnModel":true`, `"toolCall":{"name":"calc"}`, `"content":"hi"`), "pass"},
 		{"unset ones beside a set one", "EVT-04", stream(`"toolCall":{"name":"calc"},"step":{},"prompt":null,"input":"","replayComplete":false,"username":[]`), "pass"},
+		{"a 0/1 flag of 0 is unset", "EVT-04", stream(`"waitingOnModel":0,"username":"bob"`), "pass"},
+		{"a 0/1 flag of 1 is set", "EVT-04", stream(`"waitingOnModel":1,"username":"bob"`), "fail"},
 		{"two richer fields", "EVT-04", stream(`"toolCall":{"name":"calc"},"step":{"description":"x"}`), "fail"},
 		{"input and username together", "EVT-04", stream(`"input":"p","username":"ann"`), "fail"},
 		{"envelope item with two", "EVT-04", env(`{"runID":"r1","waitingOnModel":true,"toolInput":{"a":1}}`), "fail"},
@@ -64,12 +66,15 @@ func TestEventChecks(t *testing.T) {
 		{"toolCall with a numeric name", "EVT-05", stream(`"toolCall":{"name":7}`), "pass"},
 		{"toolCall with tool instead of name", "EVT-05", stream(`"toolCall":{"tool":"calc"}`), "fail"},
 		{"toolCall name null", "EVT-05", stream(`"toolCall":{"name":null,"arguments":{}}`), "fail"},
+		{"toolCall name empty", "EVT-05", stream(`"toolCall":{"name":""}`), "fail"},
+		{"toolCall name false", "EVT-05", stream(`"toolCall":{"name":false}`), "fail"},
 		{"toolCall a string", "EVT-05", stream(`"toolCall":"calc"`), "fail"},
 		{"toolCall unset", "EVT-05", stream(`"toolCall":{}`, `"toolCall":null`, `"content":"x"`), "skip"},
 		{"envelope toolCall without name", "EVT-05", env(`{"toolCall":{"arguments":{}}}`), "fail"},
 		// EVT-06
 		{"step with description", "EVT-06", stream(`"step":{"description":"Summarise","id":"s1"}`), "pass"},
-		{"step with an empty description", "EVT-06", stream(`"step":{"description":""}`), "pass"},
+		{"step with an empty description", "EVT-06", stream(`"step":{"description":""}`), "fail"},
+		{"step with a description false", "EVT-06", stream(`"step":{"description":false}`), "fail"},
 		{"step with title", "EVT-06", stream(`"step":{"title":"Summarise"}`), "fail"},
 		{"no step", "EVT-06", stream(`"content":"x"`), "skip"},
 		// EVT-07
@@ -84,6 +89,14 @@ func TestEventChecks(t *testing.T) {
 			`"prompt":{"fields":["token"],"message":"Paste a token"}`), "fail"},
 		{"scripted ask with fields, none", "EVT-07", scripted("@ask fields=choice Pick one",
 			`"prompt":{"message":"Pick one"}`), "fail"},
+		{"scripted ask with fields, null", "EVT-07", scripted("@ask fields=choice Pick one",
+			`"prompt":{"message":"Pick one","fields":null}`), "fail"},
+		{"scripted ask with fields, empty", "EVT-07", scripted("@ask fields=choice Pick one",
+			`"prompt":{"message":"Pick one","fields":[]}`), "fail"},
+		{"scripted ask with fields, a mapping", "EVT-07", scripted("@ask fields=choice Pick one",
+			`"prompt":{"message":"Pick one","fields":{"choice":{"type":"text"}}}`), "pass"},
+		{"scripted ask without fields, fields empty", "EVT-07", scripted("@ask Pick one",
+			`"prompt":{"message":"Pick one","fields":[]}`), "pass"},
 		{"scripted plain ask, flag true", "EVT-07", scripted("@ask Pick one", `"prompt":{"message":"Pick one","sensitive":true}`), "fail"},
 		{"scripted plain ask, flag left out", "EVT-07", scripted("@ask Pick one", `"prompt":{"message":"Pick one"}`), "pass"},
 		{"another message than the script's", "EVT-07", scripted("@ask sensitive Paste a token", `"prompt":{"message":"Log in"}`), "pass"},
@@ -102,7 +115,8 @@ func TestEventChecks(t *testing.T) {
 
 func TestIsSet(t *testing.T) {
 	for raw, want := range map[string]bool{"": false, "null": false, "false": false, `""`: false, "{}": false, "[]": false,
-		"true": true, "0": true, `"x"`: true, `{"a":1}`: true, "[1]": true, "nonsense": false} {
+		"0": false, "0.0": false, "-0": false, "0e3": false,
+		"true": true, "1": true, "-1": true, "0.5": true, `"x"`: true, `{"a":1}`: true, "[1]": true, "nonsense": false} {
 		if got := IsSet([]byte(raw)); got != want {
 			t.Errorf("IsSet(%q) = %t, want %t", raw, got, want)
 		}

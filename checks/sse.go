@@ -366,6 +366,15 @@ func isPing(f Frame) bool {
 	return f.IsComment() && f.Terminated && strings.TrimSpace(f.Lines[0].Value) == "ping"
 }
 
+// completes reports whether a frame is the event with runComplete true.
+func completes(f sseframe.Frame) bool {
+	if !isEventFrame(f) {
+		return false
+	}
+	e, ok := eventOf(data(f))
+	return ok && e.complete()
+}
+
 // KeepalivePing: SSE-04. Nothing but a ": ping" may fill more than
 // Keepalive+KeepaliveTolerance between frames: each frame or ping comes
 // within that time of the frame or ping before it. It decides on a stream
@@ -375,6 +384,8 @@ func isPing(f Frame) bool {
 // client may go away at it). A shorter quiet, or one cut before its ping,
 // decides nothing: the ping may still have been on its way, and a ping
 // early in a quiet does not show that one comes when 20 s have passed.
+// Frames are measured up to the runComplete event ("when the run is
+// quiet") or event: close.
 func KeepalivePing(x *traffic.Exchange, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
@@ -407,7 +418,9 @@ func KeepalivePing(x *traffic.Exchange, _ *History) error {
 		case framed && f.At-lastFrame >= KeepaliveDue:
 			decided = true
 		}
-		if event(f.Frame) == "close" {
+		// "When the run is quiet": after the runComplete event the run is
+		// over, so the quiet up to event: close is not measured.
+		if event(f.Frame) == "close" || completes(f.Frame) {
 			break
 		}
 		last, started = f.At, true

@@ -136,7 +136,9 @@ func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
 // NewThread: THREAD-03. Without thread segment and header, the call runs on
 // a new thread: not one a response of the recording had named before the
 // call was sent. Decided only when {id} is not a thread the recording
-// named (a thread ID in {id} continues it).
+// named (a thread ID in {id} continues it), and when a response had named
+// some thread before the call: before that every thread is new to the
+// recording, which is no evidence.
 func NewThread(x *traffic.Exchange, h *History) error {
 	inv, err := invoked(x)
 	if err != nil {
@@ -147,6 +149,8 @@ func NewThread(x *traffic.Exchange, h *History) error {
 		return skip("the call names a thread")
 	case !inv.Project && h.Thread(inv.ID):
 		return skip("{id} is a thread")
+	case !h.NamedAnyBefore(x.Start):
+		return skip("no response had named a thread before the call")
 	}
 	t, others := answerThread(x)
 	if t == "" && len(others) > 0 {

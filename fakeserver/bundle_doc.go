@@ -495,6 +495,13 @@ func (st *stripper) triggers(task string, trig []any) []any {
 			st.warn("task %q: removed trigger %s", task, kind)
 		case survivingTriggers[kind] || st.defect(defExportKeepsTriggers) && (kind == "webhook" || kind == "email"):
 			kept = append(kept, tr)
+		case st.defect(defExportKeepsWebhookCapitalised) && kind == "webhook":
+			c := map[string]any{}
+			for k, v := range m {
+				c[k] = v
+			}
+			c["type"] = "Webhook"
+			kept = append(kept, c)
 		default:
 			st.warn("task %q: removed trigger %s (instance-local or not portable)", task, kind)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -69,7 +70,9 @@ var exportRewrites = []exportRewrite{
 	{defectOn(defExportNestsProject), nestsProject},
 	{defectOn(defAgentInlined), agentInlined},
 	{defectOn(defExportTypeMissing), func(_, spec map[string]any) { delete(spec, "type") }},
+	{defectOn(defExportIncludesEmpty), func(_, spec map[string]any) { spec["includes"] = []any{} }},
 	{variantOn(varChildTypeAssistant), childTypeAssistant},
+	{variantOn(varExportPayloadList), payloadList},
 }
 
 // tasksOutsidePayload serves the export-tasks-outside-payload defect.
@@ -140,6 +143,25 @@ func childTypeAssistant(_, spec map[string]any) {
 			cs["type"] = "assistant"
 		}
 	}
+}
+
+// payloadList serves the variant export-payload-list: spec.payload becomes
+// a list of one-member mappings, in key order.
+func payloadList(_, spec map[string]any) {
+	payload, ok := spec["payload"].(map[string]any)
+	if !ok {
+		return
+	}
+	keys := make([]string, 0, len(payload))
+	for k := range payload {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	list := make([]any, 0, len(keys))
+	for _, k := range keys {
+		list = append(list, map[string]any{k: payload[k]})
+	}
+	spec["payload"] = list
 }
 
 // exportDoc finds the project and app an export names and copies them into

@@ -77,8 +77,10 @@ const (
 	defEventThreadMissing
 	defRicherMerged
 	defToolcallNoName
+	defToolcallNameEmpty
 	defStepTitle
 	defPromptNoSensitive
+	defPromptFieldsEmpty
 	defWaitingDropped
 	defToolinputDropped
 	defWaitingLate
@@ -181,6 +183,7 @@ const (
 	defExportTaskChildren
 	defPayloadlessAccepted
 	defExportTypeMissing
+	defExportIncludesEmpty
 	// Export and dropped items.
 	defAgentInlined
 	defExportAllKnowledge
@@ -195,6 +198,7 @@ const (
 	defExportKeepsCapabilities
 	defExportKeepsTriggers
 	defExportDropsSchedule
+	defExportKeepsWebhookCapitalised
 	defExportKeepsSharedTasks
 	defExportKeepsMembers
 	defInstallKeepsDropped
@@ -294,8 +298,10 @@ var defectTable = [numDefects]Defect{
 	defEventThreadMissing: {"event-thread-missing", []string{"EVT-02"}, "event objects lack threadID"},
 	defRicherMerged:       {"richer-merged", []string{"EVT-04"}, "a tool call event also carries a step"},
 	defToolcallNoName:     {"toolcall-no-name", []string{"EVT-05"}, "toolCall carries the tool as tool instead of name"},
+	defToolcallNameEmpty:  {"toolcall-name-empty", []string{"EVT-05"}, "toolCall carries an empty name (the tool as tool)"},
 	defStepTitle:          {"step-title", []string{"EVT-06"}, "step carries title instead of description"},
 	defPromptNoSensitive:  {"prompt-no-sensitive", []string{"EVT-07"}, "prompt events lack the sensitive flag"},
+	defPromptFieldsEmpty:  {"prompt-fields-empty", []string{"EVT-07"}, "prompt events carry fields as an empty list, even when the request names fields"},
 	defWaitingDropped:     {"waiting-dropped", []string{"EVT-08"}, "waitingOnModel is never signalled"},
 	defToolinputDropped:   {"toolinput-dropped", []string{"EVT-09"}, "toolInput is never signalled"},
 	defWaitingLate:        {"waiting-late", []string{"EVT-08"}, "waitingOnModel is signalled after the model's first content"},
@@ -401,23 +407,25 @@ var defectTable = [numDefects]Defect{
 	defExportNestsProject:            {"export-nests-project", []string{"BUNDLE-05"}, "the export also lists the project itself as a child of type project in spec.includes"},
 	defExportPayloadTasksOnly:        {"export-payload-tasks-only", []string{"BUNDLE-01"}, "the export's spec.payload holds the tasks and environment variables but not the project itself (its lead thread is left out)"},
 	defExportTypeMissing:             {"export-type-missing", []string{"BUNDLE-01"}, "the export names its kind only at the top (kind: Bundle) and leaves spec.type out"},
+	defExportIncludesEmpty:           {"export-includes-empty", []string{"BUNDLE-01"}, "the export's spec.includes is an empty list (no child bundle, not even the agent)"},
 	// Export and dropped items.
-	defAgentInlined:              {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
-	defExportAllKnowledge:        {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
-	defExportAllConnectors:       {"export-all-connectors", []string{"EXPORT-03"}, "every connector of the workspace is exported, referenced or not"},
-	defExportAgentConnectorsOnly: {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},
-	defExportAppAlways:           {"export-app-always", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app="},
-	defExportAppIgnored:          {"export-app-ignored", []string{"EXPORT-04"}, "?app= is ignored"},
-	defExportAppRenamed:          {"export-app-renamed", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app=, as a child typed application that carries its name but not its publicID"},
-	defExportKeepsApprovers:      {"export-keeps-approvers", []string{"DROP-01"}, "approver addresses travel"},
-	defExportKeepsEnvValues:      {"export-keeps-env-values", []string{"DROP-02"}, "environment variable values travel"},
-	defExportDropsEnvNames:       {"export-drops-env-names", []string{"DROP-02"}, "environment variables are dropped altogether, names included"},
-	defExportKeepsCapabilities:   {"export-keeps-capabilities", []string{"DROP-03"}, "project capabilities travel"},
-	defExportKeepsTriggers:       {"export-keeps-triggers", []string{"DROP-04"}, "webhook and email triggers travel"},
-	defExportDropsSchedule:       {"export-drops-schedule", []string{"DROP-04"}, "every trigger is dropped, schedule and onDemand included"},
-	defExportKeepsSharedTasks:    {"export-keeps-shared-tasks", []string{"DROP-05"}, "SharedTasks travel"},
-	defExportKeepsMembers:        {"export-keeps-members", []string{"DROP-06"}, "members, role grants, files, credentials and Status travel"},
-	defInstallKeepsDropped:       {"install-keeps-dropped", []string{"DROP-07"}, "a hand-written document's dropped items are installed as they are, without a warning"},
+	defAgentInlined:                  {"agent-inlined", []string{"EXPORT-01"}, "the agent is inlined in spec.payload instead of being a child bundle"},
+	defExportAllKnowledge:            {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
+	defExportAllConnectors:           {"export-all-connectors", []string{"EXPORT-03"}, "every connector of the workspace is exported, referenced or not"},
+	defExportAgentConnectorsOnly:     {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},
+	defExportAppAlways:               {"export-app-always", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app="},
+	defExportAppIgnored:              {"export-app-ignored", []string{"EXPORT-04"}, "?app= is ignored"},
+	defExportAppRenamed:              {"export-app-renamed", []string{"EXPORT-04"}, "an app of the workspace is exported even without ?app=, as a child typed application that carries its name but not its publicID"},
+	defExportKeepsApprovers:          {"export-keeps-approvers", []string{"DROP-01"}, "approver addresses travel"},
+	defExportKeepsEnvValues:          {"export-keeps-env-values", []string{"DROP-02"}, "environment variable values travel"},
+	defExportDropsEnvNames:           {"export-drops-env-names", []string{"DROP-02"}, "environment variables are dropped altogether, names included"},
+	defExportKeepsCapabilities:       {"export-keeps-capabilities", []string{"DROP-03"}, "project capabilities travel"},
+	defExportKeepsTriggers:           {"export-keeps-triggers", []string{"DROP-04"}, "webhook and email triggers travel"},
+	defExportDropsSchedule:           {"export-drops-schedule", []string{"DROP-04"}, "every trigger is dropped, schedule and onDemand included"},
+	defExportKeepsWebhookCapitalised: {"export-keeps-webhook-capitalised", []string{"DROP-04"}, "webhook triggers travel, their type written Webhook"},
+	defExportKeepsSharedTasks:        {"export-keeps-shared-tasks", []string{"DROP-05"}, "SharedTasks travel"},
+	defExportKeepsMembers:            {"export-keeps-members", []string{"DROP-06"}, "members, role grants, files, credentials and Status travel"},
+	defInstallKeepsDropped:           {"install-keeps-dropped", []string{"DROP-07"}, "a hand-written document's dropped items are installed as they are, without a warning"},
 	// Install.
 	defInstallDocumentOrder:      {"install-document-order", []string{"INSTALL-01"}, "children install in the document's order"},
 	defKnowledgeNotAttached:      {"knowledge-not-attached", []string{"INSTALL-02"}, "installed knowledge sets are not attached to the installed agent"},

@@ -336,12 +336,23 @@ func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { r
 // so that no other variant fills its empty objects.
 var eventRewrites = []eventRewrite{
 	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
+	{on: defectOn(defToolcallNameEmpty), f: func(m map[string]any) {
+		if tc, ok := m["toolCall"].(map[string]any); ok {
+			tc["tool"], tc["name"] = tc["name"], ""
+		}
+	}},
 	{on: defectOn(defStepTitle), f: func(m map[string]any) { renameInner(m, "step", "description", "title") }},
 	{on: defectOn(defPromptNoSensitive), f: dropSensitive},
+	{on: defectOn(defPromptFieldsEmpty), f: func(m map[string]any) {
+		if p, ok := m["prompt"].(map[string]any); ok {
+			p["fields"] = []any{}
+		}
+	}},
 	{on: variantOn(varExtraMembers), f: addExtraMembers},
 	{on: variantOn(varNumericRunIDs), f: numericRunID}, // ids.go
 	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
 	{on: variantOn(varOtherFieldTypes), f: otherFieldTypes},
+	{on: variantOn(varRicherNumericFlags), f: richerNumericFlags},
 	{on: variantOn(varRicherNulls), f: richerNulls},
 }
 
@@ -420,6 +431,18 @@ func otherFieldTypes(m map[string]any) {
 			fields = append(fields, map[string]any{"name": f, "type": "text"})
 		}
 		p["fields"] = fields
+	}
+}
+
+// richerNumericFlags serves richer-numeric-flags: the boolean richer
+// fields as 0/1 numbers on every event.
+func richerNumericFlags(m map[string]any) {
+	for _, k := range []string{"waitingOnModel", "replayComplete"} {
+		if m[k] == true {
+			m[k] = 1
+		} else {
+			m[k] = 0
+		}
 	}
 }
 

@@ -45,6 +45,7 @@ const (
 	// Event objects.
 	varOmitEmptyFields
 	varRicherNulls
+	varRicherNumericFlags
 	varOtherFieldTypes
 	varNoInputUsername
 	varSignalsWhenSlow
@@ -71,6 +72,7 @@ const (
 	varInstallLogThread
 	varExport2xx
 	varChildTypeAssistant
+	varExportPayloadList
 	varUpdateRewritesProject
 
 	numVariants
@@ -110,6 +112,8 @@ var variantTable = [numVariants]Variant{
 		"event objects leave out the fields that are empty or false (content, runComplete false, contentID, a prompt's sensitive false)", "empty-fields"},
 	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,
 		"every event object writes every richer field, the unset ones as null, false or {} (the object fields); the final event's content is null", "empty-fields"},
+	varRicherNumericFlags: {"richer-numeric-flags", `"Types and inner structure of ... replayComplete ...: not shown"; waitingOnModel's type is not shown either: a 0/1 flag is a legal encoding, 0 unset`,
+		"every event object writes waitingOnModel and replayComplete as numbers: 1 when set, else 0", ""},
 	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID, toolInput, toolCall (beyond name), step (beyond description), prompt (beyond fields, message, sensitive), input, replayComplete and username: not shown."`,
 		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
@@ -159,6 +163,8 @@ var variantTable = [numVariants]Variant{
 		"the export answers 203 Non-Authoritative Information with the project bundle", ""},
 	varChildTypeAssistant: {"child-type-assistant", `"Child types in spec.includes": only knowledge, connector and project are spelled; Agent and App are prose, and the route says /api/assistants/`,
 		"the export types its agent child assistant instead of agent", ""},
+	varExportPayloadList: {"export-payload-list", `"spec.payload: The project itself (the lead thread, flagged as a project) together with its tasks"; "Full schema of the bundle document beyond the elements above: not shown"`,
+		"the export writes spec.payload as a list of one-member mappings (the lead thread, then the tasks, ...) instead of one mapping", ""},
 	varUpdateRewritesProject: {"update-rewrites-project", `"Updating is idempotent"; "a composite update skips children that are already at the target version": only children are skipped; rewriting the project with the same content leaves the same result`,
 		"every composite update rewrites the project and its tasks (logged as update entries), even when nothing changed", ""},
 }

@@ -29,6 +29,7 @@ func TestVariantsShowOnTheWire(t *testing.T) {
 		{"sse-event-message", "text/event-stream", nil, []string{"\nevent: message\nretry: 3000\ndata: {"}, nil},
 		{"omit-empty-fields", "application/json", nil, nil, []string{`"content":""`, `"runComplete":false`, `"sensitive":false`}},
 		{"richer-nulls", "application/json", nil, []string{`"toolCall":{}`, `"waitingOnModel":false`, `"username":null`, `"content":null`}, nil},
+		{"richer-numeric-flags", "application/json", nil, []string{`"waitingOnModel":0`, `"replayComplete":0`}, []string{`"waitingOnModel":false`, `"waitingOnModel":true`}},
 		{"other-field-types", "application/json", nil, []string{`"time":1`, `"error":{"`, `"fields":[{"`}, []string{`"time":"`}},
 		{"no-input-username", "application/json", nil, nil, []string{`"input"`, `"username"`}},
 		{"signals-when-slow", "application/json", nil, []string{`"toolCall"`}, []string{`"waitingOnModel"`}},

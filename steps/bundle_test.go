@@ -22,6 +22,9 @@ func TestJudgeTriggers(t *testing.T) {
 		{"a notification kind inside a kept trigger", `{"tasks":[{"triggers":[{"type":"schedule","notify":"email"},{"type":"onDemand"}]}]}`, true},
 		{"a webhook trigger", `{"tasks":[{"triggers":[{"type":"schedule"},{"type":"onDemand"},{"type":"webhook"}]}]}`, false},
 		{"a trigger keyed by kind", `{"tasks":[{"triggers":{"schedule":{},"onDemand":{},"email":{}}}]}`, false},
+		{"keyed kinds, the dropped ones unset", `{"tasks":[{"triggers":{"schedule":{"cron":"x"},"onDemand":{},"webhook":null,"email":false}}]}`, true},
+		{"a keyed schedule that is null", `{"tasks":[{"triggers":{"schedule":null,"onDemand":{}}}]}`, false},
+		{"kinds in another case", `{"tasks":[{"triggers":[{"type":"Schedule"},{"type":"ONDEMAND"}]}]}`, true},
 		{"no onDemand", `{"tasks":[{"triggers":[{"type":"schedule"}]}]}`, false},
 		{"triggers outside tasks only", `{"tasks":[{"name":"onDemand schedule"}]}`, false},
 	} {

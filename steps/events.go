@@ -80,7 +80,7 @@ func quoteEvent(ev map[string]any) string {
 }
 
 // atMostOneRicher: EVT-04, the passive check's: no event sets more than
-// one richer field (null, false, "", {} and [] are not set).
+// one richer field (null, false, 0, "", {} and [] are not set).
 func (w *World) atMostOneRicher() error {
 	return w.judge("EVT-04", checks.OneRicherField)
 }

@@ -196,7 +196,7 @@ func decodeObject(b []byte) (map[string]any, error) {
 }
 
 // isSet reports whether an event field is set, as the passive checks read
-// it (checks.IsSet: not null, false, "", {} or []).
+// it (checks.IsSet: not null, false, 0, "", {} or []).
 func isSet(ev map[string]any, field string) bool {
 	v, ok := ev[field]
 	if !ok {
