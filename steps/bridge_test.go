@@ -72,3 +72,12 @@ func TestRememberKeepsAHugeBodyCut(t *testing.T) {
 		})
 	}
 }
+
+// TestReportLagCoversThePollDeadline: the passive follow-ups give a service
+// as long to report a completion as the active scenarios poll for it, never
+// less (checks.DefaultReportLag rests on DefaultDeadline).
+func TestReportLagCoversThePollDeadline(t *testing.T) {
+	if checks.DefaultReportLag < DefaultDeadline {
+		t.Errorf("checks.DefaultReportLag %s is shorter than the active poll deadline %s", checks.DefaultReportLag, DefaultDeadline)
+	}
+}
