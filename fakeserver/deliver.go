@@ -639,10 +639,7 @@ func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, 
 	next := 0
 	for {
 		evs, done, changed := run.snapshot(next)
-		for _, ev := range evs {
-			pending = append(pending, ev.Content...)
-		}
-		next += len(evs)
+		pending, next = appendContent(pending, evs), next+len(evs)
 		if done {
 			flush()
 			return
@@ -661,6 +658,15 @@ func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, 
 	}
 }
 
+// appendContent appends the events' content to pending (the buffered
+// plain-text deviations).
+func appendContent(pending []byte, evs []Event) []byte {
+	for _, ev := range evs {
+		pending = append(pending, ev.Content...)
+	}
+	return pending
+}
+
 // plainDebounce is the pause the plain-debounced defect waits for.
 const plainDebounce = 200 * time.Millisecond
 
@@ -674,10 +680,7 @@ func (s *Server) plainDebounced(w http.ResponseWriter, r *http.Request, run *run
 	next := 0
 	for {
 		evs, done, changed := run.snapshot(next)
-		for _, ev := range evs {
-			pending = append(pending, ev.Content...)
-		}
-		next += len(evs)
+		pending, next = appendContent(pending, evs), next+len(evs)
 		if done {
 			_, _ = w.Write(pending)
 			return

@@ -69,6 +69,15 @@ func NewSpool(dir string) (*Spool, error) {
 // errClosed is Add's error after Close.
 var errClosed = errors.New("har spool: closed")
 
+// unusable is why the spool takes nothing more (closed, or a write failed),
+// or nil; s.mu is held.
+func (s *Spool) unusable() error {
+	if s.closed {
+		return errClosed
+	}
+	return s.err
+}
+
 // Add writes x out. After a write error every later Add and WriteHAR returns
 // that error.
 func (s *Spool) Add(x traffic.Exchange) error {
@@ -78,11 +87,8 @@ func (s *Spool) Add(x traffic.Exchange) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return errClosed
-	case s.err != nil:
-		return s.err
+	if err := s.unusable(); err != nil {
+		return err
 	}
 	if _, err := s.dw.Write(e); err != nil {
 		s.err = fmt.Errorf("har spool: %w", err)
@@ -189,11 +195,8 @@ func (h *cursors) Pop() any {
 func (s *Spool) WriteHAR(w io.Writer, creatorVersion string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return errClosed
-	case s.err != nil:
-		return s.err
+	if err := s.unusable(); err != nil {
+		return err
 	}
 	if err := s.dw.Flush(); err != nil {
 		return fmt.Errorf("har spool: %w", err)

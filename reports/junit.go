@@ -232,16 +232,8 @@ func failureText(f Failure) string {
 	for _, r := range f.Rules {
 		fmt.Fprintf(&b, "%s (%s, %s, %s): %s\n  spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
 	}
-	if f.Check != "" {
-		fmt.Fprintf(&b, "\ncheck:    %s", f.Check)
-	}
-	if f.Expected != "" {
-		fmt.Fprintf(&b, "\nexpected: %s", f.Expected)
-	}
-	fmt.Fprintf(&b, "\nactual:   %s\n", orNothing(f.Actual))
-	if f.Spec != "" {
-		fmt.Fprintf(&b, "spec words: %s\n", f.Spec)
-	}
+	b.WriteString("\n")
+	writeOutcome(&b, f)
 	if len(f.Blocked) > 0 {
 		fmt.Fprintf(&b, "blocked (untested): %s\n", strings.Join(f.Blocked, " "))
 	}
@@ -325,6 +317,21 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 
 // passiveFailureText is the body of a passive <failure>: the rule with its
 // spec words, then each exchange that broke it with expected vs actual.
+// writeOutcome writes a failure's check, expected, actual and spec words, a
+// line each.
+func writeOutcome(b *strings.Builder, f Failure) {
+	if f.Check != "" {
+		fmt.Fprintf(b, "check:    %s\n", f.Check)
+	}
+	if f.Expected != "" {
+		fmt.Fprintf(b, "expected: %s\n", f.Expected)
+	}
+	fmt.Fprintf(b, "actual:   %s\n", orNothing(f.Actual))
+	if f.Spec != "" {
+		fmt.Fprintf(b, "spec words: %s\n", f.Spec)
+	}
+}
+
 func passiveFailureText(r RuleResult, fs []Failure) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %s, %s): %s\n  spec: %s\n%s\n", r.ID, r.Level, r.Source, r.Section, r.Rule.Rule, r.Spec, r.Reason)
@@ -333,16 +340,7 @@ func passiveFailureText(r RuleResult, fs []Failure) string {
 		if len(f.Scenario.Transcript) > 0 && f.Scenario.Transcript[0].Status != 0 {
 			fmt.Fprintf(&b, "status:   %d\n", f.Scenario.Transcript[0].Status)
 		}
-		if f.Check != "" {
-			fmt.Fprintf(&b, "check:    %s\n", f.Check)
-		}
-		if f.Expected != "" {
-			fmt.Fprintf(&b, "expected: %s\n", f.Expected)
-		}
-		fmt.Fprintf(&b, "actual:   %s\n", orNothing(f.Actual))
-		if f.Spec != "" {
-			fmt.Fprintf(&b, "spec words: %s\n", f.Spec)
-		}
+		writeOutcome(&b, f)
 	}
 	return printable(b.String())
 }

@@ -238,18 +238,25 @@ func (w *World) fragmentsSpaced(list string, minGapMS int) error {
 	return w.plainFlush(quotedList(list), every)
 }
 
-// fragmentsOnTime: FMT-06 per fragment: each arrives within the hold limit
-// of its production, counted from the first fragment's arrival.
-func (w *World) fragmentsOnTime(list, every, within string) error {
+// flushFigures reads a flush step's production step and limit; the limit
+// it states (what) must be the one the check applies.
+func flushFigures(every, within, what string) (time.Duration, error) {
 	step, err := parseDuration(every)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	limit, err := parseDuration(within)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := stated("the hold limit", limit, flushLimit); err != nil {
+	return step, stated(what, limit, flushLimit)
+}
+
+// fragmentsOnTime: FMT-06 per fragment: each arrives within the hold limit
+// of its production, counted from the first fragment's arrival.
+func (w *World) fragmentsOnTime(list, every, within string) error {
+	step, err := flushFigures(every, within, "the hold limit")
+	if err != nil {
 		return err
 	}
 	return w.plainFlush(quotedList(list), step)
@@ -396,15 +403,8 @@ func (w *World) invokeDense(path, text string, n int, every string) error {
 // text arrives in reads no further apart than the limit, and spread over
 // the production less the limit.
 func (w *World) denseReads(n int, text, every, within string) error {
-	step, err := parseDuration(every)
+	step, err := flushFigures(every, within, "the read gap limit")
 	if err != nil {
-		return err
-	}
-	limit, err := parseDuration(within)
-	if err != nil {
-		return err
-	}
-	if err := stated("the read gap limit", limit, flushLimit); err != nil {
 		return err
 	}
 	texts := make([]string, n)
