@@ -13,6 +13,7 @@ package checks
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
@@ -213,13 +214,13 @@ func Exchange(x *traffic.Exchange, h *History) []Result {
 }
 
 func run(c Check, x *traffic.Exchange, h *History) (r Result) {
-	r = Result{Rule: c.Rule, Aspect: c.Aspect, Spec: c.Spec, Exchange: x.ID}
+	r = Result{Rule: RuleOn(c.Rule, x), Aspect: c.Aspect, Spec: c.Spec, Exchange: x.ID}
 	defer func() {
 		if p := recover(); p != nil {
 			r.Err = fmt.Errorf("check %s panicked: %v", c.Rule, p)
 		}
 	}()
-	err := c.Judge(x, h)
+	err := c.Decide(x, h)
 	var s *Skip
 	switch {
 	case err == nil:
@@ -227,13 +228,64 @@ func run(c Check, x *traffic.Exchange, h *History) (r Result) {
 		r.Skip = s
 	default:
 		if f, ok := outcome.AsFailure(err); ok {
-			if f.Spec == "" {
-				f.Spec = c.Spec
-			}
 			r.Failure = f
 		} else {
 			r.Err = err
 		}
 	}
 	return r
+}
+
+// Decide runs the check on x: nil when the rule held, a *Skip when x
+// cannot decide it, or an *outcome.Failure that names the check's rule and,
+// unless the check quoted other words, its spec words. The passive judge and
+// the active steps both decide through it, so a failure carries its rule
+// from the check that found it.
+func (c Check) Decide(x *traffic.Exchange, h *History) error {
+	err := c.Judge(x, h)
+	if f, ok := outcome.AsFailure(err); ok {
+		if f.Rule == "" {
+			f.Rule = RuleOn(c.Rule, x)
+		}
+		if f.Spec == "" {
+			f.Spec = c.Spec
+		}
+	}
+	return err
+}
+
+// projectMirrors are the agent-route rules that PROJ-03 states again for
+// the project routes: "Project routes behave identically to the agent
+// routes (same response body, same X-SVC-Thread-Id response header, same
+// Accept variants, same async parameter)".
+var projectMirrors = map[string]bool{
+	"BODY-01": true, "BODY-02": true,
+	"THREAD-01": true, "THREAD-02": true, "THREAD-03": true, "THREAD-04": true,
+	"FMT-01": true, "FMT-02": true, "FMT-03": true, "FMT-04": true, "FMT-05": true, "FMT-06": true,
+	"ASYNC-01": true, "ASYNC-07": true,
+}
+
+// RuleOn returns the rule a check of rule decides on x: on a project
+// route, an agent-route rule that PROJ-03 states again for the project
+// routes is PROJ-03 (a project route that breaks it breaks PROJ-03, not
+// the agent routes' rule); otherwise rule itself.
+func RuleOn(rule string, x *traffic.Exchange) string {
+	if inv, ok := InvokeOf(x); ok && inv.Project && projectMirrors[rule] {
+		return "PROJ-03"
+	}
+	return rule
+}
+
+// Of returns the table's check whose Judge is fn, so a caller holding the
+// function learns its rule and spec words from the one table that states
+// them. A check made by a constructor (OnThread, ThreadFollowUp) is no
+// table entry: ok is false.
+func Of(fn func(*traffic.Exchange, *History) error) (c Check, ok bool) {
+	want := reflect.ValueOf(fn).Pointer()
+	for _, c := range All() {
+		if reflect.ValueOf(c.Judge).Pointer() == want {
+			return c, true
+		}
+	}
+	return Check{}, false
 }

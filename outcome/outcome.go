@@ -1,7 +1,8 @@
-// Package outcome holds the typed results of a check, shared by the steps
-// that make them and the report writers that show them: a Failure carries
-// what was checked, what was expected, what was seen and the spec's words,
-// so no writer ever parses prose. Writers read them with errors.As.
+// Package outcome holds the typed result of a check, shared by the checks
+// that make it and the report writers that show it: a Failure carries the
+// rule it breaks, what was checked, what was expected, what was seen and the
+// spec's words, so no writer ever parses prose or guesses a rule. Writers
+// read it with errors.As.
 package outcome
 
 import (
@@ -10,8 +11,15 @@ import (
 	"strings"
 )
 
-// Failure says that a target broke a check.
+// Failure says that a target broke a rule. Its JSON form keeps the Go
+// field names (summary.json's schema).
 type Failure struct {
+	// Rule is the catalog ID of the rule the failure breaks ("SSE-05"). It
+	// is set where the check runs: by the checks table, by the step that
+	// asserts the rule, or by a prerequisite step naming the rule its
+	// success rests on. "" only before that (a helper's failure that its
+	// step has not claimed yet).
+	Rule string
 	// Check names what was checked ("the last SSE frame").
 	Check string
 	// Expected is the value or shape the spec demands, as a reader would
@@ -19,12 +27,12 @@ type Failure struct {
 	Expected string
 	// Actual is what the target sent (bounded and redacted by the caller).
 	Actual string
-	// Spec holds the spec's words the check rests on; "" when the scenario's
-	// rule says it all.
+	// Spec holds the spec's words the check rests on; "" when the rule's
+	// catalog entry says it all.
 	Spec string
 }
 
-// Fail returns a Failure.
+// Fail returns a Failure whose rule its step will name.
 func Fail(check, expected, actual string) *Failure {
 	return &Failure{Check: check, Expected: expected, Actual: actual}
 }
@@ -36,6 +44,9 @@ func Failf(check, expected, format string, args ...any) *Failure {
 
 // WithSpec returns f with the spec's words set.
 func (f *Failure) WithSpec(words string) *Failure { f.Spec = words; return f }
+
+// Breaks returns f with its rule set.
+func (f *Failure) Breaks(rule string) *Failure { f.Rule = rule; return f }
 
 // Error reads "CHECK: expected EXPECTED, got ACTUAL".
 func (f *Failure) Error() string {
@@ -59,4 +70,15 @@ func AsFailure(err error) (*Failure, bool) {
 		return f, true
 	}
 	return nil, false
+}
+
+// Claim sets the rule of the Failure in err's chain when it has none yet,
+// and returns err. A step claims the failures of the helpers it calls for
+// the rule it asserts; a failure a prerequisite already named keeps its
+// rule.
+func Claim(err error, rule string) error {
+	if f, ok := AsFailure(err); ok && f.Rule == "" {
+		f.Rule = rule
+	}
+	return err
 }

@@ -67,7 +67,8 @@ type Status string
 const (
 	Runs          Status = ""               // planned to run (only in a Plan)
 	Passed        Status = "passed"         // every step passed
-	Failed        Status = "failed"         // the target broke a check
+	Failed        Status = "failed"         // the target broke one of the scenario's own rules
+	Blocked       Status = "blocked"        // the target broke a rule a step rests on (Failure.Rule), before the scenario's own check
 	Untested      Status = "untested"       // a prerequisite is missing; the reason names it
 	NotApplicable Status = "not applicable" // the target lacks an optional capability
 	HarnessError  Status = "harness error"  // the harness broke, not the target
@@ -88,8 +89,10 @@ type ScenarioResult struct {
 	Rules   []string `json:"rules"`
 	Status  Status   `json:"status"`
 	Error   string   `json:"error"`
-	// Failure is the structured failure a step returned, keys redacted; nil
-	// when the step returned an error of another kind (Error says it all).
+	// Failure is the failure a step returned (Failed and Blocked), as the
+	// step made it: the rule it breaks, keys as their variables, bytes
+	// bounded and printable. A Blocked scenario's Failure.Rule is none of
+	// its own rules: it blocked them.
 	Failure  *outcome.Failure `json:"failure,omitempty"`
 	Started  time.Time        `json:"started,omitzero"`
 	Duration time.Duration    `json:"-"`
@@ -186,8 +189,10 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []tra
 	}
 	r.Status, r.Error = c.classify(err)
 	if f, ok := outcome.AsFailure(err); ok && r.Status == Failed {
-		r.Failure = &outcome.Failure{Check: c.p.RedactEnv(f.Check), Expected: c.p.RedactEnv(f.Expected),
-			Actual: c.p.RedactEnv(f.Actual), Spec: f.Spec}
+		r.Failure = f
+		if !contains(r.Rules, f.Rule) {
+			r.Status = Blocked
+		}
 	}
 	c.mu.Lock()
 	if t, ok := c.started[sc.Id]; ok {
@@ -198,11 +203,14 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []tra
 	c.mu.Unlock()
 }
 
-// classify turns a scenario's error into its status. The message is
-// cleaned as a step's own errors are (steps cleans those before godog sees
-// them): errors of hooks and panics pass here only.
+// classify turns a scenario's error into its status. A step's error was
+// cleaned where the step made it (steps.Settled); errors of hooks and
+// panics, which no step made, are cleaned here the same way.
 func (c *collector) classify(err error) (status Status, msg string) {
 	status, msg = c.status(err)
+	if steps.Settled(err) {
+		return status, msg
+	}
 	return status, safetext.Clean(c.p.Redactor().Cut(msg, maxErrorMessage, " [... cut]"))
 }
 
@@ -216,6 +224,8 @@ func (c *collector) status(err error) (status Status, msg string) {
 		return Passed, ""
 	case untested:
 		return Untested, reason
+	case steps.IsHarnessError(err):
+		return HarnessError, err.Error()
 	case errors.Is(err, godog.ErrSkip):
 		return Untested, "skipped"
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
@@ -234,7 +244,7 @@ func (c *collector) progress(n int, r ScenarioResult) {
 	if c.console == nil {
 		return
 	}
-	colour := map[Status]string{Passed: "32", Failed: "31", Untested: "33", HarnessError: "35"}[r.Status]
+	colour := map[Status]string{Passed: "32", Failed: "31", Blocked: "33", Untested: "33", HarnessError: "35"}[r.Status]
 	status := fmt.Sprintf("%-13s", r.Status)
 	if !c.noColors && colour != "" {
 		status = "\x1b[" + colour + "m" + status + "\x1b[0m"
@@ -243,6 +253,9 @@ func (c *collector) progress(n int, r ScenarioResult) {
 		strings.Join(r.Rules, ","), r.Title(), r.Duration.Round(time.Millisecond))
 	if r.Error != "" {
 		first, _, _ := strings.Cut(r.Error, "\n")
+		if r.Status == Blocked {
+			first = "blocked by " + r.Failure.Rule + ": " + first
+		}
 		line += "\n      " + first
 	}
 	fmt.Fprintln(c.console, line)

@@ -15,65 +15,66 @@ import (
 	"github.com/invokeconf/invokeconf/sseframe"
 )
 
-// asyncSteps: async starts and the follow-up routes of async.feature
+// asyncDefs: async starts and the follow-up routes of async.feature
 // (ASYNC-*). The follow-up routes' response shapes are not shown, so answers
 // are looked for as text in their bodies, and only lastRunID is read by name.
-func asyncSteps(sc *godog.ScenarioContext, w *World) {
-	step(sc, `^I start "([^"]*)" asynchronously with the prompt:$`, func(path string, doc *godog.DocString) error {
-		return w.invoke(withQuery(path, "async=true"), doc.Content)
-	})
-	step(sc, `^I start "([^"]*)" asynchronously with the prompt "(.*)"$`, func(path, prompt string) error {
-		return w.invokeQuoted(withQuery(path, "async=true"), prompt)
-	})
-	step(sc, `^the async answer came within (\d+)s with a threadID and a runID, remembered as run "(\w+)" on thread "(\w+)"$`, w.asyncAck)
-	step(sc, `^I remember the async run as "(\w+)" on thread "(\w+)"$`, func(run, thread string) error {
-		return w.rememberAsync(run, thread)
-	})
-	step(sc, `^I fetch the events of thread "(\w+)" with runID of run "(\w+)" as JSON$`, func(thread, run string) error {
-		_, err := w.fetchEvents(thread, run)
-		return err
-	})
-	step(sc, `^I fetch the events of thread "(\w+)" without runID as JSON$`, func(thread string) error {
-		_, err := w.fetchEvents(thread, "")
-		return err
-	})
-	step(sc, `^I fetch the events of thread "(\w+)" without runID and without Accept$`, func(thread string) error {
-		if _, err := w.thread(thread); err != nil {
+func asyncDefs() []Def {
+	return []Def{
+		step2(`^I start "([^"]*)" asynchronously with the prompt:$`, func(w *World, path string, doc *godog.DocString) error {
+			return w.invoke(withQuery(path, "async=true"), doc.Content)
+		}),
+		step2(`^I start "([^"]*)" asynchronously with the prompt "(.*)"$`, func(w *World, path, prompt string) error {
+			return w.invokeQuoted(withQuery(path, "async=true"), prompt)
+		}),
+		step3(`^the async answer came within (\d+)s with a threadID and a runID, remembered as run "(\w+)" on thread "(\w+)"$`, (*World).asyncAck),
+		step2(`^I remember the async run as "(\w+)" on thread "(\w+)"$`, func(w *World, run, thread string) error {
+			return w.rememberAsync(run, thread)
+		}),
+		step2(`^I fetch the events of thread "(\w+)" with runID of run "(\w+)" as JSON$`, func(w *World, thread, run string) error {
+			_, err := w.fetchEvents(thread, run)
 			return err
-		}
-		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}/events", "")
-		return err
-	})
-	step(sc, `^the body holds the last completed run's answer "([^"]*)"(?: and not "([^"]*)")?, or "([^"]*)" if the call stayed open until run "(\w+)" on thread "(\w+)" finished$`,
-		w.lastCompletedOrWaited)
-	step(sc, `^the async answer names thread "(\w+)" and a runID, remembered as run "(\w+)"$`, func(thread, run string) error {
-		return w.rememberAsync(run, thread)
-	})
-	step(sc, `^I get thread "(\w+)"$`, func(thread string) error {
-		_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
-		return err
-	})
-	step(sc, `^I abort thread "(\w+)"$`, func(thread string) error {
-		_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
-		return err
-	})
-	step(sc, `^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and abort the thread once the content "([^"]*)" arrived:$`, w.invokeAndAbort)
-	step(sc, `^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, w.abortedStream)
-	step(sc, `^the events of run "(\w+)" on thread "(\w+)" show the content "([^"]*)" and that it ended without "([^"]*)"$`, w.abortedOnServer)
-	step(sc, `^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, w.threadContinued)
-	step(sc, `^thread "(\w+)" exists: its lastRunID is set and its events without runID contain "([^"]*)"$`, w.threadHolds)
-	step(sc, `^lastRunID is not run "(\w+)"$`, w.lastRunIDIsNot)
-	step(sc, `^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(thread, run string) error {
-		return w.waitFinished(run, thread)
-	})
-	step(sc, `^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)"$`, func(run, thread, want string) error {
-		return w.finishedEventsContain(run, thread, want, "")
-	})
-	step(sc, `^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)" but not "([^"]*)"$`, w.finishedEventsContain)
-	step(sc, `^the events of run "(\w+)" on thread "(\w+)", once it has finished, do not contain "([^"]*)"$`, func(run, thread, notWant string) error {
-		return w.finishedEventsContain(run, thread, "", notWant)
-	})
-	step(sc, `^the body does not contain "([^"]*)"$`, func(notWant string) error { return w.bodyContains("", notWant) })
+		}),
+		step1(`^I fetch the events of thread "(\w+)" without runID as JSON$`, func(w *World, thread string) error {
+			_, err := w.fetchEvents(thread, "")
+			return err
+		}),
+		step1(`^I fetch the events of thread "(\w+)" without runID and without Accept$`, func(w *World, thread string) error {
+			if _, err := w.thread(thread); err != nil {
+				return err
+			}
+			_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}/events", "")
+			return err
+		}),
+		step5(`^the body holds the last completed run's answer "([^"]*)"(?: and not "([^"]*)")?, or "([^"]*)" if the call stayed open until run "(\w+)" on thread "(\w+)" finished$`, (*World).lastCompletedOrWaited),
+		step2(`^the async answer names thread "(\w+)" and a runID, remembered as run "(\w+)"$`, func(w *World, thread, run string) error {
+			return w.rememberAsync(run, thread)
+		}),
+		step1(`^I get thread "(\w+)"$`, func(w *World, thread string) error {
+			_, err := w.follow("GET", "/api/threads/${thread:"+thread+"}", "")
+			return err
+		}),
+		step1(`^I abort thread "(\w+)"$`, func(w *World, thread string) error {
+			_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
+			return err
+		}),
+		step5(`^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and abort the thread once the content "([^"]*)" arrived:$`, (*World).invokeAndAbort),
+		step1(`^the abort answered 2xx and the stream ended without the content "([^"]*)"$`, (*World).abortedStream),
+		step4(`^the events of run "(\w+)" on thread "(\w+)" show the content "([^"]*)" and that it ended without "([^"]*)"$`, (*World).abortedOnServer),
+		step2(`^thread "(\w+)" was continued: its lastRunID moved on and its events without runID contain "([^"]*)"$`, (*World).threadContinued),
+		step2(`^thread "(\w+)" exists: its lastRunID is set and its events without runID contain "([^"]*)"$`, (*World).threadHolds),
+		step1(`^lastRunID is not run "(\w+)"$`, (*World).lastRunIDIsNot),
+		step2(`^lastRunID of thread "(\w+)" eventually becomes run "(\w+)"$`, func(w *World, thread, run string) error {
+			return w.waitFinished(run, thread)
+		}),
+		step3(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)"$`, func(w *World, run, thread, want string) error {
+			return w.finishedEventsContain(run, thread, want, "")
+		}),
+		step4(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, contain "([^"]*)" but not "([^"]*)"$`, (*World).finishedEventsContain),
+		step3(`^the events of run "(\w+)" on thread "(\w+)", once it has finished, do not contain "([^"]*)"$`, func(w *World, run, thread, notWant string) error {
+			return w.finishedEventsContain(run, thread, "", notWant)
+		}),
+		step1(`^the body does not contain "([^"]*)"$`, func(w *World, notWant string) error { return w.bodyContains("", notWant) }),
+	}
 }
 
 // follow makes a plain request/response call (fetch) and keeps the result
@@ -97,7 +98,7 @@ func (w *World) asyncAck(within int, run, thread string) error {
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	if err := w.judge("ASYNC-01", checks.AsyncAtOnce); err != nil {
+	if err := w.judge(checks.AsyncAtOnce); err != nil {
 		return err
 	}
 	return w.rememberAsync(run, thread)
@@ -112,11 +113,11 @@ func (w *World) rememberAsync(run, thread string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.judge("ASYNC-01", checks.AsyncAck); err != nil {
+	if err := w.judge(checks.AsyncAck); err != nil {
 		return err
 	}
 	if known, ok := w.threads[thread]; ok {
-		if err := w.judge("ASYNC-01", checks.OnThread(known, fmt.Sprintf("the resumed thread %q", thread))); err != nil {
+		if err := w.judgeAs("ASYNC-01", checks.OnThread(known, fmt.Sprintf("the resumed thread %q", thread))); err != nil {
 			return err
 		}
 	}
@@ -208,18 +209,19 @@ func (w *World) lastRunID(thread string) (string, error) {
 		return "", err
 	}
 	check := "GET /api/threads/{id} of thread " + thread
-	call, err := w.expectDo(check, rq)
+	r, err := w.do(rq)
 	if err != nil {
 		return "", err
 	}
-	call.StatusRange(httpexpect.Status2xx)
-	if err := call.err(); err != nil {
+	if err := w.readWhole(r); err != nil {
 		return "", err
 	}
-	body := call.Body().Raw()
-	id, err := lastRunIDOf([]byte(body))
+	if err := w.need2xx(check, r); err != nil {
+		return "", err
+	}
+	id, err := lastRunIDOf(r.Body)
 	if err != nil {
-		return "", outcome.Failf(check, "a JSON object with lastRunID", "%s", bounded(body))
+		return "", outcome.Failf(check, "a JSON object with lastRunID", "%s", abbreviate(r.Body)).Breaks("ASYNC-05")
 	}
 	return id, nil
 }
@@ -299,7 +301,7 @@ func (w *World) threadContinued(thread, said string) error {
 	// The thread's set-up run: without it, any lastRunID would look new.
 	before, err := w.run(openingRun(thread))
 	if err != nil {
-		return fmt.Errorf("thread %q was not opened by a set-up step: %w", thread, err)
+		return scenarioErrorf("thread %q was not opened by a set-up step: %v", thread, err)
 	}
 	return w.threadRan(thread, said, before,
 		"Thread selection rules: the thread segment or X-SVC-Thread-Id is used; Thread ID in {id}: continues that thread")
@@ -342,13 +344,17 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 	if err != nil {
 		return err
 	}
-	call, err := w.expectDo(fmt.Sprintf("the events of thread %q without runID (its last completed run, which said %q)", thread, said), rq)
+	r, err := w.do(rq)
 	if err != nil {
 		return err
 	}
-	call.StatusRange(httpexpect.Status2xx)
-	call.Body().Contains(said)
-	return call.err()
+	if err := w.readWhole(r); err != nil {
+		return err
+	}
+	e := r.expect(fmt.Sprintf("the events of thread %q without runID (its last completed run, which said %q)", thread, said))
+	e.StatusRange(httpexpect.Status2xx)
+	e.Body().Contains(said)
+	return e.err()
 }
 
 // invokeAndAbort reads an SSE stream and, once an event carries the given
@@ -421,7 +427,7 @@ func (w *World) abortedStream(notWant string) error {
 	if _, err := w.finished(); err != nil {
 		return outcome.Fail("the SSE stream after the abort", "its end", err.Error())
 	}
-	return w.judge("ASYNC-06", checks.AbortEndsRun)
+	return w.judge(checks.AbortEndsRun)
 }
 
 // abortedOnServer: abort cancels the run on the server, not only the
@@ -443,5 +449,5 @@ func (w *World) abortedOnServer(run, thread, want, notWant string) error {
 	if err := w.status2xx(); err != nil {
 		return err
 	}
-	return w.judge("ASYNC-06", checks.AbortEndsRun)
+	return w.judge(checks.AbortEndsRun)
 }

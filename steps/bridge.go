@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/checks"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -40,17 +39,43 @@ func (r *Response) Exchange() *traffic.Exchange {
 	return x
 }
 
-// judge runs a rule's check on the last response. The scenario was written
-// to decide the rule, so a check that skips fails the step: the response
-// did not show what the rule needs.
-func (w *World) judge(rule string, check func(*traffic.Exchange, *checks.History) error) error {
+// judge decides a shared check's rule on the last response, as the
+// passive judge decides it (checks.Check.Decide): a failure names the rule
+// and the spec words from the checks table. A check that skips leaves the
+// rule untested in this scenario, with the check's reason: the exchange
+// cannot decide it, which is never a failure by itself.
+func (w *World) judge(check func(*traffic.Exchange, *checks.History) error) error {
+	c, ok := checks.Of(check)
+	if !ok {
+		return scenarioErrorf("judge: a check that is not in the checks table (use judgeAs)")
+	}
+	return w.decide(c)
+}
+
+// judgeAs is judge for a check made by a constructor (checks.OnThread),
+// which no table entry holds: rule names what it decides ("" for the
+// scenario's own rule).
+func (w *World) judgeAs(rule string, check func(*traffic.Exchange, *checks.History) error) error {
+	return w.decide(checks.Check{Rule: rule, Judge: check})
+}
+
+func (w *World) decide(c checks.Check) error {
 	r, err := w.last()
 	if err != nil {
 		return err
 	}
 	w.histMu.Lock()
 	defer w.histMu.Unlock()
-	return judged(rule, check(r.Exchange(), &w.hist))
+	err = c.Decide(r.Exchange(), &w.hist)
+	var s *checks.Skip
+	if errors.As(err, &s) {
+		rule := c.Rule
+		if rule == "" {
+			rule = w.ownRule()
+		}
+		return &untested{reason: rule + " could not be decided on this answer: " + s.Reason}
+	}
+	return err
 }
 
 // remember adds an exchange of the scenario to its History, so checks over
@@ -86,15 +111,6 @@ func (w *World) remember(r *Response) {
 // maxRemembered bounds the body bytes remember reads.
 const maxRemembered = 256 << 10
 
-// judged turns a check's Skip into a failure.
-func judged(rule string, err error) error {
-	var s *checks.Skip
-	if errors.As(err, &s) {
-		return outcome.Fail("the response", "a response that decides "+rule, "the check skipped it: "+s.Reason)
-	}
-	return err
-}
-
 // judgeIfDecided runs checks on the last response and fails only on a
 // failure: a check that skips did not bear on what the step asserts.
 func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) error) error {
@@ -105,8 +121,12 @@ func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) er
 	x := r.Exchange()
 	w.histMu.Lock()
 	defer w.histMu.Unlock()
-	for _, c := range cs {
-		err := c(x, &w.hist)
+	for _, fn := range cs {
+		c, ok := checks.Of(fn)
+		if !ok {
+			return scenarioErrorf("judgeIfDecided: a check that is not in the checks table")
+		}
+		err := c.Decide(x, &w.hist)
 		var s *checks.Skip
 		if err != nil && !errors.As(err, &s) {
 			return err

@@ -13,14 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
-// bundleSteps: the project bundle lifecycle of bundle.feature,
+// bundleDefs: the project bundle lifecycle of bundle.feature,
 // export.feature, install.feature, update.feature and uninstall.feature
 // (BUNDLE-*, EXPORT-*, DROP-*, INSTALL-*, UPDATE-*, UNINSTALL-*).
 //
@@ -35,59 +33,49 @@ import (
 // Every document names its resources with ${marker:b}, unique to the
 // scenario, so scenarios run concurrently against one target; what a
 // scenario installed is uninstalled after it, as far as the target lets.
-func bundleSteps(sc *godog.ScenarioContext, w *World) {
-	bw := &bundleWorld{w: w}
-	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
-		bw.reset()
-		return ctx, nil
-	})
-	sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
-		bw.cleanUp()
-		return ctx, nil // returning the step's error would make godog report it twice, blaming this hook
-	})
-
+func bundleDefs() []Def {
 	// What the steps read of the profile beyond their texts: every call
 	// carries the bundles key; installing, updating and reading installation
 	// records go through the extension routes.
 	bundleKey := []string{"keys.bundles"}
 	installRoutes := []string{"keys.bundles", "routes"}
 
-	step(sc, `^a target that manages bundles$`, bw.managesBundles, "capabilities.bundles", "keys.bundles")
-	step(sc, `^the target honours the bundle test hooks$`, bw.honoursTestHooks, "capabilities.bundleTestHooks")
+	return []Def{
+		step0(`^a target that manages bundles$`, (*World).managesBundles).Need("capabilities.bundles", "keys.bundles"),
+		step0(`^the target honours the bundle test hooks$`, (*World).honoursTestHooks).Need("capabilities.bundleTestHooks"),
 
-	step(sc, `^I install the bundle "([^"]*)" as "(\w+)"$`, bw.install, installRoutes...)
-	step(sc, `^installation "(\w+)" of "([^"]*)"$`, bw.givenInstalled, installRoutes...)
-	step(sc, `^I update installation "(\w+)" with "([^"]*)"$`, bw.update, installRoutes...)
-	step(sc, `^installation "(\w+)" was updated with "([^"]*)"$`, bw.givenUpdated, installRoutes...)
-	step(sc, `^I send the same update again$`, bw.updateAgain, installRoutes...)
-	step(sc, `^I update the "(\w+)" child of installation "(\w+)" directly with "([^"]*)"$`, bw.updateChild, installRoutes...)
-	step(sc, `^I uninstall installation "(\w+)"$`, bw.uninstall, installRoutes...)
-	step(sc, `^I delete the task "([^"]*)" of installation "(\w+)"$`, bw.deleteTask, installRoutes...)
-	step(sc, `^I uninstall the own installation of orphaned child "([^"]*)"$`, bw.uninstallOrphan, bundleKey...)
+		step2(`^I install the bundle "([^"]*)" as "(\w+)"$`, (*World).install).Need(installRoutes...),
+		step2(`^installation "(\w+)" of "([^"]*)"$`, (*World).givenInstalled).Need(installRoutes...),
+		step2(`^I update installation "(\w+)" with "([^"]*)"$`, (*World).update).Need(installRoutes...),
+		step2(`^installation "(\w+)" was updated with "([^"]*)"$`, (*World).givenUpdated).Need(installRoutes...),
+		step0(`^I send the same update again$`, (*World).updateAgain).Need(installRoutes...),
+		step3(`^I update the "(\w+)" child of installation "(\w+)" directly with "([^"]*)"$`, (*World).updateChild).Need(installRoutes...),
+		step1(`^I uninstall installation "(\w+)"$`, (*World).uninstall).Need(installRoutes...),
+		step2(`^I delete the task "([^"]*)" of installation "(\w+)"$`, (*World).deleteTask).Need(installRoutes...),
+		step1(`^I uninstall the own installation of orphaned child "([^"]*)"$`, (*World).uninstallOrphan).Need(bundleKey...),
 
-	step(sc, `^installation "(\w+)" is installed$`, func(name string) error { return bw.isInstalled(name, "", false) }, installRoutes...)
-	step(sc, `^installation "(\w+)" is installed with every child of "([^"]*)"$`, func(name, doc string) error { return bw.isInstalled(name, doc, false) }, installRoutes...)
-	step(sc, `^installation "(\w+)" is installed with every child at its version in "([^"]*)"$`, func(name, doc string) error { return bw.isInstalled(name, doc, true) }, installRoutes...)
-	step(sc, `^installation "(\w+)" is still installed$`, bw.stillInstalled, installRoutes...)
-	step(sc, `^the install is refused with a 4xx naming "([^"]*)"$`, bw.installRefused)
-	step(sc, `^nothing of the bundle is installed$`, bw.nothingInstalled, installRoutes...)
-	step(sc, `^the (?:update|uninstall) is refused, naming "([^"]*)"$`, bw.refusedNaming)
-	step(sc, `^the log of installation "(\w+)" installed in the order (.+)$`, bw.installOrder, installRoutes...)
-	step(sc, `^the final record of installation "(\w+)" removed in the order (.+)$`, bw.removalOrder)
-	step(sc, `^installation "(\w+)" is marked failed with an error naming "([^"]*)"$`, bw.markedFailed, installRoutes...)
-	step(sc, `^installation "(\w+)" still records "([^"]*)" as installed, each with its own installation record$`, bw.stillRecords, installRoutes...)
-	step(sc, `^installation "(\w+)" and every child it recorded are gone$`, bw.allGone, installRoutes...)
-	step(sc, `^the update of installation "(\w+)" stopped partway$`, bw.stoppedPartway, installRoutes...)
-	step(sc, `^the log of installation "(\w+)" updated each child once$`, bw.updatedOnce, installRoutes...)
-	step(sc, `^the refused update wrote nothing to installation "(\w+)"$`, func(name string) error { return bw.wroteNothing(name, false) }, installRoutes...)
-	step(sc, `^the last update wrote nothing to the children of installation "(\w+)"$`, func(name string) error { return bw.wroteNothing(name, true) }, installRoutes...)
-	step(sc, `^installation "(\w+)" no longer counts the task "([^"]*)" as its own$`, bw.taskUnmarked, installRoutes...)
-	step(sc, `^installation "(\w+)" records the "(\w+)" child "([^"]*)" as orphaned$`, bw.recordsOrphan, installRoutes...)
-	step(sc, `^the own installation of orphaned child "([^"]*)" is still there at version "([^"]*)"$`, bw.orphanUntouched, installRoutes...)
-	step(sc, `^the own installation of orphaned child "([^"]*)" is gone$`, bw.orphanGone, installRoutes...)
-	step(sc, `^installation "(\w+)" carries a warning$`, bw.carriesWarning, installRoutes...)
-
-	exportSteps(sc, bw)
+		step1(`^installation "(\w+)" is installed$`, func(w *World, name string) error { return w.isInstalled(name, "", false) }).Need(installRoutes...),
+		step2(`^installation "(\w+)" is installed with every child of "([^"]*)"$`, func(w *World, name, doc string) error { return w.isInstalled(name, doc, false) }).Need(installRoutes...),
+		step2(`^installation "(\w+)" is installed with every child at its version in "([^"]*)"$`, func(w *World, name, doc string) error { return w.isInstalled(name, doc, true) }).Need(installRoutes...),
+		step1(`^installation "(\w+)" is still installed$`, (*World).stillInstalled).Need(installRoutes...),
+		step1(`^the install is refused with a 4xx naming "([^"]*)"$`, (*World).installRefused),
+		step0(`^nothing of the bundle is installed$`, (*World).nothingInstalled).Need(installRoutes...),
+		step1(`^the (?:update|uninstall) is refused, naming "([^"]*)"$`, (*World).refusedNaming),
+		step2(`^the log of installation "(\w+)" installed in the order (.+)$`, (*World).installOrder).Need(installRoutes...),
+		step2(`^the final record of installation "(\w+)" removed in the order (.+)$`, (*World).removalOrder),
+		step2(`^installation "(\w+)" is marked failed with an error naming "([^"]*)"$`, (*World).markedFailed).Need(installRoutes...),
+		step2(`^installation "(\w+)" still records "([^"]*)" as installed, each with its own installation record$`, (*World).stillRecords).Need(installRoutes...),
+		step1(`^installation "(\w+)" and every child it recorded are gone$`, (*World).allGone).Need(installRoutes...),
+		step1(`^the update of installation "(\w+)" stopped partway$`, (*World).stoppedPartway).Need(installRoutes...),
+		step1(`^the log of installation "(\w+)" updated each child once$`, (*World).updatedOnce).Need(installRoutes...),
+		step1(`^the refused update wrote nothing to installation "(\w+)"$`, func(w *World, name string) error { return w.wroteNothing(name, false) }).Need(installRoutes...),
+		step1(`^the last update wrote nothing to the children of installation "(\w+)"$`, func(w *World, name string) error { return w.wroteNothing(name, true) }).Need(installRoutes...),
+		step2(`^installation "(\w+)" no longer counts the task "([^"]*)" as its own$`, (*World).taskUnmarked).Need(installRoutes...),
+		step3(`^installation "(\w+)" records the "(\w+)" child "([^"]*)" as orphaned$`, (*World).recordsOrphan).Need(installRoutes...),
+		step2(`^the own installation of orphaned child "([^"]*)" is still there at version "([^"]*)"$`, (*World).orphanUntouched).Need(installRoutes...),
+		step1(`^the own installation of orphaned child "([^"]*)" is gone$`, (*World).orphanGone).Need(installRoutes...),
+		step1(`^installation "(\w+)" carries a warning$`, (*World).carriesWarning).Need(installRoutes...),
+	}
 }
 
 // bundleWorld is the bundle state of one scenario.
@@ -282,7 +270,7 @@ func (bw *bundleWorld) exchange(method, p, contentType string, body *string, acc
 	}
 	resp, err := bw.w.do(rq)
 	if err == nil {
-		err = resp.complete()
+		err = bw.w.readWhole(resp)
 	}
 	if err != nil {
 		if _, skip := Untested(err); skip {
@@ -303,7 +291,7 @@ func (bw *bundleWorld) state(name string) (*installState, error) {
 	st, ok := bw.installs[name]
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("no installation named %q was installed in this scenario", name)
+		return nil, scenarioErrorf("no installation named %q was installed in this scenario", name)
 	case st.err != nil:
 		return nil, st.err
 	case st.id == "":
@@ -502,7 +490,7 @@ func (bw *bundleWorld) send(c *bundleCall) error {
 
 func (bw *bundleWorld) updateAgain() error {
 	if bw.lastUpdate == nil {
-		return errors.New("no update was sent in this scenario")
+		return scenarioErrorf("no update was sent in this scenario")
 	}
 	return bw.send(bw.lastUpdate)
 }
@@ -660,7 +648,7 @@ func (bw *bundleWorld) docChildren(doc string) ([]recordChild, error) {
 	}
 	tree, err := parseTree([]byte(body))
 	if err != nil {
-		return nil, fmt.Errorf("fixture %s: %w", doc, err)
+		return nil, scenarioErrorf("fixture %s: %v", doc, err)
 	}
 	var out []recordChild
 	for _, c := range includesOf(tree) {

@@ -389,7 +389,7 @@ func (bw *bundleWorld) wroteNothing(name string, childrenOnly bool) error {
 		return err
 	}
 	if st.before == nil {
-		return fmt.Errorf("scenario error: no update of %q was sent", name)
+		return scenarioErrorf("no update of %q was sent", name)
 	}
 	rec, err := bw.read(name)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cucumber/godog"
 	"gopkg.in/yaml.v3"
 
 	"github.com/invokeconf/invokeconf/checks"
@@ -16,7 +15,7 @@ import (
 	"github.com/invokeconf/invokeconf/profile"
 )
 
-// exportSteps: the export route (EXPORT-*), what it drops (DROP-01..06) and
+// exportDefs: the export route (EXPORT-*), what it drops (DROP-01..06) and
 // the shape of a project bundle (BUNDLE-01). The response shape is not shown
 // beyond spec.type, spec.payload and spec.includes, so the export is parsed
 // (YAML or JSON) and items are looked for as text among its keys and
@@ -24,100 +23,97 @@ import (
 // the literal types the spec gives (knowledge, connector, project) are
 // looked for by type: the agent and app children are found by the
 // profile's names and IDs, since "Agent" and "App" are prose.
-func exportSteps(sc *godog.ScenarioContext, bw *bundleWorld) {
-	step(sc, `^I export the export project$`, func() error { return bw.exportSeeded(false) },
-		exportNeeds("keys.bundles")...)
-	step(sc, `^I export the export project with its app$`, func() error { return bw.exportSeeded(true) },
-		exportNeeds("keys.bundles", "bundles.export.appPublicID")...)
-	step(sc, `^I export the project of installation "(\w+)"$`, func(name string) error { return bw.exportInstalled(name, "") }, "keys.bundles", "routes")
-	step(sc, `^I export the project of installation "(\w+)" with the app "([^"]*)"$`, bw.exportInstalled, "keys.bundles", "routes")
+func exportDefs() []Def {
+	return []Def{
+		step0(`^I export the export project$`, func(w *World) error { return w.exportSeeded(false) }).Need(exportNeeds("keys.bundles")...),
+		step0(`^I export the export project with its app$`, func(w *World) error { return w.exportSeeded(true) }).Need(exportNeeds("keys.bundles", "bundles.export.appPublicID")...),
+		step1(`^I export the project of installation "(\w+)"$`, func(w *World, name string) error { return w.exportInstalled(name, "") }).Need("keys.bundles", "routes"),
+		step2(`^I export the project of installation "(\w+)" with the app "([^"]*)"$`, (*World).exportInstalled).Need("keys.bundles", "routes"),
 
-	step(sc, `^the export is a project bundle$`, bw.isProjectBundle)
-	step(sc, `^the payload of the export holds every task of the export project$`, func() error {
-		e, err := bw.exportProject()
-		if err != nil {
-			return err
-		}
-		return bw.payloadHolds(e.Tasks, "bundles.export.tasks")
-	}, exportNeeds("bundles.export.tasks")...)
-	step(sc, `^the payload of the export holds the tasks "([^"]*)"$`, func(list string) error {
-		l, err := bw.w.expand(list)
-		if err != nil {
-			return err
-		}
-		return bw.payloadHolds(splitList(l), "")
-	})
-	step(sc, `^the payload of the export does not hold the task "([^"]*)"$`, bw.payloadLacks)
-	step(sc, `^the payload of the export holds the export project$`, func() error {
-		e, err := bw.exportProject()
-		if err != nil {
-			return err
-		}
-		if e.ProjectName == "" {
-			return need(&profile.MissingError{What: "bundles.export.projectName"})
-		}
-		return bw.payloadHoldsProject(e.ProjectName)
-	}, exportNeeds("bundles.export.projectName")...)
-	step(sc, `^the payload of the export holds the project "([^"]*)"$`, func(name string) error {
-		n, err := bw.w.expand(name)
-		if err != nil {
-			return err
-		}
-		return bw.payloadHoldsProject(n)
-	})
-	step(sc, `^the export includes exactly one agent, at most one app, no project, and no child of another type$`, bw.cardinality, exportNeeds()...)
-	step(sc, `^the export mentions none of "([^"]*)"$`, func(list string) error {
-		l, err := bw.w.expand(list)
-		if err != nil {
-			return err
-		}
-		return bw.mentionsNone(splitList(l), "the scenario's dropped values")
-	})
-	step(sc, `^the export includes exactly one child that mentions the export agent$`, func() error { return bw.exactlyOneChild("agent") }, exportNeeds()...)
-	step(sc, `^the export includes exactly one child that mentions the export app$`, func() error { return bw.exactlyOneChild("app") },
-		exportNeeds("bundles.export.appPublicID")...)
-	step(sc, `^the export includes no app child and does not mention the export app$`, bw.noApp, exportNeeds()...)
-	step(sc, `^the export includes a child that mentions the app "([^"]*)"$`, bw.appChildFor)
-	step(sc, `^the export includes a "(knowledge|connector)" child for each of "([^"]*)"$`, func(kind, list string) error {
-		l, err := bw.w.expand(list)
-		if err != nil {
-			return err
-		}
-		return bw.childForEach(kind, splitList(l), "")
-	})
-	step(sc, `^the export includes a "knowledge" child for each knowledge set attached to the export agent$`, func() error {
-		e, err := bw.exportProject()
-		if err != nil {
-			return err
-		}
-		return bw.childForEach("knowledge", e.KnowledgeAttached, "bundles.export.knowledgeAttached")
-	}, exportNeeds("bundles.export.knowledgeAttached")...)
-	step(sc, `^the export includes a "connector" child for each connector the export project references$`, func() error {
-		e, err := bw.exportProject()
-		if err != nil {
-			return err
-		}
-		return bw.childForEach("connector", e.ConnectorsReferenced, "bundles.export.connectorsReferenced")
-	}, exportNeeds("bundles.export.connectorsReferenced")...)
-	step(sc, `^the export mentions no knowledge set that is not attached to the export agent$`, func() error {
-		e, err := bw.exportProject()
-		if err != nil {
-			return err
-		}
-		return bw.mentionsNone(e.KnowledgeDetached, "bundles.export.knowledgeDetached")
-	}, exportNeeds("bundles.export.knowledgeDetached")...)
-	step(sc, `^the export mentions no connector that the export project does not reference$`, func() error {
-		e, err := bw.exportProject()
-		if err != nil {
-			return err
-		}
-		return bw.mentionsNone(e.ConnectorsUnreferenced, "bundles.export.connectorsUnreferenced")
-	}, exportNeeds("bundles.export.connectorsUnreferenced")...)
-	step(sc, `^the export mentions none of the export project's dropped "(\w+)"$`, bw.droppedAbsent,
-		exportNeeds("bundles.export.dropped.$1")...)
-	step(sc, `^the export names every environment variable of the export project but none of their values$`, bw.envNamesOnly,
-		exportNeeds("bundles.export.envVars")...)
-	step(sc, `^the export holds no task trigger but schedule and onDemand, and holds both$`, bw.triggersKept)
+		step0(`^the export is a project bundle$`, (*World).isProjectBundle),
+		step0(`^the payload of the export holds every task of the export project$`, func(w *World) error {
+			e, err := w.exportProject()
+			if err != nil {
+				return err
+			}
+			return w.payloadHolds(e.Tasks, "bundles.export.tasks")
+		}).Need(exportNeeds("bundles.export.tasks")...),
+		step1(`^the payload of the export holds the tasks "([^"]*)"$`, func(w *World, list string) error {
+			l, err := w.expand(list)
+			if err != nil {
+				return err
+			}
+			return w.payloadHolds(splitList(l), "")
+		}),
+		step1(`^the payload of the export does not hold the task "([^"]*)"$`, (*World).payloadLacks),
+		step0(`^the payload of the export holds the export project$`, func(w *World) error {
+			e, err := w.exportProject()
+			if err != nil {
+				return err
+			}
+			if e.ProjectName == "" {
+				return need(&profile.MissingError{What: "bundles.export.projectName"})
+			}
+			return w.payloadHoldsProject(e.ProjectName)
+		}).Need(exportNeeds("bundles.export.projectName")...),
+		step1(`^the payload of the export holds the project "([^"]*)"$`, func(w *World, name string) error {
+			n, err := w.expand(name)
+			if err != nil {
+				return err
+			}
+			return w.payloadHoldsProject(n)
+		}),
+		step0(`^the export includes exactly one agent, at most one app, no project, and no child of another type$`, (*World).cardinality).Need(exportNeeds()...),
+		step1(`^the export mentions none of "([^"]*)"$`, func(w *World, list string) error {
+			l, err := w.expand(list)
+			if err != nil {
+				return err
+			}
+			return w.mentionsNone(splitList(l), "the scenario's dropped values")
+		}),
+		step0(`^the export includes exactly one child that mentions the export agent$`, func(w *World) error { return w.exactlyOneChild("agent") }).Need(exportNeeds()...),
+		step0(`^the export includes exactly one child that mentions the export app$`, func(w *World) error { return w.exactlyOneChild("app") }).Need(exportNeeds("bundles.export.appPublicID")...),
+		step0(`^the export includes no app child and does not mention the export app$`, (*World).noApp).Need(exportNeeds()...),
+		step1(`^the export includes a child that mentions the app "([^"]*)"$`, (*World).appChildFor),
+		step2(`^the export includes a "(knowledge|connector)" child for each of "([^"]*)"$`, func(w *World, kind, list string) error {
+			l, err := w.expand(list)
+			if err != nil {
+				return err
+			}
+			return w.childForEach(kind, splitList(l), "")
+		}),
+		step0(`^the export includes a "knowledge" child for each knowledge set attached to the export agent$`, func(w *World) error {
+			e, err := w.exportProject()
+			if err != nil {
+				return err
+			}
+			return w.childForEach("knowledge", e.KnowledgeAttached, "bundles.export.knowledgeAttached")
+		}).Need(exportNeeds("bundles.export.knowledgeAttached")...),
+		step0(`^the export includes a "connector" child for each connector the export project references$`, func(w *World) error {
+			e, err := w.exportProject()
+			if err != nil {
+				return err
+			}
+			return w.childForEach("connector", e.ConnectorsReferenced, "bundles.export.connectorsReferenced")
+		}).Need(exportNeeds("bundles.export.connectorsReferenced")...),
+		step0(`^the export mentions no knowledge set that is not attached to the export agent$`, func(w *World) error {
+			e, err := w.exportProject()
+			if err != nil {
+				return err
+			}
+			return w.mentionsNone(e.KnowledgeDetached, "bundles.export.knowledgeDetached")
+		}).Need(exportNeeds("bundles.export.knowledgeDetached")...),
+		step0(`^the export mentions no connector that the export project does not reference$`, func(w *World) error {
+			e, err := w.exportProject()
+			if err != nil {
+				return err
+			}
+			return w.mentionsNone(e.ConnectorsUnreferenced, "bundles.export.connectorsUnreferenced")
+		}).Need(exportNeeds("bundles.export.connectorsUnreferenced")...),
+		step1(`^the export mentions none of the export project's dropped "(\w+)"$`, (*World).droppedAbsent).Need(exportNeeds("bundles.export.dropped.$1")...),
+		step0(`^the export names every environment variable of the export project but none of their values$`, (*World).envNamesOnly).Need(exportNeeds("bundles.export.envVars")...),
+		step0(`^the export holds no task trigger but schedule and onDemand, and holds both$`, (*World).triggersKept),
+	}
 }
 
 // exportNeeds are the needs of a step that reads the export project
@@ -292,7 +288,7 @@ func (bw *bundleWorld) isProjectBundle() error {
 	if _, err := bw.exported(); err != nil {
 		return err
 	}
-	return bw.w.judge("BUNDLE-01", checks.ExportIsProjectBundle)
+	return bw.w.judge(checks.ExportIsProjectBundle)
 }
 
 // payloadHoldsProject: BUNDLE-01, BUNDLE-06. spec.payload holds "the project
@@ -589,7 +585,7 @@ func (bw *bundleWorld) droppedAbsent(kind string) error {
 	}
 	values, ok := e.Dropped.Kind(kind)
 	if !ok {
-		return fmt.Errorf("unknown kind of dropped item %q in the feature", kind)
+		return scenarioErrorf("unknown kind of dropped item %q in the feature", kind)
 	}
 	return bw.mentionsNone(values, "bundles.export.dropped."+kind)
 }

@@ -17,7 +17,7 @@ import (
 func (w *World) needPrompt(prompt string) error {
 	s, err := agentscript.Parse(prompt)
 	if err != nil {
-		return fmt.Errorf("the scenario's prompt is not a valid agent script: %w", err)
+		return scenarioErrorf("the prompt is not a valid agent script: %v", err)
 	}
 	if s.Echo {
 		w.echoSent = true

@@ -1,15 +1,15 @@
 package steps
 
 import (
-	"github.com/cucumber/godog"
-
 	"github.com/invokeconf/invokeconf/checks"
 )
 
-// errorSteps: errors.feature (ERR-*). The problem format's body shape is not
+// errorDefs: errors.feature (ERR-*). The problem format's body shape is not
 // shown, so only what it must not be is checked.
-func errorSteps(sc *godog.ScenarioContext, w *World) {
-	step(sc, `^the body is not an OpenAI error envelope$`, w.notOpenAIError)
+func errorDefs() []Def {
+	return []Def{
+		step0(`^the body is not an OpenAI error envelope$`, (*World).notOpenAIError),
+	}
 }
 
 // notOpenAIError: ERR-10, judged by the passive check.
@@ -17,5 +17,5 @@ func (w *World) notOpenAIError() error {
 	if _, err := w.finished(); err != nil {
 		return err
 	}
-	return w.judge("ERR-10", checks.ProblemFormat)
+	return w.judge(checks.ProblemFormat)
 }

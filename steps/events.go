@@ -12,29 +12,30 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
-// eventSteps: the event objects of events.feature (EVT-*).
-func eventSteps(sc *godog.ScenarioContext, w *World) {
-	step(sc, `^every data frame of the run holds one JSON object$`, w.dataFramesAreObjects)
-	step(sc, `^no event has more than one richer field set$`, w.atMostOneRicher)
-	step(sc, `^every event has runID equal to its id line and threadID equal to the X-SVC-Thread-Id header$`, w.eventIDs)
-	step(sc, `^an event has toolCall with name "(.*)"$`, func(v string) error { return w.innerField("toolCall", "name", v) })
-	step(sc, `^an event has step with description "(.*)"$`, func(v string) error { return w.innerField("step", "description", v) })
-	step(sc, `^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, w.promptEvent)
-	step(sc, `^I invoke "([^"]*)" with the prompt "(.*)" and stop reading at the first prompt event$`, func(path, text string) error {
-		text, err := unquote(text)
-		if err != nil {
-			return err
-		}
-		return w.invokeUntilPrompt(path, text)
-	})
-	step(sc, `^I invoke "([^"]*)" with the prompt below and stop reading at the first prompt event:$`,
-		func(path string, doc *godog.DocString) error { return w.invokeUntilPrompt(path, doc.Content) })
-	step(sc, `^an event has waitingOnModel set before the first event with content$`, func() error {
-		return w.setBefore("waitingOnModel", "content", "the model's first content")
-	})
-	step(sc, `^an event has toolInput set before the first event with toolCall$`, func() error {
-		return w.setBefore("toolInput", "toolCall", "its toolCall")
-	})
+// eventDefs: the event objects of events.feature (EVT-*).
+func eventDefs() []Def {
+	return []Def{
+		step0(`^every data frame of the run holds one JSON object$`, (*World).dataFramesAreObjects),
+		step0(`^no event has more than one richer field set$`, (*World).atMostOneRicher),
+		step0(`^every event has runID equal to its id line and threadID equal to the X-SVC-Thread-Id header$`, (*World).eventIDs),
+		step1(`^an event has toolCall with name "(.*)"$`, func(w *World, v string) error { return w.innerField("toolCall", "name", v) }),
+		step1(`^an event has step with description "(.*)"$`, func(w *World, v string) error { return w.innerField("step", "description", v) }),
+		step2(`^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, (*World).promptEvent),
+		step2(`^I invoke "([^"]*)" with the prompt "(.*)" and stop reading at the first prompt event$`, func(w *World, path, text string) error {
+			text, err := unquote(text)
+			if err != nil {
+				return err
+			}
+			return w.invokeUntilPrompt(path, text)
+		}),
+		step2(`^I invoke "([^"]*)" with the prompt below and stop reading at the first prompt event:$`, func(w *World, path string, doc *godog.DocString) error { return w.invokeUntilPrompt(path, doc.Content) }),
+		step0(`^an event has waitingOnModel set before the first event with content$`, func(w *World) error {
+			return w.setBefore("waitingOnModel", "content", "the model's first content")
+		}),
+		step0(`^an event has toolInput set before the first event with toolCall$`, func(w *World) error {
+			return w.setBefore("toolInput", "toolCall", "its toolCall")
+		}),
+	}
 }
 
 // invokeUntilPrompt reads an SSE stream up to its first event with a prompt
@@ -67,7 +68,7 @@ func (w *World) dataFramesAreObjects() error {
 	if !slices.ContainsFunc(frames, Frame.IsEvent) {
 		return outcome.Fail("the SSE stream", "the run's data frames", "no data frame")
 	}
-	return w.judge("EVT-01", checks.DataIsObject)
+	return w.judge(checks.DataIsObject)
 }
 
 // events returns the event objects of an SSE response read to its end or
@@ -82,7 +83,7 @@ func quoteEvent(ev map[string]any) string {
 // atMostOneRicher: EVT-04, the passive check's: no event sets more than
 // one richer field (null, false, 0, "", {} and [] are not set).
 func (w *World) atMostOneRicher() error {
-	return w.judge("EVT-04", checks.OneRicherField)
+	return w.judge(checks.OneRicherField)
 }
 
 // eventIDs: EVT-02, judged by the passive check: every event carries
@@ -92,7 +93,10 @@ func (w *World) atMostOneRicher() error {
 // "an id: line holding the run ID", given EVT-02's one run: its check
 // compares each id line with the run the events name.
 func (w *World) eventIDs() error {
-	if err := w.judge("EVT-02", checks.EventsNameRun); err != nil {
+	if err := w.judge(checks.ThreadHeader); err != nil {
+		return err
+	}
+	if err := w.judge(checks.EventsNameRun); err != nil {
 		return err
 	}
 	return w.judgeIfDecided(checks.IDBeforeData)
@@ -106,11 +110,11 @@ func (w *World) innerField(field, inner, want string) error {
 	if err != nil {
 		return need(err)
 	}
-	rule, check := "EVT-05", checks.ToolCallName
+	check := checks.ToolCallName
 	if field == "step" {
-		rule, check = "EVT-06", checks.StepDescription
+		check = checks.StepDescription
 	}
-	if err := w.judge(rule, check); err != nil {
+	if err := w.judge(check); err != nil {
 		return err
 	}
 	evs, err := w.events()
@@ -137,10 +141,10 @@ func (w *World) promptEvent(message, sensitive string) error {
 	}
 	sens, fields, ok := checks.ScriptAsk(r.Exchange(), message)
 	if !ok || strconv.FormatBool(sens) != sensitive || !fields {
-		return fmt.Errorf("scenario error: the step states a prompt %q, sensitive %s, with fields; the script's @ask lines say: found %t, sensitive %t, fields %t",
+		return scenarioErrorf("the step states a prompt %q, sensitive %s, with fields; the script's @ask lines say: found %t, sensitive %t, fields %t",
 			message, sensitive, ok, sens, fields)
 	}
-	if err := w.judge("EVT-07", checks.PromptCarries); err != nil {
+	if err := w.judge(checks.PromptCarries); err != nil {
 		return err
 	}
 	evs, err := w.events()

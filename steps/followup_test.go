@@ -36,7 +36,7 @@ func TestFollowUpFailures(t *testing.T) {
 		{"numeric run ID", thread(203, "", `{"lastRunID":7}`),
 			func(w *World) error { w.runs["R"] = "7"; return w.waitFinished("R", "T") }, "", ""},
 		{"hidden thread", thread(404, "application/json", `{"error":"no such thread"}`),
-			func(w *World) error { return w.waitFinished("R", "T") }, "2xx", "404 Not Found"},
+			func(w *World) error { return w.waitFinished("R", "T") }, "a 2xx status", "status 404"},
 		{"not an object", thread(200, "application/json", `["run_1"]`),
 			func(w *World) error { return w.waitFinished("R", "T") }, "a JSON object with lastRunID", `["run_1"]`},
 		{"never finishes", thread(200, "application/json", `{"lastRunID":"run_0"}`),

@@ -15,30 +15,32 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
-// formatSteps: the response forms of formats.feature (FMT-*).
-func formatSteps(sc *godog.ScenarioContext, w *World) {
-	step(sc, `^the response is an SSE stream$`, w.isSSE)
-	step(sc, `^the SSE answer is "(.*)"$`, w.sseAnswerIs)
-	step(sc, `^the event with content "(.*)" arrived at least (\S+) before the event with content "(.*)"$`, w.eventGap)
-	step(sc, `^the response is a JSON envelope whose items' content is "(.*)"$`, w.envelopeAnswerIs)
-	step(sc, `^the envelope's last item has runComplete true$`, w.envelopeLastComplete)
-	step(sc, `^the body did not begin before (\S+) had passed$`, w.bodyNotBefore)
-	step(sc, `^the envelope holds a toolCall with name "(.*)" and a step with description "(.*)"$`, w.envelopeHoldsRicher)
-	step(sc, `^every item of the envelope has the same runID and threadID equal to the X-SVC-Thread-Id header$`, w.envelopeItemIDs)
-	step(sc, `^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, w.fragmentsSpaced)
-	step(sc, `^each of the fragments (.+), produced (\S+) apart, arrived within (\S+) of when it was produced, counted from the first$`, w.fragmentsOnTime)
-	step(sc, `^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and disconnect after the content "(.*)":$`, w.invokeAndDisconnect)
-	step(sc, `^the events of run "(\w+)" on thread "(\w+)", fetched by its runID as JSON, contain "([^"]*)" but not "([^"]*)"$`, w.disconnectedRunEvents)
-	step(sc, `^I invoke "([^"]*)" with the prompt below on thread "(\w+)" and disconnect once the plain text holds "(.*)":$`, w.invokePlainAndDisconnect)
-	step(sc, `^the run that thread "(\w+)" reports completed within (\S+), if any, has events that contain "([^"]*)" but not "([^"]*)"$`, w.reportedRunEvents)
-	step(sc, `^I invoke "([^"]*)" with a script that says "([^"]*)" (\d+) times, every (\S+)$`, w.invokeDense)
-	step(sc, `^the (\d+) fragments "([^"]*)", produced every (\S+), arrived in reads at most (\S+) apart$`, w.denseReads)
-	step(sc, `^an item of the envelope has error set$`, w.envelopeHasError)
+// formatDefs: the response forms of formats.feature (FMT-*).
+func formatDefs() []Def {
+	return []Def{
+		step0(`^the response is an SSE stream$`, (*World).isSSE),
+		step1(`^the SSE answer is "(.*)"$`, (*World).sseAnswerIs),
+		step3(`^the event with content "(.*)" arrived at least (\S+) before the event with content "(.*)"$`, (*World).eventGap),
+		step1(`^the response is a JSON envelope whose items' content is "(.*)"$`, (*World).envelopeAnswerIs),
+		step0(`^the envelope's last item has runComplete true$`, (*World).envelopeLastComplete),
+		step1(`^the body did not begin before (\S+) had passed$`, (*World).bodyNotBefore),
+		step2(`^the envelope holds a toolCall with name "(.*)" and a step with description "(.*)"$`, (*World).envelopeHoldsRicher),
+		step0(`^every item of the envelope has the same runID and threadID equal to the X-SVC-Thread-Id header$`, (*World).envelopeItemIDs),
+		step2(`^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, (*World).fragmentsSpaced),
+		step3(`^each of the fragments (.+), produced (\S+) apart, arrived within (\S+) of when it was produced, counted from the first$`, (*World).fragmentsOnTime),
+		step5(`^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and disconnect after the content "(.*)":$`, (*World).invokeAndDisconnect),
+		step4(`^the events of run "(\w+)" on thread "(\w+)", fetched by its runID as JSON, contain "([^"]*)" but not "([^"]*)"$`, (*World).disconnectedRunEvents),
+		step4(`^I invoke "([^"]*)" with the prompt below on thread "(\w+)" and disconnect once the plain text holds "(.*)":$`, (*World).invokePlainAndDisconnect),
+		step4(`^the run that thread "(\w+)" reports completed within (\S+), if any, has events that contain "([^"]*)" but not "([^"]*)"$`, (*World).reportedRunEvents),
+		step4(`^I invoke "([^"]*)" with a script that says "([^"]*)" (\d+) times, every (\S+)$`, (*World).invokeDense),
+		step4(`^the (\d+) fragments "([^"]*)", produced every (\S+), arrived in reads at most (\S+) apart$`, (*World).denseReads),
+		step0(`^an item of the envelope has error set$`, (*World).envelopeHasError),
+	}
 }
 
 // isSSE: FMT-01's form, judged by the passive check; every SSE step starts
 // with it.
-func (w *World) isSSE() error { return w.judge("FMT-01", checks.AcceptSSE) }
+func (w *World) isSSE() error { return w.judge(checks.AcceptSSE) }
 
 // sseAnswerIs: the concatenated content of the stream's events, as a
 // conformant SSE client (go-sse) reads them.
@@ -83,7 +85,7 @@ func (w *World) eventGap(first, gap, second string) error {
 	if t, ok := w.scriptTiming(); ok {
 		n := len(t.Texts)
 		if first != t.Texts[0] || second != t.Texts[n-1] {
-			return fmt.Errorf("scenario error: the step names %q and %q, the check times the script's first and last content %q and %q",
+			return scenarioErrorf("the step names %q and %q, the check times the script's first and last content %q and %q",
 				first, second, t.Texts[0], t.Texts[n-1])
 		}
 		if err := stated("the live gap", d, t.At[n-1]-checks.LiveTolerance); err != nil {
@@ -93,15 +95,23 @@ func (w *World) eventGap(first, gap, second string) error {
 	if err := w.complete(); err != nil {
 		return err
 	}
-	return w.judge("FMT-01", checks.LiveSSE)
+	return w.judge(checks.LiveSSE)
 }
 
-// envelope returns the items of a complete JSON envelope.
+// envelope returns the items of the last response, a complete JSON
+// envelope.
 func (w *World) envelope() ([]map[string]any, error) {
 	if err := w.complete(); err != nil {
 		return nil, err
 	}
-	return w.resp.EnvelopeItems()
+	return w.envelopeOf(w.resp)
+}
+
+// envelopeOf returns the items of r's JSON envelope: one envelope
+// {items:[...]} and nothing after it rests on FMT-02.
+func (w *World) envelopeOf(r *Response) ([]map[string]any, error) {
+	items, err := r.EnvelopeItems()
+	return items, outcome.Claim(err, w.on(r, "FMT-02"))
 }
 
 func (w *World) envelopeAnswerIs(want string) error {
@@ -127,7 +137,7 @@ func (w *World) envelopeLastComplete() error {
 	if _, err := w.envelope(); err != nil {
 		return err
 	}
-	return w.judge("FMT-02", checks.AcceptJSON)
+	return w.judge(checks.AcceptJSON)
 }
 
 // envelopeHoldsRicher: FMT-07, the items are all events of the run, not only
@@ -168,11 +178,10 @@ func (w *World) envelopeItemIDs() error {
 	if len(items) == 0 {
 		return outcome.Fail("the envelope's items", "the events of the run", "no items")
 	}
-	if w.resp.Header.Get("X-SVC-Thread-Id") == "" {
-		return outcome.Fail("the threadID of the envelope's items", "a comparison with the X-SVC-Thread-Id header",
-			"threadID cannot be compared: the response has no X-SVC-Thread-Id header")
+	if err := w.judge(checks.ThreadHeader); err != nil {
+		return err // threadID is compared with the header
 	}
-	return w.judge("EVT-02", checks.EventsNameRun)
+	return w.judge(checks.EventsNameRun)
 }
 
 func (w *World) bodyNotBefore(after string) error {
@@ -201,7 +210,7 @@ const flushLimit = checks.FlushHold + checks.FlushTolerance
 func (w *World) plainFlush(texts []string, every time.Duration) error {
 	if t, ok := w.scriptTiming(); ok {
 		if !slices.Equal(texts, t.Texts) {
-			return fmt.Errorf("scenario error: the step names the fragments %q, the script says %q", texts, t.Texts)
+			return scenarioErrorf("the step names the fragments %q, the script says %q", texts, t.Texts)
 		}
 		for i := 1; i < len(t.At); i++ {
 			if err := stated("the time between fragments", every, t.At[i]-t.At[i-1]); err != nil {
@@ -212,7 +221,7 @@ func (w *World) plainFlush(texts []string, every time.Duration) error {
 	if _, err := w.finished(); err != nil {
 		return err
 	}
-	return w.judge("FMT-06", checks.PlainFlush)
+	return w.judge(checks.PlainFlush)
 }
 
 // quotedList returns the quoted fragments of a step's list.

@@ -151,14 +151,14 @@ func TestPromptSensitiveFalseMayBeLeftOut(t *testing.T) {
 }
 
 // TestEventIDsNeedTheThreadHeader: without X-SVC-Thread-Id, EVT-02 cannot
-// be shown and fails.
+// be shown: the answer breaks THREAD-04, which the step rests on.
 func TestEventIDsNeedTheThreadHeader(t *testing.T) {
 	w := invokeHostile(t, "event: start\ndata: {}\n\n", "id: r1\ndata: {\"runID\":\"r1\",\"threadID\":\"thr_1\"}\n\n")
 	if err := w.eventIDs(); err != nil {
 		t.Fatalf("with the header: %v", err)
 	}
 	w.resp.Header.Del("X-SVC-Thread-Id")
-	if _, ok := outcome.AsFailure(w.eventIDs()); !ok {
-		t.Fatal("without the header: want a Failure")
+	if f, ok := outcome.AsFailure(w.eventIDs()); !ok || f.Rule != "THREAD-04" {
+		t.Fatalf("without the header: %v, want a failure of THREAD-04", f)
 	}
 }

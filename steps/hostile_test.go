@@ -80,8 +80,8 @@ func peakHeap(fn func()) uint64 {
 }
 
 // TestHugeAndEndlessBodiesAreBounded: a body past its limit ends the read
-// with a clear failure, through do (MaxBody) and through httpexpect
-// (maxExpectBody), and the harness's heap stays far under 512 MB with as
+// with a clear failure, an invoke's at MaxBody and a follow-up's at
+// maxFollowUpBody, and the harness's heap stays far under 512 MB with as
 // many such responses at once as a run has scenarios at once (16), each
 // with a follow-up call under way.
 func TestHugeAndEndlessBodiesAreBounded(t *testing.T) {
@@ -122,7 +122,7 @@ func TestHugeAndEndlessBodiesAreBounded(t *testing.T) {
 				var tooLarge *BodyTooLargeError
 				want := "the body exceeded 8 MiB"
 				if i >= parallel {
-					want = "the body exceeded " + sizeText(maxExpectBody) // httpexpect's limit
+					want = "the body exceeded " + sizeText(maxFollowUpBody)
 				}
 				if i < parallel && !errors.As(err, &tooLarge) || err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("request %d: %v, want %s", i, trim(err), want)
@@ -170,7 +170,7 @@ func TestTrickleIsBoundedByTheDeadline(t *testing.T) {
 func TestErrorMessagesAreBounded(t *testing.T) {
 	w := testWorld(t)
 	big := errors.New(strings.Repeat("z", 10<<20))
-	if got := w.cleanErr(big).Error(); len(got) > maxMessage+64 {
+	if got := w.settle(&Def{}, big).Error(); len(got) > maxMessage+64 {
 		t.Errorf("a message of %d bytes", len(got))
 	}
 }
@@ -202,12 +202,12 @@ func TestRedirectIsAnAnswer(t *testing.T) {
 	if resp.Status != http.StatusTemporaryRedirect || reached.Load() != 0 {
 		t.Fatalf("status %d, %d requests reached the other host", resp.Status, reached.Load())
 	}
-	f := outcome.Fail("the status", "200", "307")
-	msg := w.cleanErr(f).Error()
-	if want := `Location: "` + other.URL + `/stolen"`; !strings.Contains(msg, want) || !strings.Contains(f.Actual, want) {
-		t.Errorf("the failure does not name the Location: %s", msg)
+	err = w.settle(&Def{}, outcome.Fail("the status", "200", "307"))
+	f, _ := outcome.AsFailure(err)
+	if want := `Location: "` + other.URL + `/stolen"`; !strings.Contains(err.Error(), want) || f == nil || !strings.Contains(f.Actual, want) {
+		t.Errorf("the failure does not name the Location: %v", err)
 	}
-	if again := w.cleanErr(f).Error(); strings.Count(again, "Location") != 1 {
-		t.Errorf("cleaning twice repeats the note: %s", again)
+	if again := w.settle(&Def{}, err).Error(); strings.Count(again, "Location") != 1 {
+		t.Errorf("settling twice repeats the note: %s", again)
 	}
 }

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,10 @@ type Response struct {
 	// ReqHeader and ReqBody are what the request sent (Exchange reads them).
 	ReqHeader http.Header
 	ReqBody   []byte
+	// Role is the key role the request carried ("" for none, or for an
+	// Authorization value given literally): which rule a refusal breaks
+	// depends on the scopes the role stands for (rests.go).
+	Role string
 }
 
 // Read is one read of the body: when it arrived and the body length after
@@ -136,6 +141,7 @@ func (b *limitedBody) Close() error { return b.rc.Close() }
 // sending it reads nothing of the World but the target and the deadline.
 type request struct {
 	method, path string // path expanded (no ${...} placeholders)
+	role         string // the key role it carries, "" for none
 	body         *string
 	// header is sent exactly as given, Authorization included when the
 	// request carries a key. A body is sent as text/plain unless header
@@ -145,6 +151,9 @@ type request struct {
 	omit []string
 	// query is added to the expanded path, encoded.
 	query string
+	// maxBody, when set, bounds the body below MaxBody: the follow-up
+	// routes answer small objects.
+	maxBody int64
 	// stop, when set, is asked after every read with the response so far;
 	// when it returns true the client stops reading and closes the
 	// connection (a disconnect).
@@ -161,7 +170,7 @@ func (w *World) prepared(method, path string, body *string) (request, error) {
 	if path, err = w.expand(path); err != nil {
 		return request{}, err
 	}
-	rq := request{method: method, path: path, body: body, header: http.Header{}}
+	rq := request{method: method, path: path, body: body, header: http.Header{}, role: w.role()}
 	if auth != "" {
 		rq.header.Set("Authorization", auth)
 	}
@@ -185,7 +194,7 @@ func (w *World) keyed(role string, headers map[string]string, method, path strin
 	if path, err = w.expand(path); err != nil {
 		return request{}, err
 	}
-	rq := request{method: method, path: path, body: body, header: http.Header{}}
+	rq := request{method: method, path: path, body: body, header: http.Header{}, role: role}
 	rq.header.Set("Authorization", "Bearer "+k)
 	for name, v := range headers {
 		if v != "" {
@@ -228,7 +237,7 @@ func (w *World) do(rq request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := &Response{Method: rq.method, URL: url, ReqHeader: req.Header.Clone(), Sent: time.Now()}
+	resp := &Response{Method: rq.method, URL: url, ReqHeader: req.Header.Clone(), Sent: time.Now(), Role: rq.role}
 	if rq.body != nil {
 		resp.ReqBody = []byte(*rq.body)
 	}
@@ -237,14 +246,18 @@ func (w *World) do(rq request) (*Response, error) {
 		ex.Error = err.Error()
 		w.record(ex)
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s %s: no response within %s", rq.method, path, w.deadline)
+			err = fmt.Errorf("no response within %s", w.deadline)
 		}
-		return nil, fmt.Errorf("%s %s: %w", rq.method, path, err)
+		return nil, w.sendFailure(rq.method, path, err)
 	}
 	defer hr.Body.Close()
 	resp.HeadersAt = time.Since(resp.Sent)
 	resp.Status, resp.Header = hr.StatusCode, hr.Header
-	resp.read(hr.Body, rq.stop, cancel)
+	body := io.Reader(hr.Body)
+	if rq.maxBody > 0 {
+		body = &limitedBody{rc: hr.Body, left: rq.maxBody, limit: rq.maxBody}
+	}
+	resp.read(body, rq.stop, cancel)
 	if resp.Err != nil && ctx.Err() == context.DeadlineExceeded {
 		resp.Err = fmt.Errorf("the response did not end within %s", w.deadline)
 	}
@@ -339,21 +352,14 @@ func transcriptCopy(b []byte) string {
 
 var errStopped = errors.New("the client stopped reading")
 
-// complete returns an error unless the response was read to its end.
-func (r *Response) complete() error {
-	if !r.Complete {
-		return fmt.Errorf("%s %s: %v", r.Method, r.URL, r.Err)
-	}
-	return nil
-}
-
-// complete returns an error unless the last response was read to its end.
+// complete returns a failure unless the last response was read to its
+// end (readWhole).
 func (w *World) complete() error {
 	r, err := w.last()
 	if err != nil {
 		return err
 	}
-	return r.complete()
+	return w.readWhole(r)
 }
 
 // followUp returns a follow-up request (GET or POST without a body) with
@@ -367,7 +373,7 @@ func (w *World) followUp(method, path, accept string, query ...string) (request,
 	if path, err = w.expand(path); err != nil {
 		return request{}, err
 	}
-	rq := request{method: method, path: path, header: http.Header{}}
+	rq := request{method: method, path: path, header: http.Header{}, role: w.role(), maxBody: maxFollowUpBody}
 	if auth != "" {
 		rq.header.Set("Authorization", auth)
 	}
@@ -384,104 +390,65 @@ func (w *World) followUp(method, path, accept string, query ...string) (request,
 	return rq, nil
 }
 
-// fetch makes a plain request/response call (follow-up routes) with the
-// scenario's key through httpexpect, read to its end, and returns the
-// response; like do, it changes nothing of the World but the transcript.
+// fetch makes a plain request/response call (the follow-up routes) with
+// the scenario's key, read to its end, and returns the response; like do,
+// it changes nothing of the World but the transcript and the history.
 // query holds name, value pairs.
 func (w *World) fetch(method, path, accept string, query ...string) (*Response, error) {
 	rq, err := w.followUp(method, path, accept, query...)
 	if err != nil {
 		return nil, err
 	}
-	call, err := w.expectDo(rq.method+" "+rq.path, rq)
+	r, err := w.do(rq)
 	if err != nil {
 		return nil, err
 	}
-	r, err := call.response()
-	if err == nil {
-		w.remember(r)
-	}
-	return r, err
+	return r, w.readWhole(r)
 }
 
-// expectCall is one call made through httpexpect: its response to assert
-// on, and the handler that keeps the first failed assertion.
-type expectCall struct {
+// expectation is a recorded response under httpexpect's assertions: the
+// one way steps assert on a status, a header or a body with the library.
+// Its first failed assertion is its failure (err).
+type expectation struct {
 	*httpexpect.Response
-	checks    *assertions
-	method    string
-	url       string
-	reqHeader http.Header
-	sent      time.Time
-	end       time.Duration
+	checks *assertions
 }
 
-// expectDo sends a request value through httpexpect, named check (failures
-// name it), bounded by the scenario's deadline and by maxExpectBody, and
-// records it in the transcript. The body is read before it returns: a
-// failed read is the call's first failure.
-func (w *World) expectDo(check string, rq request) (*expectCall, error) {
-	u := strings.TrimRight(w.P.BaseURL, "/") + rq.path
-	if rq.query != "" {
-		u += "?" + rq.query
+// expect returns r for assertions named check (a failure names it). The
+// response was sent and read by do, timed and bounded; httpexpect only
+// judges what came back.
+func (r *Response) expect(check string) *expectation {
+	a := &assertions{check: check}
+	raw := &http.Response{StatusCode: r.Status, Header: r.Header, Body: io.NopCloser(bytes.NewReader(r.Body)),
+		ContentLength: int64(len(r.Body))}
+	return &expectation{
+		Response: httpexpect.NewResponseC(httpexpect.Config{AssertionHandler: a, Client: noClient}, raw, r.End()),
+		checks:   a,
 	}
-	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
-	defer cancel()
-	checks := &assertions{}
-	client := *w.client
-	client.Transport = &limitTransport{base: w.client.Transport, limit: maxExpectBody}
-	e := httpexpect.WithConfig(httpexpect.Config{
-		Client:           &client,
-		AssertionHandler: checks,
-		Printers:         []httpexpect.Printer{&transcriptPrinter{w: w, checks: checks}},
-	})
-	// The URL is given whole: an ID from the target is not a path template.
-	req := e.Request(rq.method, "").WithURL(u).WithName(check).WithContext(ctx)
-	if rq.body != nil {
-		req = req.WithHeader("Content-Type", "text/plain").WithText(*rq.body)
-	}
-	for k, vs := range rq.header {
-		for _, v := range vs {
-			req = req.WithHeader(k, v)
-		}
-	}
-	call := &expectCall{checks: checks, method: rq.method, url: u, reqHeader: rq.header.Clone(), sent: time.Now()}
-	call.Response = req.Expect()
-	call.Body() // read it under the deadline
-	call.end = time.Since(call.sent)
-	if checks.first == nil && ctx.Err() == context.DeadlineExceeded {
-		checks.first = outcome.Fail(check, fmt.Sprintf("a response within %s", w.deadline), "none")
-	}
-	return call, nil
 }
 
-// response returns the call as a Response read to its end, or the call's
-// first failure.
-func (c *expectCall) response() (*Response, error) {
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	raw := c.Raw()
-	body := []byte(c.Body().Raw())
-	return &Response{
-		Method: c.method, URL: c.url, Status: raw.StatusCode, Header: raw.Header, Body: body,
-		Sent: c.sent, HeadersAt: c.end, Reads: []Read{{At: c.end, End: len(body)}}, Complete: true,
-		ReqHeader: c.reqHeader,
-	}, nil
-}
+// noClient is the client httpexpect's config asks for; an expectation
+// never sends anything.
+var noClient = &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+	return nil, errors.New("an expectation sends nothing")
+})}
 
-// err returns the call's first failed assertion, an *outcome.Failure.
-func (c *expectCall) err() error {
-	if c.checks.first == nil {
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// err returns the first failed assertion, an *outcome.Failure.
+func (e *expectation) err() error {
+	if e.checks.first == nil {
 		return nil
 	}
-	return c.checks.first
+	return e.checks.first
 }
 
-// maxExpectBody bounds what httpexpect reads: it keeps a body in memory
-// several times over, and the answers it reads (a run's events, a thread)
-// are small objects.
-const maxExpectBody = 512 << 10
+// maxFollowUpBody bounds what the harness reads of a follow-up route's
+// answer (a run's events, a thread, an abort): small objects, so a target
+// that streams without end there costs little.
+const maxFollowUpBody = 512 << 10
 
 // sizeText writes a byte count in MiB, or KiB below a whole MiB.
 func sizeText(n int64) string {
@@ -491,23 +458,26 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d KiB", n>>10)
 }
 
-// assertions is the httpexpect AssertionHandler of one call. It keeps the
-// first failure (httpexpect skips later assertions on a failed chain) as an
-// outcome.Failure built from the failure's own values.
-type assertions struct{ first *outcome.Failure }
+// assertions is the httpexpect AssertionHandler of one expectation. It
+// keeps the first failure (httpexpect skips later assertions on a failed
+// chain) as an outcome.Failure built from the failure's own values.
+type assertions struct {
+	check string
+	first *outcome.Failure
+}
 
 func (a *assertions) Success(*httpexpect.AssertionContext) {}
 
 func (a *assertions) Failure(ctx *httpexpect.AssertionContext, f *httpexpect.AssertionFailure) {
 	if a.first == nil {
-		a.first = assertionFailure(ctx, f)
+		a.first = assertionFailure(a.check, ctx, f)
 	}
 }
 
-// assertionFailure: the check is the request's name and the assertion's
-// path; expected and actual are httpexpect's own values, bounded.
-func assertionFailure(ctx *httpexpect.AssertionContext, f *httpexpect.AssertionFailure) *outcome.Failure {
-	check := ctx.RequestName
+// assertionFailure: the check is the expectation's name and the
+// assertion's path; expected and actual are httpexpect's own values,
+// bounded.
+func assertionFailure(check string, ctx *httpexpect.AssertionContext, f *httpexpect.AssertionFailure) *outcome.Failure {
 	if p := strings.Join(ctx.AliasedPath, "."); p != "" {
 		check += ": " + p
 	}
@@ -536,47 +506,4 @@ func assertionValue(v any) string {
 		return bounded(strings.Join(alts, " or "))
 	}
 	return bounded(fmt.Sprint(v))
-}
-
-// transcriptPrinter records httpexpect's exchanges in the transcript, and
-// fails a call whose body it could not read (httpexpect itself may then
-// judge an empty one).
-type transcriptPrinter struct {
-	w       *World
-	checks  *assertions
-	pending *Exchange
-}
-
-func (p *transcriptPrinter) Request(req *http.Request) {
-	ex := &Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}
-	if req.GetBody != nil {
-		if rc, err := req.GetBody(); err == nil {
-			b, _ := io.ReadAll(io.LimitReader(rc, maxTranscriptBody))
-			rc.Close()
-			ex.Body = string(b)
-		}
-	}
-	p.pending = ex
-}
-
-func (p *transcriptPrinter) Response(resp *http.Response, rtt time.Duration) {
-	ex := p.pending
-	p.pending = nil
-	if ex == nil || resp == nil {
-		return
-	}
-	ex.Status, ex.RespHeader, ex.Elapsed = resp.StatusCode, resp.Header.Clone(), rtt.Round(time.Millisecond).String()
-	if resp.Body != nil {
-		// httpexpect rewinds the body after each printer.
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			ex.Error = err.Error()
-			if p.checks.first == nil {
-				p.checks.first = outcome.Fail(ex.Method+" "+ex.URL+": the body",
-					"a body read to its end within "+sizeText(maxExpectBody), err.Error())
-			}
-		}
-		ex.RespBody = transcriptCopy(b)
-	}
-	p.w.record(*ex)
 }

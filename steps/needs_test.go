@@ -60,40 +60,45 @@ func TestFillArgs(t *testing.T) {
 	}
 }
 
-// TestEveryStepIsRegistered: the registry holds every step definition, and
-// a step registered twice with different needs is refused.
-func TestEveryStepIsRegistered(t *testing.T) {
-	steps := registeredSteps()
-	if n := len(steps); n < 80 {
-		t.Errorf("only %d steps registered", n)
+// TestStepTable: the table holds every step definition once, each with its
+// location and a binding, and reading it runs no godog suite.
+func TestStepTable(t *testing.T) {
+	defs, err := table()
+	if err != nil {
+		t.Fatal(err)
 	}
-	var d *registeredStep
-	for _, s := range steps {
-		if len(s.needs) > 0 {
-			d = s
-			break
+	if n := len(defs); n < 80 {
+		t.Errorf("only %d steps in the table", n)
+	}
+	needs := 0
+	for _, d := range defs {
+		if d.re == nil || d.bind == nil || !strings.HasPrefix(d.Location, "steps/") {
+			t.Errorf("step %q: compiled %t, bound %t, location %q", d.Expr, d.re != nil, d.bind != nil, d.Location)
 		}
+		needs += len(d.Needs)
 	}
-	if d == nil {
-		t.Fatal("no step declares a need")
+	if needs == 0 {
+		t.Error("no step declares a need")
 	}
-	if again, err := register(d.expr, d.needs); err != nil || again != d {
-		t.Errorf("registering %q again with the same needs = %v, %v; want the same definition", d.expr, again, err)
+	if d, ok := DefinitionOf(`the status is 2xx`); !ok || !strings.HasPrefix(d.Location, "steps/request.go:") {
+		t.Errorf("DefinitionOf(the status is 2xx) = %+v, %t", d, ok)
 	}
-	for _, other := range [][]string{nil, append(append([]string(nil), d.needs...), "keys.agent")} {
-		if _, err := register(d.expr, other); err == nil || !strings.Contains(err.Error(), "registered twice") {
-			t.Errorf("registering %q again needing %q: error %v, want a refusal", d.expr, other, err)
-		}
+	if d := step0("^x$", func(*World) error { return nil }).Need("keys.agent").Asserts("SSE-01"); d.Rule != "SSE-01" ||
+		len(d.Needs) != 1 || !strings.HasPrefix(d.Location, "steps/needs_test.go:") {
+		t.Errorf("a built definition: %+v", d)
 	}
 }
 
-// TestStepErrorsAreCleaned: what a bound step returns reaches godog
-// redacted, bounded and safe to show, with its error chain intact.
-func TestStepErrorsAreCleaned(t *testing.T) {
+// TestStepErrorsAreSettled: what a bound step returns reaches godog
+// redacted, bounded and safe to show, its failure naming a rule: its own,
+// else the step's, else the scenario's.
+func TestStepErrorsAreSettled(t *testing.T) {
 	w := testWorld(t)
+	w.tags = []string{"@SSE-05", "@scripted"}
 	key := w.P.Keys.Agent
 	fail := outcome.Fail("the body", "an event", "\x1b[31m"+key[:22]+"\x00\xff")
-	fn := cleaning(w, func(s string) error { return fmt.Errorf("%s: %w", s, fail) }).(func(string) error)
+	d := step1("^x (.*)$", func(_ *World, s string) error { return fmt.Errorf("%s: %w", s, fail) })
+	fn := d.bind(w, &d).(func(string) error)
 	err := fn(strings.Repeat("x", 2*maxMessage))
 	msg := err.Error()
 	if strings.Contains(msg, "topsec") || strings.ContainsAny(msg, "\x00\x1b") || !utf8.ValidString(msg) {
@@ -103,17 +108,37 @@ func TestStepErrorsAreCleaned(t *testing.T) {
 		t.Errorf("message of %d bytes, want at most about %d", len(msg), maxMessage)
 	}
 	f, ok := outcome.AsFailure(err)
-	if !ok || f != fail {
-		t.Fatal("the structured failure is lost")
+	if !ok || f.Check != "the body" || f.Rule != "SSE-05" || !Settled(err) {
+		t.Fatalf("the failure is lost or names no rule: %+v", f)
 	}
 	if strings.Contains(f.Actual, "topsec") || strings.ContainsAny(f.Actual, "\x00\x1b") {
 		t.Errorf("Actual not cleaned: %q", f.Actual)
 	}
-	skip := cleaning(w, func() error { return need(&profile.MissingError{What: "keys.expired"}) }).(func() error)()
-	if !errors.Is(skip, godog.ErrSkip) {
+	for _, tc := range []struct {
+		failure *outcome.Failure
+		asserts string
+		want    string
+	}{
+		{outcome.Fail("c", "e", "a").Breaks("ROUTE-01"), "SSE-01", "ROUTE-01"}, // its own
+		{outcome.Fail("c", "e", "a"), "SSE-01", "SSE-01"},                      // the step's
+		{outcome.Fail("c", "e", "a"), "", "SSE-05"},                            // the scenario's
+	} {
+		d := step0("^y$", func(*World) error { return tc.failure }).Asserts(tc.asserts)
+		f, _ := outcome.AsFailure(d.bind(w, &d).(func() error)())
+		if f == nil || f.Rule != tc.want {
+			t.Errorf("failure %+v in a step asserting %q: rule %v, want %s", tc.failure, tc.asserts, f, tc.want)
+		}
+	}
+	skipDef := step0("^z$", func(*World) error { return need(&profile.MissingError{What: "keys.expired"}) })
+	if skip := skipDef.bind(w, &skipDef).(func() error)(); !errors.Is(skip, godog.ErrSkip) {
 		t.Error("an untested step must still be a skip")
 	}
-	if cleaning(w, func() error { return nil }).(func() error)() != nil {
+	harnessDef := step0("^h$", func(*World) error { return scenarioErrorf("no thread") })
+	if err := harnessDef.bind(w, &harnessDef).(func() error)(); !IsHarnessError(err) {
+		t.Errorf("a scenario error must stay a harness error, got %v", err)
+	}
+	okDef := step0("^ok$", func(*World) error { return nil })
+	if okDef.bind(w, &okDef).(func() error)() != nil {
 		t.Error("a passing step must stay nil")
 	}
 }

@@ -13,39 +13,38 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
-// requestSteps: keys, headers, invoking, statuses and the thread header.
+// requestDefs: keys, headers, invoking, statuses and the thread header.
 // Shared by every area.
-func requestSteps(sc *godog.ScenarioContext, w *World) {
-	step(sc, `^the "(\w+)" key$`, w.useKey)
-	step(sc, `^no key$`, w.useNoKey)
-	step(sc, `^the Authorization header "([^"]*)"$`, w.useAuthorization)
-	step(sc, `^the Authorization header is the agent key without Bearer$`, w.useKeyWithoutBearer, "keys.agent")
-	step(sc, `^the Authorization header is the agent key with another secret$`, w.useKeyWithOtherSecret, "keys.agent")
-	step(sc, `^the request header "([^"]*)" is "([^"]*)"$`, w.setHeader)
-	step(sc, `^the request header "([^"]*)" is thread "(\w+)"$`, w.setThreadHeader)
-	step(sc, `^the request header "([^"]*)" is absent$`, w.dropHeader)
-	step(sc, `^a thread "(\w+)" on the main agent$`, func(name string) error { return w.openThread(name, "", "opening turn") },
-		"keys.agent", mainAgentRoute)
-	step(sc, `^a thread "(\w+)" on the main agent whose run "(\w+)" said "(.*)"$`, w.openThread,
-		"keys.agent", mainAgentRoute)
-	step(sc, `^run "(\w+)" on thread "(\w+)" said "(.*)"$`, w.continueThread,
-		"keys.agent", mainAgentRoute)
+func requestDefs() []Def {
+	return []Def{
+		step1(`^the "(\w+)" key$`, (*World).useKey),
+		step0(`^no key$`, (*World).useNoKey),
+		step1(`^the Authorization header "([^"]*)"$`, (*World).useAuthorization),
+		step0(`^the Authorization header is the agent key without Bearer$`, (*World).useKeyWithoutBearer).Need("keys.agent"),
+		step0(`^the Authorization header is the agent key with another secret$`, (*World).useKeyWithOtherSecret).Need("keys.agent"),
+		step2(`^the request header "([^"]*)" is "([^"]*)"$`, (*World).setHeader),
+		step2(`^the request header "([^"]*)" is thread "(\w+)"$`, (*World).setThreadHeader),
+		step1(`^the request header "([^"]*)" is absent$`, (*World).dropHeader),
+		step1(`^a thread "(\w+)" on the main agent$`, func(w *World, name string) error { return w.openThread(name, "", "opening turn") }).Need("keys.agent", mainAgentRoute),
+		step3(`^a thread "(\w+)" on the main agent whose run "(\w+)" said "(.*)"$`, (*World).openThread).Need("keys.agent", mainAgentRoute),
+		step3(`^run "(\w+)" on thread "(\w+)" said "(.*)"$`, (*World).continueThread).Need("keys.agent", mainAgentRoute),
 
-	step(sc, `^I invoke "([^"]*)" with the prompt "(?s)(.*)"$`, w.invokeQuoted)
-	step(sc, `^I invoke "([^"]*)" with the prompt:$`, func(path string, doc *godog.DocString) error {
-		return w.invoke(path, doc.Content)
-	})
+		step2(`^I invoke "([^"]*)" with the prompt "(?s)(.*)"$`, (*World).invokeQuoted),
+		step2(`^I invoke "([^"]*)" with the prompt:$`, func(w *World, path string, doc *godog.DocString) error {
+			return w.invoke(path, doc.Content)
+		}),
 
-	step(sc, `^the status is (\d{3})$`, w.statusIs)
-	step(sc, `^the status is 2xx$`, w.status2xx)
-	step(sc, `^the status is (\d{3}) or (\d{3})$`, w.statusEither)
-	step(sc, `^the response header "([^"]*)" is thread "(\w+)"$`, w.headerIsThread)
-	step(sc, `^the response header "X-SVC-Thread-Id" names a new thread, remembered as "(\w+)"$`, w.headerIsNewThread)
-	step(sc, `^the plain-text answer is the prompt, byte for byte$`, w.plainIsPrompt)
-	step(sc, `^the plain-text answer is "(.*)"$`, w.plainIs)
-	step(sc, `^the body contains "([^"]*)"$`, func(s string) error { return w.bodyContains(s, "") })
-	step(sc, `^the body contains "([^"]*)" but not "([^"]*)"$`, w.bodyContains)
-	step(sc, `^the answer came within (\d+)s$`, w.answeredWithin)
+		step1(`^the status is (\d{3})$`, (*World).statusIs),
+		step0(`^the status is 2xx$`, (*World).status2xx),
+		step2(`^the status is (\d{3}) or (\d{3})$`, (*World).statusEither),
+		step2(`^the response header "([^"]*)" is thread "(\w+)"$`, (*World).headerIsThread),
+		step1(`^the response header "X-SVC-Thread-Id" names a new thread, remembered as "(\w+)"$`, (*World).headerIsNewThread),
+		step0(`^the plain-text answer is the prompt, byte for byte$`, (*World).plainIsPrompt),
+		step1(`^the plain-text answer is "(.*)"$`, (*World).plainIs),
+		step1(`^the body contains "([^"]*)"$`, func(w *World, s string) error { return w.bodyContains(s, "") }),
+		step2(`^the body contains "([^"]*)" but not "([^"]*)"$`, (*World).bodyContains),
+		step1(`^the answer came within (\d+)s$`, (*World).answeredWithin),
+	}
 }
 
 func (w *World) useKey(role string) error {
@@ -133,7 +132,7 @@ func unquote(s string) (string, error) {
 	s = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 	v, err := strconv.Unquote(`"` + s + `"`)
 	if err != nil {
-		return "", fmt.Errorf("the prompt %q is not a valid Go string body: %w", s, err)
+		return "", scenarioErrorf("the prompt %q is not a valid Go string body: %v", s, err)
 	}
 	return v, nil
 }
@@ -189,7 +188,7 @@ func (w *World) sideRequest(role string, headers map[string]string, rq request) 
 	if err != nil {
 		return nil, err
 	}
-	if err := resp.complete(); err != nil {
+	if err := w.readWhole(resp); err != nil {
 		return nil, err
 	}
 	return resp, nil
@@ -227,19 +226,19 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 	if err != nil {
 		return fmt.Errorf("set up thread %q: %w", thread, err)
 	}
-	if !is2xx(resp.Status) {
-		return statusFailure(fmt.Sprintf("set-up run on thread %q (%s %s)", thread, resp.Method, resp.URL), "a 2xx status", resp)
+	if err := w.need2xx(fmt.Sprintf("set-up run on thread %q (%s %s)", thread, resp.Method, resp.URL), resp); err != nil {
+		return err
 	}
 	id := resp.Header.Get("X-SVC-Thread-Id")
 	if id == "" {
 		return outcome.Fail(fmt.Sprintf("set-up run on thread %q: the response header X-SVC-Thread-Id", thread),
-			"the thread's ID (\"Every response carries the header X-SVC-Thread-Id\")", "no such header")
+			"the thread's ID (\"Every response carries the header X-SVC-Thread-Id\")", "no such header").
+			Breaks(w.on(resp, "THREAD-04"))
 	}
 	w.threads[thread] = id
-	items, err := resp.EnvelopeItems()
+	items, err := w.envelopeOf(resp)
 	if err != nil {
-		return outcome.Failf(fmt.Sprintf("set-up run on thread %q: the JSON envelope", thread), "{items:[...]}",
-			"%v: %s", err, abbreviate(resp.Body))
+		return fmt.Errorf("set-up run on thread %q: %w", thread, err)
 	}
 	for _, it := range items {
 		if r, ok := idString(it["runID"]); ok { // its type is not shown
@@ -252,7 +251,7 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 		}
 	}
 	return outcome.Failf(fmt.Sprintf("set-up run on thread %q: the envelope's items", thread),
-		"an item carrying runID", "%s", abbreviate(resp.Body))
+		"an item carrying runID", "%s", abbreviate(resp.Body)).Breaks("EVT-02")
 }
 
 // openingRun names the newest set-up run of a thread among the runs; the
@@ -276,15 +275,15 @@ func (w *World) statusIs(want int) error {
 	return nil
 }
 
+// status2xx: a 2xx the scenario needs. The rule a refusal breaks is read
+// from the request (refusalRule): the scenario's own rule when the request
+// carries what it is about, else the rule the route or key rests on.
 func (w *World) status2xx() error {
 	r, err := w.last()
 	if err != nil {
 		return err
 	}
-	if !is2xx(r.Status) {
-		return statusFailure(r.Method+" "+r.URL+": the status", "2xx", r)
-	}
-	return nil
+	return w.need2xx(r.Method+" "+r.URL+": the status", r)
 }
 
 // statusEither: where the spec allows two statuses and gives no precedence.
@@ -320,7 +319,7 @@ func (w *World) headerIsThread(name, thread string) error {
 		}
 		return nil
 	}
-	return w.judge("THREAD-04", checks.OnThread(id, fmt.Sprintf("thread %q of the scenario", thread)))
+	return w.judgeAs("", checks.OnThread(id, fmt.Sprintf("thread %q of the scenario", thread)))
 }
 
 // headerIsNewThread: THREAD-03, judged by the passive check over the
@@ -437,7 +436,7 @@ var durationArg = regexp.MustCompile(`^[0-9.]+(ms|s)$`)
 
 func parseDuration(s string) (time.Duration, error) {
 	if !durationArg.MatchString(s) {
-		return 0, fmt.Errorf("bad duration %q", s)
+		return 0, scenarioErrorf("bad duration %q", s)
 	}
 	return time.ParseDuration(s)
 }

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -11,17 +10,19 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
-// sseSteps: byte-level SSE framing of sse.feature (SSE-*), read with the raw
+// sseDefs: byte-level SSE framing of sse.feature (SSE-*), read with the raw
 // frame reader because a conformant parser hides comments and frame order.
-func sseSteps(sc *godog.ScenarioContext, w *World) {
-	step(sc, `^the (first|last) frame is "event: (\w+)" with data "(.*)"$`, w.controlFrame)
-	step(sc, `^the first frame arrived at least (\S+) before the first content$`, w.startBeforeContent)
-	step(sc, `^every event frame is an id line holding the run ID, then one data line$`, w.eventFramesIDThenData)
-	step(sc, `^the last event frame has the id "<run ID>:after", runComplete true and empty content$`, w.finalEventFrame)
-	step(sc, `^I invoke "([^"]*)" with the prompt below and stop reading at the first ": ping" comment after the content "(.*)":$`, w.invokeUntilPing)
-	step(sc, `^a ": ping" comment arrived within (\S+) after the event with content "(.*)"$`, w.pingWithin)
-	step(sc, `^no event frame follows the event with runComplete true$`, w.nothingAfterComplete)
-	step(sc, `^an event has error set$`, w.errorEvent)
+func sseDefs() []Def {
+	return []Def{
+		step3(`^the (first|last) frame is "event: (\w+)" with data "(.*)"$`, (*World).controlFrame),
+		step1(`^the first frame arrived at least (\S+) before the first content$`, (*World).startBeforeContent),
+		step0(`^every event frame is an id line holding the run ID, then one data line$`, (*World).eventFramesIDThenData),
+		step0(`^the last event frame has the id "<run ID>:after", runComplete true and empty content$`, (*World).finalEventFrame),
+		step3(`^I invoke "([^"]*)" with the prompt below and stop reading at the first ": ping" comment after the content "(.*)":$`, (*World).invokeUntilPing),
+		step2(`^a ": ping" comment arrived within (\S+) after the event with content "(.*)"$`, (*World).pingWithin),
+		step0(`^no event frame follows the event with runComplete true$`, (*World).nothingAfterComplete),
+		step0(`^an event has error set$`, (*World).errorEvent),
+	}
 }
 
 // frames returns the last response's frames after checking it is a complete
@@ -42,7 +43,7 @@ func (w *World) framesRead() ([]Frame, error) {
 		return nil, err
 	}
 	if r.Err != errStopped {
-		if err := r.complete(); err != nil {
+		if err := w.readWhole(r); err != nil {
 			return nil, err
 		}
 	}
@@ -98,11 +99,11 @@ func (w *World) controlFrame(which, event, data string) error {
 	}
 	switch {
 	case which == "first" && event == "start" && data == "{}":
-		return w.judge("SSE-01", checks.StartFirst)
+		return w.judge(checks.StartFirst)
 	case which == "last" && event == "close" && data == "{}":
-		return w.judge("SSE-05", checks.CloseAtEnd)
+		return w.judge(checks.CloseAtEnd)
 	}
-	return fmt.Errorf("no rule checks the %s frame event: %s with data %s", which, event, data)
+	return scenarioErrorf("no rule checks the %s frame event: %s with data %s", which, event, data)
 }
 
 // startBeforeContent: SSE-01's "immediately", judged by the passive check
@@ -120,7 +121,7 @@ func (w *World) startBeforeContent(gap string) error {
 	if _, err := w.frames(); err != nil {
 		return err
 	}
-	return w.judge("SSE-01", checks.StartAtOnce)
+	return w.judge(checks.StartAtOnce)
 }
 
 // scriptTiming returns the timing the last request's agent script states.
@@ -137,7 +138,7 @@ func (w *World) scriptTiming() (checks.ScriptTiming, bool) {
 // what the check does not do.
 func stated(what string, said, applied time.Duration) error {
 	if said != applied {
-		return fmt.Errorf("scenario error: the step states %s as %s, the check applies %s", what, said, applied)
+		return scenarioErrorf("the step states %s as %s, the check applies %s", what, said, applied)
 	}
 	return nil
 }
@@ -170,7 +171,7 @@ func (w *World) eventFramesIDThenData() error {
 	if _, err := w.frames(); err != nil {
 		return err
 	}
-	return w.judge("SSE-02", checks.IDBeforeData)
+	return w.judge(checks.IDBeforeData)
 }
 
 // finalEventFrame: SSE-03.
@@ -178,7 +179,7 @@ func (w *World) finalEventFrame() error {
 	if _, err := w.frames(); err != nil {
 		return err
 	}
-	return w.judge("SSE-03", checks.FinalAfter)
+	return w.judge(checks.FinalAfter)
 }
 
 // isPing reports whether a frame is a ": ping" comment line.
@@ -235,7 +236,7 @@ func (w *World) pingWithin(limit, content string) error {
 	if _, err := w.sseFrames(); err != nil {
 		return err
 	}
-	return w.judge("SSE-04", checks.KeepalivePing)
+	return w.judge(checks.KeepalivePing)
 }
 
 // nothingAfterComplete: SSE-06.
@@ -243,7 +244,7 @@ func (w *World) nothingAfterComplete() error {
 	if _, err := w.frames(); err != nil {
 		return err
 	}
-	return w.judge("SSE-06", checks.NothingAfterComplete)
+	return w.judge(checks.NothingAfterComplete)
 }
 
 // errorEvent: SSE-07, judged by the passive check on the scenario's script
@@ -252,5 +253,5 @@ func (w *World) errorEvent() error {
 	if _, err := w.finished(); err != nil {
 		return err
 	}
-	return w.judge("SSE-07", checks.FailureAsEvent)
+	return w.judge(checks.FailureAsEvent)
 }

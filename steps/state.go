@@ -1,8 +1,6 @@
 package steps
 
 import (
-	"errors"
-	"fmt"
 
 	"github.com/invokeconf/invokeconf/outcome"
 )
@@ -14,7 +12,7 @@ import (
 
 // ErrNoResponse says that a step judges the last response of a scenario
 // that has made no request yet: the feature lacks a When step.
-var ErrNoResponse = errors.New("scenario error: no response yet: no request was made before this step")
+var ErrNoResponse error = &HarnessError{msg: "scenario error: no response yet: no request was made before this step"}
 
 // last returns the scenario's last response, the one the When steps keep.
 func (w *World) last() (*Response, error) {
@@ -30,7 +28,7 @@ func (w *World) finished() (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r, r.complete()
+	return r, w.readWhole(r)
 }
 
 // thread returns the ID of the thread remembered under name.
@@ -38,7 +36,7 @@ func (w *World) thread(name string) (string, error) {
 	if id, ok := w.threads[name]; ok {
 		return id, nil
 	}
-	return "", fmt.Errorf("scenario error: no thread named %q has been remembered", name)
+	return "", scenarioErrorf("no thread named %q has been remembered", name)
 }
 
 // run returns the ID of the run remembered under name.
@@ -46,7 +44,7 @@ func (w *World) run(name string) (string, error) {
 	if id, ok := w.runs[name]; ok {
 		return id, nil
 	}
-	return "", fmt.Errorf("scenario error: no run named %q has been remembered", name)
+	return "", scenarioErrorf("no run named %q has been remembered", name)
 }
 
 // statusFailure says that a response's status is not the one a check wants.

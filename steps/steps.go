@@ -15,29 +15,16 @@ type Observer interface {
 	ScenarioDone(sc *godog.Scenario, err error, transcript []Exchange)
 }
 
-// Suite binds the step definitions to one target.
+// Suite binds the step table to one target.
 type Suite struct {
 	Profile  *profile.Profile
 	Client   *http.Client
 	Observer Observer // may be nil
 }
 
-// stepSets are the step groups, one per spec area; each registers its steps
-// on a scenario's context with step() (needs.go), which also takes what a
-// step reads of the profile beyond its text.
-var stepSets = []func(*godog.ScenarioContext, *World){
-	requestSteps,
-	formatSteps,
-	sseSteps,
-	eventSteps,
-	asyncSteps,
-	errorSteps,
-	toolSteps,
-	bundleSteps,
-}
-
 // InitializeScenario is a godog ScenarioInitializer. godog calls it once per
-// scenario, so the World captured by the step closures is the scenario's own.
+// scenario: it makes the scenario's World and binds every step of the table
+// (Definitions) to it.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	client := Client(s.Client)
 	w := &World{}
@@ -58,20 +45,23 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if err != nil && w.firstErr == nil {
 			w.firstErr = err
 		}
-		return ctx, nil // godog keeps the step's own error; returning it would repeat it
+		return ctx, nil
 	})
 	sc.After(func(ctx context.Context, gsc *godog.Scenario, err error) (context.Context, error) {
 		if err == nil {
 			err = w.firstErr
 		}
+		// What the scenario installed is removed as far as the target
+		// lets (bundle.go); a clean-up that fails changes no verdict.
+		w.cleanUp()
 		if s.Observer != nil {
 			s.Observer.ScenarioDone(gsc, err, w.Transcript())
 		}
 		return ctx, nil
 	})
-	binding.Store(sc, w)
-	defer binding.Delete(sc)
-	for _, set := range stepSets {
-		set(sc, w)
+	defs := Definitions()
+	for i := range defs {
+		d := &defs[i]
+		sc.Step(d.re, d.bind(w, d))
 	}
 }

@@ -8,64 +8,58 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
-// toolSteps: the project variant (project.feature, PROJ-*), X-SVC-Scoped-Tools
+// toolDefs: the project variant (project.feature, PROJ-*), X-SVC-Scoped-Tools
 // (tools.feature, TOOLS-*), X-SVC-Run-Mode (modes.feature, MODE-*), credential
 // scopes (credentials.feature, CRED-*) and the scope matrix of auth.feature.
 // What a run has is read from the agent script: @tools lists the run's tools,
 // @model names its model.
-func toolSteps(sc *godog.ScenarioContext, w *World) {
-	answers := map[string]*Response{} // remembered answers of this scenario
+func toolDefs() []Def {
+	return []Def{
+		step0(`^the target offers research mode$`, (*World).offersResearch).Need("capabilities.researchMode"),
+		step1(`^a project thread "(\w+)" on the main project$`, func(w *World, name string) error {
+			return w.openThreadWith("project", name, mainProjectRoute)
+		}).Need("keys.project", mainProjectRoute),
+		// The key role ($3) is found in the text; the agent's ID is not.
+		step3(`^a thread "(\w+)" on the (\w+) agent, opened with the "(\w+)" key$`, func(w *World, name, agent, role string) error {
+			return w.openThreadWith(role, name, "/api/invoke/${agents."+agent+".id}")
+		}).Need("/api/invoke/${agents.$2.id}"),
 
-	step(sc, `^the target offers research mode$`, w.offersResearch, "capabilities.researchMode")
-	step(sc, `^a project thread "(\w+)" on the main project$`, func(name string) error {
-		return w.openThreadWith("project", name, mainProjectRoute)
-	}, "keys.project", mainProjectRoute)
-	// The key role ($3) is found in the text; the agent's ID is not.
-	step(sc, `^a thread "(\w+)" on the (\w+) agent, opened with the "(\w+)" key$`, func(name, agent, role string) error {
-		return w.openThreadWith(role, name, "/api/invoke/${agents."+agent+".id}")
-	}, "/api/invoke/${agents.$2.id}")
-
-	step(sc, `^the answer is remembered as "(\w+)"$`, func(name string) error {
-		r, err := w.finished()
-		if err != nil {
-			return err
-		}
-		answers[name] = r
-		return nil
-	})
-	step(sc, `^the run's tools include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, true) })
-	step(sc, `^the run's tools do not include "([^"]*)"$`, func(list string) error { return w.toolsInclude(list, false) })
-	step(sc, `^the run's tools are exactly "([^"]*)"$`, w.toolsExactly)
-	step(sc, `^the run is refused with a 4xx status, or its tools are exactly "([^"]*)"$`, w.refusedOrToolsExactly)
-	step(sc, `^the run's tools are those of answer "(\w+)"( and more)?$`, func(name, more string) error {
-		base, ok := answers[name]
-		if !ok {
-			return fmt.Errorf("scenario error: no answer named %q has been remembered", name)
-		}
-		return w.toolsLike(name, base, more != "")
-	})
-	step(sc, `^the run's model is( not)? "([^"]*)"$`, w.modelIs)
-	step(sc, `^no event of the run has error set$`, w.noErrorEvent)
-	step(sc, `^no event of the run mentions "([^"]*)"$`, w.noEventMentions)
-	step(sc, `^the run's answer and kinds of events are those of answer "(\w+)"$`, func(name string) error {
-		base, ok := answers[name]
-		if !ok {
-			return fmt.Errorf("scenario error: no answer named %q has been remembered", name)
-		}
-		return w.sameEvents(name, base)
-	})
-}
-
-func init() {
-	placeholderExts = append(placeholderExts, toolPlaceholder)
+		step1(`^the answer is remembered as "(\w+)"$`, func(w *World, name string) error {
+			r, err := w.finished()
+			if err != nil {
+				return err
+			}
+			w.answers[name] = r
+			return nil
+		}),
+		step1(`^the run's tools include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, true) }),
+		step1(`^the run's tools do not include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, false) }),
+		step1(`^the run's tools are exactly "([^"]*)"$`, (*World).toolsExactly),
+		step1(`^the run is refused with a 4xx status, or its tools are exactly "([^"]*)"$`, (*World).refusedOrToolsExactly),
+		step2(`^the run's tools are those of answer "(\w+)"( and more)?$`, func(w *World, name, more string) error {
+			base, ok := w.answers[name]
+			if !ok {
+				return scenarioErrorf("no answer named %q has been remembered", name)
+			}
+			return w.toolsLike(name, base, more != "")
+		}),
+		step2(`^the run's model is( not)? "([^"]*)"$`, (*World).modelIs),
+		step0(`^no event of the run has error set$`, (*World).noErrorEvent),
+		step1(`^no event of the run mentions "([^"]*)"$`, (*World).noEventMentions),
+		step1(`^the run's answer and kinds of events are those of answer "(\w+)"$`, func(w *World, name string) error {
+			base, ok := w.answers[name]
+			if !ok {
+				return scenarioErrorf("no answer named %q has been remembered", name)
+			}
+			return w.sameEvents(name, base)
+		}),
+	}
 }
 
 // offersResearch: scenarios that need the research entitlement are untested

@@ -18,11 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/internal/safetext"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/transcript"
 )
@@ -75,6 +72,11 @@ type World struct {
 	// echoSent: a prompt without directives was sent (capabilities.go).
 	echoSent bool
 
+	// answers are the responses the scenario remembered by name (tools.go).
+	answers map[string]*Response
+	// bundleWorld is the state of the bundle steps (bundle.go).
+	bundleWorld
+
 	mu         sync.Mutex
 	transcript []Exchange
 }
@@ -107,6 +109,9 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.hist = checks.History{}
 	w.transcript, w.firstErr = nil, nil
 	w.echoSent = false
+	w.answers = map[string]*Response{}
+	w.bundleWorld = bundleWorld{w: w}
+	w.bundleWorld.reset()
 }
 
 // Transcript returns the scenario's exchanges. Every key in them is
@@ -149,40 +154,6 @@ func cleanHeader(clean func(string) string, h http.Header) http.Header {
 	return out
 }
 
-// maxMessage bounds a step's failure message, and maxActual the actual
-// value of a structured failure; both are redacted before they are cut.
-const (
-	maxMessage = 4 << 10
-	maxActual  = 1 << 10
-)
-
-// cleanErr returns err as a reader may see it: keys and their pieces
-// hidden, bounded, target bytes made safe. The error chain stays
-// (errors.Is, errors.As); a structured failure in it is cleaned in place.
-func (w *World) cleanErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if f, ok := outcome.AsFailure(err); ok {
-		f.Check = w.cleanText(f.Check, maxMessage)
-		f.Expected = w.cleanText(f.Expected, maxMessage)
-		f.Actual = w.cleanText(f.Actual, maxActual)
-		f.Spec = w.cleanText(f.Spec, maxMessage)
-	}
-	msg := err.Error()
-	c := w.cleanText(msg, maxMessage)
-	if note := w.redirectNote(); note != "" && !strings.Contains(c, "Location") {
-		c += note
-		if f, ok := outcome.AsFailure(err); ok && !strings.Contains(f.Actual, "Location") {
-			f.Actual += note
-		}
-	}
-	if c != msg {
-		return &cleanError{msg: c, err: err}
-	}
-	return err
-}
-
 // redirectNote says so when the scenario's last answer was a redirect,
 // which the harness does not follow (Client): a failure after it is most
 // likely about it.
@@ -205,32 +176,6 @@ func (w *World) cleanText(s string, n int) string {
 	return safetext.Clean(w.redact.Cut(s, n, " [... cut]"))
 }
 
-// cleanError is an error whose message was cleaned; it unwraps to the
-// original.
-type cleanError struct {
-	msg string
-	err error
-}
-
-func (e *cleanError) Error() string { return e.msg }
-func (e *cleanError) Unwrap() error { return e.err }
-
-// untested marks a scenario that cannot run because the profile lacks a
-// prerequisite. It wraps godog.ErrSkip so the scenario is never green.
-type untested struct{ reason string }
-
-func (u *untested) Error() string { return "untested: " + u.reason }
-func (u *untested) Unwrap() error { return godog.ErrSkip }
-
-// Untested returns the reason when err says a scenario could not run.
-func Untested(err error) (string, bool) {
-	var u *untested
-	if errors.As(err, &u) {
-		return u.reason, true
-	}
-	return "", false
-}
-
 // need turns a profile gap into an untested error and passes others through.
 func need(err error) error {
 	var m *profile.MissingError
@@ -238,6 +183,15 @@ func need(err error) error {
 		return &untested{reason: m.Error()}
 	}
 	return err
+}
+
+// role is the key role the scenario's next request carries: "" for no
+// key or an Authorization value given literally.
+func (w *World) role() string {
+	if w.rawAuth != nil || w.noKey {
+		return ""
+	}
+	return w.keyRole
 }
 
 // authorization returns the Authorization value the next request carries, or
@@ -263,9 +217,9 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.:-]+)\}`)
 // (a tool of the main agent that needs no credential), ${projects.main.id},
 // ${nonAgentID}, ${unknownID} (an ID that exists nowhere), ${thread:NAME},
 // ${run:NAME}, ${marker:NAME} (a unique token, the same for one NAME within
-// a scenario) and ${escaped:NAME} (that token written as \x escapes). Step
-// files add more through placeholderExts (tools.go: tool lists, the project's
-// tasks, credentials and model). A profile gap comes back as an untested
+// a scenario) and ${escaped:NAME} (that token written as \x escapes);
+// toolPlaceholder (tools.go) adds tool lists, the project's tasks,
+// credentials and model. A profile gap comes back as an untested
 // error (need), so callers return the error as it is.
 func (w *World) expand(s string) (string, error) {
 	var firstErr error
@@ -299,7 +253,7 @@ func (w *World) lookup(name string) (string, error) {
 			}
 			return b.String(), nil
 		}
-		return "", fmt.Errorf("unknown placeholder ${%s}", name)
+		return "", scenarioErrorf("unknown placeholder ${%s}", name)
 	}
 	switch name {
 	case "nonAgentID":
@@ -338,19 +292,14 @@ func (w *World) lookup(name string) (string, error) {
 			return "", need(&profile.MissingError{What: "a tool of agents." + parts[1] + " that uses no credential"})
 		}
 	}
-	for _, ext := range placeholderExts {
-		if v, ok, err := ext(w, name); ok {
-			return v, err
-		}
+	// The tool area's placeholders (tools.go). A placeholder that lacks a
+	// profile field answers need(&profile.MissingError{...}): that is how
+	// its needs are found before a run (PlaceholderNeeds).
+	if v, ok, err := toolPlaceholder(w, name); ok {
+		return v, err
 	}
-	return "", fmt.Errorf("unknown placeholder ${%s}", name)
+	return "", scenarioErrorf("unknown placeholder ${%s}", name)
 }
-
-// placeholderExts let step files of other areas add placeholders; each
-// answers ok=false for names it does not know. A placeholder that lacks a
-// profile field answers need(&profile.MissingError{...}): that is how its
-// needs are found before a run (PlaceholderNeeds).
-var placeholderExts []func(w *World, name string) (v string, ok bool, err error)
 
 // marker returns the unique token for a name.
 func (w *World) marker(name string) string {

@@ -1,0 +1,374 @@
+package steps
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/outcome"
+)
+
+// Prerequisites. A scenario reaches its own check through steps whose
+// success other rules govern: invoking the main agent by its ID rests on
+// ROUTE-01, a key the profile says is scoped for the route on the auth rules,
+// a readable SSE stream on FMT-01, an envelope on FMT-02, continuing a
+// thread on the thread rules. When such a step fails, its failure names the
+// rule it rests on; the report then fails that rule once and shows the
+// scenario's own rules as blocked by it (never as failed). The rule is read
+// from what was sent and received, so every scenario that meets the same
+// fault blames the same rule.
+
+// routeKind is what a request the scenario sent addresses.
+type routeKind int
+
+const (
+	routeOther routeKind = iota
+	routeAgentID
+	routeAlias
+	routeThreadID      // a thread ID in {id}
+	routeThreadSegment // /api/invoke/{id}/thread/{thread}
+	routeThreadsSegment
+	routeUnknownID // {id} the profile does not know (ERR-08's unknown agent)
+	routeProject
+	routeProjectThread
+	routeEvents
+	routeThreadGet
+	routeAbort
+)
+
+// routeRule is the rule a route's success rests on: that it does what its
+// row of the spec's tables says.
+var routeRule = map[routeKind]string{
+	routeAgentID:        "ROUTE-01",
+	routeAlias:          "ROUTE-02",
+	routeThreadID:       "ROUTE-03",
+	routeThreadSegment:  "ROUTE-04",
+	routeThreadsSegment: "ROUTE-05",
+	routeProject:        "PROJ-01",
+	routeProjectThread:  "PROJ-02",
+	routeThreadGet:      "ASYNC-05",
+	routeAbort:          "ASYNC-06",
+}
+
+// route classifies the request of r by its path and the profile: which of
+// the spec's routes, and for {id}, an agent ID, an alias or a thread.
+func (w *World) route(r *Response) routeKind {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return routeOther
+	}
+	segs := apiSegments(u.Path)
+	switch {
+	case len(segs) >= 3 && segs[0] == "api" && segs[1] == "invoke":
+		switch rest := segs[3:]; {
+		case len(rest) == 2 && rest[0] == "thread":
+			return routeThreadSegment
+		case len(rest) == 2 && rest[0] == "threads":
+			return routeThreadsSegment
+		case len(rest) == 0:
+			return w.idKind(segs[2])
+		}
+	case len(segs) >= 4 && segs[0] == "api" && segs[1] == "projects" && segs[3] == "invoke":
+		if len(segs) == 6 && segs[4] == "thread" {
+			return routeProjectThread
+		}
+		return routeProject
+	case len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "events":
+		return routeEvents
+	case len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "abort":
+		return routeAbort
+	case len(segs) == 3 && segs[0] == "api" && segs[1] == "threads":
+		return routeThreadGet
+	}
+	return routeOther
+}
+
+// apiSegments returns a path's segments from its "/api/" on, so a target
+// whose base URL has a path of its own is read alike.
+func apiSegments(path string) []string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+1 < len(segs); i++ {
+		if segs[i] == "api" {
+			return segs[i:]
+		}
+	}
+	return segs
+}
+
+// idKind tells what an {id} names: an agent ID or alias of the profile, or a
+// thread the scenario opened (or the profile's thread).
+func (w *World) idKind(id string) routeKind {
+	for _, a := range w.P.Agents.Roles() {
+		switch {
+		case a.ID != "" && a.ID == id:
+			return routeAgentID
+		case a.Alias != "" && a.Alias == id:
+			return routeAlias
+		}
+	}
+	if id == w.P.Threads.Main.ID {
+		return routeThreadID
+	}
+	for _, t := range w.threads {
+		if t == id {
+			return routeThreadID
+		}
+	}
+	return routeUnknownID
+}
+
+// routeRuleOf is the rule r's route rests on; for the events route, the
+// row it used (with runID: ASYNC-02; without: ASYNC-03).
+func (w *World) routeRuleOf(r *Response) string {
+	k := w.route(r)
+	if k == routeEvents {
+		if u, err := url.Parse(r.URL); err == nil && u.Query().Has("runID") {
+			return "ASYNC-02"
+		}
+		return "ASYNC-03"
+	}
+	if rule, ok := routeRule[k]; ok {
+		return rule
+	}
+	return w.ownRule()
+}
+
+// authRule is the auth rule that says the key r carried is enough for its
+// route: a refused key breaks it.
+func (w *World) authRule(r *Response) string {
+	wildcard := r.Role == "wildcard" || r.Role == "wildcardLimited"
+	switch k := w.route(r); {
+	case k == routeThreadID:
+		return "AUTH-02"
+	case k == routeProject || k == routeProjectThread:
+		return "AUTH-05"
+	case k == routeEvents:
+		return "AUTH-06"
+	case k == routeAbort:
+		return "AUTH-07"
+	case wildcard && (k == routeAgentID || k == routeAlias || k == routeThreadSegment || k == routeThreadsSegment):
+		return "AUTH-04"
+	case k == routeThreadSegment || k == routeThreadsSegment || (k == routeAgentID && r.ReqHeader.Get("X-SVC-Thread-Id") != ""):
+		return "AUTH-03"
+	case k == routeAgentID || k == routeAlias:
+		return "AUTH-01"
+	}
+	return w.routeRuleOf(r)
+}
+
+// credentialScopes are the credential scopes each key role stands for
+// (profile.Keys); a role not listed has none.
+var credentialScopes = map[string][]string{
+	"credentialSearch": {"search"},
+	"credentialAll":    {"*"},
+	"notEntitled":      {"*"},
+}
+
+// lacksCredential reports whether the key of r lacks a credential scope that
+// a tool of the agent it invokes uses.
+func (w *World) lacksCredential(r *Response) bool {
+	scopes := credentialScopes[r.Role]
+	if slices.Contains(scopes, "*") {
+		return false
+	}
+	a, err := w.P.Agent("main")
+	if err != nil {
+		return false
+	}
+	for _, cred := range a.CredentialTools {
+		if !slices.Contains(scopes, cred) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerRules are the rules a request's headers, query and body bring that
+// say the request is not refused: an unknown or unentitled mode is ignored,
+// scoped tools are trimmed, any Accept gets an answer, a JSON body is a
+// prompt. Most specific first.
+func (w *World) headerRules(r *Response) []string {
+	var out []string
+	if v, ok := r.ReqHeader["X-Svc-Run-Mode"]; ok {
+		research, unknown, spaced := false, false, false
+		for _, line := range v {
+			for _, m := range strings.Split(line, ",") {
+				spaced = spaced || m != strings.TrimSpace(m)
+				switch strings.TrimSpace(m) {
+				case "":
+				case "research":
+					research = true
+				default:
+					unknown = true
+				}
+			}
+		}
+		if unknown {
+			out = append(out, "MODE-04")
+		}
+		if research && r.Role == "notEntitled" {
+			out = append(out, "MODE-03")
+		}
+		if research && w.lacksCredential(r) {
+			out = append(out, "MODE-05")
+		}
+		if spaced {
+			out = append(out, "MODE-01")
+		}
+		out = append(out, "MODE-02", "MODE-06")
+	}
+	if v, ok := r.ReqHeader["X-Svc-Scoped-Tools"]; ok {
+		for _, line := range v {
+			for _, t := range strings.Split(line, ",") {
+				if t != strings.TrimSpace(t) || t == "" {
+					out = append(out, "TOOLS-01")
+				}
+			}
+		}
+		out = append(out, "TOOLS-02")
+	}
+	if vs, ok := r.ReqHeader["Accept"]; ok && len(vs) == 1 {
+		switch v := vs[0]; {
+		case v == "text/event-stream":
+			out = append(out, "FMT-01")
+		case v == "application/json":
+			out = append(out, "FMT-02")
+		case strings.Contains(strings.ToLower(v), "event-stream"):
+			out = append(out, "FMT-04")
+		case strings.Contains(strings.ToLower(v), "json"):
+			out = append(out, "FMT-05")
+		default:
+			out = append(out, "FMT-03")
+		}
+	}
+	if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+		out = append(out, "THREAD-02")
+	}
+	if u, err := url.Parse(r.URL); err == nil {
+		switch u.Query().Get("async") {
+		case "true":
+			out = append(out, "ASYNC-01")
+		case "false":
+			out = append(out, "ASYNC-07")
+		}
+	}
+	if b := strings.TrimSpace(string(r.ReqBody)); strings.HasPrefix(b, "{") || strings.HasPrefix(b, "[") {
+		out = append(out, "BODY-02")
+	}
+	return out
+}
+
+// refusalRule is the rule a request breaks when the scenario needed a 2xx
+// and r's status is another. A refused key breaks the auth rule of its
+// route; a 404 breaks the route's rule (the agent, alias or thread exists);
+// any other status breaks the rule of what the request carried that the
+// spec says is not refused (headerRules), else the route's.
+//
+// Where the scenario's own rules name one of the candidates, the failure is
+// that one: the scenario is about it. Some candidates only count so: a key
+// that lacks a credential scope may be refused for it (CRED-01, MODE-05)
+// or for its agent scope (AUTH-*), and only a scenario about credentials
+// can tell.
+func (w *World) refusalRule(r *Response) string {
+	var main, ownOnly []string
+	switch {
+	case r.Status == 401 || r.Status == 403:
+		main = []string{w.authRule(r)}
+		if k := w.route(r); k != routeEvents && k != routeAbort && k != routeThreadGet && w.lacksCredential(r) {
+			ownOnly = append(ownOnly, "CRED-01")
+		}
+		for _, h := range w.headerRules(r) {
+			if strings.HasPrefix(h, "MODE-") {
+				ownOnly = append(ownOnly, h)
+			}
+		}
+	case r.Status == 404:
+		if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+			main = append(main, "THREAD-02")
+		}
+		main = append(main, w.routeRuleOf(r))
+	default:
+		main = append(w.headerRules(r), w.routeRuleOf(r))
+	}
+	for i := range main {
+		main[i] = w.on(r, main[i])
+	}
+	return w.pick(main, ownOnly)
+}
+
+// on is rule as it stands on r's route: an agent-route rule that PROJ-03
+// states again for the project routes is PROJ-03 there (checks.RuleOn, the
+// passive judge's mapping too).
+func (w *World) on(r *Response, rule string) string { return checks.RuleOn(rule, r.Exchange()) }
+
+// pick returns the first candidate the scenario is about (one of its own
+// rules), else the first of main.
+func (w *World) pick(main, ownOnly []string) string {
+	own := features.RulesOf(w.tags)
+	for _, c := range append(append([]string(nil), main...), ownOnly...) {
+		if slices.Contains(own, c) {
+			return c
+		}
+	}
+	if len(main) > 0 {
+		return main[0]
+	}
+	return w.ownRule()
+}
+
+// needStatus returns a failure when r's status is not 2xx: what the
+// scenario needed before its own check. check names the call.
+func (w *World) need2xx(check string, r *Response) error {
+	if is2xx(r.Status) {
+		return nil
+	}
+	return statusFailure(check, "a 2xx status", r).Breaks(w.refusalRule(r))
+}
+
+// formRule is the rule the form of r's answer rests on, by the Accept it
+// sent: an SSE stream (FMT-01), one envelope after the run (FMT-02) or
+// plain text (FMT-03) on an invoke route; on another route, the route's
+// own rule.
+func (w *World) formRule(r *Response) string {
+	switch w.route(r) {
+	case routeAgentID, routeAlias, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProject, routeProjectThread:
+	default:
+		return w.routeRuleOf(r)
+	}
+	switch r.ReqHeader.Get("Accept") {
+	case "text/event-stream":
+		if r.MediaType() == "text/event-stream" {
+			return "SSE-05" // a stream that does not end with its close
+		}
+		return w.on(r, "FMT-01")
+	case "application/json":
+		return w.on(r, "FMT-02")
+	}
+	return w.on(r, "FMT-03")
+}
+
+// readWhole returns a failure unless r was read to its end: a stream cut,
+// an answer that did not end within the deadline, a body past the limit.
+func (w *World) readWhole(r *Response) error {
+	if r.Complete {
+		return nil
+	}
+	rule := w.formRule(r)
+	if !is2xx(r.Status) {
+		rule = w.refusalRule(r)
+	}
+	return outcome.Failf(r.Method+" "+r.URL+": the answer", "an answer read to its end", "%v", r.Err).Breaks(rule)
+}
+
+// sendFailure is a request that got no answer at all: it breaks the rule
+// its route rests on.
+func (w *World) sendFailure(method, path string, err error) error {
+	r := &Response{Method: method, URL: strings.TrimRight(w.P.BaseURL, "/") + path}
+	return outcome.Failf(method+" "+path, "an answer", "%v", err).Breaks(w.routeRuleOf(r))
+}
+
+// describe names a request for a failure: its method and URL.
+func describe(r *Response) string { return fmt.Sprintf("%s %s", r.Method, r.URL) }
