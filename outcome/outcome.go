@@ -30,6 +30,11 @@ type Failure struct {
 	// Spec holds the spec's words the check rests on; "" when the rule's
 	// catalog entry says it all.
 	Spec string
+	// ExplainedBy names rules whose failure would explain this one as well
+	// (a 404 where a 403 was due is what an unresolved agent ID gives
+	// too): when one of them fails in its own scenarios in the same run,
+	// the report blames it, and this failure's rule is blocked by it.
+	ExplainedBy []string
 }
 
 // Fail returns a Failure whose rule its step will name.

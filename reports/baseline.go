@@ -216,7 +216,7 @@ func (bl *Baseline) check(rules []RuleResult, scenarios []runner.ScenarioResult)
 			switch s.Status {
 			case runner.Passed:
 				passed++
-			case runner.Failed:
+			case runner.Failed, runner.Blocked:
 				failed++
 			}
 		}
@@ -242,10 +242,9 @@ func WriteBaseline(w io.Writer, rep *Report) error {
 			continue
 		}
 		reason := "failed on " + rep.Started.Format(time.DateOnly)
-		for _, f := range rep.Failures {
-			if contains(f.Scenario.Rules, r.ID) {
-				first, _, _ := strings.Cut(strings.TrimSpace(f.Scenario.Error), "\n")
-				reason += ": " + first
+		for _, f := range rep.Findings {
+			if f.RuleID == r.ID {
+				reason += ": " + f.Line()
 				break
 			}
 		}

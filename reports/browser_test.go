@@ -182,7 +182,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := f.rep.Failures[0]
+	first := f.rep.Findings[0]
 	if before.Open || before.CurlShown {
 		t.Errorf("before the click: open %v, curl shown %v; want it closed", before.Open, before.CurlShown)
 	}
@@ -190,8 +190,8 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("after the click: open %v, curl shown %v (%v px high), actual shown %v; want it open and shown",
 			after.Open, after.CurlShown, after.CurlHeight, after.ActualShown)
 	}
-	if !strings.Contains(after.Title, first.Rules[0].ID) || !strings.Contains(after.Spec, first.Rules[0].Spec) {
-		t.Errorf("the failure reads %q with spec %q; want rule %s and its spec sentence", after.Title, after.Spec, first.Rules[0].ID)
+	if !strings.Contains(after.Title, first.RuleID) || !strings.Contains(after.Spec, first.Rule.Spec) {
+		t.Errorf("the failure reads %q with spec %q; want rule %s and its spec sentence", after.Title, after.Spec, first.RuleID)
 	}
 	if !strings.HasPrefix(after.Curl, "curl ") || !strings.Contains(after.Curl, "${INVOKECONF_KEYS_") {
 		t.Errorf("the curl command reads %q", after.Curl)

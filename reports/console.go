@@ -60,28 +60,7 @@ func writeConsole(w io.Writer, rep *Report, paths []string) {
 	}
 	fmt.Fprintf(w, "  (%d scenarios in %.1fs)\n", len(rep.Scenarios), rep.Duration)
 
-	for _, f := range rep.Failures {
-		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), f.Scenario.ID, f.Scenario.Title())
-		for _, r := range f.Rules {
-			fmt.Fprintf(w, "  %s %s %s (%s): %s\n    spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
-		}
-		if len(f.Blocked) > 0 {
-			fmt.Fprintf(w, "  blocked:  %s (untested: this failure came first)\n", strings.Join(f.Blocked, " "))
-		}
-		if f.Baseline != "" {
-			fmt.Fprintf(w, "  baseline: %s\n", f.Baseline)
-		}
-		if f.Check != "" {
-			fmt.Fprintf(w, "  check:    %s\n", indent(f.Check, "            "))
-		}
-		if f.Expected != "" {
-			fmt.Fprintf(w, "  expected: %s\n", indent(clip(f.Expected, 600), "            "))
-		}
-		fmt.Fprintf(w, "  actual:   %s\n", indent(clip(orNothing(f.Actual), 600), "            "))
-		if n := len(f.Curl); n > 0 {
-			fmt.Fprintf(w, "  reproduce (export the INVOKECONF_KEYS_* variables first):\n    %s\n", indent(f.Curl[n-1], "    "))
-		}
-	}
+	writeConsoleFindings(w, rep)
 
 	var untested []RuleResult
 	for _, r := range rep.Rules {
@@ -131,6 +110,61 @@ func writeConsole(w io.Writer, rep *Report, paths []string) {
 	}
 }
 
+// writeConsoleFindings prints the failed rules, root causes first: each
+// rule with its spec words, the rules its failure blocked, its first
+// finding in full (check, expected, actual, the curl command that
+// reproduces it) and where else the same rule failed; then every scenario
+// that broke the harness.
+func writeConsoleFindings(w io.Writer, rep *Report) {
+	byRule := map[string][]Finding{}
+	for _, f := range rep.Findings {
+		byRule[f.RuleID] = append(byRule[f.RuleID], f)
+	}
+	for _, row := range rep.FailedRules {
+		fs := byRule[row.ID]
+		if len(fs) == 0 {
+			continue // a harness error: below
+		}
+		r := fs[0].Rule
+		fmt.Fprintf(w, "\n%s  %s %s %s (%s): %s\n  spec:     %s\n", strings.ToUpper(string(row.Verdict)), r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
+		if n := len(row.Blocked); n > 0 {
+			fmt.Fprintf(w, "  blocked:  %s by it (untested): %s\n", plural(n, "rule", "rules"), strings.Join(row.Blocked, " "))
+		}
+		f := fs[0]
+		fmt.Fprintf(w, "  seen in:  %s %s", f.ID(), f.Title())
+		if f.Prerequisite {
+			fmt.Fprintf(w, " (a step it rests on; its own rules %s are blocked)", strings.Join(f.Rules(), " "))
+		}
+		fmt.Fprintln(w)
+		if f.Baseline != "" {
+			fmt.Fprintf(w, "  baseline: %s\n", f.Baseline)
+		}
+		if f.Check != "" {
+			fmt.Fprintf(w, "  check:    %s\n", indent(f.Check, "            "))
+		}
+		if f.Expected != "" {
+			fmt.Fprintf(w, "  expected: %s\n", indent(clip(f.Expected, 600), "            "))
+		}
+		fmt.Fprintf(w, "  actual:   %s\n", indent(clip(orNothing(f.Actual), 600), "            "))
+		if n := len(f.Curl); n > 0 {
+			fmt.Fprintf(w, "  reproduce (export the INVOKECONF_KEYS_* variables first):\n    %s\n", indent(f.Curl[n-1], "    "))
+		}
+		if len(fs) > 1 {
+			var ids []string
+			for _, o := range fs[1:] {
+				ids = append(ids, o.ID())
+			}
+			fmt.Fprintf(w, "  also in:  %s\n", clip(strings.Join(ids, " "), 600))
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Verdict != HarnessError {
+			continue
+		}
+		fmt.Fprintf(w, "\nHARNESS ERROR  %s  %s\n  %s\n", f.ID(), f.Title(), indent(clip(f.Actual, 600), "  "))
+	}
+}
+
 func dash(n int) string {
 	if n == 0 {
 		return "-"
@@ -161,9 +195,9 @@ func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
 			fmt.Fprintf(w, "  pass      %-9s %-6s %s\n", r.ID, r.Level, r.Reason)
 		case Fail, Warning:
 			first := ""
-			for _, f := range rep.Failures {
-				if contains(f.Scenario.Rules, r.ID) {
-					first = ", first " + f.Scenario.Name
+			for _, f := range rep.Findings {
+				if f.RuleID == r.ID {
+					first = ", first " + f.Title()
 					break
 				}
 			}
@@ -186,9 +220,9 @@ func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
 			fmt.Fprintf(w, "  %s\n    %s\n", strings.Join(notDecidable[why], " "), strings.TrimPrefix(why, notDecidablePrefix))
 		}
 	}
-	for _, f := range rep.Failures {
-		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), strings.Join(f.Scenario.Rules, " "), f.Scenario.Name)
-		for _, r := range f.Rules {
+	for _, f := range rep.Findings {
+		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), f.RuleID, f.Title())
+		if r := f.Rule; r.ID != "" {
 			fmt.Fprintf(w, "  %s %s %s (%s): %s\n    spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
 		}
 		if f.Check != "" {

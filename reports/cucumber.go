@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/profile"
-	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/runner"
 )
 
 // completeCucumber rewrites godog's Cucumber JSON so that Cucumber viewers
@@ -29,9 +29,9 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 	for i, s := range rep.Scenarios {
 		byKey[fmt.Sprintf("%s:%d", path.Base(s.URI), s.Line)] = i
 	}
-	failures := map[string]Failure{}
-	for _, f := range rep.Failures {
-		failures[f.Scenario.ID] = f
+	findings := map[string]Finding{}
+	for _, f := range rep.Findings {
+		findings[f.ID()] = f
 	}
 	fill := placeholderFiller(p)
 	locate := definitionLocator()
@@ -70,7 +70,13 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 					result["error_message"] = printable(msg)
 				}
 				if result["status"] == "failed" && found {
-					if f, ok := failures[rep.Scenarios[i].ID]; ok {
+					if f, ok := findings[rep.Scenarios[i].ID]; ok {
+						if f.Prerequisite {
+							// The scenario's own rules were not checked:
+							// skipped, blocked by the rule that failed.
+							result["status"] = "skipped"
+							result["error_message"] = printable(fmt.Sprintf("blocked by %s (failed in this step): %s", f.RuleID, f.Line()))
+						}
 						step["embeddings"] = append(asList(step["embeddings"]), embeddings(f, p.EnvRedactor())...)
 					}
 				}
@@ -88,17 +94,15 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 }
 
 // definitionLocator returns where the step definition that a step's text
-// binds to is defined ("steps/sse.go:40"), or "". godog names the line of
-// the call to sc.Step, which for every step is the same line of package
-// steps' registration helper, and tells a reader nothing.
+// binds to is defined ("steps/sse.go:40"), or "" (runner.StepLocation, from
+// the step table). godog names the line where every step is bound to its
+// scenario, which tells a reader nothing.
 func definitionLocator() func(text string) string {
 	seen := map[string]string{}
 	return func(text string) string {
 		loc, ok := seen[text]
 		if !ok {
-			if d, found := steps.DefinitionOf(text); found {
-				loc = d.Location
-			}
+			loc = runner.StepLocation(text)
 			seen[text] = loc
 		}
 		return loc
@@ -113,16 +117,19 @@ func asList(v any) []any {
 // embeddings are a failure's spec words, expected vs actual, curl command
 // and transcript, as Cucumber JSON attachments. They are base64, where no
 // grep for a key would find one, so they are redacted once more here.
-func embeddings(f Failure, redact func(string) string) []any {
+func embeddings(f Finding, redact func(string) string) []any {
 	var spec strings.Builder
-	for _, r := range f.Rules {
+	if r := f.Rule; r.ID != "" {
 		fmt.Fprintf(&spec, "%s %s (%s, %s): %s\nspec: %s\n\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
+	}
+	if len(f.Blocked) > 0 {
+		fmt.Fprintf(&spec, "blocked (untested): %s\n\n", strings.Join(f.Blocked, " "))
 	}
 	if f.Spec != "" {
 		fmt.Fprintf(&spec, "the check rests on: %s\n", f.Spec)
 	}
 	var tr strings.Builder
-	for i, ex := range f.Scenario.Transcript {
+	for i, ex := range f.Transcript {
 		fmt.Fprintf(&tr, "--- exchange %d\n%s\n\n%s\n\n", i+1, printable(requestText(ex)), responseText(ex))
 	}
 	embedding := func(name, text string) map[string]any {

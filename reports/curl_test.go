@@ -83,15 +83,13 @@ func TestDefectReportNamesTheRule(t *testing.T) {
 		t.Errorf("outcome %s, exit %d: %s", f.rep.Outcome, f.rep.ExitCode, f.rep.Headline)
 	}
 	seen := map[string]bool{}
-	for _, fl := range f.rep.Failures {
-		if len(fl.Rules) == 0 || len(fl.Curl) == 0 || fl.Actual == "" {
-			t.Errorf("%s: rules %v, %d curl commands, actual %q", fl.Scenario.ID, fl.Rules, len(fl.Curl), fl.Actual)
+	for _, fl := range f.rep.Findings {
+		if fl.RuleID == "" || len(fl.Curl) == 0 || fl.Actual == "" {
+			t.Errorf("%s: rule %q, %d curl commands, actual %q", fl.ID(), fl.RuleID, len(fl.Curl), fl.Actual)
 		}
-		for _, r := range fl.Rules {
-			seen[r.ID] = true
-			if r.Spec == "" {
-				t.Errorf("%s: rule %s without its spec sentence", fl.Scenario.ID, r.ID)
-			}
+		seen[fl.RuleID] = true
+		if fl.Rule.Spec == "" {
+			t.Errorf("%s: rule %s without its spec sentence", fl.ID(), fl.RuleID)
 		}
 	}
 	for id := range want {
@@ -119,7 +117,7 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 		t.Log("curl is not installed: the commands are only parsed and replayed with net/http")
 	}
 	checked := 0
-	for _, fl := range f.rep.Failures {
+	for _, fl := range f.rep.Findings {
 		ex := fl.Scenario.Transcript[len(fl.Scenario.Transcript)-1]
 		cmd := fl.Curl[len(fl.Curl)-1]
 		if !strings.Contains(cmd, "${INVOKECONF_KEYS_") && ex.Header.Get("Authorization") != "" {

@@ -50,9 +50,9 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		return "matrix"
 	},
 	"tileTarget": tileTarget,
-	"anchor": func(failures []Failure, id string) string {
-		for _, f := range failures {
-			if f.Scenario.ID == id {
+	"anchor": func(findings []Finding, id string) string {
+		for _, f := range findings {
+			if f.ID() == id {
 				return f.Anchor()
 			}
 		}

@@ -21,7 +21,7 @@ func TestSummarySchemaIsStable(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc["schema"] != "invokeconf.summary/v2" || doc["mode"] != ModeActive {
+	if doc["schema"] != "invokeconf.summary/v3" || doc["mode"] != ModeActive {
 		t.Fatalf("schema %v, mode %v", doc["schema"], doc["mode"])
 	}
 	first := func(key string) map[string]any {

@@ -16,7 +16,11 @@ import (
 // code: a MUST failure is a <failure type="MUST">; a SHOULD failure passes
 // with a warning in <system-out> unless JUnitWarnings is "failure";
 // untested, not applicable and expected failures are <skipped> with the
-// reason; a harness error is an <error>; a stale baseline entry is a failed
+// reason, and so is a scenario blocked by another rule's failure in a step
+// it rests on ("blocked by ROUTE-01"); a rule that failed only in such
+// steps gets a test case of its own in its area's suite, "[ROUTE-01] failed
+// in a step other scenarios rest on", so every failed rule is one
+// <failure>; a harness error is an <error>; a stale baseline entry is a failed
 // test case of the suite "baseline"; a run that never started or ran no
 // scenario is an <error> of the suite "run". Every suite carries the run's
 // <properties> (harness, spec and catalog digests, target, selection,
@@ -83,9 +87,9 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 	if rep.Mode == ModePassive {
 		return writePassiveJUnit(w, rep, opts)
 	}
-	failures := map[string]Failure{}
-	for _, f := range rep.Failures {
-		failures[f.Scenario.ID] = f
+	findings := map[string]Finding{}
+	for _, f := range rep.Findings {
+		findings[f.ID()] = f
 	}
 	stamp := rep.Started.UTC().Format(time.RFC3339)
 	props := junitProperties(rep)
@@ -113,8 +117,13 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 		c := junitCase{Name: printable(name), Classname: "invokeconf." + s.Feature, Time: seconds(s.Duration.Seconds())}
 		first, _, _ := strings.Cut(s.Error, "\n")
 		switch s.Status {
+		case runner.Blocked:
+			f := findings[s.ID]
+			c.Skipped = &junitProblem{Message: printable("blocked by " + f.RuleID + " (it failed in a step this scenario rests on): " + f.Line()),
+				Text: failureText(f)}
+			su.Skipped++
 		case runner.Failed:
-			f := failures[s.ID]
+			f := findings[s.ID]
 			switch {
 			case f.Verdict == ExpectedFailure:
 				c.Skipped = &junitProblem{Message: "expected failure (baseline: " + f.Baseline + "): " + f.Line(), Text: failureText(f)}
@@ -135,6 +144,32 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 		case runner.Untested, runner.NotApplicable:
 			c.Skipped = &junitProblem{Message: string(s.Status) + ": " + s.Error}
 			su.Skipped++
+		}
+		su.Tests++
+		su.Cases = append(su.Cases, c)
+	}
+	for _, r := range rep.Rules {
+		f, only := failedElsewhereOnly(rep, r)
+		if !only {
+			continue
+		}
+		su := suite(r.Area + ".feature")
+		c := junitCase{Name: printable(fmt.Sprintf("[%s] failed in a step other scenarios rest on", r.ID)),
+			Classname: "invokeconf." + r.Area, Time: seconds(0)}
+		text := failureText(f) + "\n" + r.Reason + "\n"
+		switch {
+		case r.Verdict == ExpectedFailure:
+			c.Skipped = &junitProblem{Message: "expected failure (baseline: " + f.Baseline + "): " + f.Line(), Text: text}
+			su.Skipped++
+		case r.Verdict == Warning && opts.JUnitWarnings != JUnitWarningsFailure:
+			c.SystemOut = "WARNING: a SHOULD rule failed (" + r.ID + "); the run does not fail for it.\n\n" + text
+		default:
+			typ := "MUST"
+			if r.Verdict == Warning {
+				typ = "SHOULD (warning)"
+			}
+			c.Failure = &junitProblem{Message: f.Line(), Type: typ, Text: text}
+			su.Failures++
 		}
 		su.Tests++
 		su.Cases = append(su.Cases, c)
@@ -216,26 +251,47 @@ func junitProperties(rep *Report) []junitProperty {
 	return out
 }
 
-func ruleList(f Failure) string {
-	var ids []string
-	for _, r := range f.Rules {
-		ids = append(ids, r.ID+" "+r.Level)
+// failedElsewhereOnly returns the first finding of a rule that failed, or
+// warned, only in steps that other rules' scenarios rest on: no scenario of
+// its own carries its failure.
+func failedElsewhereOnly(rep *Report, r RuleResult) (Finding, bool) {
+	switch r.Verdict {
+	case Fail, Warning, ExpectedFailure:
+	default:
+		return Finding{}, false
 	}
-	return strings.Join(ids, ", ")
+	var first *Finding
+	for i, f := range rep.Findings {
+		if f.RuleID != r.ID {
+			continue
+		}
+		if !f.Prerequisite {
+			return Finding{}, false
+		}
+		if first == nil {
+			first = &rep.Findings[i]
+		}
+	}
+	if first == nil {
+		return Finding{}, false
+	}
+	return *first, true
 }
+
+func ruleList(f Finding) string { return f.RuleID + " " + f.Rule.Level }
 
 // failureText is the body of a <failure>: the rules with their spec words,
 // expected vs actual, the rules it blocked, and the curl command of the
 // last exchange.
-func failureText(f Failure) string {
+func failureText(f Finding) string {
 	var b strings.Builder
-	for _, r := range f.Rules {
+	if r := f.Rule; r.ID != "" {
 		fmt.Fprintf(&b, "%s (%s, %s, %s): %s\n  spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
 	}
 	b.WriteString("\n")
 	writeOutcome(&b, f)
 	if len(f.Blocked) > 0 {
-		fmt.Fprintf(&b, "blocked (untested): %s\n", strings.Join(f.Blocked, " "))
+		fmt.Fprintf(&b, "blocked (untested, %s failed first): %s\n", f.RuleID, strings.Join(f.Blocked, " "))
 	}
 	if m := f.Message(); m != "" {
 		fmt.Fprintf(&b, "\nmessage: %s\n", m)
@@ -259,11 +315,9 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 	props := append([]junitProperty{{"invokeconf.mode", ModePassive},
 		{"invokeconf.observed", fmt.Sprint(rep.Passive.Observed)},
 		{"invokeconf.note", rep.Passive.Note}}, junitProperties(rep)...)
-	byRule := map[string][]Failure{}
-	for _, f := range rep.Failures {
-		for _, id := range f.Scenario.Rules {
-			byRule[id] = append(byRule[id], f)
-		}
+	byRule := map[string][]Finding{}
+	for _, f := range rep.Findings {
+		byRule[f.RuleID] = append(byRule[f.RuleID], f)
 	}
 	root := junitSuites{Name: "invokeconf passive", Time: seconds(rep.Duration), Timestamp: stamp}
 	suites := map[string]*junitSuite{}
@@ -283,7 +337,7 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 			text := passiveFailureText(r, byRule[r.ID])
 			msg := r.Reason
 			if fs := byRule[r.ID]; len(fs) > 0 {
-				msg = fs[0].Scenario.Name + ": " + fs[0].Line()
+				msg = fs[0].Title() + ": " + fs[0].Line()
 			}
 			if r.Verdict == Warning && opts.JUnitWarnings != JUnitWarningsFailure {
 				c.SystemOut = "WARNING: a SHOULD rule failed (" + r.ID + "); the judgement does not fail for it.\n\n" + text
@@ -315,11 +369,9 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 	return encodeJUnit(w, root)
 }
 
-// passiveFailureText is the body of a passive <failure>: the rule with its
-// spec words, then each exchange that broke it with expected vs actual.
-// writeOutcome writes a failure's check, expected, actual and spec words, a
+// writeOutcome writes a finding's check, expected, actual and spec words, a
 // line each.
-func writeOutcome(b *strings.Builder, f Failure) {
+func writeOutcome(b *strings.Builder, f Finding) {
 	if f.Check != "" {
 		fmt.Fprintf(b, "check:    %s\n", f.Check)
 	}
@@ -332,13 +384,15 @@ func writeOutcome(b *strings.Builder, f Failure) {
 	}
 }
 
-func passiveFailureText(r RuleResult, fs []Failure) string {
+// passiveFailureText is the body of a passive <failure>: the rule with its
+// spec words, then each exchange that broke it with expected vs actual.
+func passiveFailureText(r RuleResult, fs []Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %s, %s): %s\n  spec: %s\n%s\n", r.ID, r.Level, r.Source, r.Section, r.Rule.Rule, r.Spec, r.Reason)
 	for _, f := range fs {
-		fmt.Fprintf(&b, "\n%s\n", f.Scenario.Name)
-		if len(f.Scenario.Transcript) > 0 && f.Scenario.Transcript[0].Status != 0 {
-			fmt.Fprintf(&b, "status:   %d\n", f.Scenario.Transcript[0].Status)
+		fmt.Fprintf(&b, "\n%s\n", f.Title())
+		if f.Exchange != nil && f.Exchange.Status != 0 {
+			fmt.Fprintf(&b, "status:   %d\n", f.Exchange.Status)
 		}
 		writeOutcome(&b, f)
 	}

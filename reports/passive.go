@@ -148,7 +148,7 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	for _, v := range s.Verdicts {
 		byRule[v.Rule] = v
 	}
-	rep.Failures = []Failure{}
+	rep.Findings = []Finding{}
 	for _, r := range catalog {
 		rr := RuleResult{Rule: r, Scenarios: []string{}}
 		v, decidable := byRule[r.ID]
@@ -169,7 +169,7 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 			rr.Verdict = failedVerdict(r.Level, false)
 			rr.Reason = fmt.Sprintf("%d of %d exchanges broke it", v.Broken, v.Decided)
 			for _, f := range v.Failures {
-				rep.Failures = append(rep.Failures, passiveFailure(f, r, rr.Verdict, in.Exchange))
+				rep.Findings = append(rep.Findings, passiveFinding(f, r, rr.Verdict, in.Exchange))
 			}
 		case v.Verdict == checks.Untested:
 			rr.Verdict, rr.Reason = Untested, clean(v.Reason)
@@ -188,8 +188,8 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	rep.Areas = areasOf(rep.Rules)
 	rep.Spec = passiveSource(features.SourceSpec, rep.Rules)
 	rep.Contract = passiveSource(features.SourceContract, rep.Rules)
-	sort.SliceStable(rep.Failures, func(i, j int) bool { return severity(rep.Failures[i].Verdict) < severity(rep.Failures[j].Verdict) })
-	rep.FailedRules = failedRules(rep.Rules, rep.Failures)
+	sort.SliceStable(rep.Findings, func(i, j int) bool { return severity(rep.Findings[i].Verdict) < severity(rep.Findings[j].Verdict) })
+	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
 	rep.Outcome, rep.ExitCode = PassiveNoFailure, runner.ExitPass
 	head := fmt.Sprintf("observed %d exchanges; judged %d of %d rules", s.Observed, rep.Passive.Judged, rep.Passive.Rules)
 	var parts []string
@@ -228,20 +228,16 @@ var hideKeys = traffic.NewRedactor()
 // clean makes target bytes safe for a report: keys hidden, then printable.
 func clean(t string) string { return printable(hideKeys.RedactString(t)) }
 
-// passiveFailure is one exchange that broke a rule, as a Failure the
-// writers show: the rule with its spec words, expected vs actual, and the
-// exchange (its request line and status, or the whole recorded exchange
-// when it can be had).
-func passiveFailure(f checks.Finding, r features.Rule, v Verdict, lookup func(int) (transcript.Exchange, bool)) Failure {
+// passiveFinding is one exchange that broke a rule, as the writers show
+// it: the rule with its spec words, expected vs actual, and the exchange
+// (its request line and status, or the whole recorded exchange when it can
+// be had). Its target bytes are cleaned here, where the finding is made.
+func passiveFinding(f checks.Finding, r features.Rule, v Verdict, lookup func(int) (transcript.Exchange, bool)) Finding {
 	fl := f.Failure
 	if fl == nil {
 		fl = &outcome.Failure{}
 	}
-	fl = &outcome.Failure{Check: clean(fl.Check), Expected: clean(fl.Expected), Actual: clean(fl.Actual), Spec: clean(fl.Spec)}
 	req := clean(f.Request)
-	sc := runner.ScenarioResult{ID: fmt.Sprintf("exchange-%d-%s", f.Exchange, r.ID), Feature: "traffic",
-		Name: fmt.Sprintf("exchange #%d: %s", f.Exchange, req), URI: "traffic", Tags: []string{"@" + r.ID},
-		Rules: []string{r.ID}, Status: runner.Failed, Failure: fl, Error: fl.Error()}
 	method, url, _ := strings.Cut(req, " ")
 	ex := transcript.Exchange{Method: method, URL: url, Status: f.Status}
 	if lookup != nil {
@@ -249,9 +245,9 @@ func passiveFailure(f checks.Finding, r features.Rule, v Verdict, lookup func(in
 			ex = x
 		}
 	}
-	sc.Transcript = []transcript.Exchange{ex}
-	return Failure{Scenario: sc, Verdict: v, Rules: []features.Rule{r}, Check: fl.Check, Expected: fl.Expected,
-		Actual: fl.Actual, Spec: fl.Spec, Curl: []string{}}
+	return Finding{Rule: r, RuleID: r.ID, Verdict: v, Check: clean(fl.Check), Expected: clean(fl.Expected),
+		Actual: clean(fl.Actual), Spec: clean(fl.Spec), Exchange: &ExchangeRef{ID: f.Exchange, Request: req, Status: f.Status},
+		Transcript: []transcript.Exchange{ex}, Curl: []string{}}
 }
 
 // EvidenceOf is a recorded exchange as a passive failure shows it: keys

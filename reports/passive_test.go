@@ -147,16 +147,16 @@ func TestPassiveVerdicts(t *testing.T) {
 		t.Errorf("failed rules %+v", rep.FailedRules)
 	}
 	var f *Failure
-	for i := range rep.Failures {
-		if rep.Failures[i].Scenario.Rules[0] == "SSE-05" {
-			f = &rep.Failures[i]
+	for i := range rep.Findings {
+		if rep.Findings[i].RuleID == "SSE-05" {
+			f = &rep.Findings[i]
 		}
 	}
 	if f == nil {
-		t.Fatalf("no failure for SSE-05: %+v", rep.Failures)
+		t.Fatalf("no failure for SSE-05: %+v", rep.Findings)
 	}
-	if f.Expected == "" || f.Actual == "" || f.Spec == "" || !strings.HasPrefix(f.Scenario.Name, "exchange #1: POST http://svc.test/api/invoke/agt") ||
-		len(f.Scenario.Transcript) != 1 || f.Scenario.Transcript[0].Status != 200 || !strings.Contains(f.Scenario.Transcript[0].RespBody, "event: start") {
+	if f.Expected == "" || f.Actual == "" || f.Spec == "" || !strings.HasPrefix(f.Title(), "exchange #1: POST http://svc.test/api/invoke/agt") ||
+		f.Scenario != nil || len(f.Transcript) != 1 || f.Transcript[0].Status != 200 || !strings.Contains(f.Transcript[0].RespBody, "event: start") {
 		t.Errorf("SSE-05 failure %+v", f)
 	}
 	if rep.Spec.Outcome == "pass" || rep.Spec.Outcome == "partial" || rep.Contract.Outcome == "pass" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // Verdict is the judgement of one rule.
@@ -117,6 +119,10 @@ type RuleResult struct {
 	Reason string `json:"reason"`
 	// Scenarios are the IDs of the rule's scenarios in this run.
 	Scenarios []string `json:"scenarios"`
+	// BlockedBy names the rules whose failure, in a step the rule's
+	// scenarios rest on, kept them from checking it: the rule is untested,
+	// blocked by them.
+	BlockedBy []string `json:"blockedBy,omitempty"`
 	// Traffic is what the recorded traffic showed of the rule, in a
 	// passive report for a rule that traffic can decide; nil otherwise.
 	Traffic *RuleTraffic `json:"traffic,omitempty"`
@@ -131,40 +137,94 @@ type AreaResult struct {
 	Label string `json:"label"`
 }
 
-// Failure is a scenario that failed or broke the harness, with what a reader
-// needs to understand and reproduce it.
-type Failure struct {
-	Scenario runner.ScenarioResult `json:"scenario"`
+// Finding is one piece of evidence that the target broke a rule: the
+// failure as the check that found it made it (its rule, what was checked,
+// expected, actual, the spec words), where it was seen (a scenario of an
+// active run, or a recorded exchange in a passive judgement) and what it
+// kept from being checked. Active runs and passive judgements both produce
+// findings, and every writer reads them. A scenario that broke the harness
+// is a finding too, of no rule.
+type Finding struct {
+	// Rule is the catalog entry of the rule the finding breaks; the zero
+	// Rule for a harness error.
+	Rule features.Rule `json:"-"`
+	// RuleID is Rule's ID, "" for a harness error.
+	RuleID string `json:"rule"`
 	// Verdict is fail, warning, expected failure or harness error.
 	Verdict Verdict `json:"verdict"`
-	// Rules are the catalog entries the failure breaks (their spec
-	// sentences are the expectation).
-	Rules []features.Rule `json:"rules"`
-	// Blocked are the other rules of the scenario, which the failure kept
-	// from being checked: they are untested, "blocked by" the first rule.
-	Blocked []string `json:"blocked,omitempty"`
-	// Baseline is the reason the baseline gives, for an expected failure.
-	Baseline string `json:"baseline"`
-	// Check, Expected and Actual come from the step's structured failure
-	// (outcome.Failure); for an error of another kind Actual holds the
-	// whole message. Spec holds the spec's words the check rests on.
+	// Check, Expected and Actual are the check's values; Spec the spec's
+	// words it rests on. A harness error has only Actual: its message.
 	Check    string `json:"check"`
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 	Spec     string `json:"spec,omitempty"`
-	// Curl holds one command per exchange of the transcript; the last one
-	// is the request the scenario judged last.
-	Curl []string `json:"curl"`
+	// Scenario is where an active run saw it; nil in a passive judgement.
+	Scenario *runner.ScenarioResult `json:"scenario,omitempty"`
+	// Exchange is the recorded exchange a passive judgement saw it in; nil
+	// in an active run.
+	Exchange *ExchangeRef `json:"exchange,omitempty"`
+	// Prerequisite is true when the rule is none of the scenario's own: it
+	// broke in a step the scenario rests on.
+	Prerequisite bool `json:"prerequisite,omitempty"`
+	// Blocked are the scenario's own rules the failure kept from being
+	// checked: they are untested, blocked by Rule.
+	Blocked []string `json:"blocked,omitempty"`
+	// Baseline is the reason the baseline gives, for an expected failure.
+	Baseline string `json:"baseline"`
+	// Transcript is every exchange of the scenario, or the one exchange of a
+	// passive finding; Curl one command per exchange of an active run.
+	Transcript []transcript.Exchange `json:"transcript"`
+	Curl       []string              `json:"curl"`
 }
 
-// Anchor is the HTML id of the failure's details.
-func (f Failure) Anchor() string {
+// ExchangeRef names a recorded exchange of a passive judgement.
+type ExchangeRef struct {
+	ID      int    `json:"id"`
+	Request string `json:"request"`
+	Status  int    `json:"status"`
+}
+
+// ID names where the finding was seen: the scenario's ID, or
+// "exchange-N-RULE".
+func (f Finding) ID() string {
+	if f.Scenario != nil {
+		return f.Scenario.ID
+	}
+	if f.Exchange != nil {
+		return fmt.Sprintf("exchange-%d-%s", f.Exchange.ID, f.RuleID)
+	}
+	return ""
+}
+
+// Title names it for people: the scenario's title, or the exchange's
+// request line.
+func (f Finding) Title() string {
+	if f.Scenario != nil {
+		return f.Scenario.Title()
+	}
+	if f.Exchange != nil {
+		return fmt.Sprintf("exchange #%d: %s", f.Exchange.ID, f.Exchange.Request)
+	}
+	return ""
+}
+
+// Rules are the rules the finding's scenario checks (its own), or the
+// finding's rule for an exchange.
+func (f Finding) Rules() []string {
+	if f.Scenario != nil {
+		return f.Scenario.Rules
+	}
+	return []string{f.RuleID}
+}
+
+// Anchor is the HTML id of the finding's details.
+func (f Finding) Anchor() string {
 	r := strings.NewReplacer(".", "-", ":", "-", "/", "-")
-	return "f-" + r.Replace(f.Scenario.ID)
+	return "f-" + r.Replace(f.ID())
 }
 
-// Line is the failure in one line: "CHECK: expected X, got Y", clipped.
-func (f Failure) Line() string {
+// Line is the finding in one line: "CHECK: expected X, got Y", clipped.
+func (f Finding) Line() string {
 	var s string
 	switch {
 	case f.Expected != "":
@@ -183,7 +243,10 @@ func (f Failure) Line() string {
 // Message is the scenario's whole message when it says more than Check,
 // Expected and Actual (context a step wrapped around its failure); "" when
 // it says nothing more.
-func (f Failure) Message() string {
+func (f Finding) Message() string {
+	if f.Scenario == nil {
+		return ""
+	}
 	sf := f.Scenario.Failure
 	if sf == nil || strings.TrimSpace(f.Scenario.Error) == sf.Error() {
 		return ""
@@ -210,6 +273,9 @@ type FailedRule struct {
 	// Scenario and Anchor name the first failure and its HTML id.
 	Scenario string `json:"scenario"`
 	Anchor   string `json:"anchor"`
+	// Blocked are the rules this failure kept from being checked: untested,
+	// blocked by it.
+	Blocked []string `json:"blocked,omitempty"`
 }
 
 // SourceVerdict is the verdict on the rules of one source: the spec, or
@@ -269,11 +335,11 @@ type Report struct {
 	Areas       []AreaResult   `json:"areas"`
 	FailedRules []FailedRule   `json:"failedRules"`
 	Rules       []RuleResult   `json:"rules"`
-	Failures    []Failure      `json:"failures"`
+	Findings    []Finding      `json:"findings"`
 	Gaps        []runner.Gap   `json:"profileGaps"`
 	Baseline    *BaselineCheck `json:"baseline,omitempty"`
 	// Scenarios is every scenario of the run with its status; transcripts
-	// are kept only in Failures.
+	// are kept only in Findings.
 	Scenarios []runner.ScenarioResult `json:"scenarios"`
 	// Passive is set in a passive report only.
 	Passive *Passive `json:"passive,omitempty"`
@@ -333,21 +399,25 @@ func Build(in Input) (*Report, error) {
 			inCatalog[id]++
 		}
 	}
-	scenarios := make([]runner.ScenarioResult, 0, len(res.Scenarios))
-	for _, s := range res.Scenarios {
-		scenarios = append(scenarios, sanitize(s))
+	byRule := map[string]*ruleEvidence{}
+	ev := func(id string) *ruleEvidence {
+		if byRule[id] == nil {
+			byRule[id] = &ruleEvidence{}
+		}
+		return byRule[id]
 	}
-	byRule := map[string][]runner.ScenarioResult{}
+	scenarios := reconcile(res.Scenarios)
 	for _, s := range scenarios {
-		_, blocked := splitRules(s, idx)
+		cause := causeOf(s)
 		for _, id := range s.Rules {
-			if blocker, ok := blocked[id]; ok {
-				b := s
-				b.Status, b.Error = runner.Untested, "blocked by "+blocker+": its failure came first"
-				byRule[id] = append(byRule[id], b)
+			if cause != "" && id != cause {
+				ev(id).blocked = append(ev(id).blocked, blockedBy{s, cause})
 				continue
 			}
-			byRule[id] = append(byRule[id], s)
+			ev(id).own = append(ev(id).own, s)
+		}
+		if cause != "" && !contains(s.Rules, cause) {
+			ev(cause).elsewhere = append(ev(cause).elsewhere, s)
 		}
 		lean := s
 		lean.Transcript = nil
@@ -359,61 +429,121 @@ func Build(in Input) (*Report, error) {
 	}
 	rep.Counts = Counts{}
 	for _, r := range catalog {
-		rr := judge(r, res.Plan, inCatalog[r.ID], byRule[r.ID], bl)
+		e := byRule[r.ID]
+		if e == nil {
+			e = &ruleEvidence{}
+		}
+		rr := judge(r, res.Plan, inCatalog[r.ID], e, bl)
 		rep.Rules = append(rep.Rules, rr)
 		rep.Counts[rr.Verdict]++
 	}
 	rep.Areas = areasOf(rep.Rules)
 	rep.Spec = sourceVerdict(features.SourceSpec, rep.Rules)
 	rep.Contract = sourceVerdict(features.SourceContract, rep.Rules)
-	rep.Failures = failures(scenarios, bl, idx)
-	rep.FailedRules = failedRules(rep.Rules, rep.Failures)
+	rep.Findings = findings(scenarios, bl, idx)
+	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
 	rep.Baseline = bl.check(rep.Rules, scenarios)
 	rep.Outcome, rep.Headline, rep.ExitCode = decide(rep, res, in.NotRun)
 	return rep, nil
 }
 
-// splitRules tells, for a failed scenario that checks several rules, which
-// rules its failure breaks and which it only kept from being checked: a
-// structured failure whose spec words belong to some of the scenario's
-// rules breaks those, and blocks the others. Without such words every rule
-// of the scenario failed. blocked maps a blocked rule to the rule that
-// blocked it.
-func splitRules(s runner.ScenarioResult, idx map[string]features.Rule) (failed []string, blocked map[string]string) {
-	if s.Status != runner.Failed || s.Failure == nil || s.Failure.Spec == "" || len(s.Rules) < 2 {
-		return s.Rules, nil
-	}
-	words := normal(s.Failure.Spec)
-	for _, id := range s.Rules {
-		spec := normal(idx[id].Spec)
-		if spec != "" && (strings.Contains(spec, words) || strings.Contains(words, spec)) {
-			failed = append(failed, id)
+// reconcile blames a failure on the rule that explains it, where the run
+// shows one (outcome.Failure.ExplainedBy): a 404 where a 403 was due, in a
+// run whose scenarios of ROUTE-01 failed too, is ROUTE-01's failure, and
+// the scenario's own rule is blocked by it. A rule explains others only
+// when it failed in a scenario of its own whose failure nothing else
+// explains, so two failures never blame each other.
+func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
+	failedOwn := map[string]bool{}
+	for _, s := range in {
+		if s.Status == runner.Failed && s.Failure != nil {
+			failedOwn[s.Failure.Rule] = true
 		}
 	}
-	if len(failed) == 0 || len(failed) == len(s.Rules) {
-		return s.Rules, nil
-	}
-	blocked = map[string]string{}
-	for _, id := range s.Rules {
-		if !contains(failed, id) {
-			blocked[id] = failed[0]
+	root := map[string]bool{}
+	for _, s := range in {
+		if s.Status != runner.Failed || s.Failure == nil {
+			continue
+		}
+		explained := false
+		for _, e := range s.Failure.ExplainedBy {
+			explained = explained || (failedOwn[e] && e != s.Failure.Rule)
+		}
+		if !explained {
+			root[s.Failure.Rule] = true
 		}
 	}
-	return failed, blocked
+	out := make([]runner.ScenarioResult, len(in))
+	copy(out, in)
+	for i, s := range out {
+		if causeOf(s) == "" {
+			continue
+		}
+		for _, e := range s.Failure.ExplainedBy {
+			if !root[e] || e == s.Failure.Rule {
+				continue
+			}
+			f := *s.Failure
+			f.Rule, f.ExplainedBy = e, nil
+			f.Check = "(" + e + " failed in its own scenarios, which explains this) " + f.Check
+			out[i].Failure = &f
+			out[i].Status = runner.Failed
+			if !contains(s.Rules, e) {
+				out[i].Status = runner.Blocked
+			}
+			break
+		}
+	}
+	return out
 }
 
-func normal(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+// causeOf is the rule a failed or blocked scenario's failure breaks; "" for
+// a scenario that did not fail (or broke the harness).
+func causeOf(s runner.ScenarioResult) string {
+	if (s.Status == runner.Failed || s.Status == runner.Blocked) && s.Failure != nil {
+		return s.Failure.Rule
+	}
+	return ""
+}
 
-// judge decides one rule's verdict from its scenarios in the run.
-func judge(r features.Rule, plan *runner.Plan, inCatalog int, ran []runner.ScenarioResult, bl *Baseline) RuleResult {
+// ruleEvidence is what a run showed of one rule: its own scenarios (passed,
+// failed on it, untested...), those blocked by another rule's failure, and
+// the scenarios of other rules that failed on it in a step they rest on.
+type ruleEvidence struct {
+	own       []runner.ScenarioResult
+	blocked   []blockedBy
+	elsewhere []runner.ScenarioResult
+}
+
+type blockedBy struct {
+	s     runner.ScenarioResult
+	cause string
+}
+
+// judge decides one rule's verdict from what the run showed of it. A
+// failure is a failure wherever it was seen; a rule whose scenarios a
+// prerequisite's failure stopped is untested, blocked by that rule.
+func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, bl *Baseline) RuleResult {
 	rr := RuleResult{Rule: r, Scenarios: []string{}}
-	for _, s := range ran {
+	for _, s := range e.own {
 		rr.Scenarios = append(rr.Scenarios, s.ID)
 	}
+	for _, b := range e.blocked {
+		rr.Scenarios = append(rr.Scenarios, b.s.ID)
+		rr.BlockedBy = appendUnique(rr.BlockedBy, b.cause)
+	}
+	by := map[runner.Status][]runner.ScenarioResult{}
+	for _, s := range e.own {
+		by[s.Status] = append(by[s.Status], s)
+	}
+	failed := append(append([]runner.ScenarioResult(nil), by[runner.Failed]...), e.elsewhere...)
 	switch {
 	case !r.Observable:
 		rr.Verdict, rr.Reason = NotObservable, r.Why
 		return rr
+	case len(failed) > 0:
+		// Seen failing: whatever the selection or the catalog says of
+		// its scenarios, the target broke it.
 	case !plan.InScope(r.ID):
 		rr.Verdict, rr.Reason = NotSelected, "outside the selection ("+plan.Selection.String()+")"
 		return rr
@@ -423,15 +553,12 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, ran []runner.Scena
 			rr.Reason += " (pending: " + r.Pending + ")"
 		}
 		return rr
-	case len(ran) == 0:
+	case len(e.own)+len(e.blocked) == 0:
 		rr.Verdict, rr.Reason = NotSelected, "its scenarios were not selected ("+plan.Selection.String()+")"
 		return rr
 	}
-	by := map[runner.Status][]runner.ScenarioResult{}
-	for _, s := range ran {
-		by[s.Status] = append(by[s.Status], s)
-	}
-	switch failed := by[runner.Failed]; {
+	ran := len(e.own) + len(e.blocked)
+	switch {
 	case len(failed) > 0:
 		var reasons []string
 		expected := true
@@ -440,16 +567,25 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, ran []runner.Scena
 			expected = expected && ok
 			reasons = appendUnique(reasons, reason)
 		}
-		rr.Verdict, rr.Reason = failedVerdict(r.Level, expected), fmt.Sprintf("%d of %d scenarios failed", len(failed), len(ran))
+		rr.Verdict = failedVerdict(r.Level, expected)
+		rr.Reason = failedReason(by, e)
 		if expected {
 			rr.Reason = "baseline: " + strings.Join(reasons, "; ")
 		}
 	case len(by[runner.HarnessError]) > 0:
 		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[runner.HarnessError])
-	case len(by[runner.Untested]) > 0:
-		rr.Verdict, rr.Reason = Untested, reasonsOf(by[runner.Untested])
+	case len(e.blocked) > 0 || len(by[runner.Untested]) > 0:
+		var parts []string
+		if len(e.blocked) > 0 {
+			parts = append(parts, fmt.Sprintf("blocked by %s: it failed in a step the rule's scenarios rest on",
+				strings.Join(rr.BlockedBy, ", ")))
+		}
+		if len(by[runner.Untested]) > 0 {
+			parts = append(parts, reasonsOf(by[runner.Untested]))
+		}
+		rr.Verdict, rr.Reason = Untested, strings.Join(parts, "; ")
 		if n := len(by[runner.Passed]); n > 0 {
-			rr.Reason = fmt.Sprintf("%d of %d scenarios passed; the rest: %s", n, len(ran), rr.Reason)
+			rr.Reason = fmt.Sprintf("%d of %d scenarios passed; the rest: %s", n, ran, rr.Reason)
 		}
 	case len(by[runner.Passed]) == 0:
 		rr.Verdict, rr.Reason = NotApplicable, reasonsOf(by[runner.NotApplicable])
@@ -460,6 +596,101 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, ran []runner.Scena
 		}
 	}
 	return rr
+}
+
+// failedReason says where a failed rule was seen failing: in its own
+// scenarios, in steps that other rules' scenarios rest on, or both. When
+// only the others failed on it while its own scenarios passed, it says what
+// their requests carried that its own did not.
+func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence) string {
+	nOwn, nElse := len(own[runner.Failed]), len(e.elsewhere)
+	var parts []string
+	if nOwn > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d scenarios failed", nOwn, len(e.own)+len(e.blocked)))
+	}
+	if nElse > 0 {
+		parts = append(parts, fmt.Sprintf("it failed in a step that %s of other rules rest on", plural(nElse, "scenario", "scenarios")))
+	}
+	if nOwn == 0 && nElse > 0 && len(own[runner.Passed]) > 0 {
+		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[runner.Passed]), "scenario", "scenarios")))
+		if d := differs(own[runner.Passed], e.elsewhere); d != "" {
+			parts = append(parts, "the failing requests carried what its own did not: "+d)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// differs says what the last request of the failing scenarios carried that
+// no request of the passing ones did: a header with its value, a query
+// parameter, the method and route shape.
+func differs(passed, failing []runner.ScenarioResult) string {
+	seen := map[string]bool{}
+	for _, s := range passed {
+		for _, ex := range s.Transcript {
+			for _, f := range requestFeatures(ex) {
+				seen[f] = true
+			}
+		}
+	}
+	var out []string
+	for _, s := range failing {
+		if n := len(s.Transcript); n > 0 {
+			for _, f := range requestFeatures(s.Transcript[n-1]) {
+				if !seen[f] {
+					out = appendUnique(out, f)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return clip(strings.Join(out, "; "), 300)
+}
+
+// requestFeatures lists what a request carried, as differs compares it:
+// its headers with their values (keys are their variables already), its
+// query parameters, and its method with the route's shape.
+func requestFeatures(ex transcript.Exchange) []string {
+	var out []string
+	for name, vs := range ex.Header {
+		switch strings.ToLower(name) {
+		case "content-type", "user-agent", "accept-encoding", "content-length":
+			continue
+		}
+		for _, v := range vs {
+			out = append(out, name+": "+v)
+		}
+	}
+	if u, err := url.Parse(ex.URL); err == nil {
+		for k, vs := range u.Query() {
+			for _, v := range vs {
+				out = append(out, "?"+k+"="+v)
+			}
+		}
+		segs := apiPath(u.Path)
+		out = append(out, ex.Method+" /"+strings.Join(segs, "/"))
+	}
+	return out
+}
+
+// apiPath is a path's segments from "api" on, with its IDs written {}: the
+// route's shape.
+func apiPath(p string) []string {
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	for i := range segs {
+		if segs[i] == "api" {
+			segs = segs[i:]
+			break
+		}
+	}
+	out := append([]string(nil), segs...)
+	for i, sg := range out {
+		switch sg {
+		case "api", "invoke", "thread", "threads", "events", "abort", "projects", "bundles", "installations", "tasks", "assistants", "bundle":
+		default:
+			out[i] = "{}"
+		}
+	}
+	return out
 }
 
 // failedVerdict is the one rule for a failure: expected by the baseline,
@@ -564,54 +795,39 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 	return sv
 }
 
-// failures collects the failed and broken scenarios, each with the rules it
-// breaks, its structured failure and curl commands.
-func failures(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Failure {
-	out := []Failure{}
+// findings turns the failed, blocked and broken scenarios into findings:
+// each with the rule its failure breaks, its verdict, the scenario's own
+// rules it blocked, the transcript and curl commands.
+func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+	out := []Finding{}
 	for _, s := range scenarios {
-		if s.Status != runner.Failed && s.Status != runner.HarnessError {
+		if s.Status != runner.Failed && s.Status != runner.Blocked && s.Status != runner.HarnessError {
 			continue
 		}
-		failed, blocked := splitRules(s, idx)
-		f := Failure{Scenario: s, Verdict: HarnessError}
-		if s.Status == runner.Failed {
-			// The scenario's verdict is the most severe of its failed
-			// rules' verdicts, each by the rule's own judgement.
-			f.Verdict = NotSelected
-			var reasons []string
-			for _, id := range failed {
-				reason, ok := bl.expects(id, s)
-				if v := failedVerdict(idx[id].Level, ok); severity(v) < severity(f.Verdict) {
-					f.Verdict = v
-				}
-				if ok {
-					reasons = appendUnique(reasons, reason)
-				}
-			}
-			switch f.Verdict {
-			case NotSelected: // a scenario that names no rule still failed
-				f.Verdict = Fail
-			case ExpectedFailure:
-				f.Baseline = strings.Join(reasons, "; ")
-			}
-		}
-		for _, id := range failed {
-			f.Rules = append(f.Rules, idx[id])
-		}
-		for _, id := range s.Rules {
-			if _, ok := blocked[id]; ok {
-				f.Blocked = append(f.Blocked, id)
-			}
-		}
-		if sf := s.Failure; sf != nil {
+		s := s
+		f := Finding{Scenario: &s, Verdict: HarnessError, Transcript: s.Transcript, Curl: []string{}, Actual: s.Error}
+		if cause := causeOf(s); cause != "" {
+			sf := s.Failure
+			f.Rule, f.RuleID = idx[cause], cause
 			f.Check, f.Expected, f.Actual, f.Spec = sf.Check, sf.Expected, sf.Actual, sf.Spec
-		} else {
-			f.Actual = s.Error
+			f.Prerequisite = !contains(s.Rules, cause)
+			reason, expected := bl.expects(cause, s)
+			f.Verdict = failedVerdict(idx[cause].Level, expected)
+			if expected {
+				f.Baseline = reason
+			}
+			for _, id := range s.Rules {
+				if id != cause {
+					f.Blocked = append(f.Blocked, id)
+				}
+			}
 		}
-		f.Curl = []string{}
 		for _, ex := range s.Transcript {
 			f.Curl = append(f.Curl, Curl(ex))
 		}
+		lean := s
+		lean.Transcript = nil
+		f.Scenario = &lean
 		out = append(out, f)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return severity(out[i].Verdict) < severity(out[j].Verdict) })
@@ -619,8 +835,9 @@ func failures(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]fe
 }
 
 // failedRules lists the rules that failed, warned or broke the harness,
-// most severe first, each with its first failure.
-func failedRules(rules []RuleResult, fs []Failure) []FailedRule {
+// most severe first, each with its first finding and the rules its failure
+// blocked.
+func failedRules(rules []RuleResult, fs []Finding) []FailedRule {
 	out := []FailedRule{}
 	for _, r := range rules {
 		if r.Verdict != Fail && r.Verdict != Warning && r.Verdict != HarnessError && r.Verdict != ExpectedFailure {
@@ -628,9 +845,14 @@ func failedRules(rules []RuleResult, fs []Failure) []FailedRule {
 		}
 		row := FailedRule{ID: r.ID, Level: r.Level, Source: r.Source, Verdict: r.Verdict, Line: r.Reason}
 		for _, f := range fs {
-			if contains(f.Scenario.Rules, r.ID) && !contains(f.Blocked, r.ID) {
-				row.Line, row.Scenario, row.Anchor = f.Line(), f.Scenario.Title(), f.Anchor()
+			if f.RuleID == r.ID || (r.Verdict == HarnessError && f.Verdict == HarnessError && contains(f.Rules(), r.ID)) {
+				row.Line, row.Scenario, row.Anchor = f.Line(), f.Title(), f.Anchor()
 				break
+			}
+		}
+		for _, o := range rules {
+			if contains(o.BlockedBy, r.ID) {
+				row.Blocked = append(row.Blocked, o.ID)
 			}
 		}
 		out = append(out, row)
@@ -665,6 +887,9 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 		var parts []string
 		if n := rep.Counts[Fail]; n > 0 {
 			parts = append(parts, plural(n, "MUST rule", "MUST rules")+" failed: "+strings.Join(ruleIDs(rep.Rules, Fail), " "))
+			if b := blockedCount(rep.Rules); b > 0 {
+				parts = append(parts, plural(b, "rule", "rules")+" blocked by "+map[bool]string{true: "it", false: "them"}[n == 1]+" (untested)")
+			}
 		}
 		if stale > 0 {
 			parts = append(parts, plural(stale, "baseline entry is", "baseline entries are")+" stale (now passing)")
@@ -689,6 +914,17 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 		parts = append(parts, plural(n, "rule", "rules")+" untested")
 	}
 	return result, strings.Join(parts, "; "), runner.ExitPass
+}
+
+// blockedCount counts the untested rules that a failure blocked.
+func blockedCount(rules []RuleResult) int {
+	n := 0
+	for _, r := range rules {
+		if r.Verdict == Untested && len(r.BlockedBy) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func ruleIDs(rules []RuleResult, v Verdict) []string {

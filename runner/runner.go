@@ -377,6 +377,15 @@ func Unattempted(plan *Plan, reason string) *Result {
 	return res
 }
 
+// StepLocation returns where the step definition a step's text binds to is
+// defined in the step table ("steps/sse.go:40"), or "" when none matches.
+func StepLocation(text string) string {
+	if d, ok := steps.DefinitionOf(text); ok {
+		return d.Location
+	}
+	return ""
+}
+
 // newClient returns the HTTP client the steps use: no overall timeout (that
 // would cut streams; every request carries its own deadline), a dial timeout
 // so an unreachable target fails fast, and no proxy: targets are reached

@@ -113,6 +113,9 @@ func (w *World) rememberAsync(run, thread string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.need2xx(r.Method+" "+r.URL+": the status of the async start", r); err != nil {
+		return err
+	}
 	if err := w.judge(checks.AsyncAck); err != nil {
 		return err
 	}
@@ -390,6 +393,9 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 	}
 	resp, err := w.invokeStopping(path, prompt, abortOnce)
 	if err != nil {
+		return err
+	}
+	if err := w.need2xx("the SSE invoke", resp); err != nil {
 		return err
 	}
 	if abortErr != nil {

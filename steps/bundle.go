@@ -273,10 +273,7 @@ func (bw *bundleWorld) exchange(method, p, contentType string, body *string, acc
 		err = bw.w.readWhole(resp)
 	}
 	if err != nil {
-		if _, skip := Untested(err); skip {
-			return nil, err
-		}
-		return nil, outcome.Fail(method+" "+p, "a complete answer", err.Error())
+		return nil, err // untested, or the failure of a route that gave no whole answer (rests.go)
 	}
 	return resp, nil
 }
@@ -437,14 +434,52 @@ func (bw *bundleWorld) ownPath(loc string) (string, error) {
 	return p, nil
 }
 
+// givenInstalled installs a document a scenario needs before its own
+// check: it rests on INSTALL-01 (a valid document installs), and a refusal
+// is explained as well by what the document holds that other rules say
+// installs (docRules).
 func (bw *bundleWorld) givenInstalled(name, doc string) error {
-	if err := bw.install(doc, name); err != nil {
-		return err
+	err := bw.install(doc, name)
+	if err == nil {
+		if r := bw.w.resp; !is2xx(r.Status) {
+			err = outcome.Failf("the install of "+doc, "a 2xx answer with the installation record", "status %d: %s", r.Status, abbreviate(r.Body))
+		} else {
+			err = bw.isInstalled(name, "", false)
+		}
 	}
-	if r := bw.w.resp; !is2xx(r.Status) {
-		return outcome.Failf("the install of "+doc, "a 2xx answer with the installation record", "status %d: %s", r.Status, abbreviate(r.Body))
+	return bw.restsOn(err, "INSTALL-01", doc)
+}
+
+// restsOn names the rule a bundle step a scenario needs rests on, unless
+// its failure names one already, and the rules of what doc holds explain
+// it too.
+func (bw *bundleWorld) restsOn(err error, rule, doc string) error {
+	if f, ok := outcome.AsFailure(err); ok && f.Rule == "" {
+		f.Rule = rule
+		f.ExplainedBy = append(f.ExplainedBy, bw.docRules(doc)...)
 	}
-	return bw.isInstalled(name, "", false)
+	return err
+}
+
+// docRules are the rules that say a document like doc installs: any number
+// of knowledge sets and connectors (BUNDLE-04), no app (BUNDLE-03).
+func (bw *bundleWorld) docRules(doc string) []string {
+	children, err := bw.docChildren(doc)
+	if err != nil {
+		return nil
+	}
+	n := map[string]int{}
+	for _, c := range children {
+		n[c.Type]++
+	}
+	var out []string
+	if n["knowledge"] > 1 || n["connector"] > 1 || n["knowledge"]+n["connector"] == 0 {
+		out = append(out, "BUNDLE-04")
+	}
+	if n["app"] == 0 {
+		out = append(out, "BUNDLE-03")
+	}
+	return out
 }
 
 func (bw *bundleWorld) update(name, doc string) error {
@@ -495,14 +530,26 @@ func (bw *bundleWorld) updateAgain() error {
 	return bw.send(bw.lastUpdate)
 }
 
+// givenUpdated updates an installation as a scenario needs before its own
+// check. An update whose document no longer declares a task rests on
+// UPDATE-04, one that no longer declares a child on UPDATE-05, any other on
+// UPDATE-01 (an update goes through).
 func (bw *bundleWorld) givenUpdated(name, doc string) error {
-	if err := bw.update(name, doc); err != nil {
-		return err
+	err := bw.update(name, doc)
+	if err == nil {
+		err = bw.updateAnswered2xx(doc)
 	}
-	if err := bw.updateAnswered2xx(doc); err != nil {
-		return err
+	if err == nil {
+		err = bw.isInstalled(name, "", false)
 	}
-	return bw.isInstalled(name, "", false)
+	rule := "UPDATE-01"
+	switch {
+	case strings.Contains(doc, "orphan-task"):
+		rule = "UPDATE-04"
+	case strings.Contains(doc, "orphan-child"), strings.Contains(doc, "orphan-app"):
+		rule = "UPDATE-05"
+	}
+	return bw.restsOn(err, rule, doc)
 }
 
 // updateAnswered2xx fails unless the last update got a 2xx answer.

@@ -182,7 +182,7 @@ func (bw *bundleWorld) exported() (map[string]any, error) {
 		return nil, err
 	}
 	if !is2xx(r.Status) {
-		return nil, statusFailure("the export", "a 2xx with the project bundle (no status is named)", r)
+		return nil, bw.w.refusal("the export (a 2xx with the project bundle: no status is named)", r)
 	}
 	tree, err := parseTree(r.Body)
 	if err != nil {

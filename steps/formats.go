@@ -40,11 +40,19 @@ func formatDefs() []Def {
 
 // isSSE: FMT-01's form, judged by the passive check; every SSE step starts
 // with it.
-func (w *World) isSSE() error { return w.judge(checks.AcceptSSE) }
+func (w *World) isSSE() error {
+	if err := w.status2xx(); err != nil {
+		return err
+	}
+	return w.judge(checks.AcceptSSE)
+}
 
 // sseAnswerIs: the concatenated content of the stream's events, as a
 // conformant SSE client (go-sse) reads them.
 func (w *World) sseAnswerIs(want string) error {
+	if err := w.status2xx(); err != nil {
+		return err
+	}
 	if err := w.complete(); err != nil {
 		return err
 	}
@@ -110,6 +118,9 @@ func (w *World) envelope() ([]map[string]any, error) {
 // envelopeOf returns the items of r's JSON envelope: one envelope
 // {items:[...]} and nothing after it rests on FMT-02.
 func (w *World) envelopeOf(r *Response) ([]map[string]any, error) {
+	if err := w.need2xx(r.Method+" "+r.URL+": the status", r); err != nil {
+		return nil, err
+	}
 	items, err := r.EnvelopeItems()
 	return items, outcome.Claim(err, w.on(r, "FMT-02"))
 }
@@ -295,8 +306,8 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 	if err != nil {
 		return err
 	}
-	if !is2xx(resp.Status) {
-		return statusFailure("the SSE invoke", "a 2xx status", resp)
+	if err := w.need2xx("the SSE invoke", resp); err != nil {
+		return err
 	}
 	if resp.Err != errStopped {
 		return outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
@@ -344,8 +355,8 @@ func (w *World) invokePlainAndDisconnect(path, threadName, text string, doc *god
 	if err != nil {
 		return err
 	}
-	if !is2xx(resp.Status) {
-		return statusFailure("the plain-text invoke", "a 2xx status", resp)
+	if err := w.need2xx("the plain-text invoke", resp); err != nil {
+		return err
 	}
 	if resp.Err != errStopped {
 		return outcome.Failf("the plain-text answer", fmt.Sprintf("text holding %q", text),

@@ -270,7 +270,7 @@ func (w *World) statusIs(want int) error {
 		return err
 	}
 	if r.Status != want {
-		return statusFailure(r.Method+" "+r.URL+": the status", fmt.Sprint(want), r)
+		return w.wrongStatus(r.Method+" "+r.URL+": the status", fmt.Sprint(want), r)
 	}
 	return nil
 }
@@ -293,7 +293,7 @@ func (w *World) statusEither(a, b int) error {
 		return err
 	}
 	if r.Status != a && r.Status != b {
-		return statusFailure(r.Method+" "+r.URL+": the status", fmt.Sprintf("%d or %d", a, b), r)
+		return w.wrongStatus(r.Method+" "+r.URL+": the status", fmt.Sprintf("%d or %d", a, b), r)
 	}
 	return nil
 }
@@ -369,6 +369,9 @@ func (w *World) plainIsExactly(want string) error {
 		return err
 	}
 	if err := w.needEcho(); err != nil {
+		return err
+	}
+	if err := w.need2xx(r.Method+" "+r.URL+": the status", r); err != nil {
 		return err
 	}
 	if err := w.plainForm(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/profile"
 )
 
 // Prerequisites. A scenario reaches its own check through steps whose
@@ -37,6 +38,12 @@ const (
 	routeEvents
 	routeThreadGet
 	routeAbort
+	routeExport          // the bundle export of the profile's export project
+	routeExportInstalled // the bundle export of a project an installation created
+	routeUninstall       // DELETE /api/bundles/installations/{id}
+	routeTaskDelete      // DELETE /api/tasks/{id}
+	routeBundleInstall   // the contract's install route (routes.bundleInstall)
+	routeBundleUpdate    // the contract's update route (routes.bundleUpdate)
 )
 
 // routeRule is the rule a route's success rests on: that it does what its
@@ -51,6 +58,15 @@ var routeRule = map[routeKind]string{
 	routeProjectThread:  "PROJ-02",
 	routeThreadGet:      "ASYNC-05",
 	routeAbort:          "ASYNC-06",
+	// "Exports the agent, every standalone knowledge set ...": the export
+	// rests on EXPORT-01; exporting a project an installation created, on
+	// BUNDLE-06 ("Installation creates a normal project").
+	routeExport:          "EXPORT-01",
+	routeExportInstalled: "BUNDLE-06",
+	routeUninstall:       "UNINSTALL-05",
+	routeTaskDelete:      "UNINSTALL-03",
+	routeBundleInstall:   "INSTALL-01",
+	routeBundleUpdate:    "UPDATE-01",
 }
 
 // route classifies the request of r by its path and the profile: which of
@@ -82,8 +98,39 @@ func (w *World) route(r *Response) routeKind {
 		return routeAbort
 	case len(segs) == 3 && segs[0] == "api" && segs[1] == "threads":
 		return routeThreadGet
+	case len(segs) == 6 && segs[0] == "api" && segs[1] == "assistants" && segs[3] == "projects" && segs[5] == "bundle":
+		if segs[4] == w.P.Bundles.Export.ProjectID {
+			return routeExport
+		}
+		return routeExportInstalled
+	case len(segs) == 4 && segs[0] == "api" && segs[1] == "bundles" && segs[2] == "installations" && r.Method == "DELETE":
+		return routeUninstall
+	case len(segs) == 3 && segs[0] == "api" && segs[1] == "tasks" && r.Method == "DELETE":
+		return routeTaskDelete
+	}
+	for name, kind := range map[string]routeKind{profile.RouteBundleInstall: routeBundleInstall, profile.RouteBundleUpdate: routeBundleUpdate} {
+		if method, tmpl, err := w.P.Route(name); err == nil && method == r.Method && pathMatches(tmpl, u.Path) {
+			return kind
+		}
 	}
 	return routeOther
+}
+
+// pathMatches reports whether a path is a route template's ({id} one
+// segment), the base URL's own path before it.
+func pathMatches(tmpl, path string) bool {
+	t := strings.Split(strings.Trim(tmpl, "/"), "/")
+	p := strings.Split(strings.Trim(path, "/"), "/")
+	if len(p) < len(t) {
+		return false
+	}
+	p = p[len(p)-len(t):]
+	for i := range t {
+		if t[i] != "{id}" && t[i] != p[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // apiSegments returns a path's segments from its "/api/" on, so a target
@@ -167,19 +214,24 @@ var credentialScopes = map[string][]string{
 	"notEntitled":      {"*"},
 }
 
-// lacksCredential reports whether the key of r lacks a credential scope that
-// a tool of the agent it invokes uses.
+// lacksCredential reports whether a run of r loses a credential-backed tool
+// of the main agent: its key lacks the tool's credential scope, or the
+// credential is the project's and r is a bare-agent call (PROJ-05: "a
+// bare-agent run of the same agent cannot use them, whatever its
+// credential scopes").
 func (w *World) lacksCredential(r *Response) bool {
 	scopes := credentialScopes[r.Role]
-	if slices.Contains(scopes, "*") {
-		return false
-	}
 	a, err := w.P.Agent("main")
 	if err != nil {
 		return false
 	}
+	k := w.route(r)
+	bare := k != routeProject && k != routeProjectThread
 	for _, cred := range a.CredentialTools {
-		if !slices.Contains(scopes, cred) {
+		if bare && slices.Contains(w.P.Projects.Main.Credentials, cred) {
+			return true
+		}
+		if !slices.Contains(scopes, "*") && !slices.Contains(scopes, cred) {
 			return true
 		}
 	}
@@ -273,7 +325,13 @@ func (w *World) headerRules(r *Response) []string {
 // or for its agent scope (AUTH-*), and only a scenario about credentials
 // can tell.
 func (w *World) refusalRule(r *Response) string {
-	var main, ownOnly []string
+	rule, _ := w.pick(w.refusalCandidates(r))
+	return rule
+}
+
+// refusalCandidates are refusalRule's candidates: main in the order they
+// are blamed, ownOnly those only a scenario about them blames.
+func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 	switch {
 	case r.Status == 401 || r.Status == 403:
 		main = []string{w.authRule(r)}
@@ -296,7 +354,18 @@ func (w *World) refusalRule(r *Response) string {
 	for i := range main {
 		main[i] = w.on(r, main[i])
 	}
-	return w.pick(main, ownOnly)
+	return main, ownOnly
+}
+
+// refusal is the failure of a call that needed a 2xx and got r's status:
+// it breaks refusalRule(r), and a rule that only a scenario about it can
+// blame (a credential scope, a mode) explains it too when that rule fails
+// in its own scenarios.
+func (w *World) refusal(check string, r *Response) *outcome.Failure {
+	f := statusFailure(check, "a 2xx status", r)
+	main, ownOnly := w.refusalCandidates(r)
+	f.Rule, f.ExplainedBy = w.pick(main, ownOnly)
+	return f
 }
 
 // on is rule as it stands on r's route: an agent-route rule that PROJ-03
@@ -305,27 +374,53 @@ func (w *World) refusalRule(r *Response) string {
 func (w *World) on(r *Response, rule string) string { return checks.RuleOn(rule, r.Exchange()) }
 
 // pick returns the first candidate the scenario is about (one of its own
-// rules), else the first of main.
-func (w *World) pick(main, ownOnly []string) string {
+// rules), else the first of main; and the ownOnly candidates it did not
+// pick, which explain the failure too when they fail in their own
+// scenarios (outcome.Failure.ExplainedBy).
+func (w *World) pick(main, ownOnly []string) (rule string, explainedBy []string) {
 	own := features.RulesOf(w.tags)
 	for _, c := range append(append([]string(nil), main...), ownOnly...) {
 		if slices.Contains(own, c) {
-			return c
+			rule = c
+			break
 		}
 	}
-	if len(main) > 0 {
-		return main[0]
+	if rule == "" && len(main) > 0 {
+		rule = main[0]
 	}
-	return w.ownRule()
+	if rule == "" {
+		rule = w.ownRule()
+	}
+	for _, c := range ownOnly {
+		if c != rule {
+			explainedBy = append(explainedBy, c)
+		}
+	}
+	return rule, explainedBy
 }
 
-// needStatus returns a failure when r's status is not 2xx: what the
-// scenario needed before its own check. check names the call.
+// need2xx returns a failure when r's status is not 2xx: what the scenario
+// needed before its own check (refusal). check names the call.
 func (w *World) need2xx(check string, r *Response) error {
 	if is2xx(r.Status) {
 		return nil
 	}
-	return statusFailure(check, "a 2xx status", r).Breaks(w.refusalRule(r))
+	return w.refusal(check, r)
+}
+
+// wrongStatus is the failure of a status the scenario's own check did not
+// expect. A 404 where the route's {id} names what the profile provisioned
+// is what a route that does not resolve it gives too: that rule explains
+// it when it fails in its own scenarios.
+func (w *World) wrongStatus(check, want string, r *Response) *outcome.Failure {
+	f := statusFailure(check, want, r)
+	if r.Status == 404 && want != "404" {
+		switch k := w.route(r); k {
+		case routeAgentID, routeAlias, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProject, routeProjectThread:
+			f.ExplainedBy = []string{w.routeRuleOf(r)}
+		}
+	}
+	return f
 }
 
 // formRule is the rule the form of r's answer rests on, by the Accept it

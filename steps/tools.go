@@ -235,9 +235,9 @@ func answerText(r *Response) (string, error) {
 }
 
 // runTools reads the tool list a run printed for @tools.
-func runTools(r *Response) ([]string, error) {
-	if !is2xx(r.Status) {
-		return nil, statusFailure(r.Method+" "+r.URL+": the status of the run that lists its tools", "2xx", r)
+func (w *World) runTools(r *Response) ([]string, error) {
+	if err := w.need2xx(r.Method+" "+r.URL+": the status of the run that lists its tools", r); err != nil {
+		return nil, err
 	}
 	text, err := answerText(r)
 	if err != nil {
@@ -255,7 +255,7 @@ func (w *World) lastTools() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runTools(r)
+	return w.runTools(r)
 }
 
 // wantedAndRunTools reads a step's list of tools and the last run's tools.
@@ -335,7 +335,7 @@ func sorted(list []string) []string {
 // toolsLike compares the run's tools with a remembered answer's: the same,
 // or (more) a strict superset of them.
 func (w *World) toolsLike(name string, base *Response, more bool) error {
-	own, err := runTools(base)
+	own, err := w.runTools(base)
 	if err != nil {
 		return fmt.Errorf("answer %q: %w", name, err)
 	}
