@@ -118,30 +118,30 @@ func TestCurlReproducesTheRequest(t *testing.T) {
 	}
 	checked := 0
 	for _, fl := range f.rep.Findings {
-		ex := fl.Scenario.Transcript[len(fl.Scenario.Transcript)-1]
+		ex := fl.Transcript[len(fl.Transcript)-1]
 		cmd := fl.Curl[len(fl.Curl)-1]
 		if !strings.Contains(cmd, "${INVOKECONF_KEYS_") && ex.Header.Get("Authorization") != "" {
-			t.Errorf("%s: the curl command carries no key variable:\n%s", fl.Scenario.ID, cmd)
+			t.Errorf("%s: the curl command carries no key variable:\n%s", fl.ID(), cmd)
 		}
 		for _, key := range f.p.Secrets() {
 			if strings.Contains(cmd, key) {
-				t.Fatalf("%s: the curl command holds a key", fl.Scenario.ID)
+				t.Fatalf("%s: the curl command holds a key", fl.ID())
 			}
 		}
 		want := expectedRequest(t, ex, env)
 		if curl != "" {
 			n := f.rec.len()
 			status := runCurl(t, curl, cmd, env)
-			compareReceived(t, fl.Scenario.ID+" (curl)", want, f.rec.since(n))
+			compareReceived(t, fl.ID()+" (curl)", want, f.rec.since(n))
 			if status != ex.Status {
-				t.Errorf("%s (curl): status %d, the run saw %d", fl.Scenario.ID, status, ex.Status)
+				t.Errorf("%s (curl): status %d, the run saw %d", fl.ID(), status, ex.Status)
 			}
 		}
 		n := f.rec.len()
 		status := replay(t, cmd, env)
-		compareReceived(t, fl.Scenario.ID+" (replay)", want, f.rec.since(n))
+		compareReceived(t, fl.ID()+" (replay)", want, f.rec.since(n))
 		if status != ex.Status {
-			t.Errorf("%s (replay): status %d, the run saw %d", fl.Scenario.ID, status, ex.Status)
+			t.Errorf("%s (replay): status %d, the run saw %d", fl.ID(), status, ex.Status)
 		}
 		checked++
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func failRule(id, msg string) func(*runner.ScenarioResult) {
 	return func(s *runner.ScenarioResult) {
 		if contains(s.Rules, id) {
 			s.Status, s.Error = runner.Failed, msg
-			s.Failure = outcome.Fail("the check", "the spec's value", msg)
+			s.Failure = outcome.Fail("the check", "the spec's value", msg).Breaks(id)
 			s.Transcript = []transcript.Exchange{{Method: "GET", URL: "http://t/x", Status: 200, RespBody: msg}}
 		}
 	}
@@ -197,9 +198,10 @@ func TestPartialSaysHowMuch(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestBlockedBy: a failure whose spec words belong to one rule of its
-// scenario fails that rule; the scenario's other rules are untested,
-// "blocked by" it, not failed.
+// TestBlockedBy: a failure fails the rule it names; the scenario's other
+// rules are untested, "blocked by" it, not failed. A failure of a rule the
+// scenario is not about (a step it rests on) fails that rule and blocks
+// every rule of the scenario.
 func TestBlockedBy(t *testing.T) {
 	idx, err := features.RuleIndex()
 	if err != nil {
@@ -220,7 +222,7 @@ func TestBlockedBy(t *testing.T) {
 	rep := synthetic(t, runner.Selection{}, nil, func(s *runner.ScenarioResult) {
 		if s.ID == pk.ID {
 			s.Status, s.Error = runner.Failed, "boom"
-			s.Failure = outcome.Fail("a check", "x", "y").WithSpec(idx[first].Spec)
+			s.Failure = outcome.Fail("a check", "x", "y").WithSpec(idx[first].Spec).Breaks(first)
 		}
 	})
 	verdicts := map[string]RuleResult{}
@@ -232,6 +234,26 @@ func TestBlockedBy(t *testing.T) {
 	}
 	if r := verdicts[second]; r.Verdict != Untested || !strings.Contains(r.Reason, "blocked by "+first) {
 		t.Errorf("%s: %s (%s), want untested, blocked by %s", second, r.Verdict, r.Reason, first)
+	}
+	prereq := synthetic(t, runner.Selection{}, nil, func(s *runner.ScenarioResult) {
+		if s.ID == pk.ID {
+			s.Status, s.Error = runner.Blocked, "404"
+			s.Failure = outcome.Fail("the status", "a 2xx status", "404").Breaks("ROUTE-01")
+		}
+	})
+	for _, r := range prereq.Rules {
+		switch {
+		case r.ID == "ROUTE-01" && r.Verdict != Fail:
+			t.Errorf("ROUTE-01 failed in a step of %s: %s (%s), want fail", pk.ID, r.Verdict, r.Reason)
+		case (r.ID == first || r.ID == second) && (r.Verdict != Untested || !slices.Contains(r.BlockedBy, "ROUTE-01")):
+			t.Errorf("%s: %s (%s), want untested, blocked by ROUTE-01", r.ID, r.Verdict, r.Reason)
+		}
+	}
+	if len(prereq.FailedRules) != 1 || prereq.FailedRules[0].ID != "ROUTE-01" || !slices.Contains(prereq.FailedRules[0].Blocked, first) {
+		t.Errorf("failed rules %+v, want ROUTE-01 blocking %s", prereq.FailedRules, first)
+	}
+	if !strings.Contains(prereq.Headline, "1 MUST rule failed: ROUTE-01") || !strings.Contains(prereq.Headline, "blocked by it") {
+		t.Errorf("headline %q", prereq.Headline)
 	}
 }
 

@@ -66,7 +66,12 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 // failure with its spec sentence, expected vs actual, transcript and curl
 // commands.
 func WriteHTML(w io.Writer, rep *Report) error {
-	return htmlTemplate.Execute(w, rep)
+	var b strings.Builder
+	if err := htmlTemplate.Execute(&b, rep); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, printable(b.String()))
+	return err
 }
 
 // tileTarget is where an area's tile leads: its first row in the failed

@@ -36,7 +36,7 @@ func TestSummarySchemaIsStable(t *testing.T) {
 		obj  map[string]any
 		want string
 	}{
-		"top level":   {doc, "areas baseURL contract counts durationSeconds exitCode failedRules failures harness headline identity mode outcome profile profileGaps rules scenarios schema selection spec started target"},
+		"top level":   {doc, "areas baseURL contract counts durationSeconds exitCode failedRules findings harness headline identity mode outcome profile profileGaps rules scenarios schema selection spec started target"},
 		"identity":    {doc["identity"].(map[string]any), "catalogDigest goVersion harnessCommit harnessVersion product productVersion specDigest"},
 		"spec":        {doc["spec"].(map[string]any), "counts failed judged observable outcome source"},
 		"profile":     {doc["profile"].(map[string]any), "baseURL capabilities keys"},
@@ -45,7 +45,7 @@ func TestSummarySchemaIsStable(t *testing.T) {
 		"area":        {first("areas"), "area counts label verdict"},
 		"failed rule": {first("failedRules"), "anchor id level line scenario source verdict"},
 		"scenario":    {first("scenarios"), "error feature id line name rules started status tags uri"},
-		"failure":     {first("failures"), "actual baseline check curl expected rules scenario verdict"},
+		"finding":     {first("findings"), "actual baseline check curl expected rule scenario transcript verdict"},
 	} {
 		var keys []string
 		for k := range tc.obj {

@@ -146,7 +146,7 @@ func TestPassiveVerdicts(t *testing.T) {
 	if len(rep.FailedRules) == 0 || rep.FailedRules[0].ID != "SSE-05" || rep.FailedRules[0].Anchor == "" {
 		t.Errorf("failed rules %+v", rep.FailedRules)
 	}
-	var f *Failure
+	var f *Finding
 	for i := range rep.Findings {
 		if rep.Findings[i].RuleID == "SSE-05" {
 			f = &rep.Findings[i]

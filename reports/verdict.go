@@ -500,8 +500,14 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 // causeOf is the rule a failed or blocked scenario's failure breaks; "" for
 // a scenario that did not fail (or broke the harness).
 func causeOf(s runner.ScenarioResult) string {
-	if (s.Status == runner.Failed || s.Status == runner.Blocked) && s.Failure != nil {
+	if s.Status != runner.Failed && s.Status != runner.Blocked {
+		return ""
+	}
+	if s.Failure != nil && s.Failure.Rule != "" {
 		return s.Failure.Rule
+	}
+	if len(s.Rules) > 0 {
+		return s.Rules[0] // a failure no check named a rule for: the scenario's own
 	}
 	return ""
 }
@@ -807,9 +813,10 @@ func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]fe
 		s := s
 		f := Finding{Scenario: &s, Verdict: HarnessError, Transcript: s.Transcript, Curl: []string{}, Actual: s.Error}
 		if cause := causeOf(s); cause != "" {
-			sf := s.Failure
 			f.Rule, f.RuleID = idx[cause], cause
-			f.Check, f.Expected, f.Actual, f.Spec = sf.Check, sf.Expected, sf.Actual, sf.Spec
+			if sf := s.Failure; sf != nil {
+				f.Check, f.Expected, f.Actual, f.Spec = sf.Check, sf.Expected, sf.Actual, sf.Spec
+			}
 			f.Prerequisite = !contains(s.Rules, cause)
 			reason, expected := bl.expects(cause, s)
 			f.Verdict = failedVerdict(idx[cause].Level, expected)

@@ -1,11 +1,14 @@
 package reports
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/transcript"
 )
 
 func sc(id string, status runner.Status, msg string, rules ...string) runner.ScenarioResult {
@@ -62,11 +65,79 @@ func TestJudge(t *testing.T) {
 			if bl == nil {
 				bl = &Baseline{}
 			}
-			got := judge(tc.rule, tc.plan, tc.inCatalog, tc.ran, bl)
+			got := judge(tc.rule, tc.plan, tc.inCatalog, &ruleEvidence{own: tc.ran}, bl)
 			if got.Verdict != tc.want || !strings.Contains(got.Reason, tc.reason) {
 				t.Errorf("verdict %q (%s), want %q (%s)", got.Verdict, got.Reason, tc.want, tc.reason)
 			}
 		})
+	}
+}
+
+// TestBlockedAndElsewhere: a rule whose scenarios another rule's failure
+// stopped is untested, blocked by it; a rule that failed only in steps of
+// other rules' scenarios fails, and when its own scenarios passed the
+// reason says what the failing requests carried.
+func TestBlockedAndElsewhere(t *testing.T) {
+	must := features.Rule{ID: "X-01", Area: "x", Level: features.MUST, Observable: true}
+	all := &runner.Plan{}
+	blocked := judge(must, all, 2, &ruleEvidence{own: []runner.ScenarioResult{sc("a", runner.Passed, "")},
+		blocked: []blockedBy{{sc("b", runner.Blocked, "404", "X-01"), "ROUTE-01"}}}, &Baseline{})
+	if blocked.Verdict != Untested || len(blocked.BlockedBy) != 1 || blocked.BlockedBy[0] != "ROUTE-01" ||
+		!strings.Contains(blocked.Reason, "1 of 2 scenarios passed; the rest: blocked by ROUTE-01") {
+		t.Errorf("blocked: %s (%s), blockedBy %v", blocked.Verdict, blocked.Reason, blocked.BlockedBy)
+	}
+	own := sc("a", runner.Passed, "")
+	own.Transcript = []transcript.Exchange{{Method: "POST", URL: "http://t/api/invoke/agt_1", Header: http.Header{"Authorization": {"Bearer $K"}}}}
+	other := sc("b", runner.Blocked, "404", "SSE-05")
+	other.Transcript = []transcript.Exchange{{Method: "POST", URL: "http://t/api/invoke/agt_1",
+		Header: http.Header{"Authorization": {"Bearer $K"}, "Accept": {"text/event-stream"}}}}
+	elsewhere := judge(must, all, 1, &ruleEvidence{own: []runner.ScenarioResult{own}, elsewhere: []runner.ScenarioResult{other}}, &Baseline{})
+	if elsewhere.Verdict != Fail || !strings.Contains(elsewhere.Reason, "its own 1 scenario passed") ||
+		!strings.Contains(elsewhere.Reason, "Accept: text/event-stream") || strings.Contains(elsewhere.Reason, "Authorization") {
+		t.Errorf("elsewhere: %s (%s)", elsewhere.Verdict, elsewhere.Reason)
+	}
+	notSelected := judge(must, mustScope(t), 1, &ruleEvidence{elsewhere: []runner.ScenarioResult{other}}, &Baseline{})
+	if notSelected.Verdict != Fail {
+		t.Errorf("a rule seen failing outside the selection: %s (%s), want fail", notSelected.Verdict, notSelected.Reason)
+	}
+}
+
+func mustScope(t *testing.T) *runner.Plan {
+	t.Helper()
+	p, err := runner.NewPlan(reference(t), runner.Selection{Rules: []string{"SSE-01"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReconcile: a failure another rule explains (ExplainedBy) is that
+// rule's when it failed in a scenario of its own that nothing explains; two
+// failures that would explain each other stay each its own.
+func TestReconcile(t *testing.T) {
+	failed := func(id, rule string, status runner.Status, explainedBy []string, rules ...string) runner.ScenarioResult {
+		s := sc(id, status, "x", rules...)
+		s.Failure = &outcome.Failure{Rule: rule, Check: "c", ExplainedBy: explainedBy}
+		return s
+	}
+	in := []runner.ScenarioResult{
+		failed("route", "ROUTE-01", runner.Failed, nil, "ROUTE-01"),
+		failed("auth", "AUTH-04", runner.Failed, []string{"ROUTE-01"}, "AUTH-04"),
+		failed("sse", "AUTH-01", runner.Blocked, []string{"CRED-01"}, "SSE-05"), // CRED-01 passed: stays
+		failed("p", "X-01", runner.Failed, []string{"Y-01"}, "X-01"),
+		failed("q", "Y-01", runner.Failed, []string{"X-01"}, "Y-01"),
+	}
+	out := reconcile(in)
+	for i, want := range []struct {
+		rule   string
+		status runner.Status
+	}{{"ROUTE-01", runner.Failed}, {"ROUTE-01", runner.Blocked}, {"AUTH-01", runner.Blocked}, {"X-01", runner.Failed}, {"Y-01", runner.Failed}} {
+		if out[i].Failure.Rule != want.rule || out[i].Status != want.status {
+			t.Errorf("%s: %s %s, want %s %s", out[i].ID, out[i].Failure.Rule, out[i].Status, want.rule, want.status)
+		}
+	}
+	if in[1].Failure.Rule != "AUTH-04" {
+		t.Error("reconcile changed its input")
 	}
 }
 
