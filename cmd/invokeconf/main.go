@@ -88,7 +88,8 @@ var commandDocs = map[string]commandDoc{
 	"serve": {"invokeconf serve [flags]",
 		"Runs the reference server on loopback and prints its URL, keys by role, IDs and a curl command.",
 		[]string{"invokeconf serve", "invokeconf serve --addr 127.0.0.1:0 --write-profile ref.yaml",
-			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202"}, ""},
+			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202",
+			"invokeconf serve --admin-key \"$ADMIN_KEY\"   # switch variants at run time: docs/clients.md"}, ""},
 	"model": {"invokeconf model [flags]",
 		"Runs the scripted model server: an OpenAI-compatible chat-completions API whose model follows the agent\n" +
 			"script language, for a vendor's agent to run on (docs/vendor-guide.md).",
