@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -155,7 +156,7 @@ func (s *Server) SetSwitches(c SwitchChange) (Switches, error) {
 	for name, on := range c.Defects {
 		id, ok := defectByName(name)
 		if !ok {
-			unknown = append(unknown, fmt.Sprintf("unknown defect %q%s", name, suggestName(name, defectNames())))
+			unknown = append(unknown, fmt.Sprintf("unknown defect %q%s", name, suggest.DidYouMean(name, defectNames())))
 			continue
 		}
 		next.defects[id] = on
@@ -163,7 +164,7 @@ func (s *Server) SetSwitches(c SwitchChange) (Switches, error) {
 	for name, on := range c.Variants {
 		id, ok := variantByName(name)
 		if !ok {
-			unknown = append(unknown, fmt.Sprintf("unknown variant %q%s", name, suggestName(name, variantNames())))
+			unknown = append(unknown, fmt.Sprintf("unknown variant %q%s", name, suggest.DidYouMean(name, variantNames())))
 			continue
 		}
 		next.variants[id] = on
@@ -275,42 +276,6 @@ func variantNames() []string {
 		out = append(out, v.Name)
 	}
 	return out
-}
-
-// suggestName returns " (did you mean X?)" for the known name nearest to
-// name, when it is near enough to be a typo.
-func suggestName(name string, known []string) string {
-	best, bestD := "", 0
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); best == "" || d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best == "" || bestD > max(2, len(name)/3) {
-		return ""
-	}
-	return " (did you mean " + best + "?)"
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // MinAdminKeyLen is the shortest admin key New accepts.

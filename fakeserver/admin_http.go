@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/internal/httpserve"
+	"github.com/invokeconf/invokeconf/internal/suggest"
 )
 
 // AdminPrefix starts every admin route. No route of the spec or of the
@@ -213,7 +214,7 @@ func readAdminJSON(w http.ResponseWriter, r *http.Request, v any, shape string) 
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "json: ")
 		if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
-			msg += suggestName(strings.Trim(f, `"`), []string{"defects", "variants"})
+			msg += suggest.DidYouMean(strings.Trim(f, `"`), []string{"defects", "variants"})
 		}
 		adminProblem(w, http.StatusBadRequest, "the body is not the JSON wanted (%s): %s", shape, msg)
 		return false
