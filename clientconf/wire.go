@@ -65,7 +65,7 @@ var variantProbes = map[string]string{
 	"bundle-integer-ids": "install", "install-log-thread": "install", "removed-installation-410": "uninstalled",
 	"failed-install-problem": "install-fails", "interrupt-drops-connection": "update-interrupted",
 	"update-rewrites-project": "update-same",
-	"export-2xx": "export", "child-type-assistant": "export", "export-payload-list": "export",
+	"export-2xx":              "export", "child-type-assistant": "export", "export-payload-list": "export",
 }
 
 // timingOnly are the variants that change when bytes come, not which.
