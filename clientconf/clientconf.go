@@ -203,12 +203,15 @@ func Plan(cfg Config) ([]Run, error) {
 	}
 	if cfg.Variants == nil {
 		for _, group := range CompatibleGroups() {
-			var spec, desc []string
+			var spec, desc, picked []string
 			for _, n := range group {
 				spec = append(spec, n+": "+byName[n].Spec)
 				desc = append(desc, n+": "+byName[n].Description)
+				if byName[n].Group != "" {
+					picked = append(picked, n)
+				}
 			}
-			runs = append(runs, Run{Name: "compatible: " + strings.Join(group, "+"), Kind: KindCombined, Variants: group,
+			runs = append(runs, Run{Name: "all compatible, with " + strings.Join(picked, ", "), Kind: KindCombined, Variants: group,
 				Spec: strings.Join(spec, "\n"), Description: strings.Join(desc, "\n")})
 		}
 	}
@@ -297,28 +300,35 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 	if !cfg.NoWire {
 		wire = newWireProbes(cfg.Seed)
 	}
-	sem := make(chan struct{}, cfg.Parallel)
+	// Workers take the runs in plan order.
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range runs {
+			next <- i
+		}
+	}()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for i := range runs {
+	for range min(cfg.Parallel, len(runs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				runs[i].Verdict, runs[i].Problem = Error, "not run: "+ctx.Err().Error()
-				return
+			for i := range next {
+				if ctx.Err() != nil {
+					runs[i].Verdict, runs[i].Problem = Error, "not run: "+ctx.Err().Error()
+					continue
+				}
+				runOne(ctx, cfg, &runs[i])
+				if wire != nil && runs[i].Kind == KindVariant {
+					runs[i].Wire = wire.example(ctx, runs[i].Name)
+				}
+				mu.Lock()
+				done++
+				progress(cfg.Progress, done, len(runs), runs[i])
+				mu.Unlock()
 			}
-			runOne(ctx, cfg, &runs[i])
-			if wire != nil && runs[i].Kind == KindVariant {
-				runs[i].Wire = wire.example(ctx, runs[i].Name)
-			}
-			mu.Lock()
-			done++
-			progress(cfg.Progress, done, len(runs), runs[i])
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
