@@ -211,7 +211,7 @@ func Plan(cfg Config) ([]Run, error) {
 					picked = append(picked, n)
 				}
 			}
-			runs = append(runs, Run{Name: "all compatible, with " + strings.Join(picked, ", "), Kind: KindCombined, Variants: group,
+			runs = append(runs, Run{Name: "all compatible (" + strings.Join(picked, ", ") + ")", Kind: KindCombined, Variants: group,
 				Spec: strings.Join(spec, "\n"), Description: strings.Join(desc, "\n")})
 		}
 	}

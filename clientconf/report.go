@@ -83,7 +83,7 @@ func (r *Result) Headline() string {
 		for _, f := range r.Failed() {
 			names = append(names, f.Name)
 		}
-		s += "; failed: " + strings.Join(names, ", ")
+		s += "; failed: " + strings.Join(names, "; ")
 	}
 	if defects > 0 {
 		s += fmt.Sprintf("; %d defect runs (informational)", defects)
@@ -253,9 +253,21 @@ func wireText(wire *Wire, indent string) string {
 // runs in one line each, the verdict line and the reports' paths.
 func WriteConsole(w io.Writer, r *Result, paths []string) {
 	failed := r.Failed()
+	failedAlone := map[string]bool{}
+	for _, run := range failed {
+		if run.Kind == KindVariant {
+			failedAlone[run.Name] = true
+		}
+	}
 	for _, run := range failed {
 		fmt.Fprintf(w, "\nFAILED %s %s: %s\n", run.Kind, run.Name, outcome(run))
-		for _, line := range strings.Split(strings.TrimRight(runDetail(run), "\n"), "\n") {
+		detail := runDetail(run)
+		if run.Kind == KindCombined {
+			// The spec words of each variant are in its own run and in
+			// the reports; here, which of them the client fails alone.
+			detail = combinedDetail(run, failedAlone)
+		}
+		for _, line := range strings.Split(strings.TrimRight(detail, "\n"), "\n") {
 			fmt.Fprintf(w, "  %s\n", clipLine(line, 240))
 		}
 	}
@@ -279,6 +291,31 @@ func WriteConsole(w io.Writer, r *Result, paths []string) {
 	if len(paths) > 0 {
 		fmt.Fprintf(w, "reports: %s\n", strings.Join(paths, ", "))
 	}
+}
+
+// combinedDetail says of a failed combined run which of its variants the
+// client fails alone, and its output.
+func combinedDetail(run Run, failedAlone map[string]bool) string {
+	var alone []string
+	for _, v := range run.Variants {
+		if failedAlone[v] {
+			alone = append(alone, v)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "variants on: %s\n", strings.Join(run.Variants, ", "))
+	if len(alone) > 0 {
+		fmt.Fprintf(&b, "holds %s, which fails alone too\n", strings.Join(alone, ", "))
+	} else {
+		b.WriteString("each of them passed alone: the client fails on their combination\n")
+	}
+	if run.Problem != "" {
+		fmt.Fprintf(&b, "%s\n", run.Problem)
+	}
+	if run.Output != "" {
+		fmt.Fprintf(&b, "output (tail):\n%s\n", run.Output)
+	}
+	return safetext.Clean(b.String())
 }
 
 func clipLine(s string, n int) string {
