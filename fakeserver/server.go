@@ -12,7 +12,10 @@
 // Config.ModelURL).
 //
 // Defect switches (Config.Defects) each turn on one realistic deviation from
-// one rule, so the harness can show that it catches it.
+// one rule, so the harness can show that it catches it. Both they and the
+// variant switches can be changed at run time (admin.go: SetSwitches, Reset,
+// Requests, and the admin routes behind Config.AdminKey), each request
+// keeping the set it started with.
 package fakeserver
 
 import (

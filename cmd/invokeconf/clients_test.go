@@ -244,3 +244,53 @@ func TestClientsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestClientsDoc: docs/clients.md names every admin route and every flag of
+// clients, and its CI job reads only, with every action pinned by commit.
+func TestClientsDoc(t *testing.T) {
+	b, err := os.ReadFile("../../docs/clients.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, route := range []string{"GET /_invokeconf/admin/switches", "PATCH /_invokeconf/admin/switches", "PUT /_invokeconf/admin/switches",
+		"DELETE /_invokeconf/admin/switches", "POST /_invokeconf/admin/reset", "GET /_invokeconf/admin/requests", "GET /_invokeconf/admin/profile"} {
+		if !strings.Contains(doc, "`"+route) {
+			t.Errorf("docs/clients.md does not name %s", route)
+		}
+	}
+	// And every route the server has: its index lists them.
+	srv := invokeconftest.NewServer(t, invokeconftest.WithAdminKey(testAdminKey))
+	req, _ := http.NewRequest("GET", srv.URL+fakeserver.AdminPrefix, nil)
+	req.Header.Set("Authorization", "Bearer "+testAdminKey)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index struct{ Routes []string }
+	err = json.NewDecoder(resp.Body).Decode(&index)
+	resp.Body.Close()
+	if err != nil || len(index.Routes) == 0 {
+		t.Fatalf("admin index: %v %+v", err, index)
+	}
+	for _, route := range index.Routes {
+		if !strings.Contains(doc, "`"+route) {
+			t.Errorf("docs/clients.md does not name the route %s", route)
+		}
+	}
+	_, stdout, _ := invoke(t, "clients", "-h")
+	for _, m := range regexp.MustCompile(`(?m)^  (--[a-z-]+)`).FindAllStringSubmatch(stdout, -1) {
+		if !strings.Contains(doc, "`"+m[1]) {
+			t.Errorf("docs/clients.md does not document %s", m[1])
+		}
+	}
+	uses := regexp.MustCompile(`uses: (\S+)`).FindAllStringSubmatch(doc, -1)
+	if len(uses) == 0 || !strings.Contains(doc, "permissions:\n  contents: read") {
+		t.Errorf("the CI job sets no read-only permissions or uses no action")
+	}
+	for _, u := range uses {
+		if !regexp.MustCompile(`@[0-9a-f]{40}$`).MatchString(u[1]) {
+			t.Errorf("action %s is not pinned by commit", u[1])
+		}
+	}
+}
