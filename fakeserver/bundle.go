@@ -93,7 +93,8 @@ func (s *Server) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
 	return &projectPrep{view, warnings}, nil
 }
 
-// installHooks holds, by server, a function an install calls between
+// installHooks holds, by server (its control, which every view of it
+// shares), a function an install calls between
 // preparing and publishing: tests use it to show that the preparation
 // holds no lock.
 var installHooks sync.Map
@@ -120,7 +121,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		rec = renderWith(plan.in, plan.project)
 	}
-	if hook, ok := installHooks.Load(s); ok {
+	if hook, ok := installHooks.Load(s.ctl); ok {
 		hook.(func())()
 	}
 	s.st.mu.Lock()

@@ -80,7 +80,9 @@ func TestLargeInstallBlocksNoOne(t *testing.T) {
 	key := bundleKey(t)
 
 	var concurrent error
-	installHooks.Store(s, func() {
+	called := false
+	installHooks.Store(s.ctl, func() {
+		called = true
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		status, body, err := bundleRequest(ctx, ts, key, "GET", "/api/bundles/installations", "")
@@ -91,7 +93,7 @@ func TestLargeInstallBlocksNoOne(t *testing.T) {
 			concurrent = fmt.Errorf("a request during the install answered %d: %.300s", status, body)
 		}
 	})
-	t.Cleanup(func() { installHooks.Delete(s) })
+	t.Cleanup(func() { installHooks.Delete(s.ctl) })
 
 	// The deadline only keeps a hang from stalling the test; it is no speed
 	// goal (BenchmarkInstall measures speed).
@@ -103,6 +105,9 @@ func TestLargeInstallBlocksNoOne(t *testing.T) {
 	}
 	if status != http.StatusCreated {
 		t.Fatalf("install at the caps: status %d: %.300s", status, body)
+	}
+	if !called {
+		t.Fatal("the install never called its hook: nothing was shown")
 	}
 	if concurrent != nil {
 		t.Fatal(concurrent)

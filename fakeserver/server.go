@@ -12,7 +12,10 @@
 // Config.ModelURL).
 //
 // Defect switches (Config.Defects) each turn on one realistic deviation from
-// one rule, so the harness can show that it catches it.
+// one rule, so the harness can show that it catches it. Both they and the
+// variant switches can be changed at run time (admin.go: SetSwitches, Reset,
+// Requests, and the admin routes behind Config.AdminKey), each request
+// keeping the set it started with.
 package fakeserver
 
 import (
@@ -77,6 +80,15 @@ type Config struct {
 	// ModelName is the model asked for at ModelURL; "" means
 	// modelserver.DefaultModel.
 	ModelName string
+	// AdminKey, when set, opens the admin routes under AdminPrefix
+	// (admin.go) to requests with Authorization: Bearer AdminKey. It can
+	// never be a service key: New refuses one of the profile's keys or any
+	// token of the sk-svc- shape. Empty: the admin routes do not exist.
+	AdminKey string
+	// RecentRequests bounds the requests the server remembers for the
+	// admin route .../requests and Server.Requests (default
+	// DefaultRecentRequests).
+	RecentRequests int
 }
 
 // Spec limits.
@@ -86,14 +98,26 @@ const (
 )
 
 // Server is the reference implementation. It is an http.Handler.
+//
+// Each request is served by a view of the server (view): a copy of this
+// value that holds the switch set and the store in force when the request
+// started, so that a switch turned (SetSwitches) or a reset (Reset) while it
+// runs changes nothing of it, or of the run it starts, down to the last
+// frame of a hijacked SSE stream. Only the switch set and the store differ
+// between views; everything else is shared.
 type Server struct {
-	cfg      Config
-	defects  defectSet
-	variants variantSet
-	st       *store
-	mux      *http.ServeMux
-	log      *slog.Logger
-	model    Model // what the agent runs on (model.go)
+	cfg Config
+	// sw is the switch set the view serves with; nil on the server itself,
+	// whose reads take the set in force (switches).
+	sw *switchSet
+	// st is the store the view serves from. On the server itself it is the
+	// seed store until the first Reset; requests always use the one in
+	// force (control.store).
+	st    *store
+	mux   *http.ServeMux
+	log   *slog.Logger
+	model Model // what the agent runs on (model.go)
+	ctl   *control
 
 	// ctx bounds every run; Close cancels it.
 	ctx    context.Context
@@ -122,18 +146,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAdminKey(cfg.AdminKey, cfg.Profile); err != nil {
+		return nil, err
+	}
 	if variants[varUUIDSeedIDs] {
 		cfg.Profile = reseedUUIDs(cfg.Profile)
 	}
 	if variants[varServiceTool] {
 		cfg.Profile = withServiceTool(cfg.Profile)
 	}
-	st, err := seed(cfg.Profile)
+	st, err := seedStore(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("fakeserver: seed: %w", err)
+		return nil, err
 	}
-	st.keep = retention{threads: orDefault(cfg.MaxThreads, DefaultMaxThreads),
-		bytes: orDefault(cfg.MaxRetainedBytes, DefaultMaxRetainedBytes), runs: orDefault(cfg.MaxRunsPerThread, DefaultMaxRunsPerThread)}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -145,9 +170,45 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, defects: defects, variants: variants, st: st, log: log, model: model, ctx: ctx, cancel: cancel}
+	start := &switchSet{defects: defects, variants: variants}
+	ctl := &control{startUp: start, recent: newRequestRing(orDefault(cfg.RecentRequests, DefaultRecentRequests))}
+	ctl.switches.Store(start)
+	ctl.store.Store(st)
+	s := &Server{cfg: cfg, st: st, log: log, model: model, ctl: ctl, ctx: ctx, cancel: cancel}
 	s.routes()
 	return s, nil
+}
+
+// seedStore builds a store from cfg's profile, with cfg's retention bounds.
+func seedStore(cfg Config) (*store, error) {
+	st, err := seed(cfg.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("fakeserver: seed: %w", err)
+	}
+	st.keep = retention{threads: orDefault(cfg.MaxThreads, DefaultMaxThreads),
+		bytes: orDefault(cfg.MaxRetainedBytes, DefaultMaxRetainedBytes), runs: orDefault(cfg.MaxRunsPerThread, DefaultMaxRunsPerThread)}
+	return st, nil
+}
+
+// view returns the server as one request sees it: the switch set and the
+// store in force now, fixed for the request and whatever it starts.
+func (s *Server) view() *Server {
+	v := *s
+	v.sw = s.ctl.switches.Load()
+	v.st = s.ctl.store.Load()
+	return &v
+}
+
+// viewKey keys the request's view in its context.
+type viewKey struct{}
+
+// viewOf returns the view ServeHTTP made for r (s.view() for a request
+// that did not come through ServeHTTP).
+func (s *Server) viewOf(r *http.Request) *Server {
+	if v, ok := r.Context().Value(viewKey{}).(*Server); ok {
+		return v
+	}
+	return s.view()
 }
 
 // Close cancels every run still going. It does not close listeners.
@@ -155,15 +216,22 @@ func (s *Server) Close() { s.cancel() }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
-		s.mux.ServeHTTP(s.headerVariants(w), r)
+	if isAdminPath(r.URL.Path) && s.cfg.AdminKey != "" {
+		s.serveAdmin(w, r)
 		return
 	}
+	v := s.view()
+	r = r.WithContext(context.WithValue(r.Context(), viewKey{}, v))
 	start := time.Now()
 	rec := &httpserve.StatusRecorder{ResponseWriter: w}
-	s.mux.ServeHTTP(s.headerVariants(rec), r)
-	s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Status,
-		"key", s.keyIDForLog(r.Header.Get("Authorization")), "elapsed", time.Since(start).Round(time.Millisecond))
+	v.mux.ServeHTTP(v.headerVariants(rec), r)
+	elapsed := time.Since(start)
+	key := v.keyIDForLog(r.Header.Get("Authorization"))
+	s.ctl.recent.add(v, r, rec.Status, key, start, elapsed)
+	if s.log.Enabled(r.Context(), slog.LevelInfo) {
+		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Status,
+			"key", key, "elapsed", elapsed.Round(time.Millisecond))
+	}
 }
 
 // route is one entry of the route table: a net/http pattern and its handler.
@@ -200,10 +268,10 @@ var routeTable = []route{
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	for _, rt := range routeTable {
-		m.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s, w, r) })
+		m.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s.viewOf(r), w, r) })
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+		s.viewOf(r).problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
 	})
 	s.mux = m
 }
@@ -215,11 +283,26 @@ func orDefault[T int | int64](v, def T) T {
 	return v
 }
 
+// switches is the switch set s serves with: the view's, or the set in
+// force on the server itself (none on a Server that New did not make).
+func (s *Server) switches() *switchSet {
+	switch {
+	case s.sw != nil:
+		return s.sw
+	case s.ctl == nil:
+		return &noSwitches
+	}
+	return s.ctl.switches.Load()
+}
+
+// noSwitches has every switch off.
+var noSwitches switchSet
+
 // defect reports whether a defect switch is on.
-func (s *Server) defect(d defectID) bool { return s.defects[d] }
+func (s *Server) defect(d defectID) bool { return s.switches().defects[d] }
 
 // variant reports whether a variant switch is on.
-func (s *Server) variant(v variantID) bool { return s.variants[v] }
+func (s *Server) variant(v variantID) bool { return s.switches().variants[v] }
 
 // keyIDForLog names the key of a request for the log: its ID
 // ("<user>-<key>") when the token has a key's shape and the ID is known,

@@ -17,9 +17,9 @@ import (
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
-	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/har"
 	"github.com/invokeconf/invokeconf/internal/httpserve"
+	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/proxy"
 	"github.com/invokeconf/invokeconf/sseframe"
@@ -39,18 +39,10 @@ type recording struct {
 
 func startRecording(t *testing.T, cfg fakeserver.Config) *recording {
 	t.Helper()
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Profile = seed
-	srv, err := fakeserver.Listen(cfg, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	cfg.Profile = nil // the fixtures
+	srv := invokeconftest.NewServer(t, invokeconftest.WithConfig(cfg))
 	target, _ := url.Parse(srv.URL)
-	r := &recording{p: srv.Profile(), target: srv.URL, count: make(chan struct{}, 4096), client: &http.Transport{}}
+	r := &recording{p: srv.Profile, target: srv.URL, count: make(chan struct{}, 4096), client: &http.Transport{}}
 	t.Cleanup(r.client.CloseIdleConnections)
 	px := proxy.New(proxy.Config{Target: target, Done: func(x traffic.Exchange) {
 		r.mu.Lock()

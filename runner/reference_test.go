@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
-	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -13,17 +13,6 @@ import (
 // server stops when the test ends.
 func startReference(t *testing.T, cfg fakeserver.Config) *profile.Profile {
 	t.Helper()
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Profile = seed
-	srv, err := fakeserver.Listen(cfg, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	p := srv.Profile()
-	p.BaseURL = srv.URL
-	return p
+	cfg.Profile = nil // the fixtures, as ever
+	return invokeconftest.NewServer(t, invokeconftest.WithConfig(cfg)).Profile
 }

@@ -9,13 +9,12 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/invokeconf/invokeconf/agentscript"
-	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/modelserver"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
@@ -112,24 +111,6 @@ func TestGuideDirectiveTable(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestGuideQuotesTheModelServer: the output the guide shows for step 1 is
 // what `invokeconf model` prints (on another port).
 func TestGuideQuotesTheModelServer(t *testing.T) {
@@ -143,7 +124,7 @@ func TestGuideQuotesTheModelServer(t *testing.T) {
 		t.Fatal("the guide quotes no output of invokeconf model")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out invokeconftest.Buffer
 	done := make(chan int)
 	go func() { done <- run(ctx, []string{"model", "--addr", "127.0.0.1:0", "--quiet"}, &out, &bytes.Buffer{}) }()
 	deadline := time.Now().Add(10 * time.Second)
@@ -194,11 +175,7 @@ func TestGuideProfileGivesTheDescribedReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: ref, ModelURL: model.BaseURL}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := invokeconftest.NewServer(t, invokeconftest.WithSeed(ref), invokeconftest.WithModel(model.BaseURL, ""))
 	dir := t.TempDir()
 	text := strings.Replace(yamls[0], "baseURL: http://127.0.0.1:8080", "baseURL: "+srv.URL, 1)
 	path := filepath.Join(dir, "my-target.yaml")

@@ -13,6 +13,7 @@
 //	invokeconf help COMMAND                                      print a command's help
 //	invokeconf proxy --target URL [--listen ADDR] [--out DIR]    record and judge live traffic (passive, docs/passive.md)
 //	invokeconf judge FILE.har                                    judge recorded traffic offline
+//	invokeconf clients [flags] -- COMMAND [ARGS...]              run a client's tests against every legal variant
 //
 // Exit codes: 0 every applicable MUST rule passed; 1 a rule failed; 2 bad
 // usage or profile; 3 harness error or no scenario ran.
@@ -54,6 +55,8 @@ Usage:
   invokeconf version          print the harness version, commit, and the digests of the spec and the rule catalog
   invokeconf proxy [flags]    record and judge the traffic between a client and the service (passive, never a certification)
   invokeconf judge FILE.har   judge recorded traffic offline
+  invokeconf clients [flags] -- COMMAND [ARGS...]
+                              run a client's own tests once per legal variant of the reference server
 
 Run 'invokeconf help COMMAND' or 'invokeconf COMMAND -h' for a command's description, flags and examples.
 
@@ -88,7 +91,8 @@ var commandDocs = map[string]commandDoc{
 	"serve": {"invokeconf serve [flags]",
 		"Runs the reference server on loopback and prints its URL, keys by role, IDs and a curl command.",
 		[]string{"invokeconf serve", "invokeconf serve --addr 127.0.0.1:0 --write-profile ref.yaml",
-			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202"}, ""},
+			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202",
+			"invokeconf serve --admin-key \"$ADMIN_KEY\"   # switch variants at run time: docs/clients.md"}, ""},
 	"model": {"invokeconf model [flags]",
 		"Runs the scripted model server: an OpenAI-compatible chat-completions API whose model follows the agent\n" +
 			"script language, for a vendor's agent to run on (docs/vendor-guide.md).",
@@ -123,6 +127,19 @@ var commandDocs = map[string]commandDoc{
 			"untested. --out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
 		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
 		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage or an unreadable file, 3 a report could not be written.\n"},
+	"clients": {synopsis: "invokeconf clients [flags] -- COMMAND [ARGS...]",
+		description: "Runs a client's own test command once against the default reference server, once per legal variant\n" +
+			"(a behaviour the spec allows a service: CRLF line endings, comments, numeric IDs, 202 for async...) and\n" +
+			"once per compatible group of them, each against a fresh server with the variant on. The command finds\n" +
+			"the server in the INVOKECONF_* variables ('invokeconf profile vars': INVOKECONF_BASE_URL,\n" +
+			"INVOKECONF_KEYS_AGENT, INVOKECONF_AGENTS_MAIN_ID...). Each run gets a verdict: the exit code, the tail of\n" +
+			"its output (keys redacted), the spec's words that allow the variant and what it changes on the wire.\n" +
+			"--defects also runs it against broken servers, reported apart and never failing the run. Reports land in\n" +
+			"--out: report.html, junit.xml, summary.json. See docs/clients.md.",
+		examples: []string{"invokeconf clients -- go test ./client/...", "invokeconf clients --defects no-close,stream-cut-mid-frame -- npm test",
+			"invokeconf clients --variants sse-crlf,sse-cr --timeout 30s -- ./run-client-tests.sh"},
+		exits: "Exit codes: 0 the client passed every legal run, 1 it failed one (the default server, a variant or a group),\n" +
+			"2 bad usage (no command, an unknown variant or defect), 3 the harness could not run it.\n"},
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
@@ -185,6 +202,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdProxy(ctx, args[1:], stdout, stderr)
 	case "judge":
 		code, err = cmdJudge(ctx, args[1:], stdout, stderr)
+	case "clients":
+		code, err = cmdClients(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass

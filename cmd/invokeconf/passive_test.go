@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/checks"
-	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
-	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/reports"
 )
 
@@ -78,17 +77,13 @@ func TestProxyCommand(t *testing.T) {
 }
 
 func proxyCommand(t *testing.T, redact bool) {
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: []string{"no-close"}}, "127.0.0.1:0")
+	srv, err := invokeconftest.Start(invokeconftest.WithDefects("no-close"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	dir := t.TempDir()
-	p := srv.Profile()
+	p := srv.Profile
 	code, out := runProxy(t, srv.URL, dir, redact, func(base string) {
 		b := invokeThrough(t, base+"/api/invoke/"+p.Agents.Main.ID, p.Keys.Agent, "hi")
 		if !strings.Contains(b, "event: start") {

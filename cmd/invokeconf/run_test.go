@@ -13,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/invokeconf/invokeconf/fakeserver"
-	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 )
@@ -31,17 +30,7 @@ func invoke(t *testing.T, args ...string) (int, string, string) {
 // profile a vendor would write for it.
 func serveProfile(t *testing.T, defects ...string) (*profile.Profile, string) {
 	t.Helper()
-	seed, err := fixtures.Reference()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	p := seed.Clone()
-	p.BaseURL = srv.URL
+	p := invokeconftest.NewServer(t, invokeconftest.WithDefects(defects...)).Profile
 	b, err := p.Marshal()
 	if err != nil {
 		t.Fatal(err)

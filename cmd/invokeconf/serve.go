@@ -25,6 +25,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	modelURL := fs.String("model-url", "", "run the agent on this OpenAI-compatible API (base URL, e.g. http://127.0.0.1:8090/v1 from 'invokeconf model') instead of in process")
 	modelName := fs.String("model", "", "with --model-url: the model to ask for (default "+modelserver.DefaultModel+")")
 	maxThreads := fs.Int("max-threads", fakeserver.DefaultMaxThreads, "threads kept for invokes; beyond it the least recently used idle thread is forgotten (then 404)")
+	adminKey := fs.String("admin-key", "", "open the admin routes under "+fakeserver.AdminPrefix+" (switch defects and variants, reset, recent requests; docs/clients.md) to Authorization: Bearer KEY; never a service key")
 	var defects multiFlag
 	fs.Var(&defects, "defect", "switch on a defect (repeatable); see 'invokeconf defects'")
 	var variants multiFlag
@@ -50,7 +51,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	srv, err := fakeserver.Listen(fakeserver.Config{Profile: seed, Defects: defects, Variants: variants, Logger: logger,
-		ModelURL: *modelURL, ModelName: *modelName, MaxThreads: *maxThreads}, *addr)
+		ModelURL: *modelURL, ModelName: *modelName, MaxThreads: *maxThreads, AdminKey: *adminKey}, *addr)
 	if err != nil {
 		return usageError{err}
 	}
@@ -66,7 +67,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("write profile: %w", err)
 		}
 	}
-	printServeInfo(stdout, served, defects, variants, *writeProfile, *modelURL)
+	printServeInfo(stdout, served, defects, variants, *writeProfile, *modelURL, *adminKey != "")
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(stdout, "invokeconf serve: stopping")
@@ -78,7 +79,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // printServeInfo tells a developer what they need to use the server. The
 // reference server's keys are fixtures, not secrets, so they are shown.
-func printServeInfo(w io.Writer, p *profile.Profile, defects, variants []string, profilePath, modelURL string) {
+func printServeInfo(w io.Writer, p *profile.Profile, defects, variants []string, profilePath, modelURL string, admin bool) {
 	fmt.Fprintf(w, "invokeconf reference server listening on %s\n", p.BaseURL)
 	if modelURL != "" {
 		fmt.Fprintf(w, "the agent runs on the model at %s\n", modelURL)
@@ -119,6 +120,10 @@ func printServeInfo(w io.Writer, p *profile.Profile, defects, variants []string,
 	if k, err := p.Key("agent"); err == nil {
 		fmt.Fprintf(w, "\ntry it:\n  curl -N -H 'Authorization: Bearer %s' -H 'Accept: text/event-stream' -H 'Content-Type: text/plain' --data-binary 'Hello, agent' %s/api/invoke/%s\n",
 			k, p.BaseURL, p.Agents.Main.ID)
+	}
+	if admin {
+		// The admin key is the caller's own: it is not printed.
+		fmt.Fprintf(w, "\nadmin routes:      %s%s (Authorization: Bearer <the --admin-key>; docs/clients.md)\n", p.BaseURL, fakeserver.AdminPrefix)
 	}
 	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
 }

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/invokeconf/invokeconf/clientconf"
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/invokeconftest"
+)
+
+const testAdminKey = "admin-key-of-the-cli-test"
+
+// startServe runs `invokeconf serve` with args in the background and
+// returns the base URL it prints; it stops when the test ends.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--quiet"}, args...), pw, io.Discard)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("serve exited %d", code)
+		}
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		url := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+		for sc.Scan() {
+			if m := url.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		close(found)
+	}()
+	select {
+	case u, ok := <-found:
+		if !ok {
+			t.Fatal("serve stopped before printing its URL")
+		}
+		return u
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve printed no URL within 10 s")
+	}
+	return ""
+}
+
+// TestServeAdminKeyWithTheExampleClient: the client test of
+// invokeconftest's Example, written against a remote `invokeconf serve
+// --admin-key`, passes, switching variants and resetting at run time.
+func TestServeAdminKeyWithTheExampleClient(t *testing.T) {
+	base := startServe(t, "--admin-key", testAdminKey, "--variant", "sse-crlf", "--variant", "sse-no-space")
+	srv, err := invokeconftest.Connect(base, testAdminKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	answer, err := ask(srv.URL, srv.Key("agent"), srv.AgentID(), "Hello, agent")
+	if err != nil || answer != "Hello, agent" {
+		t.Fatalf("ask: %q, %v", answer, err)
+	}
+	if err := srv.SwitchVariants(true, "sse-comments"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	answer, err = ask(srv.URL, srv.Key("agent"), srv.AgentID(), "@say one\n@say two")
+	if err != nil || answer != "onetwo" {
+		t.Fatalf("ask: %q, %v", answer, err)
+	}
+	reqs, err := srv.Requests(0)
+	if err != nil || len(reqs) != 1 || strings.Join(reqs[0].Variants, ",") != "sse-comments,sse-crlf,sse-no-space" {
+		t.Errorf("requests after the reset: %v %+v", err, reqs)
+	}
+	// The admin routes refuse a service key.
+	req, _ := http.NewRequest("GET", base+fakeserver.AdminPrefix+"switches", nil)
+	req.Header.Set("Authorization", "Bearer "+srv.Key("wildcard"))
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a service key on the admin routes: %d", resp.StatusCode)
+	}
+}
+
+// TestServeAdminKeyRefused: an admin key that is, or looks like, a service
+// key stops serve at start-up with exit 2; without --admin-key there are no
+// admin routes.
+func TestServeAdminKeyRefused(t *testing.T) {
+	for _, key := range []string{"sk-svc-alice-kagent-3f9a1c7e5b2d4860", "sk-svc-admin-x-0123456789", "short"} {
+		code, _, stderr := invoke(t, "serve", "--addr", "127.0.0.1:0", "--quiet", "--admin-key", key)
+		if code != 2 || !strings.Contains(stderr, "admin key") || strings.Contains(stderr, "3f9a1c7e5b2d4860") {
+			t.Errorf("--admin-key %q: exit %d: %s", key, code, stderr)
+		}
+	}
+	base := startServe(t)
+	if _, err := invokeconftest.Connect(base, testAdminKey); err == nil || !strings.Contains(err.Error(), "has no admin routes") {
+		t.Errorf("Connect to a serve without --admin-key: %v", err)
+	}
+}
+
+// ask is the client under test of invokeconftest's Example: it streams a
+// prompt's answer and reads it as the SSE grammar says.
+func ask(baseURL, key, agent, prompt string) (string, error) {
+	req, err := http.NewRequest("POST", baseURL+"/api/invoke/"+agent, strings.NewReader(prompt))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return "", fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var answer, data strings.Builder
+	lines := bufio.NewScanner(resp.Body)
+	lines.Split(func(b []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+			if b[i] == '\r' && i+1 == len(b) && !atEOF {
+				return 0, nil, nil
+			}
+			if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+				return i + 2, b[:i], nil
+			}
+			return i + 1, b[:i], nil
+		}
+		if atEOF && len(b) > 0 {
+			return len(b), b, nil
+		}
+		return 0, nil, nil
+	})
+	for lines.Scan() {
+		field, value, _ := strings.Cut(lines.Text(), ":")
+		value = strings.TrimPrefix(value, " ")
+		switch {
+		case field == "data":
+			data.WriteString(value)
+		case lines.Text() == "" && data.Len() > 0:
+			var ev struct {
+				Content     string
+				RunComplete bool
+			}
+			if err := json.Unmarshal([]byte(data.String()), &ev); err == nil {
+				answer.WriteString(ev.Content)
+				if ev.RunComplete {
+					return answer.String(), nil
+				}
+			}
+			data.Reset()
+		}
+	}
+	return answer.String(), errors.New("the stream ended before runComplete")
+}
+
+// TestClientsCommand: `invokeconf clients -- ./naive-client` fails exactly
+// the variants that client mishandles (and the compatible groups, each of
+// which holds one), quoting the spec's words and what each changes on the
+// wire, writes the three reports, and exits 1.
+func TestClientsCommand(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "naive-space")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../clientconf/testdata/naive-space").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := invoke(t, "clients", "--out", out, "--parallel", "2", "--defects", "no-close", "--", bin)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, stdout, stderr)
+	}
+	var spec string
+	for _, v := range fakeserver.Variants() {
+		if v.Name == "sse-no-space" {
+			spec = v.Spec
+		}
+	}
+	groups := clientconf.CompatibleGroups()
+	for _, want := range []string{"FAILED variant sse-no-space: exit 1", "the spec allows it: " + spec, "+ data:{",
+		fmt.Sprintf("the client passed %d of %d legal runs", len(fakeserver.Variants()), len(fakeserver.Variants())+1+len(groups)),
+		"holds sse-no-space, which fails alone too",
+		"defect    no-close", "(breaks SSE-05)", "reports: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if n := strings.Count(stdout, "\nFAILED "); n != 1+len(groups) {
+		t.Errorf("%d failed runs shown, want sse-no-space and the %d groups:\n%s", n, len(groups), stdout)
+	}
+	for _, f := range []string{"report.html", "junit.xml", "summary.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestClientsUsage: bad usage is exit 2 with a message that helps.
+func TestClientsUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"clients"}, "no command"},
+		{[]string{"clients", "--"}, "no command"},
+		{[]string{"clients", "--variants", "sse-crfl", "--", "true"}, "did you mean sse-crlf?"},
+		{[]string{"clients", "--defects", "no-clos", "--", "true"}, "did you mean no-close?"},
+		{[]string{"clients", "--", "no-such-command-anywhere"}, "no-such-command-anywhere"},
+		{[]string{"clients", "--timeout", "soon", "--", "true"}, "invalid value"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := invoke(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d: %s", tt.args, code, stderr)
+		}
+	}
+	code, stdout, _ := invoke(t, "help", "clients")
+	for _, want := range []string{"Usage: invokeconf clients [flags] -- COMMAND", "--defects", "--timeout", "INVOKECONF_", "Exit codes: 0"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("help clients lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestClientsDoc: docs/clients.md names every admin route and every flag of
+// clients, and its CI job reads only, with every action pinned by commit.
+func TestClientsDoc(t *testing.T) {
+	b, err := os.ReadFile("../../docs/clients.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, route := range []string{"GET /_invokeconf/admin/switches", "PATCH /_invokeconf/admin/switches", "PUT /_invokeconf/admin/switches",
+		"DELETE /_invokeconf/admin/switches", "POST /_invokeconf/admin/reset", "GET /_invokeconf/admin/requests", "GET /_invokeconf/admin/profile"} {
+		if !strings.Contains(doc, "`"+route) {
+			t.Errorf("docs/clients.md does not name %s", route)
+		}
+	}
+	// And every route the server has: its index lists them.
+	srv := invokeconftest.NewServer(t, invokeconftest.WithAdminKey(testAdminKey))
+	req, _ := http.NewRequest("GET", srv.URL+fakeserver.AdminPrefix, nil)
+	req.Header.Set("Authorization", "Bearer "+testAdminKey)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index struct{ Routes []string }
+	err = json.NewDecoder(resp.Body).Decode(&index)
+	resp.Body.Close()
+	if err != nil || len(index.Routes) == 0 {
+		t.Fatalf("admin index: %v %+v", err, index)
+	}
+	for _, route := range index.Routes {
+		if !strings.Contains(doc, "`"+route) {
+			t.Errorf("docs/clients.md does not name the route %s", route)
+		}
+	}
+	_, stdout, _ := invoke(t, "clients", "-h")
+	for _, m := range regexp.MustCompile(`(?m)^  (--[a-z-]+)`).FindAllStringSubmatch(stdout, -1) {
+		if !strings.Contains(doc, "`"+m[1]) {
+			t.Errorf("docs/clients.md does not document %s", m[1])
+		}
+	}
+	uses := regexp.MustCompile(`uses: (\S+)`).FindAllStringSubmatch(doc, -1)
+	if len(uses) == 0 || !strings.Contains(doc, "permissions:\n  contents: read") {
+		t.Errorf("the CI job sets no read-only permissions or uses no action")
+	}
+	for _, u := range uses {
+		if !regexp.MustCompile(`@[0-9a-f]{40}$`).MatchString(u[1]) {
+			t.Errorf("action %s is not pinned by commit", u[1])
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package fakeserver
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/invokeconf/invokeconf/profile"
+)
+
+// DefaultRecentRequests is how many requests a server remembers for
+// Requests (Config.RecentRequests).
+const DefaultRecentRequests = 500
+
+// maxRecordedText bounds each text a recorded request keeps (its path and
+// query, each header).
+const maxRecordedText = 512
+
+// recordedHeaders are the request headers a Request keeps: those the spec
+// gives a meaning to, Authorization aside (kept as the key's ID).
+var recordedHeaders = []string{"Accept", "Content-Type", hdrThreadID, "X-SVC-Scoped-Tools", "X-SVC-Run-Mode"}
+
+// Request is one request the server served, as Requests shows it: a key
+// appears only as its ID, never any part of its secret.
+type Request struct {
+	// Seq numbers the requests from 1 in the order they were answered;
+	// Requests(since) returns those after since.
+	Seq    int64     `json:"seq"`
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	// Path is the path and query as sent, keys hidden, cut at 512 bytes.
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+	// Key is the ID <user>-<key> of the request's key, or what stood in
+	// its place: none, not-bearer, malformed, unknown.
+	Key string `json:"key"`
+	// Headers are the spec's request headers that were sent (Accept,
+	// Content-Type, X-SVC-Thread-Id, X-SVC-Scoped-Tools, X-SVC-Run-Mode).
+	Headers map[string]string `json:"headers,omitempty"`
+	// ElapsedMS is how long the handler took: an SSE stream goes on
+	// after it returned.
+	ElapsedMS float64 `json:"elapsedMs"`
+	// Defects and Variants are the switches the request was served with.
+	Defects  []string `json:"defects,omitempty"`
+	Variants []string `json:"variants,omitempty"`
+}
+
+// requestRing keeps the most recent requests.
+type requestRing struct {
+	mu   sync.Mutex
+	buf  []recorded
+	next int // where the next one goes
+	full bool
+	seq  int64
+}
+
+// recorded is a Request before its switch names are written out.
+type recorded struct {
+	Request
+	sw *switchSet
+}
+
+func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]recorded, n)} }
+
+// add records a request served by the view v.
+func (q *requestRing) add(v *Server, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
+	red := v.requestRedactor()
+	rq := Request{Time: start.UTC(), Method: r.Method, Path: red.Cut(r.URL.RequestURI(), maxRecordedText, "..."),
+		Status: status, Key: key, ElapsedMS: float64(elapsed.Microseconds()) / 1000}
+	for _, h := range recordedHeaders {
+		if vals, ok := r.Header[http.CanonicalHeaderKey(h)]; ok {
+			if rq.Headers == nil {
+				rq.Headers = map[string]string{}
+			}
+			rq.Headers[h] = red.Cut(strings.Join(vals, ", "), maxRecordedText, "...")
+		}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.seq++
+	rq.Seq = q.seq
+	q.buf[q.next] = recorded{Request: rq, sw: v.sw}
+	q.next++
+	if q.next == len(q.buf) {
+		q.next, q.full = 0, true
+	}
+}
+
+// since returns the requests after seq, oldest first.
+func (q *requestRing) since(seq int64) []Request {
+	q.mu.Lock()
+	var all []recorded
+	if q.full {
+		all = append(all, q.buf[q.next:]...)
+	}
+	all = append(all, q.buf[:q.next]...)
+	q.mu.Unlock()
+	out := []Request{}
+	for _, rc := range all {
+		if rc.Seq <= seq {
+			continue
+		}
+		rq := rc.Request
+		if rc.sw != nil {
+			rq.Defects, rq.Variants = rc.sw.names()
+		}
+		out = append(out, rq)
+	}
+	return out
+}
+
+// clear forgets every request; the numbering goes on.
+func (q *requestRing) clear() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	clear(q.buf)
+	q.next, q.full = 0, false
+}
+
+// Requests returns the requests the server answered after the one numbered
+// since (0: all it remembers), oldest first. The admin routes are not among
+// them.
+func (s *Server) Requests(since int64) []Request { return s.ctl.recent.since(since) }
+
+// requestRedactor hides the profile's keys and the admin key in what a
+// recorded request keeps: a service key becomes [key <user>-<key>].
+func (s *Server) requestRedactor() *profile.Redactor {
+	s.ctl.redactOnce.Do(func() {
+		keys := s.cfg.Profile.Secrets()
+		if s.cfg.AdminKey != "" {
+			keys = append(keys, s.cfg.AdminKey)
+		}
+		s.ctl.redactor = profile.NewRedactor(keys, func(k string) string {
+			if k == s.cfg.AdminKey {
+				return "[admin key]"
+			}
+			if p, err := parseKey(k); err == nil {
+				return "[key " + p.user + "-" + p.key + "]"
+			}
+			return "[key]"
+		})
+	})
+	return s.ctl.redactor
+}
