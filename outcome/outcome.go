@@ -53,11 +53,15 @@ func (f *Failure) WithSpec(words string) *Failure { f.Spec = words; return f }
 // Breaks returns f with its rule set.
 func (f *Failure) Breaks(rule string) *Failure { f.Rule = rule; return f }
 
-// Error reads "CHECK: expected EXPECTED, got ACTUAL".
+// Error reads "CHECK: expected EXPECTED, got ACTUAL" ("expected ..." when
+// no check is named).
 func (f *Failure) Error() string {
 	var b strings.Builder
-	b.WriteString(f.Check)
-	b.WriteString(": expected ")
+	if f.Check != "" {
+		b.WriteString(f.Check)
+		b.WriteString(": ")
+	}
+	b.WriteString("expected ")
 	b.WriteString(f.Expected)
 	b.WriteString(", got ")
 	if f.Actual == "" {

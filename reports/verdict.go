@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/transcript"
@@ -225,16 +226,9 @@ func (f Finding) Anchor() string {
 
 // Line is the finding in one line: "CHECK: expected X, got Y", clipped.
 func (f Finding) Line() string {
-	var s string
-	switch {
-	case f.Expected != "":
-		s = f.Check
-		if s != "" {
-			s += ": "
-		}
-		s += "expected " + f.Expected + ", got " + orNothing(f.Actual)
-	default:
-		s = f.Actual
+	s := f.Actual
+	if f.Expected != "" {
+		s = (&outcome.Failure{Check: f.Check, Expected: f.Expected, Actual: f.Actual}).Error()
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	return clip(s, 240)
