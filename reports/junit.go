@@ -202,6 +202,8 @@ func junitProperties(rep *Report) []junitProperty {
 		{"invokeconf.contract.scope", rep.Contract.Scope()},
 		{"invokeconf.harness.version", rep.HarnessVersion},
 		{"invokeconf.harness.commit", rep.HarnessCommit},
+		{"invokeconf.harness.source", rep.HarnessSource},
+		{"invokeconf.harness.binary", rep.HarnessBinary},
 		{"invokeconf.spec.digest", rep.SpecDigest},
 		{"invokeconf.catalog.digest", rep.CatalogDigest},
 		{"invokeconf.target", rep.Target},

@@ -50,7 +50,8 @@ func TestVersion(t *testing.T) {
 	}
 	code, stdout, _ := invoke(t, "version", "--profile", path)
 	id := reports.Identify(nil)
-	for _, want := range []string{"invokeconf " + id.HarnessVersion, "commit:", id.SpecDigest, id.CatalogDigest, "Acme Agents 2.3.1"} {
+	for _, want := range []string{"invokeconf " + id.HarnessVersion, "commit:", "found:    " + id.HarnessSource + ": " + id.HarnessNote,
+		"binary:   " + id.HarnessBinary, id.SpecDigest, id.CatalogDigest, "Acme Agents 2.3.1"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("exit %d; version lacks %q:\n%s", code, want, stdout)
 		}

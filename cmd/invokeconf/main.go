@@ -128,8 +128,10 @@ var commandDocs = map[string]commandDoc{
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
 		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}, ""},
 	"version": {"invokeconf version [--profile FILE]",
-		"Prints the harness version and commit, and the digests of the spec text and rule catalog every report\n" +
-			"names; with --profile, the target's product and version too.",
+		"Prints the harness version and commit, how they were found (set at link time, stamped by go build, the\n" +
+			"module version, or asked of git about the source tree the binary was compiled from), the digest of the\n" +
+			"running executable, and the digests of the spec text and rule catalog every report names; with\n" +
+			"--profile, the target's product and version too.",
 		[]string{"invokeconf version", "invokeconf version --profile target.yaml"}, ""},
 }
 
