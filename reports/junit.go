@@ -17,8 +17,9 @@ import (
 // with a warning in <system-out> unless JUnitWarnings is "failure";
 // untested, not applicable and expected failures are <skipped> with the
 // reason; a harness error is an <error>; a stale baseline entry is a failed
-// test case of the suite "baseline"; a run that never started or ran no
-// scenario is an <error> of the suite "run". Every suite carries the run's
+// test case of the suite "baseline"; a partial run with --require-complete
+// is a failed test case of the suite "run"; a run that never started or ran
+// no scenario is an <error> of the suite "run". Every suite carries the run's
 // <properties> (harness, spec and catalog digests, target, selection,
 // verdicts) and a timestamp.
 
@@ -148,6 +149,13 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 			su.Tests++
 			su.Failures++
 		}
+	}
+	if rep.ExitCode == runner.ExitPartial {
+		su := suite("run")
+		su.Cases = append(su.Cases, junitCase{Name: "the run is complete", Classname: "invokeconf.run", Time: seconds(rep.Duration),
+			Failure: &junitProblem{Message: "partial: " + rep.Headline, Type: "partial", Text: rep.Headline}})
+		su.Tests++
+		su.Failures++
 	}
 	if rep.ExitCode == runner.ExitUsage || rep.ExitCode == runner.ExitHarness && root.Errors == 0 && !anyHarnessError(rep) {
 		su := suite("run")

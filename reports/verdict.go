@@ -294,6 +294,8 @@ type Input struct {
 	// NotRun says why the run never started (the target did not answer);
 	// "" for a run that ran.
 	NotRun string
+	// RequireComplete makes a partial run fail with runner.ExitPartial.
+	RequireComplete bool
 }
 
 // Build judges every rule of the catalog from a run.
@@ -370,6 +372,9 @@ func Build(in Input) (*Report, error) {
 	rep.FailedRules = failedRules(rep.Rules, rep.Failures)
 	rep.Baseline = bl.check(rep.Rules, scenarios)
 	rep.Outcome, rep.Headline, rep.ExitCode = decide(rep, res, in.NotRun)
+	if in.RequireComplete && rep.Outcome == "partial" {
+		rep.ExitCode, rep.Headline = runner.ExitPartial, rep.Headline+"; --require-complete: a partial run fails"
+	}
 	return rep, nil
 }
 
@@ -493,10 +498,11 @@ func appendUnique(list []string, s string) []string {
 }
 
 // areaVerdict: fail, harness error or warning when any rule has it, else
-// pass when a rule passed (or failed as expected), else the most telling of
-// the rest.
+// untested when a rule is (never a pass beside untested rules), else pass
+// when a rule passed (or failed as expected), else the most telling of the
+// rest.
 func areaVerdict(c Counts) Verdict {
-	for _, v := range []Verdict{Fail, HarnessError, Warning} {
+	for _, v := range []Verdict{Fail, HarnessError, Warning, Untested} {
 		if c[v] > 0 {
 			return v
 		}
@@ -512,10 +518,17 @@ func areaVerdict(c Counts) Verdict {
 	return NotSelected
 }
 
-// areaLabel is an area's verdict with the rules it did not judge:
-// "pass, 4 untested".
+// areaLabel is an area's verdict with the rules it did not judge, and for
+// an untested area those it passed: "5 untested, 3 pass", "pass, 1 not
+// selected".
 func areaLabel(v Verdict, c Counts) string {
 	parts := []string{string(v)}
+	if v == Untested {
+		parts[0] = fmt.Sprintf("%d %s", c[Untested], Untested)
+		if n := c[Pass]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, Pass))
+		}
+	}
 	for _, other := range []Verdict{Untested, NotSelected, NotSeen} {
 		if n := c[other]; n > 0 && other != v {
 			parts = append(parts, fmt.Sprintf("%d %s", n, other))

@@ -30,10 +30,11 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"no command", nil, 2, "Usage"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
-		{"bad flag", []string{"run", "--nope"}, 2, "flag provided but not defined"},
+		{"bad flag", []string{"run", "--nope"}, 2, "unknown flag -nope"},
 		{"missing profile", []string{"run", "--profile", filepath.Join(dir, "absent.yaml")}, 2, "read profile"},
 		{"unknown defect", []string{"run", "--defect", "nope", "--tags", "@ERR-02"}, 2, "unknown defect"},
-		{"zero scenarios", []string{"run", "--tags", "@NO-SUCH-TAG", "--out", dir}, 3, "no scenario ran"},
+		{"zero scenarios", []string{"run", "--tags", "@NO-SUCH-TAG", "--out", dir}, 2, "leaves no scenario to run"},
+		{"only slow scenarios, quick", []string{"run", "--rules", "SSE-04", "--quick", "--out", dir}, 2, "drop --quick"},
 		{"passing rule", []string{"run", "--tags", "@ERR-02", "--out", dir}, 0, "total"},
 		{"broken rule", []string{"run", "--defect", "missing-key-403", "--tags", "@ERR-02", "--out", dir}, 1, "FAIL  errors.feature"},
 	}
