@@ -1,8 +1,14 @@
 package runner
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
+	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -13,13 +19,15 @@ import (
 // PARTIAL. 'invokeconf profile check' prints it; the run's own report must
 // agree (TestForecastAgreesWithTheRun).
 //
-// It reads the plan's scenario statuses and the profile's gaps (Gaps) and
-// judges each rule from them as package reports judges it from the
-// scenarios' results: a rule with an untested scenario is untested, one
-// whose scenarios are all not applicable is not applicable, one whose
-// scenarios were all left out is not selected. Only the run can add to it:
-// a failure (which outranks untested), and a step that finds at run time
-// that the target cannot show what the scenario asks (capabilities.script).
+// It reads the plan's scenario statuses, the profile's gaps (Gaps) and the
+// script directives the scenarios' prompts use (ScriptNeeds), and judges
+// each rule from them as package reports judges it from the scenarios'
+// results: a rule with an untested scenario is untested, one whose
+// scenarios are all not applicable is not applicable, one whose scenarios
+// were all left out is not selected. Only the run can add to it: a failure
+// (which outranks untested), a failure that blocks a rule, and, for a
+// profile whose capabilities.script lacks echo, the scenarios that read the
+// answer to a prompt without directives (EchoUnknown).
 type Forecast struct {
 	// Rules are the observable rules the run will not judge, or will find
 	// not applicable, in the catalog's order.
@@ -38,6 +46,11 @@ type RuleForecast struct {
 	Status  Status   `json:"status"`
 	Reasons []string `json:"reasons"`
 }
+
+// EchoUnknown reports whether the forecast cannot see every scenario the run
+// will leave untested: the profile's agent does not echo, and which
+// scenarios read an echoed answer only the steps know, at run time.
+func EchoUnknown(p *profile.Profile) bool { return !p.Capabilities.CanScript("echo") }
 
 // Partial reports whether the run will judge less than every observable
 // spec rule: a PARTIAL run, never a certification.
@@ -67,6 +80,17 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 	for _, g := range Gaps(p, plan) {
 		for _, id := range g.Scenarios {
 			blocked[id] = append(blocked[id], "the profile does not provide "+g.Path+" ("+g.Env+")")
+		}
+	}
+	for _, pl := range plan.Scenarios {
+		if pl.Status != Runs {
+			continue
+		}
+		for _, kind := range ScriptNeeds(pl.Pickle) {
+			if !p.Capabilities.CanScript(kind) {
+				// The words the step uses when it meets the prompt.
+				blocked[pl.ID] = append(blocked[pl.ID], fmt.Sprintf("the target's agent cannot be made to show @%s (capabilities.script lacks %s)", kind, kind))
+			}
 		}
 	}
 	byRule := map[string][]Planned{}
@@ -150,4 +174,47 @@ func appendNew(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// promptInStep finds a prompt quoted in a step's text ("... with the prompt
+// "@say hi""): the steps unquote it as a Go string body.
+var promptInStep = regexp.MustCompile(`prompt "((?:[^"\\]|\\.)*)"`)
+
+// ScriptNeeds returns the agent script directives a scenario's prompts use,
+// read from its steps before the run: the prompts in doc strings and quoted
+// in step texts. A directive the profile's capabilities.script lacks makes
+// the scenario untested when the step sends the prompt (steps.needPrompt);
+// the forecast names it beforehand. A prompt a step writes itself, or an
+// echo prompt (capabilities.script's echo, checked when a step reads the
+// answer), is left to the run.
+func ScriptNeeds(pk features.Pickle) []string {
+	set := map[string]bool{}
+	for i, text := range pk.Texts {
+		var prompts []string
+		if arg := pk.Arg(i); arg != "" && strings.Contains(text, "prompt") {
+			prompts = append(prompts, arg)
+		}
+		for _, m := range promptInStep.FindAllStringSubmatch(text, -1) {
+			if v, err := strconv.Unquote(`"` + m[1] + `"`); err == nil {
+				prompts = append(prompts, v)
+			}
+		}
+		for _, prompt := range prompts {
+			if !agentscript.IsScript(prompt) {
+				continue
+			}
+			for _, line := range strings.Split(prompt, "\n") {
+				word, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+				if name, ok := strings.CutPrefix(word, "@"); ok && slices.Contains(agentscript.Kinds(), agentscript.Kind(strings.ToLower(name))) {
+					set[strings.ToLower(name)] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -27,6 +28,12 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 		{"three keys missing", func(p *profile.Profile) { p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", "" },
 			runner.Selection{Quick: true}},
 		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, runner.Selection{SpecOnly: true, Quick: true}},
+		// The vendor guide's stand-in: an agent that cannot show @step or @ask.
+		{"script lacks step and ask", func(p *profile.Profile) { p.Capabilities.Script = without(p.Capabilities.Script, "step", "ask") },
+			runner.Selection{Quick: true}},
+		{"script lacks pause, tool and waiting", func(p *profile.Profile) {
+			p.Capabilities.Script = without(p.Capabilities.Script, "pause", "tool", "waiting")
+		}, runner.Selection{Quick: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startReference(t, fakeserver.Config{})
@@ -81,4 +88,14 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+func without(list []string, drop ...string) []string {
+	var out []string
+	for _, v := range list {
+		if !slices.Contains(drop, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

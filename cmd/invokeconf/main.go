@@ -98,8 +98,8 @@ var commandDocs = map[string]commandDoc{
 			"applicable) from those left out (untested) and warns about INVOKECONF_* variables that override no\n" +
 			"field. Then it plans the run its selection flags (those of run) select, as run plans it, and forecasts\n" +
 			"it: every rule the run will leave untested and why, those it will find not applicable, and whether it\n" +
-			"will be PARTIAL. Only the run itself can add to that: a failure, or a target that cannot show what a\n" +
-			"scenario's script asks (capabilities.script).",
+			"will be PARTIAL. Only the run itself can add to that: a failure (which blocks the other rules of its\n" +
+			"scenario), or, when capabilities.script lacks echo, a scenario that reads an echoed answer.",
 		[]string{"invokeconf profile check --profile target.yaml", "invokeconf profile check --profile target.yaml --spec-only --require-complete"},
 		`Exit codes:
   0  the profile is usable (the run may still be PARTIAL: the forecast says so)

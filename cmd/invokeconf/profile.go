@@ -106,6 +106,9 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	printForecast(stdout, plan, fc)
+	if runner.EchoUnknown(p) {
+		fmt.Fprintln(stdout, "note: capabilities.script lacks echo: the scenarios that read the answer to a prompt without directives will also be untested, which only the run can tell")
+	}
 	if len(problems) > 0 {
 		return usageError{fmt.Errorf("the profile check found problems: %s", strings.Join(problems, ", "))}
 	}
@@ -123,7 +126,7 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 // printForecast names every rule the run will not judge, grouped by why,
 // and says whether the run will be PARTIAL.
 func printForecast(w io.Writer, plan *runner.Plan, fc *runner.Forecast) {
-	fmt.Fprintf(w, "forecast for the run (%s), from the profile alone; a failure, or a target that cannot show what a script asks (capabilities.script), can add to it:\n", plan.Selection)
+	fmt.Fprintf(w, "forecast for the run (%s), from the profile and the scenarios' steps; only a failure can add to it:\n", plan.Selection)
 	groups := map[string][]string{}
 	var order []string
 	unselected := 0
