@@ -287,7 +287,8 @@ func (r *Report) Partial() bool { return r.Spec.Judged < r.Spec.Observable }
 type Input struct {
 	Result  *runner.Result
 	Profile *profile.Profile
-	// Target describes the target for people ("embedded reference server at ...").
+	// Target describes the target for people ("http://127.0.0.1:8080 (the
+	// embedded reference server)", or the profile's base URL).
 	Target string
 	// Baseline lists expected failures; nil for none.
 	Baseline *Baseline

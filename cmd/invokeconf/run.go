@@ -33,6 +33,10 @@ type target struct {
 	p     *profile.Profile
 	name  string
 	close func()
+	// replay is, for the embedded server, the command that starts the same
+	// server again on the same port, so that the reports' curl commands
+	// reach it after the run; "" for a target of a profile.
+	replay string
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -134,11 +138,15 @@ func resolveTarget(o *runOptions, stdout, stderr io.Writer) (*target, error) {
 		p := ref.Clone()
 		p.BaseURL = srv.URL
 		p.Product, p.ProductVersion = "invokeconf reference server", reports.Identify(nil).HarnessVersion
-		name := "embedded reference server at " + srv.URL
+		name := srv.URL + " (the embedded reference server"
+		replay := "invokeconf serve --addr " + strings.TrimPrefix(srv.URL, "http://")
 		if len(o.defects) > 0 {
 			name += " with defects " + strings.Join(o.defects, ", ")
+			for _, d := range o.defects {
+				replay += " --defect " + d
+			}
 		}
-		return &target{p: p, name: name, close: func() { srv.Close() }}, nil
+		return &target{p: p, name: name + ")", close: func() { srv.Close() }, replay: replay}, nil
 	}
 	p, used, err := profile.LoadWithEnv(o.profilePath, os.LookupEnv)
 	if err != nil {
@@ -250,6 +258,10 @@ func writeReports(o *runOptions, t *target, res *runner.Result, notRun error, bl
 		paths = append(paths, o.writeBaseline+" (baseline)")
 	}
 	reports.WriteConsole(stdout, rep, paths)
+	if t.replay != "" && len(rep.Failures) > 0 {
+		fmt.Fprintf(stdout, "The embedded server stopped with the run. To replay a reproduce command, start the same one:\n  %s\n"+
+			"and set the INVOKECONF_KEYS_* variables to the keys it prints (a busy port: pick another --addr and change the URL).\n", t.replay)
+	}
 	return rep, nil
 }
 
