@@ -18,6 +18,7 @@ import (
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
+	"github.com/invokeconf/invokeconf/runner"
 )
 
 // invoke runs the CLI in-process and returns its exit code and output.
@@ -518,5 +519,26 @@ func TestProfileCheckForecastsThePartialRun(t *testing.T) {
 	slices.Sort(forecast)
 	if sum.ExitCode != 4 || !slices.Equal(untested, forecast) {
 		t.Errorf("summary.json: exit %d, untested %v; profile check forecast %v", sum.ExitCode, untested, forecast)
+	}
+}
+
+// TestProfileCheckSpecOnly: with --spec-only and no contract routes, profile
+// check names the spec rules that are not applicable without the bundle
+// contract, and the run is complete without them.
+func TestProfileCheckSpecOnly(t *testing.T) {
+	_, path := serveProfile(t)
+	t.Setenv("INVOKECONF_ROUTES", "")
+	code, stdout, stderr := invoke(t, "profile", "check", "--profile", path, "--spec-only", "--require-complete")
+	m := regexp.MustCompile(`(?m)^  not applicable: ` + regexp.QuoteMeta(runner.ContractReason) + `\n    (.*)$`).FindStringSubmatch(stdout)
+	if code != 0 || m == nil || !strings.Contains(stdout, "the run can judge all") {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, id := range []string{"INSTALL-01", "UPDATE-01", "UNINSTALL-05", "DROP-07", "BUNDLE-06"} {
+		if !slices.Contains(strings.Fields(m[1]), id) {
+			t.Errorf("%s is not named not applicable without the contract: %s", id, m[1])
+		}
+	}
+	if slices.Contains(strings.Fields(m[1]), "BUNDLE-01") {
+		t.Error("BUNDLE-01 is decided through the export route, not left to the contract")
 	}
 }
