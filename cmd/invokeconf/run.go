@@ -331,7 +331,10 @@ func forecastCounts(fc *runner.Forecast) string {
 				n++
 			}
 		}
-		if n > 0 {
+		switch {
+		case n == 1:
+			parts = append(parts, fmt.Sprintf("1 spec rule %s", st))
+		case n > 1:
 			parts = append(parts, fmt.Sprintf("%d spec rules %s", n, st))
 		}
 	}
