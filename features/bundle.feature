@@ -29,7 +29,7 @@ Feature: The project bundle document
       | the export project              |
       | the export project with its app |
 
-  @BUNDLE-01 @BUNDLE-02 @BUNDLE-04
+  @BUNDLE-01 @BUNDLE-02 @BUNDLE-04 @bundle-contract
   Scenario Outline: A project bundle with one agent, knowledge sets and connectors installs, as YAML or as JSON
     When I install the bundle "<document>" as "B"
     Then installation "B" is installed with every child of "<document>"
@@ -39,7 +39,7 @@ Feature: The project bundle document
       | desk-v1.yaml |
       | desk-v1.json |
 
-  @BUNDLE-03 @BUNDLE-04
+  @BUNDLE-03 @BUNDLE-04 @bundle-contract
   Scenario Outline: Apps, knowledge sets and connectors are optional, and any number of the last two install
     When I install the bundle "<document>" as "B"
     Then installation "B" is installed with every child of "<document>"
@@ -49,7 +49,7 @@ Feature: The project bundle document
       | minimal.yaml |
       | many.yaml    |
 
-  @BUNDLE-09
+  @BUNDLE-09 @bundle-contract
   Scenario Outline: A document that is not a project bundle is refused and nothing of it is installed
     When I install the bundle "<document>" as "B"
     Then the install is refused with a 4xx naming "<problem>"
@@ -61,7 +61,7 @@ Feature: The project bundle document
       | malformed.json  |         |
       | no-payload.yaml | payload |
 
-  @BUNDLE-10
+  @BUNDLE-10 @bundle-contract
   Scenario Outline: A project bundle without exactly one agent is refused and nothing of it is installed
     When I install the bundle "<document>" as "B"
     Then the install is refused with a 4xx naming "agent"
@@ -72,25 +72,25 @@ Feature: The project bundle document
       | two-agents.yaml |
       | no-agent.yaml   |
 
-  @BUNDLE-11
+  @BUNDLE-11 @bundle-contract
   Scenario: A project bundle with two apps is refused and nothing of it is installed
     When I install the bundle "two-apps.yaml" as "B"
     Then the install is refused with a 4xx naming "app"
     And nothing of the bundle is installed
 
-  @BUNDLE-12
+  @BUNDLE-12 @bundle-contract
   Scenario: A project bundle that nests another project is refused and nothing of it is installed
     When I install the bundle "nested-project.yaml" as "B"
     Then the install is refused with a 4xx naming "project"
     And nothing of the bundle is installed
 
-  @BUNDLE-13
+  @BUNDLE-13 @bundle-contract
   Scenario: A child of a type the spec does not list is refused and nothing of it is installed
     When I install the bundle "unknown-type.yaml" as "B"
     Then the install is refused with a 4xx naming "spreadsheet"
     And nothing of the bundle is installed
 
-  @BUNDLE-06
+  @BUNDLE-06 @bundle-contract
   Scenario: Installing a bundle creates a normal project, which exports like any other
     Given installation "B" of "desk-v1.yaml"
     When I export the project of installation "B"

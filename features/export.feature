@@ -89,7 +89,7 @@ Feature: Exporting a project as a bundle, and what an export drops
       | credentials |
       | status      |
 
-  @DROP-07
+  @DROP-07 @bundle-contract
   Scenario: A hand-written document's dropped items are stripped on install, with a warning
     When I install the bundle "dropped.yaml" as "B"
     Then installation "B" is installed

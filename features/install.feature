@@ -1,4 +1,4 @@
-@install @capability-bundles
+@install @capability-bundles @bundle-contract
 Feature: Installing a project bundle
   Spec: Bundle rules 1 and 3; States and transitions (a child fails to install; failed installation);
   Bundle routes (DELETE /api/bundles/installations/{id}); Errors / Other rules 4.

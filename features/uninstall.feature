@@ -1,4 +1,4 @@
-@uninstall @capability-bundles
+@uninstall @capability-bundles @bundle-contract
 Feature: Uninstalling a project bundle
   Spec: Bundle routes (DELETE /api/bundles/installations/{id}, DELETE /api/tasks/{id}); Bundle rules 2,
   4 and 5; States and transitions (uninstall of the project); Errors / Other rules 6.

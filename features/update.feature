@@ -1,4 +1,4 @@
-@update @capability-bundles
+@update @capability-bundles @bundle-contract
 Feature: Updating an installed project bundle
   Spec: States and transitions (the Installed rows); Bundle rules 6 and 7; Errors / Other rules 5;
   Versioning. The update route is an extension (docs/bundles.md). Versions, writes and skips,

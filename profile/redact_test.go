@@ -94,3 +94,97 @@ func TestRedactKeepsPublicPart(t *testing.T) {
 		t.Fatalf("Redact = %q", got)
 	}
 }
+
+// startLeak returns what of a secret's start follows its key's public part
+// in s: a key cut in two that left even one character of its secret.
+func startLeak(p *Profile, s string) string {
+	for _, k := range p.Secrets() {
+		sec := secretOf(k)
+		pub := k[:len(k)-len(sec)]
+		if sec == k {
+			continue
+		}
+		for rest := s; ; {
+			i := strings.Index(rest, pub)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(pub):]
+			if rest != "" && rest[0] == sec[0] {
+				return pub + rest[:min(len(rest), len(sec))]
+			}
+		}
+	}
+	return ""
+}
+
+// TestRedactorHidesACutKeysStart: a text that holds a key cut in two (a
+// bounded read stopped inside it) shows the key's public part and nothing
+// of its secret, however little of it is left, at the text's end or
+// inside it.
+func TestRedactorHidesACutKeysStart(t *testing.T) {
+	p := testKeys()
+	for _, r := range []*Redactor{p.Redactor(), newRedactor(p.Secrets(), RedactKey)} {
+		for _, k := range p.Secrets() {
+			for n := 1; n < len(k); n++ {
+				for _, in := range []string{"body " + k[:n], "body " + k[:n] + " and more", k[:n] + "\n" + k} {
+					got := r.Redact(in)
+					if l := startLeak(p, got); l != "" {
+						t.Fatalf("Redact(%q) = %q leaks %q", in, got, l)
+					}
+					if l := leaks(p, got); l != "" {
+						t.Fatalf("Redact(%q) = %q leaks %q", in, got, l)
+					}
+				}
+			}
+		}
+	}
+	for in, want := range map[string]string{
+		"body sk-svc-alice-kagent-3f9a":       "body sk-svc-alice-kagent-[redacted]",
+		"sk-svc-alice-kagent-3 and more":      "sk-svc-alice-kagent-[redacted] and more",
+		"sk-svc-alice-kag":                    "sk-svc-alice-kag",
+		"sk-svc-alice-kagent-x":               "sk-svc-alice-kagent-x",
+		"sk-svc-alice-kagent-3f9a1c7e5b2d486": "sk-svc-alice-kagent-[redacted]",
+	} {
+		if got := p.Redactor().Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := p.Redact("Bearer sk-svc-alice-kagent-3f9a1c7e5b2d4860"); got != "Bearer sk-svc-alice-kagent-REDACTED" {
+		t.Errorf("a whole key: %q", got)
+	}
+}
+
+// TestRedactorCutNeverSplitsAKey: a target that reflects a key into a long
+// body, at every offset around the cut and around the end of what is
+// redacted before the cut, with and without earlier copies of keys (whose
+// markers are shorter than the keys, so redacting moves later text
+// forward), leaves nothing of any secret: not a piece, not a start, and of
+// a key without a public part not even its first two characters.
+func TestRedactorCutNeverSplitsAKey(t *testing.T) {
+	p := testKeys()
+	r := p.Redactor()
+	const n = 300
+	for _, k := range p.Secrets() {
+		for copies := 0; copies <= 12; copies += 4 {
+			head := strings.Repeat(p.Keys.Agent+" ", copies)
+			for off := n - len(k) - 2; off <= n+r.maxLen+len(k)+2; off++ {
+				pad := max(0, off-len(head))
+				in := head + strings.Repeat(".", pad) + k + strings.Repeat(".", 50)
+				got := r.Cut(in, n, " [cut]")
+				if l := leaks(p, got); l != "" {
+					t.Fatalf("%d copies, key at %d: Cut leaks %q: %q", copies, off, l, got)
+				}
+				if l := startLeak(p, got); l != "" {
+					t.Fatalf("%d copies, key at %d: Cut leaks the start %q: %q", copies, off, l, got)
+				}
+				if k == p.Keys.Expired && strings.Contains(got, k[:2]) {
+					t.Fatalf("%d copies, key at %d: Cut leaks the start of a bare key: %q", copies, off, got)
+				}
+				if len(got) > n+len(" [cut]") {
+					t.Fatalf("Cut kept %d bytes", len(got))
+				}
+			}
+		}
+	}
+}

@@ -150,9 +150,17 @@ func TestFormatsAgreeWithTheExitCode(t *testing.T) {
 }
 
 // TestNothingRanIsAnError: a run in which no scenario ran exits 3, and
-// junit.xml shows an error, not an empty green suite.
+// junit.xml shows an error, not an empty green suite. (A selection that
+// selects nothing is bad usage before any run: runner.NewPlan refuses it.)
 func TestNothingRanIsAnError(t *testing.T) {
-	rep := synthetic(t, runner.Selection{Tags: "@no-such-tag"}, nil, nil)
+	plan, err := runner.NewPlan(reference(t), runner.Selection{Tags: "@ERR-02"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(Input{Result: &runner.Result{Plan: plan}, Profile: reference(t), Target: "synthetic"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rep.Outcome != "harness error" || rep.ExitCode != runner.ExitHarness {
 		t.Fatalf("outcome %s, exit %d", rep.Outcome, rep.ExitCode)
 	}
@@ -279,5 +287,54 @@ func TestHostileBytes(t *testing.T) {
 	}
 	if !json.Valid(js.Bytes()) {
 		t.Error("summary.json is not JSON")
+	}
+}
+
+// TestRequireComplete: with RequireComplete a partial run exits 4 and says
+// why in its headline; a complete pass stays 0, a failure stays 1.
+func TestRequireComplete(t *testing.T) {
+	p := reference(t)
+	for _, tc := range []struct {
+		name    string
+		sel     runner.Selection
+		change  func(*runner.ScenarioResult)
+		outcome string
+		code    int
+	}{
+		{"partial", runner.Selection{Areas: []string{"sse"}}, nil, "partial", runner.ExitPartial},
+		{"complete", runner.Selection{}, nil, "pass", runner.ExitPass},
+		{"partial and failed", runner.Selection{Areas: []string{"sse"}}, failRule("SSE-01", "boom"), "fail", runner.ExitFail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := runner.NewPlan(p, tc.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := &runner.Result{Plan: plan}
+			for _, pl := range plan.Scenarios {
+				if pl.Status == runner.Runs {
+					s := runner.ScenarioResult{ID: pl.ID, URI: pl.File, Line: pl.Line, Tags: pl.Tags, Rules: pl.Rules, Status: runner.Passed}
+					if tc.change != nil {
+						tc.change(&s)
+					}
+					res.Scenarios = append(res.Scenarios, s)
+				}
+			}
+			rep, err := Build(Input{Result: res, Profile: p, Target: "synthetic", RequireComplete: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Outcome != tc.outcome || rep.ExitCode != tc.code {
+				t.Errorf("outcome %s, exit %d; want %s, %d", rep.Outcome, rep.ExitCode, tc.outcome, tc.code)
+			}
+			if tc.code == runner.ExitPartial && !strings.Contains(rep.Headline, "--require-complete") {
+				t.Errorf("headline %q does not say why the run fails", rep.Headline)
+			}
+			// junit.xml agrees with the exit code: a partial run that fails
+			// is a failed test case.
+			if doc := junitOf(t, rep, Options{}); (doc.Failures > 0) != (tc.code != runner.ExitPass) {
+				t.Errorf("junit: %d failures with exit %d", doc.Failures, tc.code)
+			}
+		})
 	}
 }

@@ -37,7 +37,7 @@ func TestSummarySchemaIsStable(t *testing.T) {
 		want string
 	}{
 		"top level":   {doc, "areas baseURL contract counts durationSeconds exitCode failedRules findings harness headline identity mode outcome profile profileGaps rules scenarios schema selection spec started target"},
-		"identity":    {doc["identity"].(map[string]any), "catalogDigest goVersion harnessCommit harnessVersion product productVersion specDigest"},
+		"identity":    {doc["identity"].(map[string]any), "catalogDigest goVersion harnessBinary harnessCommit harnessNote harnessSource harnessVersion product productVersion specDigest"},
 		"spec":        {doc["spec"].(map[string]any), "counts failed judged observable outcome source"},
 		"profile":     {doc["profile"].(map[string]any), "baseURL capabilities keys"},
 		"counts":      {doc["counts"].(map[string]any), "expectedFailure fail harnessError notApplicable notObservable notSelected pass untested warning"},

@@ -20,9 +20,11 @@ import (
 // it rests on ("blocked by ROUTE-01"); a rule that failed only in such
 // steps gets a test case of its own in its area's suite, "[ROUTE-01] failed
 // in a step other scenarios rest on", so every failed rule is one
-// <failure>; a harness error is an <error>; a stale baseline entry is a failed
-// test case of the suite "baseline"; a run that never started or ran no
-// scenario is an <error> of the suite "run". Every suite carries the run's
+// <failure>; a harness error is an <error>; a stale baseline entry is a
+// failed test case of the suite "baseline"; a partial run with
+// --require-complete is a failed test case of the suite "run"; a run that
+// never started or ran no scenario is an <error> of the suite "run". Every
+// suite carries the run's
 // <properties> (harness, spec and catalog digests, target, selection,
 // verdicts) and a timestamp.
 
@@ -184,6 +186,13 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 			su.Failures++
 		}
 	}
+	if rep.ExitCode == runner.ExitPartial {
+		su := suite("run")
+		su.Cases = append(su.Cases, junitCase{Name: "the run is complete", Classname: "invokeconf.run", Time: seconds(rep.Duration),
+			Failure: &junitProblem{Message: "partial: " + rep.Headline, Type: "partial", Text: rep.Headline}})
+		su.Tests++
+		su.Failures++
+	}
 	if rep.ExitCode == runner.ExitUsage || rep.ExitCode == runner.ExitHarness && root.Errors == 0 && !anyHarnessError(rep) {
 		su := suite("run")
 		su.Cases = append(su.Cases, junitCase{Name: "the run", Classname: "invokeconf.run", Time: seconds(rep.Duration),
@@ -237,6 +246,8 @@ func junitProperties(rep *Report) []junitProperty {
 		{"invokeconf.contract.scope", rep.Contract.Scope()},
 		{"invokeconf.harness.version", rep.HarnessVersion},
 		{"invokeconf.harness.commit", rep.HarnessCommit},
+		{"invokeconf.harness.source", rep.HarnessSource},
+		{"invokeconf.harness.binary", rep.HarnessBinary},
 		{"invokeconf.spec.digest", rep.SpecDigest},
 		{"invokeconf.catalog.digest", rep.CatalogDigest},
 		{"invokeconf.target", rep.Target},

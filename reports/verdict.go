@@ -347,13 +347,16 @@ func (r *Report) Partial() bool { return r.Spec.Judged < r.Spec.Observable }
 type Input struct {
 	Result  *runner.Result
 	Profile *profile.Profile
-	// Target describes the target for people ("embedded reference server at ...").
+	// Target describes the target for people ("http://127.0.0.1:8080 (the
+	// embedded reference server)", or the profile's base URL).
 	Target string
 	// Baseline lists expected failures; nil for none.
 	Baseline *Baseline
 	// NotRun says why the run never started (the target did not answer);
 	// "" for a run that ran.
 	NotRun string
+	// RequireComplete makes a partial run fail with runner.ExitPartial.
+	RequireComplete bool
 }
 
 // Build judges every rule of the catalog from a run.
@@ -438,6 +441,9 @@ func Build(in Input) (*Report, error) {
 	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
 	rep.Baseline = bl.check(rep.Rules, scenarios)
 	rep.Outcome, rep.Headline, rep.ExitCode = decide(rep, res, in.NotRun)
+	if in.RequireComplete && rep.Outcome == "partial" {
+		rep.ExitCode, rep.Headline = runner.ExitPartial, rep.Headline+"; --require-complete: a partial run fails"
+	}
 	return rep, nil
 }
 
@@ -724,10 +730,11 @@ func appendUnique(list []string, s string) []string {
 }
 
 // areaVerdict: fail, harness error or warning when any rule has it, else
-// pass when a rule passed (or failed as expected), else the most telling of
-// the rest.
+// untested when a rule is (never a pass beside untested rules), else pass
+// when a rule passed (or failed as expected), else the most telling of the
+// rest.
 func areaVerdict(c Counts) Verdict {
-	for _, v := range []Verdict{Fail, HarnessError, Warning} {
+	for _, v := range []Verdict{Fail, HarnessError, Warning, Untested} {
 		if c[v] > 0 {
 			return v
 		}
@@ -743,10 +750,17 @@ func areaVerdict(c Counts) Verdict {
 	return NotSelected
 }
 
-// areaLabel is an area's verdict with the rules it did not judge:
-// "pass, 4 untested".
+// areaLabel is an area's verdict with the rules it did not judge, and for
+// an untested area those it passed: "5 untested, 3 pass", "pass, 1 not
+// selected".
 func areaLabel(v Verdict, c Counts) string {
 	parts := []string{string(v)}
+	if v == Untested {
+		parts[0] = fmt.Sprintf("%d %s", c[Untested], Untested)
+		if n := c[Pass]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, Pass))
+		}
+	}
 	for _, other := range []Verdict{Untested, NotSelected, NotSeen} {
 		if n := c[other]; n > 0 && other != v {
 			parts = append(parts, fmt.Sprintf("%d %s", n, other))

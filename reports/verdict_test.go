@@ -146,7 +146,8 @@ func TestAreaVerdict(t *testing.T) {
 		c    Counts
 		want Verdict
 	}{
-		{Counts{Pass: 3, Untested: 2, NotObservable: 1}, Pass},
+		{Counts{Pass: 3, Untested: 2, NotObservable: 1}, Untested}, // never a pass beside untested rules
+		{Counts{Pass: 3, NotSelected: 2, NotObservable: 1}, Pass},
 		{Counts{Pass: 3, Fail: 1}, Fail},
 		{Counts{Pass: 3, Warning: 1}, Warning},
 		{Counts{Pass: 1, HarnessError: 1, Warning: 1}, HarnessError},
@@ -157,6 +158,19 @@ func TestAreaVerdict(t *testing.T) {
 	} {
 		if got := areaVerdict(tc.c); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.c, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		c    Counts
+		want string
+	}{
+		{Counts{Pass: 3, Untested: 5, NotObservable: 1}, "5 untested, 3 pass"},
+		{Counts{Pass: 3, NotSelected: 1}, "pass, 1 not selected"},
+		{Counts{Pass: 3, Untested: 1, NotSelected: 2}, "1 untested, 3 pass, 2 not selected"},
+		{Counts{Pass: 2, Fail: 1, Untested: 1}, "fail, 1 untested"},
+	} {
+		if got := areaLabel(areaVerdict(tc.c), tc.c); got != tc.want {
+			t.Errorf("%+v: label %q, want %q", tc.c, got, tc.want)
 		}
 	}
 }

@@ -125,7 +125,8 @@ func reflecting() http.Handler {
 // TestReflectingTargetLeaksNoPieceOfAKey: a target that echoes the key
 // everywhere, cut at every offset, gets no piece of any key's secret of
 // profile.FragmentMin or more characters into any report, the console or
-// any message.
+// any message, and no start of a secret, however short, after its key's
+// public part (a key cut in two).
 func TestReflectingTargetLeaksNoPieceOfAKey(t *testing.T) {
 	t.Parallel()
 	p, res, texts := runHostile(t, reflecting())
@@ -135,6 +136,18 @@ func TestReflectingTargetLeaksNoPieceOfAKey(t *testing.T) {
 	for name, text := range texts {
 		for _, k := range p.Secrets() {
 			sec := k[strings.LastIndex(k, "-")+1:]
+			pub := k[:len(k)-len(sec)]
+			for rest := text; ; {
+				at := strings.Index(rest, pub)
+				if at < 0 {
+					break
+				}
+				rest = rest[at+len(pub):]
+				if rest != "" && rest[0] == sec[0] {
+					t.Errorf("%s holds the start of the secret of %s: %s%s...", name, p.RedactEnv(k), pub, rest[:min(len(rest), 8)])
+					break
+				}
+			}
 			for i := 0; i+profile.FragmentMin <= len(sec); i++ {
 				if piece := sec[i : i+profile.FragmentMin]; strings.Contains(text, piece) {
 					at := strings.Index(text, piece)

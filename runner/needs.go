@@ -40,11 +40,11 @@ type Gap struct {
 	Env  string `json:"env"`
 	// Scenarios are the IDs of the scenarios it leaves untested.
 	Scenarios []string `json:"scenarios"`
-	// Rules are the rules none of whose scenarios can run without it: they
-	// will be reported untested.
+	// Rules are the selected rules it leaves untested: every rule with a
+	// scenario among Scenarios. A rule with an untested scenario is
+	// untested, whatever its other scenarios show, unless one of them
+	// fails (package reports judges so; see Predict).
 	Rules []string `json:"rules"`
-	// Weakened are rules that lose some scenarios but keep others.
-	Weakened []string `json:"weakened,omitempty"`
 }
 
 // Gaps lists the profile's empty fields that planned scenarios need, and
@@ -60,7 +60,6 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 		}
 	}
 	byPath := map[string]*Gap{}
-	blocked := map[string]bool{} // scenario IDs blocked by some gap
 	for _, pl := range plan.Scenarios {
 		if pl.Status == Untested && pl.Capability != "" {
 			// A capability left out, or a @needs one declared false: the
@@ -72,7 +71,6 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 				byPath[path] = g
 			}
 			g.Scenarios = append(g.Scenarios, pl.ID)
-			blocked[pl.ID] = true
 			continue
 		}
 		if pl.Status != Runs {
@@ -89,16 +87,6 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 				byPath[need] = g
 			}
 			g.Scenarios = append(g.Scenarios, pl.ID)
-			blocked[pl.ID] = true
-		}
-	}
-	// A rule is lost when every scenario of it that runs is blocked.
-	runnable := map[string]int{}
-	for _, pl := range plan.Scenarios {
-		if pl.Status == Runs && !blocked[pl.ID] {
-			for _, id := range pl.Rules {
-				runnable[id]++
-			}
 		}
 	}
 	var out []Gap
@@ -107,19 +95,17 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 		for _, pl := range plan.Scenarios {
 			if contains(g.Scenarios, pl.ID) {
 				for _, id := range pl.Rules {
-					rules[id] = true
+					if plan.InScope(id) {
+						rules[id] = true
+					}
 				}
 			}
 		}
+		g.Rules = []string{}
 		for id := range rules {
-			if runnable[id] == 0 {
-				g.Rules = append(g.Rules, id)
-			} else {
-				g.Weakened = append(g.Weakened, id)
-			}
+			g.Rules = append(g.Rules, id)
 		}
 		sort.Strings(g.Rules)
-		sort.Strings(g.Weakened)
 		out = append(out, *g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,7 +23,21 @@ const (
 	NeedsTag = "@needs-"
 	// SlowTag marks the scenarios --quick leaves out.
 	SlowTag = "@slow"
+	// ContractTag marks a scenario that drives this project's bundle
+	// contract (docs/bundles.md): it installs or updates through the
+	// contract's routes, reads the installation record or trips its test
+	// hooks. Under --spec-only, a profile that names no routes makes it
+	// "not applicable": the spec defines no install route, so its rules
+	// are judged by their other scenarios, or not applicable without the
+	// contract. TestContractTag keeps the tag on exactly the scenarios
+	// whose steps need the routes or the test hooks.
+	ContractTag = "@bundle-contract"
 )
+
+// ContractReason is why a scenario that needs the bundle contract is not
+// applicable in a --spec-only run.
+const ContractReason = "not applicable without this project's bundle contract (--spec-only): it installs or updates " +
+	"through the contract's routes (docs/bundles.md), which the spec does not define and the profile does not name"
 
 // Selection says which scenarios a run covers. Empty fields select all.
 type Selection struct {
@@ -73,6 +88,9 @@ type Planned struct {
 	Example string
 	// Capability names the capability whose tag decided Status, if any.
 	Capability string
+	// Contract is set when Status is NotApplicable because the scenario
+	// needs the bundle contract in a --spec-only run (ContractTag).
+	Contract bool
 }
 
 // Plan is what a run will do, decided before it starts.
@@ -152,6 +170,9 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 			pl.Status, pl.Reason = NotSelected, "outside "+scopeFlags(sel)
 		case !matchTags(selected, pk.Tags):
 			pl.Status, pl.Reason = NotSelected, "excluded by "+sel.String()
+		case sel.SpecOnly && len(p.Routes) == 0 && slices.Contains(pk.Tags, ContractTag):
+			pl.Status, pl.Reason, pl.Contract = NotApplicable, ContractReason, true
+			excluded[ContractTag] = true
 		default:
 			status, reason, tag, err := applicability(p, pk.Tags)
 			if err != nil {
@@ -165,6 +186,9 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 		}
 		plan.Scenarios = append(plan.Scenarios, pl)
 	}
+	if err := selectsSomething(plan, rules, groups); err != nil {
+		return nil, err
+	}
 	var ex []string
 	for tag := range excluded {
 		ex = append(ex, "~"+tag)
@@ -172,6 +196,53 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 	sort.Strings(ex)
 	plan.Expr = strings.Join(append(nonEmpty(selected), ex...), " && ")
 	return plan, nil
+}
+
+// selectsSomething refuses a selection that leaves no scenario at all: bad
+// usage, said with what left everything out.
+func selectsSomething(plan *Plan, rules []features.Rule, groups []string) error {
+	for _, s := range plan.Scenarios {
+		if s.Status != NotSelected {
+			return nil
+		}
+	}
+	sel := plan.Selection
+	msg := "the selection " + sel.String() + " leaves no scenario to run"
+	switch {
+	case plan.scope != nil && len(plan.scope) == 0:
+		msg += " (it names only rules of this project's contract, which --spec-only leaves out)"
+	case sel.Quick && selectsWithout(plan, groups, "~"+SlowTag):
+		msg += " (its scenarios are all @slow, which --quick leaves out: drop --quick)"
+	case sel.Tags != "" && selectsWithout(plan, groups, sel.Tags):
+		msg += " (--tags '" + sel.Tags + "' leaves out every scenario of its rules)"
+	default:
+		var none []string
+		for _, r := range rules {
+			if plan.InScope(r.ID) {
+				none = append(none, r.ID)
+			}
+		}
+		msg += " (no scenario checks " + strings.Join(none, " ") + ")"
+	}
+	return &SelectionError{msg + "; see 'invokeconf rules'"}
+}
+
+// selectsWithout reports whether the selection would keep a scenario in
+// scope without one of its tag groups.
+func selectsWithout(plan *Plan, groups []string, group string) bool {
+	var rest []string
+	for _, g := range groups {
+		if g != group {
+			rest = append(rest, g)
+		}
+	}
+	expr := strings.Join(rest, " && ")
+	for _, s := range plan.Scenarios {
+		if (plan.scope == nil || anyIn(s.Rules, plan.scope)) && matchTags(expr, s.Tags) {
+			return true
+		}
+	}
+	return false
 }
 
 // applicability checks a scenario's capability tags against the profile.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -90,17 +91,168 @@ func TestSelection(t *testing.T) {
 }
 
 func TestSelectionErrors(t *testing.T) {
-	for _, sel := range []Selection{
-		{Rules: []string{"SSE-01", "NOPE-99"}},
-		{Areas: []string{"sse", "telepathy"}},
-		{Tags: "@sse,,@events"},
-		{Tags: "@sse && "},
-		{Tags: "@a b"},
+	for _, tc := range []struct {
+		sel  Selection
+		want string
+	}{
+		{Selection{Rules: []string{"SSE-01", "NOPE-99"}}, "unknown rule NOPE-99"},
+		{Selection{Areas: []string{"sse", "telepathy"}}, "unknown area telepathy"},
+		{Selection{Tags: "@sse,,@events"}, "is not a tag"},
+		{Selection{Tags: "@sse && "}, "is not a tag"},
+		{Selection{Tags: "@a b"}, "is not a tag"},
+		// Selections that leave nothing to run are bad usage too, said
+		// with what left everything out.
+		{Selection{Rules: []string{"SSE-04"}, Quick: true}, "leaves no scenario to run (its scenarios are all @slow, which --quick leaves out: drop --quick)"},
+		{Selection{Tags: "@no-such-tag"}, "leaves no scenario to run"},
+		{Selection{Areas: []string{"sse"}, Tags: "@ERR-02"}, "(--tags '@ERR-02' leaves out every scenario of its rules)"},
+		{Selection{Rules: []string{"BODY-03"}}, "(no scenario checks BODY-03)"},
+		{Selection{Rules: []string{"BUNDLE-09"}, SpecOnly: true}, "names only rules of this project's contract"},
 	} {
-		_, err := NewPlan(reference(t), sel)
+		_, err := NewPlan(reference(t), tc.sel)
 		var se *SelectionError
-		if !errors.As(err, &se) {
-			t.Errorf("%+v: error %v, want a SelectionError", sel, err)
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want a SelectionError saying %q", tc.sel, err, tc.want)
+		}
+	}
+}
+
+// TestContractTag: @bundle-contract marks exactly the scenarios whose steps
+// need the bundle contract: its routes, or its test hooks.
+func TestContractTag(t *testing.T) {
+	pickles, err := features.Pickles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, pk := range pickles {
+		needs := Needs(pk)
+		want := slices.Contains(needs, "routes") || slices.Contains(needs, "capabilities.bundleTestHooks")
+		if got := slices.Contains(pk.Tags, ContractTag); got != want {
+			t.Errorf("%s %q: tagged %s %v, but its steps need %v", pk.ID, pk.Name, ContractTag, got, needs)
+		}
+		if want {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no scenario needs the bundle contract: the test proves nothing")
+	}
+}
+
+// TestSpecOnlyWithoutTheContract: a --spec-only plan for a profile that
+// names no contract routes makes the scenarios that need them not
+// applicable, so their spec rules are judged by their other scenarios
+// (BUNDLE-01, through the spec's export route) or not applicable without
+// the contract (INSTALL-01); nothing is left untested for it, and the run
+// is not partial for it. With the routes named, they run.
+func TestSpecOnlyWithoutTheContract(t *testing.T) {
+	p := reference(t)
+	p.Routes = nil
+	plan, err := NewPlan(p, Selection{SpecOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contract := 0
+	for _, s := range plan.Scenarios {
+		tagged := slices.Contains(s.Tags, ContractTag)
+		switch {
+		case s.Status == NotSelected:
+		case tagged && (s.Status != NotApplicable || !s.Contract || s.Reason != ContractReason):
+			t.Errorf("%s: %q (%s), want not applicable without the contract", s.ID, s.Status, s.Reason)
+		case tagged:
+			contract++
+		case s.Contract:
+			t.Errorf("%s: marked as needing the contract without the tag", s.ID)
+		}
+	}
+	if contract == 0 || !strings.Contains(plan.Expr, "~"+ContractTag) {
+		t.Fatalf("%d scenarios need the contract; expression %q", contract, plan.Expr)
+	}
+	if gaps := Gaps(p, plan); len(gaps) > 0 {
+		t.Errorf("gaps: %+v", gaps)
+	}
+	fc, err := Predict(p, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]RuleForecast{}
+	for _, r := range fc.Rules {
+		statuses[r.ID] = r
+	}
+	for id, want := range map[string]Status{"BUNDLE-01": Runs, "BUNDLE-05": Runs, "EXPORT-01": Runs, "INSTALL-01": NotApplicable,
+		"UPDATE-07": NotApplicable, "UNINSTALL-05": NotApplicable, "DROP-07": NotApplicable, "BUNDLE-06": NotApplicable, "BUNDLE-09": NotSelected} {
+		got, ok := statuses[id]
+		if !ok {
+			got.Status = Runs
+		}
+		if got.Status != want {
+			t.Errorf("%s: forecast %q (%v), want %q", id, got.Status, got.Reasons, want)
+		}
+		if want == NotApplicable && (len(got.Reasons) != 1 || got.Reasons[0] != ContractReason) {
+			t.Errorf("%s: reasons %v", id, got.Reasons)
+		}
+	}
+	if fc.Partial() {
+		t.Errorf("a --spec-only run without the contract is partial: %+v", fc.With(Untested))
+	}
+
+	// The contract's routes named: everything runs as without --spec-only.
+	plan, err = NewPlan(reference(t), Selection{SpecOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range plan.Scenarios {
+		if s.Contract || s.Status == NotApplicable {
+			t.Errorf("%s: %q with the routes named", s.ID, s.Status)
+		}
+	}
+}
+
+// TestForecast: the forecast of a profile without the keys threadRead,
+// threadChat and otherProject names each rule those keys leave untested,
+// with the key, and calls the run partial; the reference profile's run is
+// complete, and a selection's is partial.
+func TestForecast(t *testing.T) {
+	p := reference(t)
+	p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", ""
+	plan, err := NewPlan(p, Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := Predict(p, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range fc.With(Untested) {
+		got[r.ID] = strings.Join(r.Reasons, "; ")
+	}
+	// Every rule with a scenario that needs one of the keys.
+	want := map[string]string{}
+	for _, g := range Gaps(p, plan) {
+		for _, id := range g.Rules {
+			want[id] = "the profile does not provide " + g.Path + " (" + g.Env + ")"
+		}
+	}
+	if len(want) < 5 || !reflect.DeepEqual(got, want) {
+		t.Errorf("untested %v\nwant %v", got, want)
+	}
+	if !fc.Partial() || fc.SpecJudged != fc.SpecObservable-len(want) {
+		t.Errorf("judged %d of %d, partial %v", fc.SpecJudged, fc.SpecObservable, fc.Partial())
+	}
+
+	full := reference(t)
+	for sel, partial := range map[*Selection]bool{{}: false, {Quick: true}: true, {Areas: []string{"sse"}}: true} {
+		plan, err := NewPlan(full, *sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc, err := Predict(full, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fc.Partial() != partial || len(fc.With(Untested)) > 0 {
+			t.Errorf("%s: partial %v, untested %+v", sel, fc.Partial(), fc.With(Untested))
 		}
 	}
 }

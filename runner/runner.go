@@ -34,6 +34,7 @@ const (
 	ExitFail    = 1 // a rule failed
 	ExitUsage   = 2 // bad usage or profile
 	ExitHarness = 3 // harness error, or no scenario ran
+	ExitPartial = 4 // a partial run, with --require-complete
 )
 
 // Config says what to run against which target.

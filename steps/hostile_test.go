@@ -28,13 +28,24 @@ func hostileWorld(t *testing.T, h http.Handler, deadline time.Duration) *World {
 
 // endless writes chunk until the client goes, pausing between writes.
 func endless(chunk string, pause time.Duration) http.HandlerFunc {
+	return endlessUpTo(chunk, pause, -1)
+}
+
+// endlessUpTo is endless, but ends the body once it has written budget
+// bytes (a negative budget: never). A harness that bounds its reads stops
+// long before; one that does not reads the whole body and says it was
+// complete, so a test fails on the bytes it read, never on a clock.
+func endlessUpTo(chunk string, pause time.Duration, budget int64) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "text/event-stream")
 		rc := http.NewResponseController(rw)
 		tick := time.NewTicker(max(pause, time.Microsecond))
 		defer tick.Stop()
-		for {
-			if _, err := rw.Write([]byte(chunk)); err != nil {
+		var written int64
+		for budget < 0 || written < budget {
+			n, err := rw.Write([]byte(chunk))
+			written += int64(n)
+			if err != nil {
 				return
 			}
 			_ = rc.Flush()
@@ -84,18 +95,25 @@ func peakHeap(fn func()) uint64 {
 // maxFollowUpBody, and the harness's heap stays far under 512 MB with as
 // many such responses at once as a run has scenarios at once (16), each
 // with a follow-up call under way.
+//
+// Only bytes end a read here, never the clock, so a loaded machine that
+// reads slowly passes as a quiet one does: the deadline is an hour, and
+// the target ends its body at twice MaxBody, so a harness that stopped
+// bounding its reads would read a complete body and fail the test at once
+// instead of hanging.
 func TestHugeAndEndlessBodiesAreBounded(t *testing.T) {
 	frame := "data: {\"content\":\"" + strings.Repeat("x", 64<<10) + "\"}\n\n"
 	line := strings.Repeat("y", 64<<10) // one endless SSE line
+	const budget = 2 * MaxBody
 	for _, tc := range []struct {
 		name   string
 		target http.Handler
 	}{
-		{"endless frames", endless(frame, 0)},
-		{"one endless line", endless(line, 0)},
+		{"endless frames", endlessUpTo(frame, 0, budget)},
+		{"one endless line", endlessUpTo(line, 0, budget)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := hostileWorld(t, tc.target, 20*time.Second)
+			w := hostileWorld(t, tc.target, time.Hour)
 			const parallel = 16
 			errs := make([]error, 2*parallel)
 			peak := peakHeap(func() {

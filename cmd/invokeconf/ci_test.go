@@ -1,7 +1,12 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,10 +20,12 @@ import (
 )
 
 // TestCIRecipes runs the shell steps of docs/ci.md's GitHub Actions and
-// GitLab CI jobs, verbatim, in a fresh folder, with one substitution: the
-// harness is built from this checkout instead of installed from the module
-// proxy. Each job must start its service, check the profile, run the suite
-// with exit 0 and leave the reports where its upload step looks.
+// GitLab CI jobs, verbatim, in a fresh folder: the install line too, with
+// the module served from this checkout, as the release the jobs pin, by a
+// local module proxy (the dependencies come from the module cache, so
+// nothing is fetched). Each job must install the harness, start its
+// service, check the profile, run the suite with exit 0 and leave the
+// reports where its upload step looks, naming the pinned release.
 func TestCIRecipes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the harness")
@@ -39,19 +46,45 @@ func TestCIRecipes(t *testing.T) {
 	if len(blocks) != 2 {
 		t.Fatalf("docs/ci.md holds %d CI jobs, want the GitHub Actions and GitLab CI ones", len(blocks))
 	}
-	install := regexp.MustCompile(`go install github\.com/invokeconf/invokeconf/cmd/invokeconf@\S+`)
+	// One module cache and proxy for both jobs: the second install finds the
+	// first's build in the build cache (-trimpath keeps it independent of the
+	// cache's folder).
+	shared := t.TempDir()
+	modCache := filepath.Join(shared, "modcache")
+	realCache := strings.TrimSpace(goEnv(t, "GOMODCACHE"))
+	var proxy, version string
 	for _, b := range blocks {
 		system, text := string(b[1]), b[2]
 		t.Run(system, func(t *testing.T) {
 			steps, env := recipeSteps(t, system, text)
+			v := env["INVOKECONF_VERSION"]
+			if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(v) {
+				t.Fatalf("INVOKECONF_VERSION is %q, not a pinned release vX.Y.Z", v)
+			}
+			if version == "" {
+				version, proxy = v, moduleProxy(t, repo, shared, v)
+			} else if v != version {
+				t.Fatalf("the jobs pin %s and %s", version, v)
+			}
+			if !strings.Contains(env["INVOKECONF_RUN_FLAGS"], "--require-complete") {
+				t.Errorf("the job's run does not gate on completeness: INVOKECONF_RUN_FLAGS=%q", env["INVOKECONF_RUN_FLAGS"])
+			}
+			if n := strings.Count(strings.Join(steps, "\n"), "go install github.com/invokeconf/invokeconf/cmd/invokeconf@\"$INVOKECONF_VERSION\""); n != 1 {
+				t.Fatalf("the job installs the harness %d times, want once from the pinned version", n)
+			}
 			work := t.TempDir()
 			gopath := filepath.Join(work, ".gopath")
 			ghPath := filepath.Join(work, ".github_path")
-			mod := strings.TrimSpace(goEnv(t, "GOMODCACHE"))
-			base := append(os.Environ(), "GOPATH="+gopath, "GOMODCACHE="+mod, "GITHUB_PATH="+ghPath)
+			base := append(os.Environ(), "GOPATH="+gopath, "GOMODCACHE="+modCache, "GITHUB_PATH="+ghPath,
+				"GOPROXY=file://"+proxy+",file://"+filepath.Join(realCache, "cache", "download"),
+				// Offline: the dependencies were checked against the checksum
+				// database when they entered the module cache; this checkout
+				// is in none.
+				"GOSUMDB=off", "GOFLAGS=-modcacherw -trimpath", "GOTOOLCHAIN=local")
 			for k, v := range env {
 				base = append(base, k+"="+v)
 			}
+			// A partial selection, to be quick: completeness is not gated.
 			base = append(base, "SERVICE_ADDR=127.0.0.1:0", "INVOKECONF_RUN_FLAGS=--areas errors --quick")
 			var groups []int
 			defer func() {
@@ -60,8 +93,7 @@ func TestCIRecipes(t *testing.T) {
 				}
 			}()
 			path := os.Getenv("PATH")
-			for i, step := range steps {
-				script := install.ReplaceAllString(step, `mkdir -p "$(go env GOPATH)/bin" && (cd `+repo+` && go build -o "$(go env GOPATH)/bin/invokeconf" ./cmd/invokeconf)`)
+			for i, script := range steps {
 				cmd := exec.Command(bash, "-eo", "pipefail", "-c", script)
 				cmd.Dir = work
 				cmd.Env = append(append([]string(nil), base...), "PATH="+path)
@@ -76,7 +108,7 @@ func TestCIRecipes(t *testing.T) {
 				go func() { done <- cmd.Wait() }()
 				select {
 				case err = <-done:
-				case <-time.After(4 * time.Minute):
+				case <-time.After(10 * time.Minute):
 					t.Fatalf("step %d did not finish:\n%s\n%s", i+1, script, out.String())
 				}
 				if err != nil {
@@ -93,8 +125,125 @@ func TestCIRecipes(t *testing.T) {
 					t.Errorf("the upload step would miss %s: %v", f, err)
 				}
 			}
+			var sum struct {
+				Identity struct {
+					HarnessVersion, HarnessSource, HarnessBinary string
+				} `json:"identity"`
+			}
+			b, err := os.ReadFile(filepath.Join(work, "invokeconf-reports", "summary.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &sum)
+			}
+			if id := sum.Identity; err != nil || id.HarnessVersion != version || id.HarnessSource != "module" || !strings.HasPrefix(id.HarnessBinary, "sha256:") {
+				t.Errorf("the report does not name the installed release %s: %+v (%v)", version, id, err)
+			}
 		})
 	}
+}
+
+// TestGitHubRecipePinsAndPermissions: the GitHub job pins every action by
+// a commit, with its tag in a comment, and asks for the permissions its
+// steps need (checkout reads, the JUnit action writes a check run), with
+// the JUnit action only annotating where the token is read-only (a fork's
+// pull request).
+func TestGitHubRecipePinsAndPermissions(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)## GitHub Actions\n.*?```yaml\n(.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("no GitHub Actions job")
+	}
+	var wf struct {
+		Permissions map[string]string `yaml:"permissions"`
+		Jobs        map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(m[1], &wf); err != nil {
+		t.Fatal(err)
+	}
+	if wf.Permissions["contents"] != "read" || wf.Permissions["checks"] != "write" || len(wf.Permissions) != 2 {
+		t.Errorf("permissions %v, want contents: read and checks: write", wf.Permissions)
+	}
+	pinned := regexp.MustCompile(`(?m)^\s+(?:- )?uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # (v\d+\.\d+\.\d+)$`)
+	uses := regexp.MustCompile(`(?m)^\s+(?:- )?uses: `)
+	if n, p := len(uses.FindAll(m[1], -1)), len(pinned.FindAll(m[1], -1)); n == 0 || n != p {
+		t.Errorf("%d actions, %d pinned by commit with the tag in a comment", n, p)
+	}
+	junit := false
+	for _, job := range wf.Jobs {
+		for _, st := range job.Steps {
+			if strings.HasPrefix(st.Uses, "mikepenz/action-junit-report@") {
+				junit = true
+				if a := st.With["annotate_only"]; !strings.Contains(a, "github.event.pull_request.head.repo.full_name != github.repository") {
+					t.Errorf("the JUnit action does not annotate only on a fork's pull request: %q", a)
+				}
+			}
+		}
+	}
+	if !junit {
+		t.Error("no JUnit action")
+	}
+}
+
+// moduleProxy lays out a GOPROXY folder (file://) that serves this
+// checkout as github.com/invokeconf/invokeconf at version: the files git
+// tracks or would track, as a module zip. It returns the folder.
+func moduleProxy(t *testing.T, repo, dir, version string) string {
+	t.Helper()
+	const module = "github.com/invokeconf/invokeconf"
+	root := filepath.Join(dir, "proxy")
+	at := filepath.Join(root, filepath.FromSlash(module), "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Skipf("git cannot list the checkout's files: %v", err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	seen := map[string]bool{}
+	for _, name := range strings.Split(string(out), "\x00") {
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(name)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the work tree, not yet in git
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create(module + "@" + version + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(repo, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := fmt.Sprintf(`{"Version":%q,"Time":%q}`, version, time.Now().UTC().Format(time.RFC3339))
+	for name, data := range map[string][]byte{"list": []byte(version + "\n"), version + ".info": []byte(info),
+		version + ".mod": mod, version + ".zip": buf.Bytes()} {
+		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
 
 // recipeSteps returns a job's shell steps in order (GitHub: every run; GitLab:

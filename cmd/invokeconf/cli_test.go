@@ -35,6 +35,22 @@ func TestHelp(t *testing.T) {
 			}
 		}
 	}
+	// Each command's help gives its own exit codes: run's are run's alone.
+	for name, doc := range commandDocs {
+		_, stdout, _ := invoke(t, append(strings.Fields(name), "-h")...)
+		if !strings.HasSuffix(stdout, doc.exits) || !strings.HasPrefix(doc.exits, "Exit codes:") {
+			t.Errorf("%s: the help does not end with its exit codes:\n%s", name, stdout)
+		}
+		if run := strings.Contains(stdout, "a MUST rule failed"); run != (name == "run") {
+			t.Errorf("%s: the help gives the run's exit codes: %v", name, run)
+		}
+	}
+	if code, stdout, _ := invoke(t, "help", "profile"); code != 0 || !strings.Contains(stdout, "Exit codes:") || !strings.Contains(stdout, "4  check --require-complete") {
+		t.Errorf("help profile: exit %d:\n%s", code, stdout)
+	}
+	if _, stdout, _ := invoke(t, "help", "run"); !strings.Contains(stdout, "4  with --require-complete") || !strings.Contains(stdout, "--require-complete") {
+		t.Errorf("help run lacks exit 4 or --require-complete:\n%s", stdout)
+	}
 	if code, _, stderr := invoke(t, "serv"); code != 2 || !strings.Contains(stderr, "did you mean serve?") {
 		t.Errorf("a misspelt command: exit %d: %s", code, stderr)
 	}
@@ -50,7 +66,8 @@ func TestVersion(t *testing.T) {
 	}
 	code, stdout, _ := invoke(t, "version", "--profile", path)
 	id := reports.Identify(nil)
-	for _, want := range []string{"invokeconf " + id.HarnessVersion, "commit:", id.SpecDigest, id.CatalogDigest, "Acme Agents 2.3.1"} {
+	for _, want := range []string{"invokeconf " + id.HarnessVersion, "commit:", "found:    " + id.HarnessSource + ": " + id.HarnessNote,
+		"binary:   " + id.HarnessBinary, id.SpecDigest, id.CatalogDigest, "Acme Agents 2.3.1"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("exit %d; version lacks %q:\n%s", code, want, stdout)
 		}

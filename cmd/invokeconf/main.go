@@ -1,22 +1,27 @@
 // Command invokeconf is the conformance harness for the Agent Invoke Service.
 //
 //	invokeconf run [--profile FILE] [--rules IDS] [--areas AREAS] [--tags EXPR] [--quick] [--spec-only]
-//	               [--baseline FILE] [--write-baseline FILE] [--out DIR]   run the suite (no profile: against the embedded reference server)
-//	invokeconf profile check --profile FILE                      validate a profile against its live target
+//	               [--require-complete] [--baseline FILE] [--write-baseline FILE] [--out DIR]
+//	                                                             run the suite (no profile: against the embedded reference server)
+//	invokeconf profile check --profile FILE [selection flags of run] [--require-complete]
+//	                                                             validate a profile against its live target and forecast the run
 //	invokeconf profile vars                                      list the INVOKECONF_* variables that override profile fields
 //	invokeconf serve [--addr ADDR] [--defect NAME]... [--variant NAME]...  run the reference server
 //	invokeconf model [--addr ADDR]                               run the scripted model server (OpenAI-compatible)
-//	invokeconf rules [--format markdown|json]                    list the rule catalog with the scenarios of each rule
+//	invokeconf rules [ID...] [--format text|markdown|json]       list the rule catalog, or show rules whole
 //	invokeconf defects                                           list the reference server's defect switches
 //	invokeconf variants                                          list the reference server's variant switches
-//	invokeconf version                                           print the harness version and the spec and catalog digests
-//	invokeconf help COMMAND                                      print a command's help
+//	invokeconf version                                           print the harness build and the spec and catalog digests
+//	invokeconf help COMMAND                                      print a command's help, with its own exit codes
 //	invokeconf proxy --target URL [--listen ADDR] [--out DIR]    record and judge live traffic (passive, docs/passive.md)
 //	invokeconf judge FILE.har                                    judge recorded traffic offline
 //	invokeconf clients [flags] -- COMMAND [ARGS...]              run a client's tests against every legal variant
 //
-// Exit codes: 0 every applicable MUST rule passed; 1 a rule failed; 2 bad
-// usage or profile; 3 harness error or no scenario ran.
+// Exit codes of run: 0 every applicable MUST rule passed; 1 a rule failed;
+// 2 bad usage (a selection that leaves no scenario included), a bad profile,
+// or a target that does not answer; 3 harness error or no scenario ran; 4 a
+// partial run with --require-complete. Every other command's help lists its
+// own.
 package main
 
 import (
@@ -34,14 +39,23 @@ import (
 	"github.com/invokeconf/invokeconf/runner"
 )
 
+// exitCodes are run's exit codes: a contract with CI jobs (README, docs/ci.md).
 const exitCodes = `Exit codes:
   0  every applicable MUST rule passed (warnings, untested rules and a partial run included)
   1  a MUST rule failed, or a baseline entry is stale
-  2  bad usage, a bad profile or baseline, or a target that does not answer
-  3  the harness broke, or no scenario ran
+  2  bad usage (a selection that leaves no scenario included), a bad profile or baseline, or a target that
+     does not answer
+  3  the harness broke, or no scenario ran (the profile made every selected scenario untested or not applicable)
+  4  with --require-complete: the run is PARTIAL (it did not judge every observable spec rule)
 `
 
-const usage = `invokeconf: conformance harness for the Agent Invoke Service
+// listExits are the exit codes of a command that only prints.
+const listExits = `Exit codes:
+  0  printed
+  2  bad usage
+`
+
+var usage = `invokeconf: conformance harness for the Agent Invoke Service
 
 Usage:
   invokeconf run [flags]      run the suite; without --profile, against the embedded reference server
@@ -49,7 +63,7 @@ Usage:
   invokeconf profile vars     list the INVOKECONF_* environment variables that override profile fields
   invokeconf serve [flags]    run the reference server on loopback
   invokeconf model [flags]    run the scripted model server: an OpenAI-compatible model that follows agent scripts
-  invokeconf rules [flags]    list the rule catalog
+  invokeconf rules [ID...]    list the rule catalog, or show rules whole
   invokeconf defects          list the reference server's defect switches
   invokeconf variants         list the reference server's variant switches (legal behaviours the spec allows)
   invokeconf version          print the harness version, commit, and the digests of the spec and the rule catalog
@@ -58,16 +72,17 @@ Usage:
   invokeconf clients [flags] -- COMMAND [ARGS...]
                               run a client's own tests once per legal variant of the reference server
 
-Run 'invokeconf help COMMAND' or 'invokeconf COMMAND -h' for a command's description, flags and examples.
+Run 'invokeconf help COMMAND' or 'invokeconf COMMAND -h' for a command's description, flags, examples and
+exit codes.
 
-` + exitCodes
+` + strings.Replace(exitCodes, "Exit codes:", "Exit codes of run:", 1)
 
 // commandDoc is what a command's help says beyond its flags.
 type commandDoc struct {
 	synopsis    string
 	description string
 	examples    []string
-	exits       string // the command's own exit codes; "" means the run's
+	exits       string // the command's own exit codes
 }
 
 var commandDocs = map[string]commandDoc{
@@ -78,33 +93,62 @@ var commandDocs = map[string]commandDoc{
 			"PARTIAL, never a certification; contract rules (docs/bundles.md) are judged apart from spec rules.",
 		[]string{"invokeconf run", "invokeconf run --profile target.yaml --out reports/out",
 			"invokeconf run --profile target.yaml --spec-only", "invokeconf run --profile target.yaml --areas sse,events --quick",
-			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure"}, ""},
-	"profile check": {"invokeconf profile check --profile FILE",
+			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure",
+			"invokeconf run --profile target.yaml --require-complete"}, exitCodes},
+	"profile check": {"invokeconf profile check --profile FILE [flags]",
 		"Reads a profile as run does (with INVOKECONF_* overrides) and asks its target: does it answer, are the\n" +
-			"keys accepted (the expired key refused); then says what the profile's gaps leave untested, tells\n" +
-			"capabilities declared false (their scenarios not applicable) from those left out (untested), and\n" +
-			"warns about INVOKECONF_* variables that override no field.",
-		[]string{"invokeconf profile check --profile target.yaml"}, ""},
+			"keys accepted (the expired key refused); tells capabilities declared false (their scenarios not\n" +
+			"applicable) from those left out (untested) and warns about INVOKECONF_* variables that override no\n" +
+			"field. Then it plans the run its selection flags (those of run) select, as run plans it, and forecasts\n" +
+			"it: every rule the run will leave untested and why, those it will find not applicable, and whether it\n" +
+			"will be PARTIAL. Only the run itself can add to that: a failure (which blocks the other rules of its\n" +
+			"scenario), or, when capabilities.script lacks echo, a scenario that reads an echoed answer.",
+		[]string{"invokeconf profile check --profile target.yaml", "invokeconf profile check --profile target.yaml --spec-only --require-complete"},
+		`Exit codes:
+  0  the profile is usable (the run may still be PARTIAL: the forecast says so)
+  2  bad usage, a bad profile, a target that does not answer, or a key it does not take as the profile says
+  3  the check broke
+  4  with --require-complete: the run will be PARTIAL
+`},
 	"profile vars": {"invokeconf profile vars [--profile FILE]",
 		"Lists every INVOKECONF_* variable with the profile field it overrides; with --profile, whether it is set.",
-		[]string{"invokeconf profile vars", "invokeconf profile vars --profile target.yaml"}, ""},
+		[]string{"invokeconf profile vars", "invokeconf profile vars --profile target.yaml"}, `Exit codes:
+  0  listed
+  2  bad usage, or a profile that cannot be read
+`},
 	"serve": {"invokeconf serve [flags]",
 		"Runs the reference server on loopback and prints its URL, keys by role, IDs and a curl command.",
 		[]string{"invokeconf serve", "invokeconf serve --addr 127.0.0.1:0 --write-profile ref.yaml",
 			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202",
-			"invokeconf serve --admin-key \"$ADMIN_KEY\"   # switch variants at run time: docs/clients.md"}, ""},
+			"invokeconf serve --admin-key \"$ADMIN_KEY\"   # switch variants at run time: docs/clients.md"}, `Exit codes:
+  0  stopped by Ctrl-C or SIGTERM
+  2  bad usage: an unknown defect or variant, a seed file that cannot be read, an address it cannot listen on, an admin key that could be a service key
+  3  the server failed, or --write-profile could not be written
+`},
 	"model": {"invokeconf model [flags]",
 		"Runs the scripted model server: an OpenAI-compatible chat-completions API whose model follows the agent\n" +
 			"script language, for a vendor's agent to run on (docs/vendor-guide.md).",
-		[]string{"invokeconf model", "invokeconf model --addr 127.0.0.1:8090"}, ""},
-	"rules": {"invokeconf rules [--format markdown|json]",
-		"Lists the rule catalog with the scenarios that check each rule, and whether recorded traffic alone can\n" +
-			"decide it (invokeconf proxy and judge: yes, partly or no, with why).",
-		[]string{"invokeconf rules", "invokeconf rules --format json"}, ""},
+		[]string{"invokeconf model", "invokeconf model --addr 127.0.0.1:8090"}, `Exit codes:
+  0  stopped by Ctrl-C or SIGTERM
+  2  bad usage, or an address it cannot listen on
+  3  the server failed
+`},
+	"rules": {"invokeconf rules [ID...] [--format text|markdown|json]",
+		"Lists the rule catalog: a line per rule that fits the terminal ($COLUMNS wide, else 100) with its level,\n" +
+			"area, source, number of scenarios, whether recorded traffic alone can decide it (invokeconf proxy and\n" +
+			"judge: yes, partly or no) and its statement. With rule IDs it shows each rule whole: section,\n" +
+			"statement, the spec's words, the strictness of its check, whether it is observable, passive with why,\n" +
+			"and every scenario that checks it. --format markdown or json gives every field of the rules listed.",
+		[]string{"invokeconf rules", "invokeconf rules SSE-04", "invokeconf rules SSE-01,SSE-02 --format json", "invokeconf rules --format markdown"},
+		`Exit codes:
+  0  listed
+  2  bad usage: an unknown rule or format
+  3  the catalog cannot be read
+`},
 	"defects": {"invokeconf defects",
 		"Lists the reference server's defect switches: each a realistic deviation from the rules it names.\n" +
 			"Switch one on with 'invokeconf serve --defect NAME' or 'invokeconf run --defect NAME'.",
-		[]string{"invokeconf defects", "invokeconf run --defect no-close --rules SSE-05"}, ""},
+		[]string{"invokeconf defects", "invokeconf run --defect no-close --rules SSE-05"}, listExits},
 	"proxy": {synopsis: "invokeconf proxy --target URL [flags]",
 		description: "Sits between any client and the service: forwards every request and response unchanged and unbuffered,\n" +
 			"records each exchange with the arrival time of every response chunk, judges it against every rule that\n" +
@@ -143,11 +187,16 @@ var commandDocs = map[string]commandDoc{
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
-		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}, ""},
+		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}, listExits},
 	"version": {"invokeconf version [--profile FILE]",
-		"Prints the harness version and commit, and the digests of the spec text and rule catalog every report\n" +
-			"names; with --profile, the target's product and version too.",
-		[]string{"invokeconf version", "invokeconf version --profile target.yaml"}, ""},
+		"Prints the harness version and commit, how they were found (set at link time, stamped by go build, the\n" +
+			"module version, or asked of git about the source tree the binary was compiled from), the digest of the\n" +
+			"running executable, and the digests of the spec text and rule catalog every report names; with\n" +
+			"--profile, the target's product and version too.",
+		[]string{"invokeconf version", "invokeconf version --profile target.yaml"}, `Exit codes:
+  0  printed
+  2  bad usage, or a profile that cannot be read
+`},
 }
 
 func main() {
@@ -158,6 +207,12 @@ func main() {
 
 // usageError is bad usage: exit code 2.
 type usageError struct{ error }
+
+// exitError ends a command with its own exit code.
+type exitError struct {
+	code int
+	error
+}
 
 // helpError asks for a command's help: its flags are in fs.
 type helpError struct {
@@ -219,8 +274,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "invokeconf %s: %v\n", args[0], err)
 		var ue usageError
-		if errors.As(err, &ue) {
+		var ee exitError
+		switch {
+		case errors.As(err, &ue):
 			return runner.ExitUsage
+		case errors.As(err, &ee):
+			return ee.code
 		}
 		return runner.ExitHarness
 	}
@@ -278,33 +337,65 @@ func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		}
 		fmt.Fprintln(w)
 	}
-	if doc.exits != "" {
-		fmt.Fprint(w, doc.exits)
-		return
-	}
-	fmt.Fprint(w, exitCodes)
+	fmt.Fprint(w, doc.exits)
 }
 
-// newFlags returns a FlagSet that reports errors instead of exiting; its
-// help goes to stdout through parse's helpError.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+// newFlags returns a FlagSet that reports errors instead of exiting and
+// prints nothing itself: parse returns its errors, which are printed once,
+// and its help goes to stdout through parse's helpError.
+func newFlags(name string, _ io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("invokeconf "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // parse prints the help, to stdout
 	return fs
 }
 
-// parse parses flags, wrapping failures as usage errors and -h as a request
-// for the command's help.
+// parse parses flags, wrapping failures as usage errors (with the nearest
+// flag for an unknown one) and -h as a request for the command's help; an
+// argument left over is bad usage.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return &helpError{strings.TrimPrefix(fs.Name(), "invokeconf "), fs}
-		}
-		return usageError{fmt.Errorf("%w (see 'invokeconf help %s')", err, strings.TrimPrefix(fs.Name(), "invokeconf "))}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return usageError{fmt.Errorf("unexpected argument %q (see 'invokeconf help %s')", fs.Arg(0), strings.TrimPrefix(fs.Name(), "invokeconf "))}
+	}
+	return nil
+}
+
+// parseArgs is parse for a command that takes arguments (fs.Args), before,
+// after or between its flags: 'rules SSE-04 --format json'.
+func parseArgs(fs *flag.FlagSet, args []string) error {
+	var rest []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return fs.Parse(append([]string{"--"}, rest...))
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		name := strings.TrimPrefix(fs.Name(), "invokeconf ")
+		if errors.Is(err, flag.ErrHelp) {
+			return &helpError{name, fs}
+		}
+		msg := err.Error()
+		if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			var known []string
+			fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+			msg = "unknown flag " + bad
+			if best := runner.Closest(strings.TrimLeft(bad, "-"), known); best != "" {
+				msg += " (did you mean --" + best + "?)"
+			}
+		}
+		return usageError{fmt.Errorf("%s (see 'invokeconf help %s')", msg, name)}
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/invokeconf/invokeconf/fixtures"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string) {
@@ -30,10 +32,11 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"no command", nil, 2, "Usage"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
-		{"bad flag", []string{"run", "--nope"}, 2, "flag provided but not defined"},
+		{"bad flag", []string{"run", "--nope"}, 2, "unknown flag -nope"},
 		{"missing profile", []string{"run", "--profile", filepath.Join(dir, "absent.yaml")}, 2, "read profile"},
 		{"unknown defect", []string{"run", "--defect", "nope", "--tags", "@ERR-02"}, 2, "unknown defect"},
-		{"zero scenarios", []string{"run", "--tags", "@NO-SUCH-TAG", "--out", dir}, 3, "no scenario ran"},
+		{"zero scenarios", []string{"run", "--tags", "@NO-SUCH-TAG", "--out", dir}, 2, "leaves no scenario to run"},
+		{"only slow scenarios, quick", []string{"run", "--rules", "SSE-04", "--quick", "--out", dir}, 2, "drop --quick"},
 		{"passing rule", []string{"run", "--tags", "@ERR-02", "--out", dir}, 0, "total"},
 		{"broken rule", []string{"run", "--defect", "missing-key-403", "--tags", "@ERR-02", "--out", dir}, 1, "FAIL  errors.feature"},
 	}
@@ -49,6 +52,30 @@ func TestExitCodes(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("report %s not written: %v", f, err)
 		}
+	}
+}
+
+// TestEmbeddedRunSaysHowToReplay: the embedded server is gone after the
+// run, so the console names the command that starts the same one, on the
+// same port with the same defects, for the reproduce commands; the report
+// names the target once, without "at ... at".
+func TestEmbeddedRunSaysHowToReplay(t *testing.T) {
+	dir := t.TempDir()
+	code, out := runCLI(t, "run", "--defect", "missing-key-403", "--tags", "@ERR-02", "--out", dir)
+	m := regexp.MustCompile(`invokeconf: testing http://(127\.0\.0\.1:\d+) \(the embedded reference server with defects missing-key-403\)\n`).FindStringSubmatch(out)
+	if code != 1 || m == nil {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if want := "start the same one:\n  invokeconf serve --addr " + m[1] + " --defect missing-key-403\n"; !strings.Contains(out, want) {
+		t.Errorf("the console lacks %q:\n%s", want, out)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := regexp.MustCompile(`<dd id="target">([^<]*)</dd>`).FindSubmatch(html)
+	if target == nil || strings.Count(string(target[1]), " at ") > 1 || !strings.Contains(string(target[1]), m[1]) {
+		t.Errorf("the report's target line: %q", target)
 	}
 }
 
@@ -104,6 +131,7 @@ func TestServePrintsAWorkingCurl(t *testing.T) {
 		}
 	}()
 	var curl string
+	var seen []string
 	timeout := time.After(10 * time.Second)
 	for curl == "" {
 		select {
@@ -111,6 +139,7 @@ func TestServePrintsAWorkingCurl(t *testing.T) {
 			if !ok {
 				t.Fatal("serve stopped before printing a curl command")
 			}
+			seen = append(seen, l)
 			if strings.HasPrefix(strings.TrimSpace(l), "curl ") {
 				curl = strings.TrimSpace(l)
 			}
@@ -122,6 +151,19 @@ func TestServePrintsAWorkingCurl(t *testing.T) {
 		for range lines {
 		}
 	}()
+	// Every ID a scenario reads is printed, threads.main and projects.other
+	// among them.
+	ref, err := fixtures.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	printed := strings.Join(seen, "\n")
+	for _, id := range []string{ref.Agents.Main.ID, ref.Agents.Other.ID, ref.Agents.Restricted.ID, ref.Projects.Main.ID,
+		ref.Projects.Other.ID, ref.Threads.Main.ID, ref.NonAgentID} {
+		if id == "" || !strings.Contains(printed, id) {
+			t.Errorf("serve does not print %q:\n%s", id, printed)
+		}
+	}
 	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
 		t.Fatalf("profile not written: %v", err)
 	}

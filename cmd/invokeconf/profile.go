@@ -2,18 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
 const profileUsage = `Usage:
-  invokeconf profile check --profile FILE   validate a profile against its live target before a long run
+  invokeconf profile check --profile FILE   validate a profile against its live target and forecast the run
   invokeconf profile vars [--profile FILE]  list the environment variables that override profile fields
+
+Run 'invokeconf help profile check' or 'invokeconf help profile vars' for their flags.
+
+Exit codes:
+  0  the profile is usable (check: the run may still be PARTIAL, the forecast says so); listed (vars)
+  2  bad usage, a bad profile, a target that does not answer, or a key it does not take as the profile says
+  3  the check broke
+  4  check --require-complete: the run will be PARTIAL
 `
 
 func cmdProfile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -35,11 +45,15 @@ func cmdProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // cmdProfileCheck reads a profile the way run does and asks its target: is
-// it reachable, are the keys accepted. It also says what the profile's gaps
-// and absent capabilities will leave unjudged.
+// it reachable, are the keys accepted. It then plans the run the same
+// selection flags would make and forecasts it (runner.Predict): every rule
+// the run will leave untested and why, those it will find not applicable,
+// and whether it will be PARTIAL.
 func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("profile check", stderr)
 	path := fs.String("profile", "", "target profile (YAML), with INVOKECONF_* overrides from the environment")
+	selection := selectionFlags(fs)
+	requireComplete := fs.Bool("require-complete", false, "exit 4 when the run will be PARTIAL (as 'run --require-complete' would)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -52,6 +66,14 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if err := p.Validate(); err != nil {
 		return usageError{fmt.Errorf("profile %s: %w", *path, err)}
+	}
+	plan, err := runner.NewPlan(p, selection())
+	if err != nil {
+		var se *runner.SelectionError
+		if errors.As(err, &se) {
+			return usageError{err}
+		}
+		return err
 	}
 	warnUnknownVars(stderr, p, os.Environ())
 	fmt.Fprintf(stdout, "profile %s: well formed", *path)
@@ -75,19 +97,68 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		fmt.Fprintf(stdout, "  %s %-16s %-34s %s\n", mark, kc.Role, kc.Env, kc.Note)
 	}
-	plan, err := runner.NewPlan(p, runner.Selection{})
-	if err != nil {
-		return err
-	}
 	gaps := runner.Gaps(p, plan)
 	printCapabilities(stdout, capabilityStatuses(p, plan, gaps))
 	printGaps(stdout, gaps)
 	problems = append(problems, printDemands(stdout, p)...)
+	fc, err := runner.Predict(p, plan)
+	if err != nil {
+		return err
+	}
+	printForecast(stdout, plan, fc)
+	if runner.EchoUnknown(p) {
+		fmt.Fprintln(stdout, "note: capabilities.script lacks echo: the scenarios that read the answer to a prompt without directives will also be untested, which only the run can tell")
+	}
 	if len(problems) > 0 {
 		return usageError{fmt.Errorf("the profile check found problems: %s", strings.Join(problems, ", "))}
 	}
+	if fc.Partial() {
+		if *requireComplete {
+			return exitError{runner.ExitPartial, fmt.Errorf("the run will be PARTIAL, and --require-complete fails it (exit %d)", runner.ExitPartial)}
+		}
+		fmt.Fprintln(stdout, "profile check passed; the run will be PARTIAL")
+		return nil
+	}
 	fmt.Fprintln(stdout, "profile check passed")
 	return nil
+}
+
+// printForecast names every rule the run will not judge, grouped by why,
+// and says whether the run will be PARTIAL.
+func printForecast(w io.Writer, plan *runner.Plan, fc *runner.Forecast) {
+	fmt.Fprintf(w, "forecast for the run (%s), from the profile and the scenarios' steps; only a failure can add to it:\n", plan.Selection)
+	groups := map[string][]string{}
+	var order []string
+	unselected := 0
+	for _, r := range fc.Rules {
+		if r.Status == runner.NotSelected {
+			unselected++
+			continue
+		}
+		key := string(r.Status) + ": " + strings.Join(r.Reasons, "; ")
+		if r.Source == features.SourceContract {
+			key = string(r.Status) + " (contract rule): " + strings.Join(r.Reasons, "; ")
+		}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], r.ID)
+	}
+	for _, key := range order {
+		fmt.Fprintf(w, "  %s\n    %s\n", key, strings.Join(groups[key], " "))
+	}
+	if unselected > 0 {
+		fmt.Fprintf(w, "  not selected: %d rules outside the selection\n", unselected)
+	}
+	if len(order) == 0 && unselected == 0 {
+		fmt.Fprintln(w, "  every observable rule will be judged")
+	}
+	if fc.Partial() {
+		fmt.Fprintf(w, "the run will be PARTIAL: it can judge at most %d of %d observable spec rules (%s); not a certification\n",
+			fc.SpecJudged, fc.SpecObservable, forecastCounts(fc))
+		return
+	}
+	fmt.Fprintf(w, "the run can judge all %d observable spec rules\n", fc.SpecObservable)
 }
 
 // capabilityStatus is what a profile's capability that is not on does to

@@ -4,20 +4,37 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 )
 
+// Formats of 'invokeconf rules'.
+const (
+	rulesText     = "text"     // a table that fits a terminal (the default)
+	rulesMarkdown = "markdown" // a markdown table, every column whole
+	rulesJSON     = "json"     // every field of every rule, with its scenarios
+)
+
+// ruleScenario is a scenario of the rules listing: one per scenario or
+// example row.
+type ruleScenario struct {
+	ID   string   `json:"id"`
+	Name string   `json:"name"`
+	Tags []string `json:"tags"`
+}
+
 func cmdRules(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("rules", stderr)
-	format := fs.String("format", "markdown", "markdown or json")
-	if err := parse(fs, args); err != nil {
+	format := fs.String("format", rulesText, "text (a table that fits the terminal: $COLUMNS wide, else 100), markdown or json")
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	if *format != "markdown" && *format != "json" {
-		return usageError{fmt.Errorf("--format must be markdown or json, not %q", *format)}
+	if *format != rulesText && *format != rulesMarkdown && *format != rulesJSON {
+		return usageError{fmt.Errorf("--format must be text, markdown or json, not %q", *format)}
 	}
 	rules, err := features.Rules()
 	if err != nil {
@@ -27,37 +44,151 @@ func cmdRules(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// A scenario of the rules listing: one per scenario or example row.
-	type scenario struct {
-		ID   string   `json:"id"`
-		Name string   `json:"name"`
-		Tags []string `json:"tags"`
-	}
-	byRule := map[string][]scenario{}
+	byRule := map[string][]ruleScenario{}
 	for _, pk := range pickles {
 		for _, id := range pk.Rules {
-			byRule[id] = append(byRule[id], scenario{pk.ID, pk.Name, pk.Tags})
+			byRule[id] = append(byRule[id], ruleScenario{pk.ID, pk.Name, pk.Tags})
 		}
 	}
-	if *format == "json" {
+	if ids := fs.Args(); len(ids) > 0 {
+		if rules, err = pickRules(rules, ids); err != nil {
+			return err
+		}
+		if *format == rulesText {
+			for i, r := range rules {
+				if i > 0 {
+					fmt.Fprintln(stdout)
+				}
+				writeRule(stdout, r, byRule[r.ID])
+			}
+			return nil
+		}
+	}
+	switch *format {
+	case rulesJSON:
 		type entry struct {
 			features.Rule
-			Scenarios []scenario `json:"scenarios"`
+			Scenarios []ruleScenario `json:"scenarios"`
 		}
 		out := make([]entry, 0, len(rules))
 		for _, r := range rules {
 			scs := byRule[r.ID]
 			if scs == nil {
-				scs = []scenario{}
+				scs = []ruleScenario{}
 			}
 			out = append(out, entry{r, scs})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
+	case rulesMarkdown:
+		writeRulesMarkdown(stdout, rules, byRule)
+		return nil
 	}
-	fmt.Fprintln(stdout, "| rule | level | area | section | statement | checked by | traffic decides it |")
-	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|")
+	writeRulesTable(stdout, rules, byRule, terminalWidth())
+	return nil
+}
+
+// pickRules returns the catalog entries of ids, in the order given; an
+// unknown ID is bad usage, with the nearest one.
+func pickRules(rules []features.Rule, ids []string) ([]features.Rule, error) {
+	byID := map[string]features.Rule{}
+	var known []string
+	for _, r := range rules {
+		byID[r.ID] = r
+		known = append(known, r.ID)
+	}
+	var out []features.Rule
+	var problems []string
+	for _, id := range ids {
+		for _, one := range splitList(id) {
+			one = strings.ToUpper(strings.TrimPrefix(one, "@"))
+			r, ok := byID[one]
+			if !ok {
+				problems = append(problems, "unknown rule "+one+didYouMean(one, known))
+				continue
+			}
+			out = append(out, r)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, usageError{fmt.Errorf("%s (see 'invokeconf rules')", strings.Join(problems, "; "))}
+	}
+	return out, nil
+}
+
+// writeRule shows one rule whole: every field of its catalog entry and the
+// scenarios that check it.
+func writeRule(w io.Writer, r features.Rule, scs []ruleScenario) {
+	fmt.Fprintf(w, "%s  %s %s rule, area %s\n", r.ID, r.Level, orDash(r.Source), r.Area)
+	field := func(name, text string) {
+		if text != "" {
+			fmt.Fprintf(w, "  %-11s %s\n", name+":", wrapText(text, 100-14, strings.Repeat(" ", 14)))
+		}
+	}
+	field("section", r.Section)
+	field("statement", r.Rule)
+	field("spec", r.Spec)
+	field("strictness", r.Strictness)
+	if r.Observable {
+		field("observable", "yes")
+	} else {
+		field("observable", "no: "+r.Why)
+	}
+	field("pending", r.Pending)
+	passive := r.Passive
+	if r.PassiveWhy != "" {
+		passive += ": " + r.PassiveWhy
+	}
+	field("passive", passive)
+	switch {
+	case len(scs) == 0 && r.Observable:
+		fmt.Fprintln(w, "  scenarios:  none yet")
+	case len(scs) > 0:
+		fmt.Fprintln(w, "  scenarios:")
+		for _, sc := range scs {
+			fmt.Fprintf(w, "    %-22s %s\n", sc.ID, sc.Name)
+			fmt.Fprintf(w, "    %-22s %s\n", "", strings.Join(sc.Tags, " "))
+		}
+	}
+}
+
+// writeRulesTable lists the catalog one rule a line, fitted to width: the
+// statement comes last and is clipped; below 90 columns the area, source
+// and passive columns are left out.
+func writeRulesTable(w io.Writer, rules []features.Rule, byRule map[string][]ruleScenario, width int) {
+	narrow := width < 90
+	row := func(id, level, area, source, scen, passive, stmt string) {
+		cols := []string{fmt.Sprintf("%-12s", id), fmt.Sprintf("%-6s", level)}
+		if !narrow {
+			cols = append(cols, fmt.Sprintf("%-11s", area), fmt.Sprintf("%-8s", source))
+		}
+		cols = append(cols, fmt.Sprintf("%-9s", scen))
+		if !narrow {
+			cols = append(cols, fmt.Sprintf("%-7s", passive))
+		}
+		line := strings.Join(cols, " ") + " "
+		fmt.Fprintln(w, line+clipText(stmt, max(width-len(line), 10)))
+	}
+	row("RULE", "LEVEL", "AREA", "SOURCE", "SCENARIOS", "PASSIVE", "STATEMENT")
+	for _, r := range rules {
+		scen := fmt.Sprint(len(byRule[r.ID]))
+		switch {
+		case !r.Observable:
+			scen = "unobs."
+		case r.Pending != "" && len(byRule[r.ID]) == 0:
+			scen = "pending"
+		}
+		row(r.ID, r.Level, r.Area, orDash(r.Source), scen, r.Passive, r.Rule)
+	}
+	fmt.Fprintln(w, "\n"+wrapText(fmt.Sprintf("%d rules. 'invokeconf rules ID...' shows rules whole (spec words, strictness, scenarios); "+
+		"--format markdown or json lists every field.", len(rules)), width, ""))
+}
+
+// writeRulesMarkdown is the whole catalog as a markdown table.
+func writeRulesMarkdown(w io.Writer, rules []features.Rule, byRule map[string][]ruleScenario) {
+	fmt.Fprintln(w, "| rule | level | area | section | statement | checked by | traffic decides it |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range rules {
 		// Outline rows share a name: list each name once with its IDs.
 		var names []string
@@ -85,9 +216,54 @@ func cmdRules(args []string, stdout, stderr io.Writer) error {
 		if r.PassiveWhy != "" {
 			passive += ": " + r.PassiveWhy
 		}
-		fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.Area, r.Section, mdEscape(r.Rule), mdEscape(checked), mdEscape(passive))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.Area, r.Section, mdEscape(r.Rule), mdEscape(checked), mdEscape(passive))
 	}
-	return nil
+}
+
+// terminalWidth is $COLUMNS when it holds a sensible width, else 100.
+func terminalWidth() int {
+	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n >= 40 && n <= 1000 {
+		return n
+	}
+	return 100
+}
+
+// clipText cuts s to n characters (runes), ending in "…" when it cut.
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:max(n-1, 0)]) + "…"
+}
+
+// wrapText wraps s at spaces to lines of at most n characters, indenting
+// every line after the first.
+func wrapText(s string, n int, indent string) string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) > n:
+			lines = append(lines, line)
+			line = word
+		default:
+			line += " " + word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n"+indent)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/invokeconf/invokeconf/features"
 )
@@ -18,7 +20,7 @@ func TestRulesListsEveryRuleWithItsScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, md, _ := invoke(t, "rules")
+	code, md, _ := invoke(t, "rules", "--format", "markdown")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -76,6 +78,76 @@ func TestRulesListsEveryRuleWithItsScenarios(t *testing.T) {
 	}
 	if code, _, _ := invoke(t, "rules", "--format", "yaml"); code != 2 {
 		t.Errorf("--format yaml: exit %d, want 2", code)
+	}
+}
+
+// TestRulesFitsTheTerminal: the default listing has a line per rule, no
+// line wider than $COLUMNS (100 when unset), and the wide columns only
+// where they fit.
+func TestRulesFitsTheTerminal(t *testing.T) {
+	rules, err := features.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		columns string
+		width   int
+		wide    bool
+	}{{"", 100, true}, {"60", 60, false}, {"200", 200, true}, {"junk", 100, true}} {
+		t.Run("COLUMNS="+tc.columns, func(t *testing.T) {
+			t.Setenv("COLUMNS", tc.columns)
+			code, out, _ := invoke(t, "rules")
+			if code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			for _, l := range lines {
+				if n := utf8.RuneCountInString(l); n > tc.width {
+					t.Errorf("a line of %d characters: %q", n, l)
+				}
+			}
+			for _, r := range rules {
+				if !regexp.MustCompile(`(?m)^` + r.ID + ` +` + r.Level + ` `).MatchString(out) {
+					t.Errorf("no line for %s", r.ID)
+				}
+			}
+			if got := strings.HasPrefix(lines[0], "RULE         LEVEL  AREA"); got != tc.wide {
+				t.Errorf("header %q", lines[0])
+			}
+		})
+	}
+}
+
+// TestRulesShowsARuleWhole: 'rules ID...' shows every field of each rule
+// named, in the order named, with its scenarios; flags may follow the IDs;
+// an unknown ID is bad usage with the nearest one.
+func TestRulesShowsARuleWhole(t *testing.T) {
+	idx, err := features.RuleIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := invoke(t, "rules", "SSE-04", "body-03")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sse, body := idx["SSE-04"], idx["BODY-03"]
+	if !strings.HasPrefix(out, "SSE-04  MUST spec rule, area sse\n") || !strings.Contains(out, "\nBODY-03  MUST spec rule, area body\n") {
+		t.Errorf("headings:\n%s", out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{sse.Section, sse.Rule, sse.Spec, sse.Strictness, sse.PassiveWhy, "sse.feature:44", "@slow",
+		"observable: no: " + body.Why, body.Rule} {
+		if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	code, js, _ := invoke(t, "rules", "ERR-02,ERR-05", "--format", "json")
+	var got []struct{ ID string }
+	if code != 0 || json.Unmarshal([]byte(js), &got) != nil || len(got) != 2 || got[0].ID != "ERR-02" || got[1].ID != "ERR-05" {
+		t.Errorf("json of two rules: exit %d: %s", code, js)
+	}
+	if code, _, stderr := invoke(t, "rules", "SSE-50"); code != 2 || !strings.Contains(stderr, "unknown rule SSE-50 (did you mean SSE-05?)") {
+		t.Errorf("unknown rule: exit %d: %s", code, stderr)
 	}
 }
 

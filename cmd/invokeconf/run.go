@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
@@ -22,6 +24,7 @@ type runOptions struct {
 	sel                                                      runner.Selection
 	concurrency                                              int
 	defects                                                  multiFlag
+	requireComplete                                          bool
 }
 
 // target is what a run tests: its profile, a name for people, and how to
@@ -30,6 +33,10 @@ type target struct {
 	p     *profile.Profile
 	name  string
 	close func()
+	// replay is, for the embedded server, the command that starts the same
+	// server again on the same port, so that the reports' curl commands
+	// reach it after the run; "" for a target of a profile.
+	replay string
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -71,11 +78,8 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	o := &runOptions{}
 	fs := newFlags("run", stderr)
 	fs.StringVar(&o.profilePath, "profile", "", "target profile (YAML; every field can be overridden by an INVOKECONF_* variable, see 'invokeconf profile vars'); without it the embedded reference server is started and tested")
-	tags := fs.String("tags", "", "godog tag expression selecting scenarios, e.g. '@sse && ~@slow' or '@FMT-01,@FMT-02'")
-	rules := fs.String("rules", "", "comma-separated rule IDs to check, e.g. SSE-01,SSE-02")
-	areas := fs.String("areas", "", "comma-separated spec areas to check, e.g. sse,events (see 'invokeconf rules')")
-	quick := fs.Bool("quick", false, "skip @slow scenarios (the 20 s keepalive); the run is then partial")
-	specOnly := fs.Bool("spec-only", false, "run only the spec's rules, leaving out this project's own contract (docs/bundles.md)")
+	selection := selectionFlags(fs)
+	fs.BoolVar(&o.requireComplete, "require-complete", false, "a PARTIAL run (one that does not judge every observable spec rule) fails with exit 4")
 	fs.StringVar(&o.out, "out", filepath.Join("reports", "out"), "folder for report.html, summary.json, junit.xml and cucumber.json (\"\" writes none)")
 	fs.IntVar(&o.concurrency, "concurrency", 16, "scenarios run at once (a positive number)")
 	fs.StringVar(&o.baseline, "baseline", "", "YAML file of expected failures (rule or scenario, each with a reason); an entry that now passes fails the run")
@@ -85,7 +89,7 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
-	o.sel = runner.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick, SpecOnly: *specOnly}
+	o.sel = selection()
 	switch {
 	case o.concurrency < 1:
 		return nil, usageError{fmt.Errorf("--concurrency must be a positive number, not %d", o.concurrency)}
@@ -105,6 +109,20 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	return o, nil
 }
 
+// selectionFlags defines the flags that select scenarios, shared by run and
+// profile check (which forecasts the same run); the function it returns
+// reads them once parsed.
+func selectionFlags(fs *flag.FlagSet) func() runner.Selection {
+	tags := fs.String("tags", "", "godog tag expression selecting scenarios, e.g. '@sse && ~@slow' or '@FMT-01,@FMT-02'")
+	rules := fs.String("rules", "", "comma-separated rule IDs to check, e.g. SSE-01,SSE-02")
+	areas := fs.String("areas", "", "comma-separated spec areas to check, e.g. sse,events (see 'invokeconf rules')")
+	quick := fs.Bool("quick", false, "skip @slow scenarios (the 20 s keepalive); the run is then partial")
+	specOnly := fs.Bool("spec-only", false, "judge only the spec's rules, leaving out this project's own contract (docs/bundles.md); without the contract's routes in the profile, the scenarios that install through them are not applicable")
+	return func() runner.Selection {
+		return runner.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick, SpecOnly: *specOnly}
+	}
+}
+
 // resolveTarget starts the embedded reference server, or loads the profile
 // (warning about INVOKECONF_* variables that override nothing).
 func resolveTarget(o *runOptions, stdout, stderr io.Writer) (*target, error) {
@@ -120,11 +138,15 @@ func resolveTarget(o *runOptions, stdout, stderr io.Writer) (*target, error) {
 		p := ref.Clone()
 		p.BaseURL = srv.URL
 		p.Product, p.ProductVersion = "invokeconf reference server", reports.Identify(nil).HarnessVersion
-		name := "embedded reference server at " + srv.URL
+		name := srv.URL + " (the embedded reference server"
+		replay := "invokeconf serve --addr " + strings.TrimPrefix(srv.URL, "http://")
 		if len(o.defects) > 0 {
 			name += " with defects " + strings.Join(o.defects, ", ")
+			for _, d := range o.defects {
+				replay += " --defect " + d
+			}
 		}
-		return &target{p: p, name: name, close: func() { srv.Close() }}, nil
+		return &target{p: p, name: name + ")", close: func() { srv.Close() }, replay: replay}, nil
 	}
 	p, used, err := profile.LoadWithEnv(o.profilePath, os.LookupEnv)
 	if err != nil {
@@ -178,7 +200,12 @@ func planRun(o *runOptions, t *target, stdout io.Writer) (*runner.Plan, error) {
 		return nil, err
 	}
 	fmt.Fprintf(stdout, "invokeconf: testing %s\n", t.p.RedactEnv(t.name))
-	printPlan(stdout, t.p, plan)
+	if err := printPlan(stdout, t.p, plan); err != nil {
+		return nil, err
+	}
+	if o.requireComplete {
+		fmt.Fprintln(stdout, "invokeconf: --require-complete: a PARTIAL run fails with exit 4")
+	}
 	return plan, nil
 }
 
@@ -210,7 +237,7 @@ func execute(ctx context.Context, o *runOptions, t *target, plan *runner.Plan, s
 // writeReports judges the run and writes every report, the baseline and
 // the console summary.
 func writeReports(o *runOptions, t *target, res *runner.Result, notRun error, bl *reports.Baseline, stdout io.Writer) (*reports.Report, error) {
-	in := reports.Input{Result: res, Profile: t.p, Target: t.p.RedactEnv(t.name), Baseline: bl}
+	in := reports.Input{Result: res, Profile: t.p, Target: t.p.RedactEnv(t.name), Baseline: bl, RequireComplete: o.requireComplete}
 	if notRun != nil {
 		in.NotRun = t.p.RedactEnv(notRun.Error())
 	}
@@ -231,6 +258,10 @@ func writeReports(o *runOptions, t *target, res *runner.Result, notRun error, bl
 		paths = append(paths, o.writeBaseline+" (baseline)")
 	}
 	reports.WriteConsole(stdout, rep, paths)
+	if t.replay != "" && len(rep.Findings) > 0 {
+		fmt.Fprintf(stdout, "The embedded server stopped with the run. To replay a reproduce command, start the same one:\n  %s\n"+
+			"and set the INVOKECONF_KEYS_* variables to the keys it prints (a busy port: pick another --addr and change the URL).\n", t.replay)
+	}
 	return rep, nil
 }
 
@@ -246,17 +277,20 @@ func writeBaselineFile(path string, rep *reports.Report) error {
 	return f.Close()
 }
 
-// printPlan says up front what the run will do and what the profile keeps
-// it from doing.
-func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) {
-	var na, untested, unsel int
+// printPlan says up front what the run will do, what the profile keeps it
+// from doing, and whether it will be PARTIAL (runner.Predict: the same
+// forecast as 'invokeconf profile check').
+func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) error {
+	var na, contract, untested, unsel int
 	for _, s := range plan.Scenarios {
-		switch s.Status {
-		case runner.NotApplicable:
+		switch {
+		case s.Contract:
+			contract++
+		case s.Status == runner.NotApplicable:
 			na++
-		case runner.Untested:
+		case s.Status == runner.Untested:
 			untested++
-		case runner.NotSelected:
+		case s.Status == runner.NotSelected:
 			unsel++
 		}
 	}
@@ -267,11 +301,44 @@ func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) {
 	if na > 0 {
 		fmt.Fprintf(w, ", %d not applicable (capabilities the profile declares false)", na)
 	}
+	if contract > 0 {
+		fmt.Fprintf(w, ", %d not applicable without this project's bundle contract (--spec-only, no routes in the profile)", contract)
+	}
 	if untested > 0 {
 		fmt.Fprintf(w, ", %d untested (capabilities the profile leaves out, or declares false where a scenario needs them)", untested)
 	}
 	fmt.Fprintln(w)
 	printGaps(w, runner.Gaps(p, plan))
+	fc, err := runner.Predict(p, plan)
+	if err != nil {
+		return err
+	}
+	if fc.Partial() {
+		fmt.Fprintf(w, "invokeconf: this run will be PARTIAL: it can judge at most %d of %d observable spec rules (%s)\n",
+			fc.SpecJudged, fc.SpecObservable, forecastCounts(fc))
+	}
+	return nil
+}
+
+// forecastCounts says how many rules a forecast leaves unjudged, and why in
+// a word: "5 untested, 1 not selected".
+func forecastCounts(fc *runner.Forecast) string {
+	var parts []string
+	for _, st := range []runner.Status{runner.Untested, runner.NotSelected} {
+		n := 0
+		for _, r := range fc.With(st) {
+			if r.Source == features.SourceSpec {
+				n++
+			}
+		}
+		switch {
+		case n == 1:
+			parts = append(parts, fmt.Sprintf("1 spec rule %s", st))
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d spec rules %s", n, st))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // printGaps reports the profile's empty fields and what they disable.
@@ -279,24 +346,13 @@ func printGaps(w io.Writer, gaps []runner.Gap) {
 	if len(gaps) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "profile gaps (fields left empty, capabilities left out, or capabilities declared false that a scenario needs; those scenarios will be untested):")
+	fmt.Fprintln(w, "profile gaps (fields left empty, capabilities left out, or capabilities declared false that a scenario needs; those scenarios will be untested, and so their rules):")
 	width := 0
 	for _, g := range gaps {
 		width = max(width, len(g.Path))
 	}
 	for _, g := range gaps {
-		n := fmt.Sprintf("%d scenarios", len(g.Scenarios))
-		if len(g.Scenarios) == 1 {
-			n = "1 scenario"
-		}
-		fmt.Fprintf(w, "  %-*s (%s): %s", width, g.Path, g.Env, n)
-		if len(g.Rules) > 0 {
-			fmt.Fprintf(w, "; rules left untested: %s", strings.Join(g.Rules, " "))
-		}
-		if len(g.Weakened) > 0 {
-			fmt.Fprintf(w, "; rules with fewer scenarios: %s", strings.Join(g.Weakened, " "))
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  %-*s (%s): %s; rules left untested: %s\n", width, g.Path, g.Env, scenarios(len(g.Scenarios)), strings.Join(g.Rules, " "))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
+	"github.com/invokeconf/invokeconf/runner"
 )
 
 // invoke runs the CLI in-process and returns its exit code and output.
@@ -327,9 +329,17 @@ func TestSelectionUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
 	}
-	// A selection that runs nothing is a harness error, not a pass.
-	if code, stdout, _ := invoke(t, "run", "--tags", "@no-such-tag", "--out", ""); code != 3 || !strings.Contains(stdout, "no scenario ran") {
-		t.Errorf("empty selection: exit %d, want 3:\n%s", code, stdout)
+	// A selection that runs nothing is bad usage, said once, never a pass.
+	for _, args := range [][]string{{"run", "--tags", "@no-such-tag", "--out", ""}, {"run", "--rules", "SSE-04", "--quick", "--out", ""}} {
+		code, stdout, stderr := invoke(t, args...)
+		if code != 2 || strings.Count(stderr, "leaves no scenario to run") != 1 || stdout != "" {
+			t.Errorf("%v: exit %d, want 2:\n%s\n%s", args, code, stdout, stderr)
+		}
+	}
+	// A mistyped flag: one message, with the nearest flag.
+	code, stdout, stderr := invoke(t, "run", "--rule", "SSE-01")
+	if code != 2 || strings.Count(stderr, "unknown flag -rule") != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "did you mean --rules?") || stdout != "" {
+		t.Errorf("--rule: exit %d:\n%s\n%s", code, stdout, stderr)
 	}
 }
 
@@ -428,5 +438,96 @@ func TestScenarioCounts(t *testing.T) {
 		if got := scenarioCounts(c.st); got != c.want {
 			t.Errorf("scenarioCounts(%+v) = %q, want %q", c.st, got, c.want)
 		}
+	}
+}
+
+// TestProfileCheckForecastsThePartialRun: for a profile without the keys
+// threadRead, threadChat and otherProject, profile check names every rule
+// the run will leave untested, with the missing key, and says the run will
+// be PARTIAL (exit 0, or 4 with --require-complete); the run then leaves
+// exactly those rules untested and, with --require-complete, exits 4 with
+// reports that say so.
+func TestProfileCheckForecastsThePartialRun(t *testing.T) {
+	_, path := serveProfile(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && (f[0] == "threadRead:" || f[0] == "threadChat:" || f[0] == "otherProject:") {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := invoke(t, "profile", "check", "--profile", path)
+	if code != 0 || !strings.Contains(stdout, "the run will be PARTIAL") || !strings.Contains(stdout, "profile check passed; the run will be PARTIAL") {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	predicted := regexp.MustCompile(`(?m)^  untested: the profile does not provide keys\.(?:threadRead|threadChat|otherProject) \(INVOKECONF_KEYS_\w+\)\n    (.*)$`).FindAllStringSubmatch(stdout, -1)
+	var forecast []string
+	for _, m := range predicted {
+		forecast = append(forecast, strings.Fields(m[1])...)
+	}
+	if len(predicted) != 3 || len(forecast) < 5 {
+		t.Fatalf("profile check does not name the untested rules by key:\n%s", stdout)
+	}
+	if code, _, stderr := invoke(t, "profile", "check", "--profile", path, "--require-complete"); code != 4 || !strings.Contains(stderr, "PARTIAL") {
+		t.Errorf("--require-complete: exit %d: %s", code, stderr)
+	}
+
+	out := t.TempDir()
+	code, stdout, stderr = invoke(t, "run", "--profile", path, "--require-complete", "--out", out)
+	if code != 4 || !strings.Contains(stdout, "Verdict: PARTIAL (exit 4)") || !strings.Contains(stdout, "this run will be PARTIAL") {
+		t.Fatalf("run --require-complete: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	var sum struct {
+		ExitCode int `json:"exitCode"`
+		Rules    []struct {
+			ID      string `json:"id"`
+			Verdict string `json:"verdict"`
+		} `json:"rules"`
+	}
+	b, err = os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	var untested []string
+	for _, r := range sum.Rules {
+		if r.Verdict == "untested" {
+			untested = append(untested, r.ID)
+		}
+	}
+	slices.Sort(untested)
+	slices.Sort(forecast)
+	if sum.ExitCode != 4 || !slices.Equal(untested, forecast) {
+		t.Errorf("summary.json: exit %d, untested %v; profile check forecast %v", sum.ExitCode, untested, forecast)
+	}
+}
+
+// TestProfileCheckSpecOnly: with --spec-only and no contract routes, profile
+// check names the spec rules that are not applicable without the bundle
+// contract, and the run is complete without them.
+func TestProfileCheckSpecOnly(t *testing.T) {
+	_, path := serveProfile(t)
+	t.Setenv("INVOKECONF_ROUTES", "")
+	code, stdout, stderr := invoke(t, "profile", "check", "--profile", path, "--spec-only", "--require-complete")
+	m := regexp.MustCompile(`(?m)^  not applicable: ` + regexp.QuoteMeta(runner.ContractReason) + `\n    (.*)$`).FindStringSubmatch(stdout)
+	if code != 0 || m == nil || !strings.Contains(stdout, "the run can judge all") {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	for _, id := range []string{"INSTALL-01", "UPDATE-01", "UNINSTALL-05", "DROP-07", "BUNDLE-06"} {
+		if !slices.Contains(strings.Fields(m[1]), id) {
+			t.Errorf("%s is not named not applicable without the contract: %s", id, m[1])
+		}
+	}
+	if slices.Contains(strings.Fields(m[1]), "BUNDLE-01") {
+		t.Error("BUNDLE-01 is decided through the export route, not left to the contract")
 	}
 }

@@ -110,6 +110,12 @@ func printServeInfo(w io.Writer, p *profile.Profile, defects, variants []string,
 	if p.Projects.Main.ID != "" {
 		fmt.Fprintf(w, "\nproject main:      %s\n", p.Projects.Main.ID)
 	}
+	if p.Projects.Other.ID != "" {
+		fmt.Fprintf(w, "project other:     %s (the scope of the key otherProject)\n", p.Projects.Other.ID)
+	}
+	if p.Threads.Main.ID != "" {
+		fmt.Fprintf(w, "thread main:       %s (a thread of agent main; the scope of the key threadChat)\n", p.Threads.Main.ID)
+	}
 	if p.NonAgentID != "" {
 		fmt.Fprintf(w, "non-agent ID:      %s\n", p.NonAgentID)
 	}

@@ -27,10 +27,16 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 	id := reports.Identify(p)
 	commit := id.HarnessCommit
 	if commit == "" {
-		commit = "(not recorded: build inside a git checkout with -buildvcs=true, or set it with -ldflags, see README)"
+		commit = "(none recorded)"
+	}
+	binary := id.HarnessBinary
+	if binary == "" {
+		binary = "(the running executable cannot be read)"
 	}
 	fmt.Fprintf(stdout, "invokeconf %s\n", id.HarnessVersion)
 	fmt.Fprintf(stdout, "commit:   %s\n", commit)
+	fmt.Fprintf(stdout, "found:    %s: %s\n", id.HarnessSource, id.HarnessNote)
+	fmt.Fprintf(stdout, "binary:   %s (the running executable)\n", binary)
 	fmt.Fprintf(stdout, "go:       %s\n", id.GoVersion)
 	fmt.Fprintf(stdout, "spec:     %s (features/spec.md, the spec text the rule catalog was written from)\n", id.SpecDigest)
 	fmt.Fprintf(stdout, "catalog:  %s (features/rules.yaml)\n", id.CatalogDigest)

@@ -1,0 +1,101 @@
+package runner_test
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/reports"
+	"github.com/invokeconf/invokeconf/runner"
+)
+
+// TestForecastAgreesWithTheRun: what 'invokeconf profile check' forecasts
+// (runner.Predict) is what the run's report then says, rule by rule, for
+// the rules it does not judge (untested, not applicable, not selected) and
+// for whether it is partial: for a profile without the keys threadRead,
+// threadChat and otherProject, and for a --spec-only run of a profile that
+// names no contract routes.
+func TestForecastAgreesWithTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*profile.Profile)
+		sel    runner.Selection
+	}{
+		{"three keys missing", func(p *profile.Profile) { p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", "" },
+			runner.Selection{Quick: true}},
+		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, runner.Selection{SpecOnly: true, Quick: true}},
+		// The vendor guide's stand-in: an agent that cannot show @step or @ask.
+		{"script lacks step and ask", func(p *profile.Profile) { p.Capabilities.Script = without(p.Capabilities.Script, "step", "ask") },
+			runner.Selection{Quick: true}},
+		{"script lacks pause, tool and waiting", func(p *profile.Profile) {
+			p.Capabilities.Script = without(p.Capabilities.Script, "pause", "tool", "waiting")
+		}, runner.Selection{Quick: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startReference(t, fakeserver.Config{})
+			tc.change(p)
+			plan, err := runner.NewPlan(p, tc.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fc, err := runner.Predict(p, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := reports.Build(reports.Input{Result: res, Profile: p, Target: tc.name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []struct {
+				status  runner.Status
+				verdict reports.Verdict
+			}{{runner.Untested, reports.Untested}, {runner.NotApplicable, reports.NotApplicable}, {runner.NotSelected, reports.NotSelected}} {
+				var predicted, actual []string
+				for _, r := range fc.With(v.status) {
+					predicted = append(predicted, r.ID+": "+strings.Join(r.Reasons, "; "))
+				}
+				for _, r := range rep.Rules {
+					if r.Verdict == v.verdict {
+						actual = append(actual, r.ID)
+					}
+				}
+				sort.Strings(predicted)
+				sort.Strings(actual)
+				if len(predicted) != len(actual) {
+					t.Errorf("%s: forecast %d rules, the run %d:\n forecast %v\n run      %v", v.status, len(predicted), len(actual), predicted, actual)
+					continue
+				}
+				for i := range predicted {
+					if !strings.HasPrefix(predicted[i], actual[i]+": ") {
+						t.Errorf("%s: forecast %v\n run %v", v.status, predicted, actual)
+						break
+					}
+				}
+			}
+			if fc.Partial() != rep.Partial() || fc.SpecJudged != rep.Spec.Judged || fc.SpecObservable != rep.Spec.Observable {
+				t.Errorf("forecast judged %d of %d, the run %d of %d", fc.SpecJudged, fc.SpecObservable, rep.Spec.Judged, rep.Spec.Observable)
+			}
+			if len(fc.With(runner.Untested))+len(fc.With(runner.NotApplicable)) == 0 {
+				t.Error("the forecast leaves nothing out: the test proves nothing")
+			}
+		})
+	}
+}
+
+func without(list []string, drop ...string) []string {
+	var out []string
+	for _, v := range list {
+		if !slices.Contains(drop, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
