@@ -124,9 +124,11 @@ func runOf(frames []Frame) string {
 }
 
 // IDBeforeData: SSE-02. Every event frame is an id line holding the run ID,
-// then one data line; only the final event's id may end in :after (SSE-03
-// checks that it does). The stream must not end inside a frame: a frame
-// cut short is no event, and fails unless the client went away.
+// then one data line. The id of the event with runComplete true is SSE-03's
+// ("id: is the run ID with the suffix :after"): here it need only begin
+// with the run ID, so a wrong suffix fails SSE-03 alone. The stream must
+// not end inside a frame: a frame cut short is no event, and fails unless
+// the client went away.
 func IDBeforeData(x *traffic.Exchange, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
@@ -152,15 +154,17 @@ func IDBeforeData(x *traffic.Exchange, _ *History) error {
 	}
 	run := runOf(frames)
 	for i, f := range evs {
-		final := i == len(evs)-1
+		e, _ := eventOf(data(f.Frame))
+		final := e.complete()
 		id, _ := f.Field("id")
+		ok := id == run
 		if final {
-			id = strings.TrimSuffix(id, ":after")
+			ok = run != "" && strings.HasPrefix(id, run)
 		}
-		if !idThenData(f.Frame) || id != run {
+		if !idThenData(f.Frame) || !ok {
 			want := "an id line holding the run ID " + quote([]byte(run)) + ", then one data line"
 			if final {
-				want += " (the final event's id may end in :after)"
+				want += " (the final event's id begins with it; its suffix is SSE-03's)"
 			}
 			return outcome.Fail(fmt.Sprintf("event frame %d of %d", i+1, len(evs)), want, frameState(f))
 		}
@@ -199,8 +203,10 @@ func lastEvent(frames []Frame) (Frame, bool, bool) {
 }
 
 // FinalAfter: SSE-03. The last event of a run has id <runID>:after,
-// runComplete true and content empty, null or missing. A failed run is left
-// to SSE-05: the spec does not say that its last event completes it.
+// runComplete true and content empty, null or missing. The event judged is
+// the one with runComplete true (an event after it is SSE-06's), else the
+// last. A failed run is left to SSE-05: the spec does not say that its last
+// event completes it; a stream that ends inside a frame is SSE-02's.
 func FinalAfter(x *traffic.Exchange, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
@@ -209,12 +215,25 @@ func FinalAfter(x *traffic.Exchange, _ *History) error {
 	if err := ended(x); err != nil {
 		return err
 	}
+	for _, f := range frames {
+		if !f.Terminated && !f.IsComment() {
+			return skip("the stream ends inside a frame (SSE-02)")
+		}
+	}
 	last, found, failed := lastEvent(frames)
 	switch {
 	case !found:
 		return skip("no event frame")
 	case failed:
 		return skip("the run failed")
+	}
+	for _, f := range frames {
+		if f.Terminated && isEventFrame(f.Frame) {
+			if e, ok := eventOf(data(f.Frame)); ok && e.complete() {
+				last = f
+				break
+			}
+		}
 	}
 	e, _ := eventOf(data(last.Frame))
 	id, _ := last.Field("id")

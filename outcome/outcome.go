@@ -8,6 +8,7 @@ package outcome
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,12 @@ type Failure struct {
 	// too): when one of them fails in its own scenarios in the same run,
 	// the report blames it, and this failure's rule is blocked by it.
 	ExplainedBy []string
+	// Tentative says the answer does not show that Rule broke: it was
+	// blamed because the scenario is about it (a key without credential
+	// scopes refused, in a scenario about credential scopes). When a
+	// scenario of Rule passes in the same run, the report blames the first
+	// of ExplainedBy that failed in its own scenarios instead.
+	Tentative bool
 }
 
 // Fail returns a Failure whose rule its step will name.
@@ -52,6 +59,18 @@ func (f *Failure) WithSpec(words string) *Failure { f.Spec = words; return f }
 
 // Breaks returns f with its rule set.
 func (f *Failure) Breaks(rule string) *Failure { f.Rule = rule; return f }
+
+// Explained returns f with rules that would explain it too added to
+// ExplainedBy (none twice, never its own rule).
+func (f *Failure) Explained(rules ...string) *Failure {
+	for _, r := range rules {
+		if r == "" || r == f.Rule || slices.Contains(f.ExplainedBy, r) {
+			continue
+		}
+		f.ExplainedBy = append(f.ExplainedBy, r)
+	}
+	return f
+}
 
 // Error reads "CHECK: expected EXPECTED, got ACTUAL" ("expected ..." when
 // no check is named).
@@ -79,6 +98,15 @@ func AsFailure(err error) (*Failure, bool) {
 		return f, true
 	}
 	return nil, false
+}
+
+// Explain adds rules to the ExplainedBy of the Failure in err's chain, if
+// any, and returns err.
+func Explain(err error, rules ...string) error {
+	if f, ok := AsFailure(err); ok {
+		f.Explained(rules...)
+	}
+	return err
 }
 
 // Claim sets the rule of the Failure in err's chain when it has none yet,

@@ -447,51 +447,90 @@ func Build(in Input) (*Report, error) {
 	return rep, nil
 }
 
-// reconcile blames a failure on the rule that explains it, where the run
-// shows one (outcome.Failure.ExplainedBy): a 404 where a 403 was due, in a
-// run whose scenarios of ROUTE-01 failed too, is ROUTE-01's failure, and
-// the scenario's own rule is blocked by it. A rule explains others only
-// when it failed in a scenario of its own whose failure nothing else
-// explains, so two failures never blame each other.
+// reconcile blames each failure on the rule that best explains it, given
+// what the whole run showed (outcome.Failure.ExplainedBy): a 404 where a
+// 403 was due, in a run whose scenarios of ROUTE-01 failed too, is ROUTE-01's
+// failure, and the scenario's own rule is blocked by it.
+//
+//  1. A tentative failure (blamed on its rule only because the scenario is
+//     about it) goes to the first rule of its ExplainedBy that failed in
+//     its own scenarios, when a scenario of its own rule passed: the run
+//     shows the rule holds.
+//  2. A rule is a root when it failed in a scenario of its own and that
+//     failure names no other rule that failed in its own scenarios (a
+//     tentative failure that stayed is a root's).
+//  3. Every other failure goes to the first root its ExplainedBy names.
+//
+// Two failures that would explain each other stay each its own.
 func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
-	failedOwn := map[string]bool{}
-	for _, s := range in {
-		if s.Status == runner.Failed && s.Failure != nil {
-			failedOwn[s.Failure.Rule] = true
-		}
-	}
-	root := map[string]bool{}
-	for _, s := range in {
-		if s.Status != runner.Failed || s.Failure == nil {
-			continue
-		}
-		explained := false
-		for _, e := range s.Failure.ExplainedBy {
-			explained = explained || (failedOwn[e] && e != s.Failure.Rule)
-		}
-		if !explained {
-			root[s.Failure.Rule] = true
-		}
-	}
 	out := make([]runner.ScenarioResult, len(in))
 	copy(out, in)
+	passed := map[string]bool{}
+	for _, s := range in {
+		if s.Status == runner.Passed {
+			for _, id := range s.Rules {
+				passed[id] = true
+			}
+		}
+	}
+	failedOwn := func() map[string]bool {
+		m := map[string]bool{}
+		for _, s := range out {
+			if s.Status == runner.Failed && s.Failure != nil {
+				m[causeOf(s)] = true
+			}
+		}
+		return m
+	}
+	blameOn := func(i int, rule, why string) {
+		s := out[i]
+		f := *s.Failure
+		f.Rule, f.ExplainedBy, f.Tentative = rule, nil, false
+		f.Check = "(" + why + ") " + f.Check
+		out[i].Failure = &f
+		out[i].Status = runner.Failed
+		if !contains(s.Rules, rule) {
+			out[i].Status = runner.Blocked
+		}
+	}
+	own := failedOwn()
+	for i, s := range out {
+		if causeOf(s) == "" || !s.Failure.Tentative || !passed[s.Failure.Rule] {
+			continue
+		}
+		for _, e := range s.Failure.ExplainedBy {
+			if own[e] {
+				blameOn(i, e, s.Failure.Rule+" holds in its own passing scenarios; "+e+" failed in its own and explains this")
+				break
+			}
+		}
+	}
+	own = failedOwn()
+	root := map[string]bool{}
+	for _, s := range out {
+		if s.Status != runner.Failed || causeOf(s) == "" {
+			continue
+		}
+		// A tentative failure that stayed (its rule holds nowhere in the
+		// run) stands as its rule's: what else could explain it was
+		// weighed in step 1.
+		explained := false
+		for _, e := range s.Failure.ExplainedBy {
+			explained = explained || (own[e] && e != s.Failure.Rule && !s.Failure.Tentative)
+		}
+		if !explained {
+			root[causeOf(s)] = true
+		}
+	}
 	for i, s := range out {
 		if causeOf(s) == "" {
 			continue
 		}
 		for _, e := range s.Failure.ExplainedBy {
-			if !root[e] || e == s.Failure.Rule {
-				continue
+			if root[e] && e != s.Failure.Rule {
+				blameOn(i, e, e+" failed in its own scenarios, which explains this")
+				break
 			}
-			f := *s.Failure
-			f.Rule, f.ExplainedBy = e, nil
-			f.Check = "(" + e + " failed in its own scenarios, which explains this) " + f.Check
-			out[i].Failure = &f
-			out[i].Status = runner.Failed
-			if !contains(s.Rules, e) {
-				out[i].Status = runner.Blocked
-			}
-			break
 		}
 	}
 	return out

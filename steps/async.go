@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
-	"github.com/gavv/httpexpect/v2"
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
@@ -121,7 +120,7 @@ func (w *World) rememberAsync(run, thread string) error {
 	}
 	if known, ok := w.threads[thread]; ok {
 		if err := w.judgeAs("ASYNC-01", checks.OnThread(known, fmt.Sprintf("the resumed thread %q", thread))); err != nil {
-			return err
+			return outcome.Explain(err, w.selectionRules(r)...)
 		}
 	}
 	var ack struct {
@@ -336,7 +335,9 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 	err = w.pollLastRunID(thread, shown, func(got string) error {
 		err := ran.Shown(got, what)
 		if f, ok := outcome.AsFailure(err); ok {
-			return f.WithSpec(spec)
+			// lastRunID reports completion (ASYNC-05): a thread that
+			// reports it wrongly explains this too.
+			return f.WithSpec(spec).Explained("ASYNC-05")
 		}
 		return err
 	})
@@ -354,10 +355,14 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 	if err := w.readWhole(r); err != nil {
 		return err
 	}
+	if err := w.need2xx(fmt.Sprintf("the events of thread %q without runID", thread), r); err != nil {
+		return err
+	}
 	e := r.expect(fmt.Sprintf("the events of thread %q without runID (its last completed run, which said %q)", thread, said))
-	e.StatusRange(httpexpect.Status2xx)
 	e.Body().Contains(said)
-	return e.err()
+	// The events route without runID answers the last completed run
+	// (ASYNC-03): a route that answers another explains this too.
+	return outcome.Explain(e.err(), "ASYNC-03")
 }
 
 // invokeAndAbort reads an SSE stream and, once an event carries the given
@@ -382,12 +387,18 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 			return false
 		}
 		w.threads[thread] = r.Header.Get("X-SVC-Thread-Id")
+		if w.threads[thread] == "" {
+			abortErr = outcome.Fail("the SSE stream to abort", "an X-SVC-Thread-Id header naming its thread", "none").
+				Breaks(w.on(r, "THREAD-04"))
+			return true
+		}
 		if id := sseRunID(r.Body); id != "" {
 			w.runs[run] = id
 		}
 		var ab *Response
 		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:"+thread+"}/abort", ""); abortErr == nil {
 			abortStatus = ab.Status
+			w.abortResp = ab
 		}
 		return false
 	}
@@ -400,6 +411,9 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 	}
 	if abortErr != nil {
 		return fmt.Errorf("abort: %w", abortErr)
+	}
+	if err := w.heldBack(resp); err != nil {
+		return err
 	}
 	if abortStatus == 0 {
 		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body))
@@ -427,8 +441,11 @@ func sseRunID(body []byte) string {
 // script says after the abort (notWant) never arrives. The check finds
 // that content in the script itself.
 func (w *World) abortedStream(notWant string) error {
-	if !is2xx(w.abortStatus) {
-		return outcome.Fail("POST /api/threads/{id}/abort: the status", "2xx", fmt.Sprint(w.abortStatus))
+	if w.abortResp == nil {
+		return scenarioErrorf("no abort was sent in this scenario")
+	}
+	if err := w.need2xx("POST /api/threads/{id}/abort: the status", w.abortResp); err != nil {
+		return err
 	}
 	if _, err := w.finished(); err != nil {
 		return outcome.Fail("the SSE stream after the abort", "its end", err.Error())

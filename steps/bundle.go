@@ -60,10 +60,10 @@ func bundleDefs() []Def {
 		step1(`^installation "(\w+)" is still installed$`, (*World).stillInstalled).Need(installRoutes...),
 		step1(`^the install is refused with a 4xx naming "([^"]*)"$`, (*World).installRefused),
 		step0(`^nothing of the bundle is installed$`, (*World).nothingInstalled).Need(installRoutes...),
-		step1(`^the (?:update|uninstall) is refused, naming "([^"]*)"$`, (*World).refusedNaming),
+		step2(`^the (update|uninstall) is refused, naming "([^"]*)"$`, (*World).refusedNaming),
 		step2(`^the log of installation "(\w+)" installed in the order (.+)$`, (*World).installOrder).Need(installRoutes...),
 		step2(`^the final record of installation "(\w+)" removed in the order (.+)$`, (*World).removalOrder),
-		step2(`^installation "(\w+)" is marked failed with an error naming "([^"]*)"$`, (*World).markedFailed).Need(installRoutes...),
+		step2(`^installation "(\w+)" is marked failed with an error naming "([^"]*)"$`, (*World).markedFailed).Need(installRoutes...).Asserts("INSTALL-03"),
 		step2(`^installation "(\w+)" still records "([^"]*)" as installed, each with its own installation record$`, (*World).stillRecords).Need(installRoutes...),
 		step1(`^installation "(\w+)" and every child it recorded are gone$`, (*World).allGone).Need(installRoutes...),
 		step1(`^the update of installation "(\w+)" stopped partway$`, (*World).stoppedPartway).Need(installRoutes...),
@@ -293,7 +293,8 @@ func (bw *bundleWorld) state(name string) (*installState, error) {
 		return nil, st.err
 	case st.id == "":
 		return nil, outcome.Fail("the answer to the install of "+st.doc,
-			"the installation record (2xx), or a problem with a Location header pointing at it (docs/bundles.md)", st.answer)
+			"the installation record (2xx), or a problem with a Location header pointing at it (docs/bundles.md)", st.answer).
+			Explained(bw.docRules(st.doc)...)
 	}
 	return st, nil
 }
@@ -343,6 +344,9 @@ func (bw *bundleWorld) statusOf(id string) (int, error) {
 
 // learn remembers the task and child IDs a record names.
 func (bw *bundleWorld) learn(rec *installRecord) {
+	if len(rec.Orphaned) > 0 {
+		bw.w.orphans = true
+	}
 	for _, t := range rec.Tasks {
 		bw.tasks[t.Name] = string(t.ID)
 	}

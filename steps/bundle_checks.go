@@ -34,7 +34,15 @@ func (bw *bundleWorld) isInstalled(name, doc string, withVersions bool) error {
 		return outcome.Fail("the last update of installation "+name, "a 2xx answer", "no answer: "+bw.noAnswer)
 	}
 	if r := bw.w.resp; r != nil && !is2xx(r.Status) {
-		return outcome.Failf(fmt.Sprintf("the last call (%s %s)", r.Method, r.URL), "a 2xx answer", "status %d: %s", r.Status, abbreviate(r.Body))
+		st, _ := bw.state(name)
+		f := outcome.Failf(fmt.Sprintf("the last call (%s %s)", r.Method, r.URL), "a 2xx answer", "status %d: %s", r.Status, abbreviate(r.Body)).
+			Explained(bw.docRules(st.doc)...)
+		if bw.lastUpdate != nil {
+			// An update skips children already at the target version
+			// (UPDATE-01): one that does not may trip a gate it need not.
+			f.Explained("UPDATE-01")
+		}
+		return f
 	}
 	rec, err := bw.read(name)
 	if err != nil {
@@ -42,7 +50,8 @@ func (bw *bundleWorld) isInstalled(name, doc string, withVersions bool) error {
 	}
 	check := "the record of installation " + name
 	if rec.State != "installed" {
-		return outcome.Failf(check, "state installed", "state %q (error: %q)", rec.State, rec.Error)
+		st, _ := bw.state(name)
+		return outcome.Failf(check, "state installed", "state %q (error: %q)", rec.State, rec.Error).Explained(bw.docRules(st.doc)...)
 	}
 	if doc == "" {
 		return nil
@@ -132,7 +141,21 @@ func (bw *bundleWorld) nothingInstalled() error {
 // refusedNaming: UPDATE-02 (eval gate), UNINSTALL-02 (orphaned task). The
 // status of a bundle error is not shown; a refusal is not 2xx and names the
 // object.
-func (bw *bundleWorld) refusedNaming(what string) error {
+func (bw *bundleWorld) refusedNaming(which, what string) error {
+	rule, explained := "UPDATE-02", ""
+	if which == "uninstall" {
+		// The refusal needs the orphaned task an update left (UPDATE-04).
+		rule, explained = "UNINSTALL-02", "UPDATE-04"
+	}
+	err := bw.refusalNames(what)
+	if f, ok := outcome.AsFailure(err); ok && f.Rule == "" {
+		f.Rule = rule
+		f.Explained(explained)
+	}
+	return err
+}
+
+func (bw *bundleWorld) refusalNames(what string) error {
 	n, err := bw.w.expand(what)
 	if err != nil {
 		return err
@@ -267,7 +290,10 @@ func (bw *bundleWorld) stillRecords(name, list string) error {
 			}
 		}
 		if c == nil {
-			return outcome.Failf("the record of installation "+name, fmt.Sprintf("child %q still on record (nothing is rolled back)", n), "%s", childList(rec.Children))
+			// What landed before the failing child depends on the install
+			// order (INSTALL-01).
+			return outcome.Failf("the record of installation "+name, fmt.Sprintf("child %q still on record (nothing is rolled back)", n), "%s", childList(rec.Children)).
+				Explained("INSTALL-01")
 		}
 		status, err := bw.statusOf(string(c.InstallationID))
 		if err != nil {
@@ -287,8 +313,17 @@ func (bw *bundleWorld) allGone(name string) error {
 	if err != nil {
 		return err
 	}
+	rule := "UNINSTALL-05"
+	if st.before != nil && st.before.State == "failed" {
+		rule = "INSTALL-05" // "Failed installation: Removed ... in one step"
+	}
+	return outcome.Claim(bw.allGoneOf(name, st), rule)
+}
+
+func (bw *bundleWorld) allGoneOf(name string, st *installState) error {
 	if st.before == nil || len(st.before.Children) == 0 {
-		return outcome.Fail("the record of installation "+name+" before the uninstall", "children to check", "no children")
+		// A failed installation keeps the children that landed (INSTALL-04).
+		return outcome.Fail("the record of installation "+name+" before the uninstall", "children to check", "no children").Explained("INSTALL-04")
 	}
 	ids := []string{st.id}
 	for _, c := range st.before.Children {
@@ -490,10 +525,10 @@ func (bw *bundleWorld) orphanUntouched(child, version string) error {
 	}
 	check := fmt.Sprintf("the own installation of orphaned child %q", c.Name)
 	if rec.Version != version {
-		return outcome.Failf(check, fmt.Sprintf("version %q (untouched)", version), "version %q", rec.Version)
+		return outcome.Failf(check, fmt.Sprintf("version %q (untouched)", version), "version %q", rec.Version).Explained("UPDATE-05")
 	}
 	if rec.State != "installed" {
-		return outcome.Failf(check, "state installed, as before the update: the record is left untouched", "state %q", rec.State)
+		return outcome.Failf(check, "state installed, as before the update: the record is left untouched", "state %q", rec.State).Explained("UPDATE-05")
 	}
 	return nil
 }

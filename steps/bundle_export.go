@@ -30,22 +30,22 @@ func exportDefs() []Def {
 		step1(`^I export the project of installation "(\w+)"$`, func(w *World, name string) error { return w.exportInstalled(name, "") }).Need("keys.bundles", "routes"),
 		step2(`^I export the project of installation "(\w+)" with the app "([^"]*)"$`, (*World).exportInstalled).Need("keys.bundles", "routes"),
 
-		step0(`^the export is a project bundle$`, (*World).isProjectBundle),
+		step0(`^the export is a project bundle$`, (*World).isProjectBundle).AboutRun(),
 		step0(`^the payload of the export holds every task of the export project$`, func(w *World) error {
 			e, err := w.exportProject()
 			if err != nil {
 				return err
 			}
 			return w.payloadHolds(e.Tasks, "bundles.export.tasks")
-		}).Need(exportNeeds("bundles.export.tasks")...),
+		}).Need(exportNeeds("bundles.export.tasks")...).AboutRun(),
 		step1(`^the payload of the export holds the tasks "([^"]*)"$`, func(w *World, list string) error {
 			l, err := w.expand(list)
 			if err != nil {
 				return err
 			}
 			return w.payloadHolds(splitList(l), "")
-		}),
-		step1(`^the payload of the export does not hold the task "([^"]*)"$`, (*World).payloadLacks),
+		}).AboutRun(),
+		step1(`^the payload of the export does not hold the task "([^"]*)"$`, (*World).payloadLacks).AboutRun(),
 		step0(`^the payload of the export holds the export project$`, func(w *World) error {
 			e, err := w.exportProject()
 			if err != nil {
@@ -55,64 +55,64 @@ func exportDefs() []Def {
 				return need(&profile.MissingError{What: "bundles.export.projectName"})
 			}
 			return w.payloadHoldsProject(e.ProjectName)
-		}).Need(exportNeeds("bundles.export.projectName")...),
+		}).Need(exportNeeds("bundles.export.projectName")...).AboutRun(),
 		step1(`^the payload of the export holds the project "([^"]*)"$`, func(w *World, name string) error {
 			n, err := w.expand(name)
 			if err != nil {
 				return err
 			}
 			return w.payloadHoldsProject(n)
-		}),
-		step0(`^the export includes exactly one agent, at most one app, no project, and no child of another type$`, (*World).cardinality).Need(exportNeeds()...),
+		}).AboutRun(),
+		step0(`^the export includes exactly one agent, at most one app, no project, and no child of another type$`, (*World).cardinality).Need(exportNeeds()...).AboutRun(),
 		step1(`^the export mentions none of "([^"]*)"$`, func(w *World, list string) error {
 			l, err := w.expand(list)
 			if err != nil {
 				return err
 			}
 			return w.mentionsNone(splitList(l), "the scenario's dropped values")
-		}),
-		step0(`^the export includes exactly one child that mentions the export agent$`, func(w *World) error { return w.exactlyOneChild("agent") }).Need(exportNeeds()...),
-		step0(`^the export includes exactly one child that mentions the export app$`, func(w *World) error { return w.exactlyOneChild("app") }).Need(exportNeeds("bundles.export.appPublicID")...),
-		step0(`^the export includes no app child and does not mention the export app$`, (*World).noApp).Need(exportNeeds()...),
-		step1(`^the export includes a child that mentions the app "([^"]*)"$`, (*World).appChildFor),
+		}).AboutRun(),
+		step0(`^the export includes exactly one child that mentions the export agent$`, func(w *World) error { return w.exactlyOneChild("agent") }).Need(exportNeeds()...).AboutRun(),
+		step0(`^the export includes exactly one child that mentions the export app$`, func(w *World) error { return w.exactlyOneChild("app") }).Need(exportNeeds("bundles.export.appPublicID")...).AboutRun(),
+		step0(`^the export includes no app child and does not mention the export app$`, (*World).noApp).Need(exportNeeds()...).AboutRun(),
+		step1(`^the export includes a child that mentions the app "([^"]*)"$`, (*World).appChildFor).AboutRun(),
 		step2(`^the export includes a "(knowledge|connector)" child for each of "([^"]*)"$`, func(w *World, kind, list string) error {
 			l, err := w.expand(list)
 			if err != nil {
 				return err
 			}
 			return w.childForEach(kind, splitList(l), "")
-		}),
+		}).AboutRun(),
 		step0(`^the export includes a "knowledge" child for each knowledge set attached to the export agent$`, func(w *World) error {
 			e, err := w.exportProject()
 			if err != nil {
 				return err
 			}
 			return w.childForEach("knowledge", e.KnowledgeAttached, "bundles.export.knowledgeAttached")
-		}).Need(exportNeeds("bundles.export.knowledgeAttached")...),
+		}).Need(exportNeeds("bundles.export.knowledgeAttached")...).AboutRun(),
 		step0(`^the export includes a "connector" child for each connector the export project references$`, func(w *World) error {
 			e, err := w.exportProject()
 			if err != nil {
 				return err
 			}
 			return w.childForEach("connector", e.ConnectorsReferenced, "bundles.export.connectorsReferenced")
-		}).Need(exportNeeds("bundles.export.connectorsReferenced")...),
+		}).Need(exportNeeds("bundles.export.connectorsReferenced")...).AboutRun(),
 		step0(`^the export mentions no knowledge set that is not attached to the export agent$`, func(w *World) error {
 			e, err := w.exportProject()
 			if err != nil {
 				return err
 			}
 			return w.mentionsNone(e.KnowledgeDetached, "bundles.export.knowledgeDetached")
-		}).Need(exportNeeds("bundles.export.knowledgeDetached")...),
+		}).Need(exportNeeds("bundles.export.knowledgeDetached")...).AboutRun(),
 		step0(`^the export mentions no connector that the export project does not reference$`, func(w *World) error {
 			e, err := w.exportProject()
 			if err != nil {
 				return err
 			}
 			return w.mentionsNone(e.ConnectorsUnreferenced, "bundles.export.connectorsUnreferenced")
-		}).Need(exportNeeds("bundles.export.connectorsUnreferenced")...),
-		step1(`^the export mentions none of the export project's dropped "(\w+)"$`, (*World).droppedAbsent).Need(exportNeeds("bundles.export.dropped.$1")...),
-		step0(`^the export names every environment variable of the export project but none of their values$`, (*World).envNamesOnly).Need(exportNeeds("bundles.export.envVars")...),
-		step0(`^the export holds no task trigger but schedule and onDemand, and holds both$`, (*World).triggersKept),
+		}).Need(exportNeeds("bundles.export.connectorsUnreferenced")...).AboutRun(),
+		step1(`^the export mentions none of the export project's dropped "(\w+)"$`, (*World).droppedAbsent).Need(exportNeeds("bundles.export.dropped.$1")...).AboutRun(),
+		step0(`^the export names every environment variable of the export project but none of their values$`, (*World).envNamesOnly).Need(exportNeeds("bundles.export.envVars")...).AboutRun(),
+		step0(`^the export holds no task trigger but schedule and onDemand, and holds both$`, (*World).triggersKept).AboutRun(),
 	}
 }
 
@@ -349,13 +349,15 @@ func judgeChildren(cs []map[string]any, e profile.ExportProject) error {
 	got := "children: " + childSummary(cs)
 	agents := namedChildren(cs, e.AgentName, e.AgentID)
 	if len(agents) != 1 {
-		return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child (one mentioning %s)", nameList(e.AgentName, e.AgentID)), got)
+		return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child (one mentioning %s)", nameList(e.AgentName, e.AgentID)), got).
+			Breaks("BUNDLE-02")
 	}
 	var app map[string]any
 	for _, c := range namedChildren(cs, e.AppName, e.AppPublicID) {
 		if !sameChild(c, agents[0]) {
 			if app != nil {
-				return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child (children mentioning %s)", nameList(e.AppName, e.AppPublicID)), got)
+				return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child (children mentioning %s)", nameList(e.AppName, e.AppPublicID)), got).
+					Breaks("BUNDLE-03")
 			}
 			app = c
 		}
@@ -368,11 +370,14 @@ func judgeChildren(cs []map[string]any, e profile.ExportProject) error {
 		switch t := childType(c); {
 		case literalChildTypes[t]:
 		case t != "" && t == agentType:
-			return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child: no second child of the agent's type %q", t), got)
+			return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child: no second child of the agent's type %q", t), got).
+				Breaks("BUNDLE-02")
 		case t != "" && t == appType:
-			return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child: no second child of the app's type %q", t), got)
+			return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child: no second child of the app's type %q", t), got).
+				Breaks("BUNDLE-03")
 		default:
-			return outcome.Fail("the export's spec.includes", fmt.Sprintf("children of the spec's types only: the agent (%q), the app, knowledge, connector", agentType), got)
+			return outcome.Fail("the export's spec.includes", fmt.Sprintf("children of the spec's types only: the agent (%q), the app, knowledge, connector", agentType), got).
+				Breaks("BUNDLE-08")
 		}
 	}
 	return nil
@@ -483,8 +488,14 @@ func (bw *bundleWorld) exactlyOneChild(which string) error {
 	}
 	cs := namedChildren(includesOf(tree), names...)
 	if len(cs) != 1 {
-		return outcome.Failf("the export's spec.includes", fmt.Sprintf("exactly 1 child mentioning the export %s (%s)", which, nameList(names...)),
+		f := outcome.Failf("the export's spec.includes", fmt.Sprintf("exactly 1 child mentioning the export %s (%s)", which, nameList(names...)),
 			"%d; children: %s", len(cs), childSummary(includesOf(tree)))
+		if len(cs) > 1 {
+			// The export holds it: more than one is the cardinality's
+			// (exactly 1 agent: BUNDLE-02; at most 1 app: BUNDLE-03).
+			f.Breaks(map[string]string{"agent": "BUNDLE-02", "app": "BUNDLE-03"}[which])
+		}
+		return f
 	}
 	return nil
 }

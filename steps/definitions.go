@@ -33,6 +33,11 @@ type Def struct {
 	Rule string
 	// Location is the table line that defines the step ("steps/sse.go:40").
 	Location string
+	// AboutTheRun says the step judges what the agent did on the run (its
+	// tools, model, answer, events): a failure of it is explained too by
+	// the rules the run rests on (World.runRules), should one of them fail
+	// in its own scenarios.
+	AboutTheRun bool
 
 	re *regexp.Regexp
 	// bind returns the function godog calls for the step in one scenario:
@@ -49,6 +54,9 @@ func (d Def) Need(paths ...string) Def {
 
 // Asserts returns d with the rule it asserts.
 func (d Def) Asserts(rule string) Def { d.Rule = rule; return d }
+
+// AboutRun returns d marked as judging what the agent did on the run.
+func (d Def) AboutRun() Def { d.AboutTheRun = true; return d }
 
 // arg is a type godog can pass a step function: a captured group as text or
 // a number, or the step's doc string.

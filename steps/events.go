@@ -18,9 +18,9 @@ func eventDefs() []Def {
 		step0(`^every data frame of the run holds one JSON object$`, (*World).dataFramesAreObjects),
 		step0(`^no event has more than one richer field set$`, (*World).atMostOneRicher),
 		step0(`^every event has runID equal to its id line and threadID equal to the X-SVC-Thread-Id header$`, (*World).eventIDs),
-		step1(`^an event has toolCall with name "(.*)"$`, func(w *World, v string) error { return w.innerField("toolCall", "name", v) }),
-		step1(`^an event has step with description "(.*)"$`, func(w *World, v string) error { return w.innerField("step", "description", v) }),
-		step2(`^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, (*World).promptEvent),
+		step1(`^an event has toolCall with name "(.*)"$`, func(w *World, v string) error { return w.innerField("toolCall", "name", v) }).Asserts("EVT-05").AboutRun(),
+		step1(`^an event has step with description "(.*)"$`, func(w *World, v string) error { return w.innerField("step", "description", v) }).Asserts("EVT-06").AboutRun(),
+		step2(`^an event has prompt with message "(.*)" and sensitive (true|false), and carries fields$`, (*World).promptEvent).AboutRun(),
 		step2(`^I invoke "([^"]*)" with the prompt "(.*)" and stop reading at the first prompt event$`, func(w *World, path, text string) error {
 			text, err := unquote(text)
 			if err != nil {
@@ -31,10 +31,10 @@ func eventDefs() []Def {
 		step2(`^I invoke "([^"]*)" with the prompt below and stop reading at the first prompt event:$`, func(w *World, path string, doc *godog.DocString) error { return w.invokeUntilPrompt(path, doc.Content) }),
 		step0(`^an event has waitingOnModel set before the first event with content$`, func(w *World) error {
 			return w.setBefore("waitingOnModel", "content", "the model's first content")
-		}),
+		}).AboutRun(),
 		step0(`^an event has toolInput set before the first event with toolCall$`, func(w *World) error {
 			return w.setBefore("toolInput", "toolCall", "its toolCall")
-		}),
+		}).AboutRun(),
 	}
 }
 

@@ -19,12 +19,12 @@ import (
 func formatDefs() []Def {
 	return []Def{
 		step0(`^the response is an SSE stream$`, (*World).isSSE),
-		step1(`^the SSE answer is "(.*)"$`, (*World).sseAnswerIs),
+		step1(`^the SSE answer is "(.*)"$`, (*World).sseAnswerIs).AboutRun(),
 		step3(`^the event with content "(.*)" arrived at least (\S+) before the event with content "(.*)"$`, (*World).eventGap),
-		step1(`^the response is a JSON envelope whose items' content is "(.*)"$`, (*World).envelopeAnswerIs),
+		step1(`^the response is a JSON envelope whose items' content is "(.*)"$`, (*World).envelopeAnswerIs).AboutRun(),
 		step0(`^the envelope's last item has runComplete true$`, (*World).envelopeLastComplete),
 		step1(`^the body did not begin before (\S+) had passed$`, (*World).bodyNotBefore),
-		step2(`^the envelope holds a toolCall with name "(.*)" and a step with description "(.*)"$`, (*World).envelopeHoldsRicher),
+		step2(`^the envelope holds a toolCall with name "(.*)" and a step with description "(.*)"$`, (*World).envelopeHoldsRicher).AboutRun(),
 		step0(`^every item of the envelope has the same runID and threadID equal to the X-SVC-Thread-Id header$`, (*World).envelopeItemIDs),
 		step2(`^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, (*World).fragmentsSpaced),
 		step3(`^each of the fragments (.+), produced (\S+) apart, arrived within (\S+) of when it was produced, counted from the first$`, (*World).fragmentsOnTime),
@@ -34,7 +34,7 @@ func formatDefs() []Def {
 		step4(`^the run that thread "(\w+)" reports completed within (\S+), if any, has events that contain "([^"]*)" but not "([^"]*)"$`, (*World).reportedRunEvents),
 		step4(`^I invoke "([^"]*)" with a script that says "([^"]*)" (\d+) times, every (\S+)$`, (*World).invokeDense),
 		step4(`^the (\d+) fragments "([^"]*)", produced every (\S+), arrived in reads at most (\S+) apart$`, (*World).denseReads),
-		step0(`^an item of the envelope has error set$`, (*World).envelopeHasError),
+		step0(`^an item of the envelope has error set$`, (*World).envelopeHasError).AboutRun(),
 	}
 }
 
@@ -313,14 +313,17 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 		return outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
 			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body))
 	}
+	if err := w.heldBack(resp); err != nil {
+		return err
+	}
 	frames, _ := resp.Frames()
 	run := runIDOf(frames)
 	if run == "" {
-		return outcome.Fail("the SSE stream", "events naming their run (runID or id line)", "no event names its run")
+		return outcome.Fail("the SSE stream", "events naming their run (runID or id line)", "no event names its run").Breaks("EVT-02")
 	}
 	thread := resp.Header.Get("X-SVC-Thread-Id")
 	if thread == "" {
-		return outcome.Fail("the disconnected stream", "an X-SVC-Thread-Id header", "none")
+		return outcome.Fail("the disconnected stream", "an X-SVC-Thread-Id header", "none").Breaks(w.on(resp, "THREAD-04"))
 	}
 	w.runs[runName], w.threads[threadName] = run, thread
 	return nil
@@ -362,9 +365,12 @@ func (w *World) invokePlainAndDisconnect(path, threadName, text string, doc *god
 		return outcome.Failf("the plain-text answer", fmt.Sprintf("text holding %q", text),
 			"the answer ended without it (%v): %q", resp.Err, abbreviate(resp.Body))
 	}
+	if err := w.heldBack(resp); err != nil {
+		return err
+	}
 	thread := resp.Header.Get("X-SVC-Thread-Id")
 	if thread == "" {
-		return outcome.Fail("the disconnected answer", "an X-SVC-Thread-Id header", "none")
+		return outcome.Fail("the disconnected answer", "an X-SVC-Thread-Id header", "none").Breaks(w.on(resp, "THREAD-04"))
 	}
 	w.threads[threadName] = thread
 	return nil

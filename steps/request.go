@@ -39,10 +39,10 @@ func requestDefs() []Def {
 		step2(`^the status is (\d{3}) or (\d{3})$`, (*World).statusEither),
 		step2(`^the response header "([^"]*)" is thread "(\w+)"$`, (*World).headerIsThread),
 		step1(`^the response header "X-SVC-Thread-Id" names a new thread, remembered as "(\w+)"$`, (*World).headerIsNewThread),
-		step0(`^the plain-text answer is the prompt, byte for byte$`, (*World).plainIsPrompt),
-		step1(`^the plain-text answer is "(.*)"$`, (*World).plainIs),
-		step1(`^the body contains "([^"]*)"$`, func(w *World, s string) error { return w.bodyContains(s, "") }),
-		step2(`^the body contains "([^"]*)" but not "([^"]*)"$`, (*World).bodyContains),
+		step0(`^the plain-text answer is the prompt, byte for byte$`, (*World).plainIsPrompt).AboutRun(),
+		step1(`^the plain-text answer is "(.*)"$`, (*World).plainIs).AboutRun(),
+		step1(`^the body contains "([^"]*)"$`, func(w *World, s string) error { return w.bodyContains(s, "") }).AboutRun(),
+		step2(`^the body contains "([^"]*)" but not "([^"]*)"$`, (*World).bodyContains).AboutRun(),
 		step1(`^the answer came within (\d+)s$`, (*World).answeredWithin),
 	}
 }
@@ -270,7 +270,7 @@ func (w *World) statusIs(want int) error {
 		return err
 	}
 	if r.Status != want {
-		return w.wrongStatus(r.Method+" "+r.URL+": the status", fmt.Sprint(want), r)
+		return w.wrongStatus(r.Method+" "+r.URL+": the status", []int{want}, r)
 	}
 	return nil
 }
@@ -293,7 +293,7 @@ func (w *World) statusEither(a, b int) error {
 		return err
 	}
 	if r.Status != a && r.Status != b {
-		return w.wrongStatus(r.Method+" "+r.URL+": the status", fmt.Sprintf("%d or %d", a, b), r)
+		return w.wrongStatus(r.Method+" "+r.URL+": the status", []int{a, b}, r)
 	}
 	return nil
 }
@@ -319,7 +319,7 @@ func (w *World) headerIsThread(name, thread string) error {
 		}
 		return nil
 	}
-	return w.judgeAs("", checks.OnThread(id, fmt.Sprintf("thread %q of the scenario", thread)))
+	return outcome.Explain(w.judgeAs("", checks.OnThread(id, fmt.Sprintf("thread %q of the scenario", thread))), w.selectionRules(r)...)
 }
 
 // headerIsNewThread: THREAD-03, judged by the passive check over the

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
@@ -243,7 +244,17 @@ func (w *World) lacksCredential(r *Response) bool {
 // scoped tools are trimmed, any Accept gets an answer, a JSON body is a
 // prompt. Most specific first.
 func (w *World) headerRules(r *Response) []string {
+	switch w.route(r) {
+	case routeAgentID, routeAlias, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProject, routeProjectThread, routeUnknownID:
+	default:
+		return nil // only the invoke routes read these headers
+	}
 	var out []string
+	if scriptFails(string(r.ReqBody)) && r.ReqHeader.Get("Accept") == "text/event-stream" {
+		// "Once an SSE stream has begun, a failure arrives as an event
+		// with error set, not as an HTTP status."
+		out = append(out, "SSE-07")
+	}
 	if v, ok := r.ReqHeader["X-Svc-Run-Mode"]; ok {
 		research, unknown, spaced := false, false, false
 		for _, line := range v {
@@ -325,8 +336,7 @@ func (w *World) headerRules(r *Response) []string {
 // or for its agent scope (AUTH-*), and only a scenario about credentials
 // can tell.
 func (w *World) refusalRule(r *Response) string {
-	rule, _ := w.pick(w.refusalCandidates(r))
-	return rule
+	return w.pick(w.refusalCandidates(r))
 }
 
 // refusalCandidates are refusalRule's candidates: main in the order they
@@ -348,8 +358,30 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 			main = append(main, "THREAD-02")
 		}
 		main = append(main, w.routeRuleOf(r))
+		switch w.route(r) {
+		case routeEvents, routeThreadGet, routeAbort, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProjectThread:
+			// The thread's ID came from an answer's X-SVC-Thread-Id: a
+			// thread it never named as new, or named wrongly, is not found.
+			ownOnly = append(ownOnly, "THREAD-03", "THREAD-04")
+		}
 	default:
 		main = append(w.headerRules(r), w.routeRuleOf(r))
+	}
+	switch w.route(r) {
+	case routeUninstall:
+		// An uninstall refused: the order of removal (a knowledge set
+		// still attached to the agent) or an orphaned child blocking it
+		// explain it as well as the uninstall itself.
+		if w.orphans {
+			main = append([]string{"UNINSTALL-04"}, main...)
+		}
+		ownOnly = append(ownOnly, "UNINSTALL-01")
+	case routeExportInstalled:
+		if u, err := url.Parse(r.URL); err == nil && u.Query().Has("app") {
+			// An app an update no longer declares is left untouched
+			// (UPDATE-05) and exports with ?app= (EXPORT-04).
+			ownOnly = append(ownOnly, "UPDATE-05", "EXPORT-04")
+		}
 	}
 	for i := range main {
 		main[i] = w.on(r, main[i])
@@ -358,45 +390,56 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 }
 
 // refusal is the failure of a call that needed a 2xx and got r's status:
-// it breaks refusalRule(r), and a rule that only a scenario about it can
-// blame (a credential scope, a mode) explains it too when that rule fails
-// in its own scenarios.
+// it breaks refusalRule(r); the other candidates explain it too (pick).
 func (w *World) refusal(check string, r *Response) *outcome.Failure {
 	f := statusFailure(check, "a 2xx status", r)
 	main, ownOnly := w.refusalCandidates(r)
-	f.Rule, f.ExplainedBy = w.pick(main, ownOnly)
+	w.blame(f, main, ownOnly)
 	return f
 }
 
-// on is rule as it stands on r's route: an agent-route rule that PROJ-03
-// states again for the project routes is PROJ-03 there (checks.RuleOn, the
-// passive judge's mapping too).
-func (w *World) on(r *Response, rule string) string { return checks.RuleOn(rule, r.Exchange()) }
-
 // pick returns the first candidate the scenario is about (one of its own
-// rules), else the first of main; and the ownOnly candidates it did not
-// pick, which explain the failure too when they fail in their own
-// scenarios (outcome.Failure.ExplainedBy).
-func (w *World) pick(main, ownOnly []string) (rule string, explainedBy []string) {
+// rules), else the first of main.
+func (w *World) pick(main, ownOnly []string) string {
+	f := &outcome.Failure{}
+	w.blame(f, main, ownOnly)
+	return f.Rule
+}
+
+// blame sets f's rule to the first candidate the scenario is about (one of
+// its own rules), else to the first of main, and lists what else explains
+// it: the more specific candidates before the one it took, and the rules
+// only a scenario about them blames. A rule taken only because the
+// scenario is about it, not because the answer shows it (an ownOnly one),
+// is tentative: the main candidates explain it when it holds elsewhere in
+// the run.
+func (w *World) blame(f *outcome.Failure, main, ownOnly []string) {
 	own := features.RulesOf(w.tags)
-	for _, c := range append(append([]string(nil), main...), ownOnly...) {
+	all := append(append([]string(nil), main...), ownOnly...)
+	at := -1
+	for i, c := range all {
 		if slices.Contains(own, c) {
-			rule = c
+			at = i
 			break
 		}
 	}
-	if rule == "" && len(main) > 0 {
-		rule = main[0]
+	switch {
+	case at >= 0:
+		f.Rule = all[at]
+	case len(main) > 0:
+		at, f.Rule = 0, main[0]
+	default:
+		f.Rule = w.ownRule()
 	}
-	if rule == "" {
-		rule = w.ownRule()
+	if at >= len(main) {
+		f.Tentative = true
+		f.Explained(main...)
+		return
 	}
-	for _, c := range ownOnly {
-		if c != rule {
-			explainedBy = append(explainedBy, c)
-		}
+	if at > 0 {
+		f.Explained(main[:at]...)
 	}
-	return rule, explainedBy
+	f.Explained(ownOnly...)
 }
 
 // need2xx returns a failure when r's status is not 2xx: what the scenario
@@ -408,19 +451,63 @@ func (w *World) need2xx(check string, r *Response) error {
 	return w.refusal(check, r)
 }
 
-// wrongStatus is the failure of a status the scenario's own check did not
-// expect. A 404 where the route's {id} names what the profile provisioned
-// is what a route that does not resolve it gives too: that rule explains
-// it when it fails in its own scenarios.
-func (w *World) wrongStatus(check, want string, r *Response) *outcome.Failure {
-	f := statusFailure(check, want, r)
-	if r.Status == 404 && want != "404" {
-		switch k := w.route(r); k {
-		case routeAgentID, routeAlias, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProject, routeProjectThread:
-			f.ExplainedBy = []string{w.routeRuleOf(r)}
-		}
+// wrongStatus is the failure of a status the scenario expected (not a
+// 2xx) and r did not answer. The rule that names the expected status for
+// r's request breaks (statusRules); the scenario's own rule when it is one
+// of them. A route that does not do what its row says (runs another agent,
+// ignores a thread) answers other statuses too: the route's rule explains
+// the failure when it fails in its own scenarios.
+func (w *World) wrongStatus(check string, wants []int, r *Response) *outcome.Failure {
+	parts := make([]string, len(wants))
+	for i, s := range wants {
+		parts[i] = fmt.Sprint(s)
+	}
+	f := statusFailure(check, strings.Join(parts, " or "), r)
+	var main []string
+	for _, s := range wants {
+		main = append(main, w.statusRules(s, r)...)
+	}
+	w.blame(f, main, nil)
+	switch w.route(r) {
+	case routeOther, routeUnknownID:
+	default:
+		f.Explained(w.routeRuleOf(r))
 	}
 	return f
+}
+
+// statusRules are the rules that name a status for r's request: 400 for
+// an ID that names no agent (ERR-01); 401 for a missing (ERR-02),
+// malformed (ERR-03), unknown (ERR-04) or expired key (ERR-05); 403 for a
+// scope that does not cover the route (its auth rule, ERR-06) or API
+// access disabled (ERR-07); 404 for what does not exist (ERR-08).
+func (w *World) statusRules(status int, r *Response) []string {
+	switch status {
+	case 400:
+		return []string{"ERR-01"}
+	case 401:
+		auth := r.ReqHeader.Get("Authorization")
+		switch {
+		case auth == "":
+			return []string{"ERR-02"}
+		case r.Role == "expired":
+			return []string{"ERR-05"}
+		case r.Role != "":
+			return []string{"ERR-04"}
+		}
+		if tok, ok := strings.CutPrefix(auth, "Bearer "); ok && strings.HasPrefix(tok, "sk-svc-") && strings.Count(tok, "-") >= 4 {
+			return []string{"ERR-04"}
+		}
+		return []string{"ERR-03"}
+	case 403:
+		if r.Role == "apiDisabled" {
+			return []string{"ERR-07"}
+		}
+		return []string{w.authRule(r), "ERR-06"}
+	case 404:
+		return []string{"ERR-08"}
+	}
+	return nil
 }
 
 // formRule is the rule the form of r's answer rests on, by the Accept it
@@ -467,3 +554,119 @@ func (w *World) sendFailure(method, path string, err error) error {
 
 // describe names a request for a failure: its method and URL.
 func describe(r *Response) string { return fmt.Sprintf("%s %s", r.Method, r.URL) }
+
+// on is rule as it stands on r's route: an agent-route rule that PROJ-03
+// states again for the project routes is PROJ-03 there (checks.RuleOn, the
+// passive judge's mapping too).
+func (w *World) on(r *Response, rule string) string { return checks.RuleOn(rule, r.Exchange()) }
+
+// scriptFails reports whether a prompt is an agent script that fails
+// (@fail): a failure of the run, which a stream must carry as an event.
+func scriptFails(prompt string) bool {
+	sc, err := agentscript.Parse(prompt)
+	if err != nil {
+		return false
+	}
+	for _, d := range sc.Directives {
+		if d.Kind == agentscript.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// runRules are the rules a run rests on besides the scenario's own: that
+// its route runs the agent (or thread) it names, and what its key and
+// headers bring to its tools. A step that judges what the agent did names
+// them as explanations (Def.AboutRun): a route that runs another agent, a
+// credential scope not honoured, a narrowing that sticks, fail such a step
+// in every scenario, and the rule that holds the fault fails on its own.
+func (w *World) runRules(r *Response) []string {
+	k := w.route(r)
+	var out []string
+	switch k {
+	case routeAgentID, routeAlias, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProject, routeProjectThread:
+		out = append(out, w.routeRuleOf(r))
+	case routeExport:
+		// What an export holds rests on its being a project bundle.
+		return []string{"BUNDLE-01"}
+	case routeExportInstalled:
+		return []string{"BUNDLE-06", "BUNDLE-01"}
+	default:
+		return nil
+	}
+	if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+		out = append(out, w.on(r, "THREAD-02"))
+	}
+	if w.lacksCredential(r) {
+		out = append(out, "CRED-01")
+	}
+	if slices.Contains([]string{"credentialSearch", "credentialAll", "notEntitled"}, r.Role) {
+		out = append(out, "CRED-02")
+	}
+	_, scoped := r.ReqHeader["X-Svc-Scoped-Tools"]
+	if scoped {
+		out = append(out, "TOOLS-02")
+	} else if k != routeProject && k != routeProjectThread {
+		out = append(out, "TOOLS-03") // a narrowing that stuck from another run
+	}
+	if modes := r.ReqHeader.Get("X-SVC-Run-Mode"); strings.Contains(modes, "research") {
+		out = append(out, "MODE-06", "MODE-02")
+	}
+	if k != routeProject && k != routeProjectThread {
+		out = append(out, "PROJ-04", "PROJ-06") // the project's context outside the project
+	}
+	return out
+}
+
+// selectionRules are the rules by which r's request chose its thread: the
+// path's thread segment (ROUTE-04, ROUTE-05, PROJ-02, and THREAD-01 over a
+// header), a thread ID in {id} (ROUTE-03), or X-SVC-Thread-Id (THREAD-02).
+// A run on another thread than the scenario expects is explained by them.
+func (w *World) selectionRules(r *Response) []string {
+	var out []string
+	switch w.route(r) {
+	case routeThreadSegment:
+		out = append(out, "ROUTE-04")
+	case routeThreadsSegment:
+		out = append(out, "ROUTE-05")
+	case routeProjectThread:
+		out = append(out, "PROJ-02")
+	case routeThreadID:
+		out = append(out, "ROUTE-03")
+	}
+	if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+		if len(out) > 0 {
+			out = append(out, w.on(r, "THREAD-01"))
+		}
+		out = append(out, w.on(r, "THREAD-02"))
+	}
+	return out
+}
+
+// heldBack returns a failure when a client that stopped reading r (to go
+// away, or to abort) had already received what the script says last: the
+// answer was not live, so what the scenario does mid-run came after the
+// run. It breaks the rule of the answer's form: FMT-01 ("live during the
+// run") for SSE, FMT-06 (flushed at most every 500 ms) for plain text.
+func (w *World) heldBack(r *Response) error {
+	sc, err := agentscript.Parse(string(r.ReqBody))
+	if err != nil || sc.Echo {
+		return nil
+	}
+	last := ""
+	for _, d := range sc.Directives {
+		if d.Kind == agentscript.Say {
+			last = d.Text
+		}
+	}
+	if last == "" || !strings.Contains(string(r.Body), last) {
+		return nil
+	}
+	rule := w.on(r, "FMT-06")
+	if r.ReqHeader.Get("Accept") == "text/event-stream" {
+		rule = w.on(r, "FMT-01")
+	}
+	return outcome.Failf("the answer when the client went away mid-run", fmt.Sprintf("text the script says later, %q, not yet sent", last),
+		"it had arrived already: the answer was held back until the run ended").Breaks(rule)
+}

@@ -3,6 +3,7 @@ package steps
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -101,12 +102,16 @@ func (w *World) settle(d *Def, err error) error {
 		f = outcome.Fail("the target's answer", "an answer the step can judge", err.Error())
 	}
 	c := *f
+	if c.Rule == "" && d.AboutTheRun && w.resp != nil {
+		c.Explained(w.runRules(w.resp)...)
+	}
 	if c.Rule == "" {
 		c.Rule = d.Rule
 	}
 	if c.Rule == "" {
 		c.Rule = w.ownRule()
 	}
+	c.ExplainedBy = slices.DeleteFunc(slices.Clone(c.ExplainedBy), func(r string) bool { return r == c.Rule })
 	c.Check = w.cleanText(c.Check, maxMessage)
 	c.Expected = w.cleanText(c.Expected, maxMessage)
 	c.Actual = w.cleanText(c.Actual, maxActual)

@@ -37,28 +37,28 @@ func toolDefs() []Def {
 			}
 			w.answers[name] = r
 			return nil
-		}),
-		step1(`^the run's tools include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, true) }),
-		step1(`^the run's tools do not include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, false) }),
-		step1(`^the run's tools are exactly "([^"]*)"$`, (*World).toolsExactly),
-		step1(`^the run is refused with a 4xx status, or its tools are exactly "([^"]*)"$`, (*World).refusedOrToolsExactly),
+		}).AboutRun(),
+		step1(`^the run's tools include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, true) }).AboutRun(),
+		step1(`^the run's tools do not include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, false) }).AboutRun(),
+		step1(`^the run's tools are exactly "([^"]*)"$`, (*World).toolsExactly).AboutRun(),
+		step1(`^the run is refused with a 4xx status, or its tools are exactly "([^"]*)"$`, (*World).refusedOrToolsExactly).AboutRun(),
 		step2(`^the run's tools are those of answer "(\w+)"( and more)?$`, func(w *World, name, more string) error {
 			base, ok := w.answers[name]
 			if !ok {
 				return scenarioErrorf("no answer named %q has been remembered", name)
 			}
 			return w.toolsLike(name, base, more != "")
-		}),
-		step2(`^the run's model is( not)? "([^"]*)"$`, (*World).modelIs),
-		step0(`^no event of the run has error set$`, (*World).noErrorEvent),
-		step1(`^no event of the run mentions "([^"]*)"$`, (*World).noEventMentions),
+		}).AboutRun(),
+		step2(`^the run's model is( not)? "([^"]*)"$`, (*World).modelIs).AboutRun(),
+		step0(`^no event of the run has error set$`, (*World).noErrorEvent).AboutRun(),
+		step1(`^no event of the run mentions "([^"]*)"$`, (*World).noEventMentions).AboutRun(),
 		step1(`^the run's answer and kinds of events are those of answer "(\w+)"$`, func(w *World, name string) error {
 			base, ok := w.answers[name]
 			if !ok {
 				return scenarioErrorf("no answer named %q has been remembered", name)
 			}
 			return w.sameEvents(name, base)
-		}),
+		}).AboutRun(),
 	}
 }
 

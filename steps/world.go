@@ -59,8 +59,9 @@ type World struct {
 	// lastPrompt is the last prompt sent, expanded (prompt).
 	lastPrompt string
 	// abortStatus is the status of the abort sent mid-stream
-	// (invokeAndAbort); 0 before it.
+	// (invokeAndAbort); 0 before it. abortResp is its answer.
 	abortStatus int
+	abortResp   *Response
 	// hist is what the scenario's exchanges showed, for the checks over
 	// several exchanges (bridge.go); histMu guards it, since a step may
 	// send requests at once (each remembers its exchange).
@@ -74,6 +75,8 @@ type World struct {
 
 	// answers are the responses the scenario remembered by name (tools.go).
 	answers map[string]*Response
+	// orphans is true once an update left an orphaned child (bundle.go).
+	orphans bool
 	// bundleWorld is the state of the bundle steps (bundle.go).
 	bundleWorld
 
@@ -105,11 +108,11 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.resp = nil
 	w.threads, w.runs = map[string]string{}, map[string]string{}
 	w.markers = map[string]string{}
-	w.lastPrompt, w.abortStatus = "", 0
+	w.lastPrompt, w.abortStatus, w.abortResp = "", 0, nil
 	w.hist = checks.History{}
 	w.transcript, w.firstErr = nil, nil
 	w.echoSent = false
-	w.answers = map[string]*Response{}
+	w.answers, w.orphans = map[string]*Response{}, false
 	w.bundleWorld = bundleWorld{w: w}
 	w.bundleWorld.reset()
 }
