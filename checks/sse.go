@@ -124,9 +124,10 @@ func runOf(frames []Frame) string {
 }
 
 // IDBeforeData: SSE-02. Every event frame is an id line holding the run ID,
-// then one data line. The id of the event with runComplete true is SSE-03's
-// ("id: is the run ID with the suffix :after"): here it need only begin
-// with the run ID, so a wrong suffix fails SSE-03 alone. The stream must
+// then one data line. The id of the final event (the one with runComplete
+// true, or the last) is SSE-03's ("id: is the run ID with the suffix
+// :after"): here it need only begin with the run ID, so a wrong suffix
+// fails SSE-03 alone. The stream must
 // not end inside a frame: a frame cut short is no event, and fails unless
 // the client went away.
 func IDBeforeData(x *traffic.Exchange, _ *History) error {
@@ -155,7 +156,7 @@ func IDBeforeData(x *traffic.Exchange, _ *History) error {
 	run := runOf(frames)
 	for i, f := range evs {
 		e, _ := eventOf(data(f.Frame))
-		final := e.complete()
+		final := e.complete() || i == len(evs)-1
 		id, _ := f.Field("id")
 		ok := id == run
 		if final {
