@@ -13,6 +13,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
@@ -97,7 +98,7 @@ func TestEveryDefectIsCaught(t *testing.T) {
 	var wg sync.WaitGroup
 	only := onlyMatching(t, "INVOKECONF_TEST_DEFECTS")
 	for _, d := range fakeserver.Defects() {
-		if !only(d.Name) || !inSweep(d.Name, sampleDefects) {
+		if !only(d.Name) || !sweep.Includes(d.Name, sampleDefects) {
 			continue
 		}
 		tags := "~@slow"
@@ -171,12 +172,6 @@ var sampleDefects = []string{
 	"async-ignored", "events-runid-ignored", "missing-key-403", "scope-resolved", "credential-removal-403",
 	"project-envelope-only", "scoped-tools-ignored", "unknown-mode-400", "one-knowledge-set", "export-nests-project",
 	"install-document-order", "undeclared-task-deleted", "uninstall-install-order",
-}
-
-// inSweep reports whether a switch runs: all of them with INVOKECONF_FULL=1,
-// else those of the sample.
-func inSweep(name string, sample []string) bool {
-	return os.Getenv("INVOKECONF_FULL") == "1" || slices.Contains(sample, name)
 }
 
 // failedRules returns the rules a run failed or warned on, sorted.
