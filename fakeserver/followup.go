@@ -186,26 +186,27 @@ func (s *Server) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return rc.Flush()
 	}
-	if frame([]byte("event: start\ndata: {}\n\n")) != nil {
+	wire := s.sseWire()
+	if frame(wire.open()) != nil {
 		return
 	}
 	existing, done, _ := run.snapshot(0)
 	for _, ev := range existing {
-		if frame(sseEventFrame(s, ev)) != nil {
+		if frame(sseEventFrame(s, wire, ev)) != nil {
 			return
 		}
 	}
 	if !done {
 		marker := Event{ReplayComplete: true, RunID: run.id, ThreadID: run.thread.id}
-		if frame(sseEventFrame(s, marker)) != nil {
+		if frame(sseEventFrame(s, wire, marker)) != nil {
 			return
 		}
 		// Follow the run without cancelling it when this reader leaves.
-		if !s.follow(r, run, len(existing), func(ev Event) error { return frame(sseEventFrame(s, ev)) }) {
+		if !s.follow(r, run, len(existing), func(ev Event) error { return frame(sseEventFrame(s, wire, ev)) }) {
 			return
 		}
 	}
-	_ = frame([]byte("event: close\ndata: {}\n\n"))
+	_ = frame(wire.control("close"))
 }
 
 // follow writes a run's events from index from on until the run is done or

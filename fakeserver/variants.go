@@ -42,6 +42,10 @@ const (
 	varSseCR
 	varSseNoSpace
 	varSseEventMessage
+	varSseBOM
+	varSseMixedEndings
+	varSseDataLines
+	varSseIgnoredFields
 	// Event objects.
 	varOmitEmptyFields
 	varRicherNulls
@@ -107,6 +111,14 @@ var variantTable = [numVariants]Variant{
 		"SSE fields are written without the space after the colon (id:run, data:{...})", ""},
 	varSseEventMessage: {"sse-event-message", `"Each event: an id: line holding the run ID, then a data: line": in the SSE grammar event: message is the default type and retry: is a field of its own, neither forbidden`,
 		"each event frame also carries event: message and retry: 3000 lines between its id and data lines", ""},
+	varSseBOM: {"sse-bom", `"a frame with event: start": the stream is in the SSE grammar, whose parser ignores "one leading U+FEFF BYTE ORDER MARK character"`,
+		"every SSE stream (the events route's too) opens with a UTF-8 byte order mark", ""},
+	varSseMixedEndings: {"sse-mixed-endings", `"a frame with event: start", "an id: line", "a data: line": the line ending is the SSE grammar's, which allows CRLF, LF and CR, line by line`,
+		"SSE lines end in CRLF, LF and CR in turn, within frames too", "line-endings"},
+	varSseDataLines: {"sse-data-lines", `"a data: line holding the event object as JSON": the SSE grammar joins a frame's data lines with LF ("append the field value to the data buffer, then append a single U+000A LINE FEED"), so a conforming client reads one object from several; a data line without a colon is a data field with an empty value`,
+		"every frame's data is written over several data lines: a nameless data line, an empty one, then the JSON indented one line per member", ""},
+	varSseIgnoredFields: {"sse-ignored-fields", `"Comment lines are dropped by conformant SSE parsers"; the SSE grammar's parser also ignores fields it does not know ("The field is ignored"), an id holding U+0000, a retry that is not digits, and a frame without data ("If the data buffer is an empty string ... return"); an empty event line is the default type, message`,
+		"every frame carries an unknown field, a nameless unknown field and a comment; every event frame an id holding U+0000 before its real id and an empty event line; a frame without data (event, empty id, retry) comes before the start frame and before every event frame", ""},
 	// Event objects.
 	varOmitEmptyFields: {"omit-empty-fields", `"The full answer is the concatenation of content of all items (missing content counts as empty)"`,
 		"event objects leave out the fields that are empty or false (content, runComplete false, contentID, a prompt's sensitive false)", "empty-fields"},
