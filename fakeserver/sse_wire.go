@@ -19,6 +19,7 @@ import (
 type sseWire struct {
 	sep  string
 	eols []string // the line endings, taken in turn
+
 	bom, dataLines, ignored, eventMessage bool
 
 	mu   sync.Mutex
