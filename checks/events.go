@@ -203,9 +203,9 @@ func StepDescription(x *traffic.Exchange, _ *History) error {
 }
 
 // PromptCarries: EVT-07. An event with prompt set is an object carrying
-// message; its sensitive flag, when there, is true or false (a false flag
-// may be left out, as empty fields may: "missing content counts as
-// empty"). Whether the request for input was sensitive or had fields is
+// message; its sensitive flag, when there, is true or false, or 1 or 0 (a
+// false flag may be left out, as empty fields may: "missing content counts
+// as empty"). Whether the request for input was sensitive or had fields is
 // known only from an agent script: a prompt event whose message is that of
 // the script's @ask lines (all of them alike) is that request, so it carries
 // sensitive true when they say sensitive, else no true flag, and fields set
@@ -220,13 +220,9 @@ func PromptCarries(x *traffic.Exchange, _ *History) error {
 	for _, e := range evs {
 		p, ok := object(string(e.obj["prompt"]))
 		msg, hasMsg := p["message"]
-		flag, hasFlag := p["sensitive"]
-		if !hasFlag || string(flag) == "null" {
-			flag = json.RawMessage("false")
-		}
-		var sensitive bool
-		if !ok || !hasMsg || string(msg) == "null" || json.Unmarshal(flag, &sensitive) != nil {
-			return outcome.Failf(e.where, "prompt, an object carrying message and a sensitive flag (true or false; false may be left out)", "%s", quote([]byte(e.raw)))
+		sensitive, isFlag := flagOf(p["sensitive"])
+		if !ok || !hasMsg || string(msg) == "null" || !isFlag {
+			return outcome.Failf(e.where, "prompt, an object carrying message and a sensitive flag (true or false, or 1 or 0; false may be left out)", "%s", quote([]byte(e.raw)))
 		}
 		var text string
 		a, scripted := ask{}, false
@@ -248,6 +244,20 @@ func PromptCarries(x *traffic.Exchange, _ *History) error {
 		}
 	}
 	return nil
+}
+
+// flagOf reads a flag: "a sensitive flag" is all the spec says of its type,
+// so true and false, and 1 and 0 (the 0/1 encoding IsSet reads for the
+// richer fields), are flags; missing or null is false, as empty fields may
+// be left out.
+func flagOf(raw json.RawMessage) (set, ok bool) {
+	switch strings.TrimSpace(string(raw)) {
+	case "", "null", "false", "0":
+		return false, true
+	case "true", "1":
+		return true, true
+	}
+	return false, false
 }
 
 // ScriptAsk reports what x's agent-script prompt states of the request for

@@ -295,7 +295,8 @@ var eventRewrites = []eventRewrite{
 		}
 	}},
 	{on: variantOn(varExtraMembers), f: addExtraMembers},
-	{on: variantOn(varNumericRunIDs), f: numericRunID}, // ids.go
+	{on: variantOn(varNumericRunIDs), f: numericRunID},       // ids.go
+	{on: variantOn(varNumericThreadIDs), f: numericThreadID}, // ids.go
 	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
 	{on: variantOn(varOtherFieldTypes), f: otherFieldTypes},
 	{on: variantOn(varRicherNumericFlags), f: richerNumericFlags},
@@ -370,6 +371,14 @@ func otherFieldTypes(m map[string]any) {
 	if st, ok := m["step"].(map[string]any); ok {
 		st["id"], st["index"] = "stp_1", 1
 	}
+	if ti, ok := m["toolInput"].(map[string]any); ok && len(ti) > 0 {
+		// The arguments as the model streams them: text, not an object.
+		b, _ := json.Marshal(ti)
+		m["toolInput"] = string(b)
+	}
+	if m["replayComplete"] == true {
+		m["replayComplete"] = map[string]any{"replayed": true}
+	}
 	if p, ok := m["prompt"].(map[string]any); ok {
 		fields := []any{}
 		names, _ := p["fields"].([]any)
@@ -381,13 +390,23 @@ func otherFieldTypes(m map[string]any) {
 }
 
 // richerNumericFlags serves richer-numeric-flags: the boolean richer
-// fields as 0/1 numbers on every event.
+// fields as 0/1 numbers on every event, and a prompt's sensitive flag
+// likewise. A field another variant gave another type stays as it is.
 func richerNumericFlags(m map[string]any) {
 	for _, k := range []string{"waitingOnModel", "replayComplete"} {
-		if m[k] == true {
+		switch m[k] {
+		case true:
 			m[k] = 1
-		} else {
+		case false, nil:
 			m[k] = 0
+		}
+	}
+	if p, ok := m["prompt"].(map[string]any); ok {
+		switch p["sensitive"] {
+		case true:
+			p["sensitive"] = 1
+		case false:
+			p["sensitive"] = 0
 		}
 	}
 }

@@ -242,7 +242,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	runs := append([]*run(nil), t.runs...)
 	s.st.mu.Unlock()
-	aborted := []string{}
+	aborted := []any{}
 	for _, run := range runs {
 		if run.isDone() {
 			continue
@@ -253,13 +253,13 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 		case !s.defect(defAbortIgnored):
 			run.cancel()
 		}
-		aborted = append(aborted, run.id)
+		aborted = append(aborted, idValue(run.id, s.variant(varNumericRunIDs)))
 	}
 	if s.variant(varAbort204) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"threadID": t.id, "aborted": aborted})
+	writeJSON(w, http.StatusOK, map[string]any{"threadID": idValue(t.id, s.variant(varNumericThreadIDs)), "aborted": aborted})
 }
 
 // handleThread serves GET /api/threads/{id}: it answers at once and reports
@@ -278,12 +278,9 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.st.mu.Lock()
-	body := map[string]any{"id": t.id, "agentID": t.agent.id, "lastRunID": nil}
+	body := map[string]any{"id": idValue(t.id, s.variant(varNumericThreadIDs)), "agentID": t.agent.id, "lastRunID": nil}
 	if t.lastCompleted != nil {
-		body["lastRunID"] = t.lastCompleted.id
-		if s.variant(varNumericRunIDs) {
-			body["lastRunID"] = asNumber(t.lastCompleted.id)
-		}
+		body["lastRunID"] = idValue(t.lastCompleted.id, s.variant(varNumericRunIDs))
 	}
 	if t.project != nil {
 		body["projectID"] = t.project.id

@@ -68,6 +68,7 @@ const (
 	varEventsLatestWaits
 	varProblemErrorMessage
 	varNumericRunIDs
+	varNumericThreadIDs
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -124,10 +125,10 @@ var variantTable = [numVariants]Variant{
 		"event objects leave out the fields that are empty or false (content, runComplete false, contentID, a prompt's sensitive false)", "empty-fields"},
 	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,
 		"every event object writes every richer field, the unset ones as null, false or {} (the object fields); the final event's content is null", "empty-fields"},
-	varRicherNumericFlags: {"richer-numeric-flags", `"Types and inner structure of ... replayComplete ...: not shown"; waitingOnModel's type is not shown either: a 0/1 flag is a legal encoding, 0 unset`,
-		"every event object writes waitingOnModel and replayComplete as numbers: 1 when set, else 0", ""},
+	varRicherNumericFlags: {"richer-numeric-flags", `"Types and inner structure of ... replayComplete ...: not shown"; waitingOnModel's type is not shown either, nor a prompt's beyond "a sensitive flag": a 0/1 flag is a legal encoding, 0 unset`,
+		"every event object writes waitingOnModel and replayComplete as numbers: 1 when set, else 0; a prompt's sensitive flag is 1 or 0", ""},
 	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID, toolInput, toolCall (beyond name), step (beyond description), prompt (beyond fields, message, sensitive), input, replayComplete and username: not shown."`,
-		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
+		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects, toolInput the arguments as a JSON string, replayComplete an object", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
 		"runs carry no input and no username event", ""},
 	varPausesOverrun: {"pauses-overrun", `"output is flushed at most every 500 ms" bounds how long the service holds text it has, not how fast its agent is: an agent script's @pause (README) is a wait whose length is the agent's`,
@@ -149,7 +150,9 @@ var variantTable = [numVariants]Variant{
 	varProblemErrorMessage: {"problem-error-message", `"Errors before streaming use the platform's problem format (not the OpenAI error envelope)"; "Body shape of the problem format ... not shown"`,
 		`error bodies are the platform's own {"error":{"message":...,"status":...}}, which shares error.message with the OpenAI envelope but not its type, param and code`, ""},
 	varNumericRunIDs: {"numeric-run-ids", `event fields "runID: Run the event belongs to" and "lastRunID" have no type given (only the async answer types runID: string)`,
-		"run IDs are decimal numbers, written as JSON numbers in event objects and lastRunID (the async answer keeps strings)", ""},
+		"run IDs are decimal numbers, written as JSON numbers in event objects, lastRunID and the abort answer (the async answer keeps strings)", ""},
+	varNumericThreadIDs: {"numeric-thread-ids", `event field "threadID: Thread the event belongs to" has no type given (only the async answer types threadID: string); "Fields of the thread ... resources: not shown"`,
+		"new threads get decimal IDs, written as JSON numbers in event objects (every form, the events route's too), GET /api/threads/{id} and the abort answer; the X-SVC-Thread-Id header carries the digits, the async answer a string", ""},
 	varAsyncAckExtraMembers: {"async-ack-extra-members", `"the call returns at once with threadID and runID (JSON)": nothing excludes other members`,
 		"the async acknowledgement carries extra members (status, links)", ""},
 	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,
