@@ -239,6 +239,11 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 			notices = append(notices, Event{Step: &Step{Description: "tool " + tool + " removed: the key may not use its credential"}})
 		}
 	}
+	if s.defect(defModeIgnoredErrorEvent) {
+		for _, mode := range s.ignoredModes(r.Header, k.user) {
+			notices = append(notices, Event{Error: "run mode " + mode + " ignored: unknown, or the workspace is not entitled to it"})
+		}
+	}
 	run, resumed := s.startRun(t, k, prompt, tools, notices...)
 
 	// THREAD-04: every response carries X-SVC-Thread-Id.

@@ -22,6 +22,7 @@ Feature: Run modes
       | modes                         |
       | ${unknownMode},research       |
       | ${unknownMode} ,  research  , |
+      | research , ${unknownMode}     |
 
   @MODE-02 @capability-researchMode
   Scenario: A mode adds its tools to the agent's own
@@ -35,32 +36,41 @@ Feature: Run modes
     Then the status is 2xx
     And the run's tools are those of answer "own" and more
 
+  # "A run-mode entitlement problem or unknown mode is not an error (the mode
+  # is ignored)": no event of the run has error set either.
   @MODE-03
   Scenario: A mode the workspace is not entitled to is ignored, not refused
     Given the "notEntitled" key
+    And the request header "Accept" is "application/json"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
     Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "research"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
     Then the status is 2xx
+    And no event of the run has error set
     And the run's tools are those of answer "own"
 
+  # Modes are "not tool references": a tool's name, the agent's own or
+  # another agent's, is a name the server does not know as a mode.
   @MODE-04
   Scenario Outline: A mode name the server does not know is ignored, not refused
     Given the "agent" key
+    And the request header "Accept" is "application/json"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
     Then the status is 2xx
     And the answer is remembered as "own"
     Given the request header "X-SVC-Run-Mode" is "<modes>"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
     Then the status is 2xx
+    And no event of the run has error set
     And the run's tools are those of answer "own"
 
     Examples:
-      | modes                     |
-      | ${unknownMode}            |
-      | ${agents.main.plainTool}  |
+      | modes                          |
+      | ${unknownMode}                 |
+      | ${agents.main.plainTool}       |
+      | ${agents.other.distinctTools}  |
 
   @MODE-05 @capability-researchMode
   Scenario: A mode's tool that the key's credential scopes exclude is removed, silently
