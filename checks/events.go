@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -368,6 +370,48 @@ func aroundStep(prompt string) (before, after string, ok bool) {
 		}
 	}
 	return before, after, steps == 1 && after != ""
+}
+
+// MentionsNone returns the check that no event of x's answer (SSE or the
+// envelope), of any kind, names one of the tools in any member: a tool is
+// "removed from the run, silently" (Authentication 5, CRED-01), "This
+// removal is silent: no error and no event" (X-SVC-Run-Mode 4, MODE-05). A
+// name counts as a whole word: web in web-lite is not mentioned. spec is the
+// words a failure cites.
+func MentionsNone(spec string, names []string) func(*traffic.Exchange, *History) error {
+	words := make([]*regexp.Regexp, len(names))
+	for i, n := range names {
+		words[i] = regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(n) + `($|[^A-Za-z0-9_.-])`)
+	}
+	return func(x *traffic.Exchange, _ *History) error {
+		evs, err := recordedEvents(x)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			b := canonical(e.raw) // one escaping for every member
+			for i, w := range words {
+				if w.Match(b) {
+					return outcome.Failf(e.where, fmt.Sprintf("no event that mentions %q (removed silently)", names[i]), "%s", quote(b)).WithSpec(spec)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// canonical re-encodes JSON text with one escaping (no \u escapes but the
+// ones JSON needs), so text is found however the service escaped it.
+func canonical(raw string) []byte {
+	var v any
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return []byte(raw)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSpace(b.Bytes())
 }
 
 // ScriptAsk reports what x's agent-script prompt states of the request for

@@ -207,3 +207,36 @@ func TestStepAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestMentionsNone: a removed tool is named by no event, in any member, as
+// a whole word.
+func TestMentionsNone(t *testing.T) {
+	stream := func(members ...string) *traffic.Exchange {
+		parts := []string{start}
+		for _, m := range members {
+			parts = append(parts, evt(m))
+		}
+		return sse(whole(append(parts, final, closeF)...)...).build()
+	}
+	check := MentionsNone("silently", []string{"deep-research"})
+	for _, tc := range []struct {
+		name string
+		x    *traffic.Exchange
+		pass bool
+	}{
+		{"no mention", stream(`"content":"calculator, notes"`), true},
+		{"part of another name", stream(`"content":"deep-research-lite"`), true},
+		{"a notice member", stream(`"notice":"tool deep-research removed"`), false},
+		{"a step", stream(`"step":{"description":"deep-research removed"}`), false},
+		{"escaped in JSON", stream(`"notice":"deep\u002dresearch"`), false},
+		{"an envelope item", env(`{"x":{"y":["deep-research"]}}`).build(), false},
+	} {
+		err := check(tc.x, nil)
+		if (err == nil) != tc.pass {
+			t.Errorf("%s: %v, want pass %t", tc.name, err, tc.pass)
+		}
+		if f, ok := outcome.AsFailure(err); err != nil && (!ok || f.Spec != "silently") {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}

@@ -171,6 +171,7 @@ const (
 	defModeListLastOnly
 	defModeToolReference
 	defModeIgnoredErrorEvent
+	defModeRemovalNotice
 	// Credential scopes.
 	defCredentialRemoval403
 	defCredentialWildcardIgnored
@@ -409,6 +410,8 @@ var defectTable = [numDefects]Defect{
 		"an X-SVC-Run-Mode entry that names a tool of the workspace, not a mode, attaches that tool"},
 	defModeIgnoredErrorEvent: {"mode-ignored-error-event", []string{"MODE-03", "MODE-04"},
 		"a mode that is ignored (unknown, or the workspace is not entitled) is reported in an event with error set; the run goes on"},
+	defModeRemovalNotice: {"mode-removal-notice", []string{"MODE-05"},
+		"a run-mode tool removed for the key's credential scopes is announced in an event of its own that carries only a notice member naming it (no content, no richer field, no error)"},
 	// Credential scopes.
 	defCredentialRemoval403:      {"credential-removal-403", []string{"CRED-01"}, "a run whose tool the key's credential scopes exclude is refused with 403"},
 	defCredentialWildcardIgnored: {"credential-wildcard-ignored", []string{"CRED-02"}, "credential:use:* does not cover credential-backed tools"},

@@ -72,11 +72,22 @@ Feature: Run modes
       | ${agents.main.plainTool}       |
       | ${agents.other.distinctTools}  |
 
+  # The tools research adds are learnt from a key that may use them, so that
+  # no event of the run without them may name them ("no error and no event").
   @MODE-05 @capability-researchMode
   Scenario: A mode's tool that the key's credential scopes exclude is removed, silently
     Given the target offers research mode
-    And the "agent" key
     And the request header "Accept" is "text/event-stream"
+    And the "credentialSearch" key
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
+    Then the status is 2xx
+    And the answer is remembered as "searchOwn"
+    Given the request header "X-SVC-Run-Mode" is "research"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
+    Then the status is 2xx
+    And the answer is remembered as "searchResearch"
+    Given the "agent" key
+    And the request header "X-SVC-Run-Mode" is absent
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
     Then the status is 2xx
     And the answer is remembered as "own"
@@ -86,6 +97,7 @@ Feature: Run modes
     And no event of the run has error set
     And the run's tools are those of answer "own"
     And the run's answer and kinds of events are those of answer "own"
+    And no event of the run mentions the tools answer "searchResearch" has beyond answer "searchOwn"
 
   @MODE-06 @capability-researchMode
   Scenario Outline: research adds the research tool with credential:use:search or credential:use:*
