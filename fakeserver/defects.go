@@ -59,6 +59,7 @@ const (
 	defEnvelopeDropsError
 	defSseAsTextPlain
 	defPlainDebounced
+	defPlainBufferedDefault
 	// SSE framing.
 	defStartLate
 	defNoEventId
@@ -290,6 +291,7 @@ var defectTable = [numDefects]Defect{
 	defEnvelopeDropsError:     {"envelope-drops-error", []string{"FMT-07"}, "the JSON envelope leaves out the error event of a failed run"},
 	defSseAsTextPlain:         {"sse-as-text-plain", []string{"FMT-01"}, "the SSE stream is sent as Content-Type text/plain; charset=utf-8 (what net/http sniffs when a handler sets none)"},
 	defPlainDebounced:         {"plain-debounced", []string{"FMT-06"}, "plain text is flushed only once the run has paused 200 ms, so text produced steadily is held until the run ends"},
+	defPlainBufferedDefault:   {"plain-buffered-default", []string{"FMT-06"}, "plain text is streamed for Accept: text/plain, but held until the run ends for a request without Accept"},
 	// SSE framing.
 	defStartLate:           {"start-late", []string{"SSE-01"}, "event: start is sent with the first event instead of at once"},
 	defNoEventId:           {"no-event-id", []string{"SSE-02"}, "event frames carry no id line"},

@@ -525,7 +525,7 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	if !waitForOutput(r, run, plainHeaderWait) {
 		_ = rc.Flush()
 	}
-	if s.defect(defPlainBuffered) {
+	if s.defect(defPlainBuffered) || (s.defect(defPlainBufferedDefault) && len(r.Header.Values("Accept")) == 0) {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
 			s.abandon(run)
