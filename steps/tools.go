@@ -420,7 +420,8 @@ func responseEvents(r *Response) ([]map[string]any, error) {
 	return evs, nil
 }
 
-// noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error.
+// noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error;
+// MODE-03, MODE-04, nor is an ignored mode.
 func (w *World) noErrorEvent() error {
 	r, err := w.finished()
 	if err != nil {
@@ -432,7 +433,7 @@ func (w *World) noErrorEvent() error {
 	}
 	for _, ev := range evs {
 		if isSet(ev, "error") {
-			return outcome.Failf("the run's events", "none with error set (a removal of a tool is not an error)", "error %s", bounded(fmt.Sprint(ev["error"])))
+			return outcome.Failf("the run's events", "none with error set (a removal of a tool, or an ignored mode, is not an error)", "error %s", bounded(fmt.Sprint(ev["error"])))
 		}
 	}
 	return nil
