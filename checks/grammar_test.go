@@ -76,6 +76,9 @@ func TestLegalStreamShapes(t *testing.T) {
 		{"data over several lines", legalStream("\n", spreadData), "t1"},
 		{"ignored fields and frames", legalStream("\n", ignoredFields), "t1"},
 		{"numeric IDs", legalStream("\n", numeric), "17"},
+		{"numeric IDs in exponent form", legalStream("\n", func(f string) string {
+			return strings.ReplaceAll(numeric(f), `"threadID":17`, `"threadID":1.7e1`)
+		}), "17"},
 		{"all at once", "\xEF\xBB\xBF" + legalStream("\r\n", func(f string) string { return ignoredFields(spreadData(noSpace(f))) }), "t1"},
 	}
 	rules := []string{"FMT-01", "SSE-01", "SSE-02", "SSE-03", "SSE-05", "SSE-06", "EVT-01", "EVT-02", "EVT-04", "THREAD-04"}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -224,10 +225,22 @@ func idText(raw json.RawMessage) *string {
 	case string:
 		return &t
 	case json.Number:
-		s := t.String()
+		s := numberText(t)
 		return &s
 	}
 	return nil
+}
+
+// numberText writes a JSON number that is an integer in decimal digits, so
+// an ID written 1e15 or 1000000000000000.0 reads as the digits a header or
+// an id line carries; other numbers as written.
+func numberText(n json.Number) string {
+	f, _, err := big.ParseFloat(n.String(), 10, 256, big.ToNearestEven)
+	if err != nil || !f.IsInt() {
+		return n.String()
+	}
+	i, _ := f.Int(nil)
+	return i.String()
 }
 
 func (e eventObject) complete() bool { return e.RunComplete != nil && *e.RunComplete }
