@@ -1,8 +1,11 @@
 package checks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/agentscript"
@@ -17,6 +20,7 @@ var eventChecks = []Check{
 	{Rule: "EVT-04", Spec: "Richer fields: at most one of them is set per event.", Judge: OneRicherField},
 	{Rule: "EVT-05", Spec: "toolCall: A tool is being invoked; clients read its name", Judge: ToolCallName},
 	{Rule: "EVT-06", Spec: "step: The current step changed; following events belong to it; clients read its description", Judge: StepDescription},
+	{Rule: "EVT-06", Spec: "step: The current step changed; following events belong to it; clients read its description", Aspect: StepOrder, Judge: StepAhead},
 	{Rule: "EVT-07", Spec: "prompt: The agent needs something from the user, most often an OAuth login. Carries fields, message and a sensitive flag.", Judge: PromptCarries},
 }
 
@@ -203,9 +207,9 @@ func StepDescription(x *traffic.Exchange, _ *History) error {
 }
 
 // PromptCarries: EVT-07. An event with prompt set is an object carrying
-// message; its sensitive flag, when there, is true or false (a false flag
-// may be left out, as empty fields may: "missing content counts as
-// empty"). Whether the request for input was sensitive or had fields is
+// message; its sensitive flag, when there, is true or false, or 1 or 0 (a
+// false flag may be left out, as empty fields may: "missing content counts
+// as empty"). Whether the request for input was sensitive or had fields is
 // known only from an agent script: a prompt event whose message is that of
 // the script's @ask lines (all of them alike) is that request, so it carries
 // sensitive true when they say sensitive, else no true flag, and fields set
@@ -220,13 +224,9 @@ func PromptCarries(x *traffic.Exchange, _ *History) error {
 	for _, e := range evs {
 		p, ok := object(string(e.obj["prompt"]))
 		msg, hasMsg := p["message"]
-		flag, hasFlag := p["sensitive"]
-		if !hasFlag || string(flag) == "null" {
-			flag = json.RawMessage("false")
-		}
-		var sensitive bool
-		if !ok || !hasMsg || string(msg) == "null" || json.Unmarshal(flag, &sensitive) != nil {
-			return outcome.Failf(e.where, "prompt, an object carrying message and a sensitive flag (true or false; false may be left out)", "%s", quote([]byte(e.raw)))
+		sensitive, isFlag := flagOf(p["sensitive"])
+		if !ok || !hasMsg || string(msg) == "null" || !isFlag {
+			return outcome.Failf(e.where, "prompt, an object carrying message and a sensitive flag (true or false, or 1 or 0; false may be left out)", "%s", quote([]byte(e.raw)))
 		}
 		var text string
 		a, scripted := ask{}, false
@@ -236,18 +236,182 @@ func PromptCarries(x *traffic.Exchange, _ *History) error {
 		if !scripted || a.mixed {
 			continue
 		}
-		if sensitive != a.sensitive || (a.fields && !IsSet(p["fields"])) {
+		if sensitive != a.sensitive || (a.fields && !namesFields(p["fields"], a.names)) {
 			want := "sensitive false or left out"
 			if a.sensitive {
 				want = "sensitive true"
 			}
 			if a.fields {
-				want += " and fields"
+				want += " and fields naming " + strings.Join(a.names, ", ")
 			}
 			return outcome.Failf(e.where+", the script's @ask "+quote([]byte(text)), "a prompt with "+want, "%s", quote([]byte(e.raw)))
 		}
 	}
 	return nil
+}
+
+// flagOf reads a flag: "a sensitive flag" is all the spec says of its type,
+// so true and false, and 1 and 0 (the 0/1 encoding IsSet reads for the
+// richer fields), are flags; missing or null is false, as empty fields may
+// be left out.
+func flagOf(raw json.RawMessage) (set, ok bool) {
+	switch strings.TrimSpace(string(raw)) {
+	case "", "null", "false", "0":
+		return false, true
+	case "true", "1":
+		return true, true
+	}
+	return false, false
+}
+
+// SetBefore returns the check that an event sets field strictly before
+// the first event that sets later, where the spec's words give an order:
+//
+//   - EVT-08, "waitingOnModel: The model has not started responding yet":
+//     before the model's first content;
+//   - EVT-09, "toolInput: The model is composing tool arguments": before
+//     the toolCall that invokes the tool.
+//
+// An event that sets both is not before: waitingOnModel on the event that
+// carries the model's first content, or toolInput on the toolCall event,
+// signals nothing ahead of it. The events
+// are a synchronous answer's (SSE or the envelope), as recordedEvents reads
+// them; which script the run played is the scenario's to know.
+func SetBefore(field, later string) func(*traffic.Exchange, *History) error {
+	return func(x *traffic.Exchange, _ *History) error {
+		evs, err := recordedEvents(x)
+		if err != nil {
+			return err
+		}
+		want := fmt.Sprintf("an event with %s set before the first event with %s", field, later)
+		for _, e := range evs {
+			switch set, then := IsSet(e.obj[field]), IsSet(e.obj[later]); {
+			case set && !then:
+				return nil
+			case then:
+				return outcome.Failf("the events of the run", want, "%s sets %s first: %s", e.where, later, quote([]byte(e.raw)))
+			}
+		}
+		return outcome.Failf("the events of the run", want, "%d events, none with %s set", len(evs), field)
+	}
+}
+
+// StepOrder is EVT-06's "following events belong to it".
+const StepOrder = "ahead of the events that belong to the step (needs an agent-script prompt with one @step, then @say)"
+
+// StepAhead: EVT-06, "step: The current step changed; following events
+// belong to it". On an agent-script prompt with one @step and content said
+// after it, the event with step set comes before that content (or carries
+// it): when it arrives, the events before it carry no more content than the
+// script says before the step. A step announced after the content that belongs to it
+// (its end reported, say) leaves that content in no step. Decided only when
+// the events' content is the script's text.
+func StepAhead(x *traffic.Exchange, _ *History) error {
+	evs, err := recordedEvents(x)
+	if err != nil {
+		return err
+	}
+	if x.Request.Body.Redacted || x.Request.Body.Truncated {
+		return untested(NoBody)
+	}
+	before, after, ok := aroundStep(string(x.Request.Body.Bytes()))
+	if !ok {
+		return skip("the prompt is not an agent script with one @step and content after it")
+	}
+	if !slices.ContainsFunc(evs, func(e recordedEvent) bool { return IsSet(e.obj["step"]) }) {
+		return skip("no event with step set (EVT-06's shape check)")
+	}
+	said, step := "", -1
+	for _, e := range evs {
+		if step < 0 && IsSet(e.obj["step"]) {
+			step = len(said)
+		}
+		var c string
+		if json.Unmarshal(e.obj["content"], &c) == nil {
+			said += c
+		}
+		if step < 0 && len(said) > len(before) {
+			// Content of the step arrived while no step was announced.
+			if said == (before + after)[:min(len(said), len(before+after))] {
+				return outcome.Failf(e.where, "the step's event before the content said in the step ("+quote([]byte(after))+")",
+					"%s arrived first, with no step set before it", quote([]byte(said[len(before):])))
+			}
+			return skip("the events' content is not the script's text")
+		}
+	}
+	if said != before+after {
+		return skip("the events' content is not the script's text")
+	}
+	return nil
+}
+
+// aroundStep returns the content an agent script says before and after its
+// one @step; ok is false for a prompt that is no such script or says nothing
+// after the step.
+func aroundStep(prompt string) (before, after string, ok bool) {
+	if !agentscript.IsScript(prompt) {
+		return "", "", false
+	}
+	s, err := agentscript.Parse(prompt)
+	if err != nil {
+		return "", "", false
+	}
+	steps := 0
+	for _, d := range s.Directives {
+		switch {
+		case d.Kind == agentscript.Step:
+			steps++
+		case d.Kind == agentscript.Say && steps == 0:
+			before += d.Text
+		case d.Kind == agentscript.Say:
+			after += d.Text
+		case d.Kind == agentscript.Fail || d.Kind == agentscript.Ask:
+			return "", "", false // the run may end, or wait, before its content
+		}
+	}
+	return before, after, steps == 1 && after != ""
+}
+
+// MentionsNone returns the check that no event of x's answer (SSE or the
+// envelope), of any kind, names one of the tools in any member: a tool is
+// "removed from the run, silently" (Authentication 5, CRED-01), "This
+// removal is silent: no error and no event" (X-SVC-Run-Mode 4, MODE-05). A
+// name counts as a whole word: web in web-lite is not mentioned. spec is the
+// words a failure cites.
+func MentionsNone(spec string, names []string) func(*traffic.Exchange, *History) error {
+	words := make([]*regexp.Regexp, len(names))
+	for i, n := range names {
+		words[i] = regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(n) + `($|[^A-Za-z0-9_.-])`)
+	}
+	return func(x *traffic.Exchange, _ *History) error {
+		evs, err := recordedEvents(x)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			b := canonical(e.raw) // one escaping for every member
+			for i, w := range words {
+				if w.Match(b) {
+					return outcome.Failf(e.where, fmt.Sprintf("no event that mentions %q (removed silently)", names[i]), "%s", quote(b)).WithSpec(spec)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// canonical re-encodes JSON text with one escaping (no \u escapes but the
+// ones JSON needs), so text is found however the service escaped it.
+func canonical(raw string) []byte {
+	var v any
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return []byte(raw)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSpace(b.Bytes())
 }
 
 // ScriptAsk reports what x's agent-script prompt states of the request for
@@ -264,8 +428,47 @@ func ScriptAsk(x *traffic.Exchange, message string) (sensitive, fields, ok bool)
 // ask is what a script's @ask lines with one message state.
 type ask struct {
 	sensitive, fields bool
+	names             []string // the fields it asks for
 	// mixed is true when @ask lines with that message differ.
 	mixed bool
+}
+
+// namesFields reports whether a prompt's fields are set and name every
+// field the request asks for. Their inner structure is not shown, so a name
+// counts wherever it stands in them: a string (["username"]), a member's
+// value ([{"name":"username"}]) or a key ({"username":{...}}), in any case.
+func namesFields(raw json.RawMessage, names []string) bool {
+	if !IsSet(raw) {
+		return false
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	seen := map[string]bool{}
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case string:
+			seen[strings.ToLower(t)] = true
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range t {
+				seen[strings.ToLower(k)] = true
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	for _, n := range names {
+		if !seen[strings.ToLower(n)] {
+			return false
+		}
+	}
+	return true
 }
 
 // scriptAsks returns the @ask lines of x's prompt by message; none when the
@@ -287,8 +490,8 @@ func scriptAsks(x *traffic.Exchange) map[string]ask {
 		if d.Kind != agentscript.Ask {
 			continue
 		}
-		a := ask{sensitive: d.Sensitive, fields: len(d.Fields) > 0}
-		if old, ok := out[d.Text]; ok && (old.sensitive != a.sensitive || old.fields != a.fields || old.mixed) {
+		a := ask{sensitive: d.Sensitive, fields: len(d.Fields) > 0, names: d.Fields}
+		if old, ok := out[d.Text]; ok && (old.sensitive != a.sensitive || !slices.Equal(old.names, a.names) || old.mixed) {
 			a.mixed = true
 		}
 		out[d.Text] = a

@@ -3,6 +3,9 @@ package checks
 import (
 	"strings"
 	"testing"
+
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // evt is an SSE event frame with the given members beside runID and
@@ -97,6 +100,18 @@ func TestEventChecks(t *testing.T) {
 			`"prompt":{"message":"Pick one","fields":{"choice":{"type":"text"}}}`), "pass"},
 		{"scripted ask without fields, fields empty", "EVT-07", scripted("@ask Pick one",
 			`"prompt":{"message":"Pick one","fields":[]}`), "pass"},
+		{"scripted sensitive ask, flag 1", "EVT-07", scripted("@ask sensitive fields=token Paste a token",
+			`"prompt":{"fields":["token"],"message":"Paste a token","sensitive":1}`), "pass"},
+		{"scripted plain ask, flag 0", "EVT-07", scripted("@ask Pick one", `"prompt":{"message":"Pick one","sensitive":0}`), "pass"},
+		{"a flag 2 is no flag", "EVT-07", stream(`"prompt":{"message":"m","sensitive":2}`), "fail"},
+		{"scripted ask, fields not the ones asked for", "EVT-07", scripted("@ask fields=username,password Log in",
+			`"prompt":{"message":"Log in","fields":["value"]}`), "fail"},
+		{"scripted ask, one field of two", "EVT-07", scripted("@ask fields=username,password Log in",
+			`"prompt":{"message":"Log in","fields":["username"]}`), "fail"},
+		{"scripted ask, fields as objects", "EVT-07", scripted("@ask fields=username,password Log in",
+			`"prompt":{"message":"Log in","fields":[{"name":"username","type":"text"},{"name":"Password","secret":true}]}`), "pass"},
+		{"scripted ask, fields as a mapping", "EVT-07", scripted("@ask fields=username,password Log in",
+			`"prompt":{"message":"Log in","fields":{"username":{},"password":{"secret":true}}}`), "pass"},
 		{"scripted plain ask, flag true", "EVT-07", scripted("@ask Pick one", `"prompt":{"message":"Pick one","sensitive":true}`), "fail"},
 		{"scripted plain ask, flag left out", "EVT-07", scripted("@ask Pick one", `"prompt":{"message":"Pick one"}`), "pass"},
 		{"another message than the script's", "EVT-07", scripted("@ask sensitive Paste a token", `"prompt":{"message":"Log in"}`), "pass"},
@@ -119,6 +134,109 @@ func TestIsSet(t *testing.T) {
 		"true": true, "1": true, "-1": true, "0.5": true, `"x"`: true, `{"a":1}`: true, "[1]": true, "nonsense": false} {
 		if got := IsSet([]byte(raw)); got != want {
 			t.Errorf("IsSet(%q) = %t, want %t", raw, got, want)
+		}
+	}
+}
+
+// TestSetBefore: EVT-08, EVT-09 and EVT-06 order the events; an event that
+// sets both fields is not before the one it should precede.
+func TestSetBefore(t *testing.T) {
+	stream := func(members ...string) *traffic.Exchange {
+		parts := []string{start}
+		for _, m := range members {
+			parts = append(parts, evt(m))
+		}
+		return sse(whole(append(parts, final, closeF)...)...).build()
+	}
+	for _, tc := range []struct {
+		name, field, later string
+		x                  *traffic.Exchange
+		pass               bool
+	}{
+		{"waiting, then content", "waitingOnModel", "content", stream(`"waitingOnModel":true`, `"content":"hi"`), true},
+		{"waiting as a 0/1 flag", "waitingOnModel", "content", stream(`"waitingOnModel":1`, `"content":"hi"`), true},
+		{"waiting on the first content", "waitingOnModel", "content", stream(`"waitingOnModel":true,"content":"hi"`), false},
+		{"waiting after content", "waitingOnModel", "content", stream(`"content":"hi"`, `"waitingOnModel":true`), false},
+		{"no waiting", "waitingOnModel", "content", stream(`"content":"hi"`), false},
+		{"toolInput, then toolCall", "toolInput", "toolCall", stream(`"toolInput":"{\"q\":1}"`, `"toolCall":{"name":"t"}`), true},
+		{"toolInput on the toolCall", "toolInput", "toolCall", stream(`"toolInput":{"name":"t"},"toolCall":{"name":"t"}`), false},
+		{"step, then its content", "step", "content", stream(`"step":{"description":"s"}`, `"content":"hi"`), true},
+		{"step after its content", "step", "content", stream(`"content":"hi"`, `"step":{"description":"s"}`), false},
+		{"envelope order", "step", "content", env(`{"step":{"description":"s"}}`, `{"content":"hi"}`).build(), true},
+	} {
+		err := SetBefore(tc.field, tc.later)(tc.x, nil)
+		if (err == nil) != tc.pass {
+			t.Errorf("%s: %v, want pass %t", tc.name, err, tc.pass)
+		}
+		if _, ok := outcome.AsFailure(err); err != nil && !ok {
+			t.Errorf("%s: not a failure: %v", tc.name, err)
+		}
+	}
+}
+
+// TestStepAhead: EVT-06's order on an agent script with one @step: the
+// step's event before the content said in it, after the content said before.
+func TestStepAhead(t *testing.T) {
+	scripted := func(prompt string, members ...string) *traffic.Exchange {
+		parts := []string{start}
+		for _, m := range members {
+			parts = append(parts, evt(m))
+		}
+		x := sse(whole(append(parts, final, closeF)...)...)
+		x.prompt = prompt
+		return x.build()
+	}
+	const script = "@say a\n@step S\n@say b"
+	for _, tc := range []struct {
+		name string
+		x    *traffic.Exchange
+		want string
+	}{
+		{"step between its contents", scripted(script, `"content":"a"`, `"step":{"description":"S"}`, `"content":"b"`), "pass"},
+		{"step first", scripted(script, `"step":{"description":"S"}`, `"content":"a"`, `"content":"b"`), "pass"},
+		{"step after the content of the step", scripted(script, `"content":"a"`, `"content":"b"`, `"step":{"description":"S"}`), "fail"},
+		{"step on the step's content", scripted(script, `"content":"a"`, `"content":"b","step":{"description":"S"}`), "pass"},
+		{"no step event", scripted(script, `"content":"ab"`), "skip"},
+		{"another text", scripted(script, `"content":"x"`, `"content":"y"`), "skip"},
+		{"no step in the script", scripted("@say a\n@say b", `"content":"ab"`), "skip"},
+		{"an echo prompt", scripted("@step in words", `"content":"@step in words"`), "skip"},
+	} {
+		got, r := verdictOf("EVT-06", StepOrder, tc.x)
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s (%v %v)", tc.name, got, tc.want, r.Failure, r.Skip)
+		}
+	}
+}
+
+// TestMentionsNone: a removed tool is named by no event, in any member, as
+// a whole word.
+func TestMentionsNone(t *testing.T) {
+	stream := func(members ...string) *traffic.Exchange {
+		parts := []string{start}
+		for _, m := range members {
+			parts = append(parts, evt(m))
+		}
+		return sse(whole(append(parts, final, closeF)...)...).build()
+	}
+	check := MentionsNone("silently", []string{"deep-research"})
+	for _, tc := range []struct {
+		name string
+		x    *traffic.Exchange
+		pass bool
+	}{
+		{"no mention", stream(`"content":"calculator, notes"`), true},
+		{"part of another name", stream(`"content":"deep-research-lite"`), true},
+		{"a notice member", stream(`"notice":"tool deep-research removed"`), false},
+		{"a step", stream(`"step":{"description":"deep-research removed"}`), false},
+		{"escaped in JSON", stream(`"notice":"deep\u002dresearch"`), false},
+		{"an envelope item", env(`{"x":{"y":["deep-research"]}}`).build(), false},
+	} {
+		err := check(tc.x, nil)
+		if (err == nil) != tc.pass {
+			t.Errorf("%s: %v, want pass %t", tc.name, err, tc.pass)
+		}
+		if f, ok := outcome.AsFailure(err); err != nil && (!ok || f.Spec != "silently") {
+			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
 }

@@ -217,9 +217,8 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 		return skip("the answer is not the script's text")
 	}
 	limit := FlushHold + FlushTolerance
-	if err := steadyGaps(frags, chunks, limit); err != nil {
-		return err
-	}
+	var w worst
+	steadyGaps(x, frags, chunks, limit, &w)
 	// A script's pauses may overrun (a pause is "at least"), which only
 	// delays later fragments: so a fragment's delay d may exceed a later
 	// one's by at most limit, never the other way round.
@@ -231,30 +230,34 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 			continue
 		}
 		if gap := d(held) - d(j); gap > limit {
-			return outcome.Failf(fmt.Sprintf("the plain-text fragment %q", frags[held].text),
+			f := outcome.Failf(fmt.Sprintf("the plain-text fragment %q", frags[held].text),
 				fmt.Sprintf("arrival within %s of its production", limit),
 				"held at least %s, as %q shows: %s", gap.Round(time.Millisecond), frags[j].text, arrivalList(frags, arrived))
+			// The harness reading it late, or (in its process) the
+			// server writing it late, would delay it alike.
+			w.add(starved(x, arrived[held]-gap, arrived[held], gap-limit), f)
 		}
 	}
-	return nil
+	return w.err()
 }
 
 // steadyGaps: text produced steadily (no pause longer than SteadyStep)
 // arrives in chunks at most limit apart: a flush timer slower than the
-// bound leaves a wider gap.
-func steadyGaps(frags []fragment, chunks []piece, limit time.Duration) error {
+// bound leaves a wider gap. A gap the harness's own lateness could explain
+// is excused.
+func steadyGaps(x *traffic.Exchange, frags []fragment, chunks []piece, limit time.Duration, w *worst) {
 	for i := 1; i < len(frags); i++ {
 		if frags[i].at-frags[i-1].at > SteadyStep {
-			return nil
+			return
 		}
 	}
 	for i := 1; i < len(chunks); i++ {
 		if gap := chunks[i].at - chunks[i-1].at; gap > limit {
-			return outcome.Failf("the plain-text flush", fmt.Sprintf("chunks at most %s apart while the script produced text every %s or less", limit, SteadyStep),
+			f := outcome.Failf("the plain-text flush", fmt.Sprintf("chunks at most %s apart while the script produced text every %s or less", limit, SteadyStep),
 				"%s between chunks at +%s and +%s", gap.Round(time.Millisecond), chunks[i-1].at.Round(time.Millisecond), chunks[i].at.Round(time.Millisecond))
+			w.add(starved(x, chunks[i-1].at, chunks[i].at, gap-limit), f)
 		}
 	}
-	return nil
 }
 
 // SteadyStep is the longest pause of a script that counts as producing

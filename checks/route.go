@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -159,56 +160,56 @@ func Frames(b *traffic.Body) []Frame {
 	return out
 }
 
-// event returns a frame's event name ("" for none).
-func event(f sseframe.Frame) string { v, _ := f.Field("event"); return v }
-
-// isEventFrame reports whether a frame carries an event object: it has a
-// data line and no event type but the SSE grammar's default, message (the
-// start and close frames, and any other named frame, are no event).
-func isEventFrame(f sseframe.Frame) bool {
-	if f.IsComment() {
-		return false
+// event returns the type of the event a frame dispatches ("" for a frame
+// that dispatches none: comments, or fields without a data line), as a
+// conforming client reads it: the last event line, "message" when the frame
+// names none or an empty one.
+func event(f sseframe.Frame) string {
+	if f.IsComment() || !f.Dispatches() {
+		return ""
 	}
-	if _, ok := f.Field("data"); !ok {
-		return false
-	}
-	e, named := f.Field("event")
-	return !named || e == "message"
+	return f.Type()
 }
+
+// isEventFrame reports whether a frame carries an event object: it
+// dispatches an event of the SSE grammar's default type, message (the start
+// and close frames, and any other named frame, are no event).
+func isEventFrame(f sseframe.Frame) bool { return !f.IsComment() && f.IsMessage() }
+
+// dispatches reports whether a conforming client dispatches an event for a
+// frame: comments and frames without a data line (an id, event, retry or
+// unknown field alone) are read past like comments.
+func dispatches(f sseframe.Frame) bool { return !f.IsComment() && f.Dispatches() }
 
 // data joins a frame's data lines as the SSE grammar does.
-func data(f sseframe.Frame) string {
-	var parts []string
-	for _, l := range f.Lines {
-		if !l.IsComment() && l.Name == "data" {
-			parts = append(parts, l.Value)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+func data(f sseframe.Frame) string { d, _ := f.Data(); return d }
 
-// eventObject is the fields of an event object the checks read. runID may
-// be a JSON number: the spec gives the event's runID no type.
+// eventObject is the fields of an event object the checks read. runID and
+// threadID may be JSON numbers: the spec types them ("string") only in the
+// async answer, not in the event object ("runID: Run the event belongs to";
+// "threadID: Thread the event belongs to").
 type eventObject struct {
 	RunID       *string
-	ThreadID    *string         `json:"threadID"`
+	ThreadID    *string
 	RunComplete *bool           `json:"runComplete"`
 	Content     *string         `json:"content"`
 	Error       json.RawMessage `json:"error"`
 }
 
-// UnmarshalJSON reads runID as a string or a number's text.
+// UnmarshalJSON reads runID and threadID as a string or a number's text.
 func (e *eventObject) UnmarshalJSON(b []byte) error {
-	type plain eventObject
 	var raw struct {
-		plain
-		RunID json.RawMessage `json:"runID"`
+		RunID       json.RawMessage `json:"runID"`
+		ThreadID    json.RawMessage `json:"threadID"`
+		RunComplete *bool           `json:"runComplete"`
+		Content     *string         `json:"content"`
+		Error       json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	*e = eventObject(raw.plain)
-	e.RunID = idText(raw.RunID)
+	*e = eventObject{RunID: idText(raw.RunID), ThreadID: idText(raw.ThreadID), RunComplete: raw.RunComplete,
+		Content: raw.Content, Error: raw.Error}
 	return nil
 }
 
@@ -224,10 +225,22 @@ func idText(raw json.RawMessage) *string {
 	case string:
 		return &t
 	case json.Number:
-		s := t.String()
+		s := numberText(t)
 		return &s
 	}
 	return nil
+}
+
+// numberText writes a JSON number that is an integer in decimal digits, so
+// an ID written 1e15 or 1000000000000000.0 reads as the digits a header or
+// an id line carries; other numbers as written.
+func numberText(n json.Number) string {
+	f, _, err := big.ParseFloat(n.String(), 10, 256, big.ToNearestEven)
+	if err != nil || !f.IsInt() {
+		return n.String()
+	}
+	i, _ := f.Int(nil)
+	return i.String()
 }
 
 func (e eventObject) complete() bool { return e.RunComplete != nil && *e.RunComplete }
@@ -276,10 +289,9 @@ func surelySSE(x *traffic.Exchange, b []byte) bool {
 func opensWithStart(b []byte) bool {
 	frames, _ := sseframe.ReadAll(b)
 	for _, f := range frames {
-		if f.IsComment() {
-			continue
+		if dispatches(f) {
+			return event(f) == "start"
 		}
-		return event(f) == "start"
 	}
 	return false
 }

@@ -59,6 +59,7 @@ const (
 	defEnvelopeDropsError
 	defSseAsTextPlain
 	defPlainDebounced
+	defPlainBufferedDefault
 	// SSE framing.
 	defStartLate
 	defNoEventId
@@ -86,6 +87,10 @@ const (
 	defWaitingLate
 	defToolinputLate
 	defNoThreadHeaderWrongThread
+	defWaitingWithContent
+	defToolinputWithToolcall
+	defPromptFieldsGeneric
+	defStepAfterContent
 	// Async and follow-up routes.
 	defAsyncIgnored
 	defEventsRunidIgnored
@@ -151,6 +156,8 @@ const (
 	defScopedToolsBypassCredentials
 	defScopedToolsSticky
 	defCredentialGateIgnored
+	defScopedToolsWorkspaceWiden
+	defScopedToolsDropCredentialTools
 	// X-SVC-Run-Mode.
 	defModeHeaderUntrimmed
 	defModeListFirstOnly
@@ -162,6 +169,10 @@ const (
 	defModeCredential403
 	defResearchModeMissing
 	defResearchNeedsWildcardCredential
+	defModeListLastOnly
+	defModeToolReference
+	defModeIgnoredErrorEvent
+	defModeRemovalNotice
 	// Credential scopes.
 	defCredentialRemoval403
 	defCredentialWildcardIgnored
@@ -280,6 +291,7 @@ var defectTable = [numDefects]Defect{
 	defEnvelopeDropsError:     {"envelope-drops-error", []string{"FMT-07"}, "the JSON envelope leaves out the error event of a failed run"},
 	defSseAsTextPlain:         {"sse-as-text-plain", []string{"FMT-01"}, "the SSE stream is sent as Content-Type text/plain; charset=utf-8 (what net/http sniffs when a handler sets none)"},
 	defPlainDebounced:         {"plain-debounced", []string{"FMT-06"}, "plain text is flushed only once the run has paused 200 ms, so text produced steadily is held until the run ends"},
+	defPlainBufferedDefault:   {"plain-buffered-default", []string{"FMT-06"}, "plain text is streamed for Accept: text/plain, but held until the run ends for a request without Accept"},
 	// SSE framing.
 	defStartLate:           {"start-late", []string{"SSE-01"}, "event: start is sent with the first event instead of at once"},
 	defNoEventId:           {"no-event-id", []string{"SSE-02"}, "event frames carry no id line"},
@@ -308,6 +320,11 @@ var defectTable = [numDefects]Defect{
 	defToolinputLate:      {"toolinput-late", []string{"EVT-09"}, "toolInput is signalled after its toolCall"},
 	defNoThreadHeaderWrongThread: {"no-thread-header-wrong-thread", []string{"EVT-02", "FMT-07"},
 		"responses lack X-SVC-Thread-Id and the events name another thread than the run's"},
+	defWaitingWithContent: {"waiting-with-content", []string{"EVT-08"}, "waitingOnModel is not sent ahead: it is set on the event that carries the model's first content"},
+	defToolinputWithToolcall: {"toolinput-with-toolcall", []string{"EVT-04", "EVT-09"},
+		"toolInput is not sent ahead: it is set on the event that carries the toolCall"},
+	defPromptFieldsGeneric: {"prompt-fields-generic", []string{"EVT-07"}, "prompt events carry one generic field, value, instead of the fields the request names"},
+	defStepAfterContent:    {"step-after-content", []string{"EVT-06"}, "a step event is sent after the event that follows it, not before the events that belong to the step"},
 	// Async and follow-up routes.
 	defAsyncIgnored:       {"async-ignored", []string{"ASYNC-01"}, "async=true is ignored and the call runs synchronously"},
 	defEventsRunidIgnored: {"events-runid-ignored", []string{"ASYNC-02"}, "the events route ignores runID"},
@@ -375,6 +392,10 @@ var defectTable = [numDefects]Defect{
 	defScopedToolsBypassCredentials: {"scoped-tools-bypass-credentials", []string{"TOOLS-02"}, "a tool named in X-SVC-Scoped-Tools skips the credential gate"},
 	defScopedToolsSticky:            {"scoped-tools-sticky", []string{"TOOLS-03"}, "X-SVC-Scoped-Tools is saved on the agent and narrows later runs too"},
 	defCredentialGateIgnored:        {"credential-gate-ignored", []string{"TOOLS-04", "CRED-01"}, "credential scopes are not checked for the agent's tools"},
+	defScopedToolsWorkspaceWiden: {"scoped-tools-workspace-widen", []string{"TOOLS-02"},
+		"X-SVC-Scoped-Tools is resolved against the workspace: a tool of another agent that it names is added to the run"},
+	defScopedToolsDropCredentialTools: {"scoped-tools-drop-credential-tools", []string{"TOOLS-02"},
+		"with X-SVC-Scoped-Tools the run keeps only credential-free tools, even a credential-backed tool it names and the key may use"},
 	// X-SVC-Run-Mode.
 	defModeHeaderUntrimmed:             {"mode-header-untrimmed", []string{"MODE-01"}, "entries of X-SVC-Run-Mode are not trimmed"},
 	defModeListFirstOnly:               {"mode-list-first-only", []string{"MODE-01"}, "only the first entry of X-SVC-Run-Mode is read"},
@@ -386,6 +407,13 @@ var defectTable = [numDefects]Defect{
 	defModeCredential403:               {"mode-credential-403", []string{"MODE-05"}, "a mode whose tool the key's credential scopes exclude is refused with 403"},
 	defResearchModeMissing:             {"research-mode-missing", []string{"MODE-06"}, "the research mode is unknown to the server"},
 	defResearchNeedsWildcardCredential: {"research-needs-wildcard-credential", []string{"MODE-06"}, "the research tool needs credential:use:*; credential:use:search is not enough"},
+	defModeListLastOnly:                {"mode-list-last-only", []string{"MODE-01"}, "only the last entry of X-SVC-Run-Mode is read (each entry overwrites the one before)"},
+	defModeToolReference: {"mode-tool-reference", []string{"MODE-04"},
+		"an X-SVC-Run-Mode entry that names a tool of the workspace, not a mode, attaches that tool"},
+	defModeIgnoredErrorEvent: {"mode-ignored-error-event", []string{"MODE-03", "MODE-04"},
+		"a mode that is ignored (unknown, or the workspace is not entitled) is reported in an event with error set; the run goes on"},
+	defModeRemovalNotice: {"mode-removal-notice", []string{"MODE-05"},
+		"a run-mode tool removed for the key's credential scopes is announced in an event of its own that carries only a notice member naming it (no content, no richer field, no error)"},
 	// Credential scopes.
 	defCredentialRemoval403:      {"credential-removal-403", []string{"CRED-01"}, "a run whose tool the key's credential scopes exclude is refused with 403"},
 	defCredentialWildcardIgnored: {"credential-wildcard-ignored", []string{"CRED-02"}, "credential:use:* does not cover credential-backed tools"},

@@ -1,7 +1,6 @@
 package fakeserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -108,14 +107,14 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		// Defect: nothing is written until the agent's first output.
 		waitForContent(r, run)
 	}
-	if c, ok := s.hijackSSE(w, r, run, status, wire.control("start")); ok {
+	if c, ok := s.hijackSSE(w, r, run, status, wire.open()); ok {
 		if c != nil { // sse_conn.go: the run's callbacks write the rest
 			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run) })
 		}
 		return
 	}
 	frame := startSSE(w, status)
-	if err := frame(wire.control("start")); err != nil {
+	if err := frame(wire.open()); err != nil {
 		s.abandon(run)
 		return
 	}
@@ -173,7 +172,7 @@ func startSSE(w http.ResponseWriter, status int) func([]byte) error {
 }
 
 // ssePing returns the keepalive writer (SSE-04), nil for none.
-func (s *Server) ssePing(wire sseWire, frame func([]byte) error) func() error {
+func (s *Server) ssePing(wire *sseWire, frame func([]byte) error) func() error {
 	if s.defect(defNoPing) || s.defect(defPingAfterEvents) {
 		return nil
 	}
@@ -182,31 +181,31 @@ func (s *Server) ssePing(wire sseWire, frame func([]byte) error) func() error {
 
 // sseEnd writes "event: close" with data {} at the end, also after an error
 // (SSE-05).
-func (s *Server) sseEnd(wire sseWire, frame func([]byte) error, run *run) {
+func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run) {
 	if s.defect(defEventsAfterComplete) {
-		_ = frame(sseEventFrame(s, Event{RunID: run.id, ThreadID: run.thread.id}))
+		_ = frame(sseEventFrame(s, wire, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
 	if s.defect(defNoClose) || (s.defect(defNoCloseAfterError) && runFailed(run)) {
 		return
 	}
 	if s.variant(varSseComments) {
-		_ = frame([]byte(":" + wire.eol + wire.eol))
+		_ = frame(wire.comment("", true))
 	}
 	_ = frame(wire.control("close"))
 }
 
 // sseEvents returns the writer of a stream's event frames (SSE-02), with
 // the comments variant and the cut-frame defect.
-func (s *Server) sseEvents(wire sseWire, frame func([]byte) error) func(Event) error {
+func (s *Server) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) error {
 	return func(ev Event) error {
-		b := sseEventFrame(s, ev)
+		b := sseEventFrame(s, wire, ev)
 		if s.defect(defStreamCutMidFrame) && ev.RunComplete {
 			// Defect: the stream ends before the final frame's blank line.
-			_ = frame(b[:len(b)-len(wire.eol)])
+			_ = frame(cutBlankLine(b))
 			return errCut
 		}
 		if s.variant(varSseComments) {
-			b = append([]byte(": progress"+wire.eol), b...)
+			b = append(wire.comment("progress", false), b...)
 		}
 		if s.defect(defPingAfterEvents) {
 			b = append(b, wire.ping(false)...)
@@ -217,53 +216,9 @@ func (s *Server) sseEvents(wire sseWire, frame func([]byte) error) func(Event) e
 
 var errCut = errors.New("the stream was cut")
 
-// sseWire writes SSE lines as the variants ask: the line ending and the
-// separator after a field's colon.
-type sseWire struct{ eol, sep string }
-
-func (s *Server) sseWire() sseWire {
-	w := sseWire{eol: "\n", sep: ": "}
-	switch {
-	case s.variant(varSseCRLF):
-		w.eol = "\r\n"
-	case s.variant(varSseCR):
-		w.eol = "\r"
-	}
-	if s.variant(varSseNoSpace) {
-		w.sep = ":"
-	}
-	return w
-}
-
-func (w sseWire) field(b *bytes.Buffer, name, value string) {
-	b.WriteString(name)
-	b.WriteString(w.sep)
-	b.WriteString(value)
-	b.WriteString(w.eol)
-}
-
-// control is a named frame with data {} (start, close).
-func (w sseWire) control(event string) []byte {
-	var b bytes.Buffer
-	w.field(&b, "event", event)
-	w.field(&b, "data", "{}")
-	b.WriteString(w.eol)
-	return b.Bytes()
-}
-
-// ping is the keepalive comment, alone or ended by a blank line.
-func (w sseWire) ping(lone bool) []byte {
-	if lone {
-		return []byte(": ping" + w.eol)
-	}
-	return []byte(": ping" + w.eol + w.eol)
-}
-
 // sseEventFrame renders one event: an id line with the run ID (":after" on
 // the final event, SSE-03), then the data line (SSE-02).
-func sseEventFrame(s *Server, ev Event) []byte {
-	var b bytes.Buffer
-	wire := s.sseWire()
+func sseEventFrame(s *Server, wire *sseWire, ev Event) []byte {
 	id := ev.RunID
 	if s.defect(defAfterOnEveryId) && !ev.RunComplete {
 		id += ":after" // Defect: the final suffix on every event.
@@ -277,20 +232,11 @@ func sseEventFrame(s *Server, ev Event) []byte {
 			ev.RunComplete = false
 		}
 	}
-	if !s.defect(defNoEventId) {
-		wire.field(&b, "id", id)
-	}
-	if s.variant(varSseEventMessage) {
-		wire.field(&b, "event", "message")
-		wire.field(&b, "retry", "3000")
-	}
+	data := string(s.encodeEvent(ev))
 	if s.defect(defContentDataRaw) && ev.Content != "" {
-		wire.field(&b, "data", ev.Content)
-	} else {
-		wire.field(&b, "data", string(s.encodeEvent(ev)))
+		data = ev.Content
 	}
-	b.WriteString(wire.eol)
-	return b.Bytes()
+	return wire.event(id, s.defect(defNoEventId), data)
 }
 
 // encodeEvent renders an event object as JSON: the spec's shape, then the
@@ -349,7 +295,8 @@ var eventRewrites = []eventRewrite{
 		}
 	}},
 	{on: variantOn(varExtraMembers), f: addExtraMembers},
-	{on: variantOn(varNumericRunIDs), f: numericRunID}, // ids.go
+	{on: variantOn(varNumericRunIDs), f: numericRunID},       // ids.go
+	{on: variantOn(varNumericThreadIDs), f: numericThreadID}, // ids.go
 	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
 	{on: variantOn(varOtherFieldTypes), f: otherFieldTypes},
 	{on: variantOn(varRicherNumericFlags), f: richerNumericFlags},
@@ -424,6 +371,14 @@ func otherFieldTypes(m map[string]any) {
 	if st, ok := m["step"].(map[string]any); ok {
 		st["id"], st["index"] = "stp_1", 1
 	}
+	if ti, ok := m["toolInput"].(map[string]any); ok && len(ti) > 0 {
+		// The arguments as the model streams them: text, not an object.
+		b, _ := json.Marshal(ti)
+		m["toolInput"] = string(b)
+	}
+	if m["replayComplete"] == true {
+		m["replayComplete"] = map[string]any{"replayed": true}
+	}
 	if p, ok := m["prompt"].(map[string]any); ok {
 		fields := []any{}
 		names, _ := p["fields"].([]any)
@@ -435,13 +390,23 @@ func otherFieldTypes(m map[string]any) {
 }
 
 // richerNumericFlags serves richer-numeric-flags: the boolean richer
-// fields as 0/1 numbers on every event.
+// fields as 0/1 numbers on every event, and a prompt's sensitive flag
+// likewise. A field another variant gave another type stays as it is.
 func richerNumericFlags(m map[string]any) {
 	for _, k := range []string{"waitingOnModel", "replayComplete"} {
-		if m[k] == true {
+		switch m[k] {
+		case true:
 			m[k] = 1
-		} else {
+		case false, nil:
 			m[k] = 0
+		}
+	}
+	if p, ok := m["prompt"].(map[string]any); ok {
+		switch p["sensitive"] {
+		case true:
+			p["sensitive"] = 1
+		case false:
+			p["sensitive"] = 0
 		}
 	}
 }
@@ -560,7 +525,7 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	if !waitForOutput(r, run, plainHeaderWait) {
 		_ = rc.Flush()
 	}
-	if s.defect(defPlainBuffered) {
+	if s.defect(defPlainBuffered) || (s.defect(defPlainBufferedDefault) && len(r.Header.Values("Accept")) == 0) {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
 			s.abandon(run)

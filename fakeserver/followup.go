@@ -186,26 +186,27 @@ func (s *Server) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return rc.Flush()
 	}
-	if frame([]byte("event: start\ndata: {}\n\n")) != nil {
+	wire := s.sseWire()
+	if frame(wire.open()) != nil {
 		return
 	}
 	existing, done, _ := run.snapshot(0)
 	for _, ev := range existing {
-		if frame(sseEventFrame(s, ev)) != nil {
+		if frame(sseEventFrame(s, wire, ev)) != nil {
 			return
 		}
 	}
 	if !done {
 		marker := Event{ReplayComplete: true, RunID: run.id, ThreadID: run.thread.id}
-		if frame(sseEventFrame(s, marker)) != nil {
+		if frame(sseEventFrame(s, wire, marker)) != nil {
 			return
 		}
 		// Follow the run without cancelling it when this reader leaves.
-		if !s.follow(r, run, len(existing), func(ev Event) error { return frame(sseEventFrame(s, ev)) }) {
+		if !s.follow(r, run, len(existing), func(ev Event) error { return frame(sseEventFrame(s, wire, ev)) }) {
 			return
 		}
 	}
-	_ = frame([]byte("event: close\ndata: {}\n\n"))
+	_ = frame(wire.control("close"))
 }
 
 // follow writes a run's events from index from on until the run is done or
@@ -241,7 +242,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	runs := append([]*run(nil), t.runs...)
 	s.st.mu.Unlock()
-	aborted := []string{}
+	aborted := []any{}
 	for _, run := range runs {
 		if run.isDone() {
 			continue
@@ -252,13 +253,13 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 		case !s.defect(defAbortIgnored):
 			run.cancel()
 		}
-		aborted = append(aborted, run.id)
+		aborted = append(aborted, idValue(run.id, s.variant(varNumericRunIDs)))
 	}
 	if s.variant(varAbort204) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"threadID": t.id, "aborted": aborted})
+	writeJSON(w, http.StatusOK, map[string]any{"threadID": idValue(t.id, s.variant(varNumericThreadIDs)), "aborted": aborted})
 }
 
 // handleThread serves GET /api/threads/{id}: it answers at once and reports
@@ -277,12 +278,9 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.st.mu.Lock()
-	body := map[string]any{"id": t.id, "agentID": t.agent.id, "lastRunID": nil}
+	body := map[string]any{"id": idValue(t.id, s.variant(varNumericThreadIDs)), "agentID": t.agent.id, "lastRunID": nil}
 	if t.lastCompleted != nil {
-		body["lastRunID"] = t.lastCompleted.id
-		if s.variant(varNumericRunIDs) {
-			body["lastRunID"] = asNumber(t.lastCompleted.id)
-		}
+		body["lastRunID"] = idValue(t.lastCompleted.id, s.variant(varNumericRunIDs))
 	}
 	if t.project != nil {
 		body["projectID"] = t.project.id

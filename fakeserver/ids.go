@@ -40,14 +40,13 @@ func (s *Server) newRunID() string {
 
 // newThread creates a thread for an agent (and project) and stores it.
 func (s *Server) newThread(a *agent, p *project) *thread {
-	if !s.variant(varUUIDIDs) {
-		return s.st.newThread(a, p)
+	switch {
+	case s.variant(varNumericThreadIDs):
+		return s.st.newThreadID(numericID(), a, p)
+	case s.variant(varUUIDIDs):
+		return s.st.newThreadID(newUUID(), a, p)
 	}
-	t := &thread{id: newUUID(), agent: a, project: p}
-	s.st.mu.Lock()
-	s.st.threads[t.id] = t
-	s.st.mu.Unlock()
-	return t
+	return s.st.newThread(a, p)
 }
 
 // reseedUUIDs returns a copy of the seed profile whose agents, projects and
@@ -109,8 +108,37 @@ func asNumber(id string) any { return json.Number(id) }
 
 // numericRunID rewrites an event object's runID as a JSON number (variant
 // numeric-run-ids).
-func numericRunID(m map[string]any) {
-	if id, ok := m["runID"].(string); ok && id != "" {
-		m["runID"] = asNumber(id)
+func numericRunID(m map[string]any) { numericMember(m, "runID") }
+
+// numericThreadID rewrites an event object's threadID as a JSON number
+// (variant numeric-thread-ids).
+func numericThreadID(m map[string]any) { numericMember(m, "threadID") }
+
+// numericMember writes a member holding a decimal ID as a JSON number; an
+// ID of another shape (the seeded thread's) stays a string.
+func numericMember(m map[string]any, key string) {
+	if id, ok := m[key].(string); ok && isDecimal(id) {
+		m[key] = asNumber(id)
 	}
+}
+
+// idValue is an ID as the answers of the follow-up routes write it: a JSON
+// number when its variant is on and the ID is decimal.
+func idValue(id string, numeric bool) any {
+	if numeric && isDecimal(id) {
+		return asNumber(id)
+	}
+	return id
+}
+
+func isDecimal(s string) bool {
+	if s == "" || s[0] == '0' {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -237,6 +238,19 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	if s.defect(defCredentialRemovalNotice) {
 		for _, tool := range removed {
 			notices = append(notices, Event{Step: &Step{Description: "tool " + tool + " removed: the key may not use its credential"}})
+		}
+	}
+	if s.defect(defModeRemovalNotice) {
+		modes, _ := s.activeModes(r.Header, k.user)
+		for _, c := range modeTools(modes) {
+			if !slices.Contains(tools, c.name) {
+				notices = append(notices, Event{Notice: "tool " + c.name + " of the run mode removed: the key may not use credential " + c.cred})
+			}
+		}
+	}
+	if s.defect(defModeIgnoredErrorEvent) {
+		for _, mode := range s.ignoredModes(r.Header, k.user) {
+			notices = append(notices, Event{Error: "run mode " + mode + " ignored: unknown, or the workspace is not entitled to it"})
 		}
 	}
 	run, resumed := s.startRun(t, k, prompt, tools, notices...)

@@ -84,6 +84,11 @@ type emitter struct {
 	mu        sync.Mutex
 	contentID string
 	sofar     string
+	// held serves the defects that fold a signal into a later event or
+	// send a step late.
+	heldWaiting bool
+	heldInput   *ToolInput
+	heldStep    *Step
 }
 
 func (e *emitter) emit(ev Event) {
@@ -97,6 +102,48 @@ func (e *emitter) emit(ev Event) {
 	case ev.ToolCall != nil && e.s.defect(defRicherMerged):
 		ev.Step = &Step{Description: "calling " + ev.ToolCall.Name}
 	}
+	if !e.fold(&ev) {
+		return
+	}
+	step := e.heldStep
+	e.heldStep = nil
+	e.append(ev)
+	if step != nil {
+		e.append(Event{Step: step}) // Defect: after an event that belongs to it.
+	}
+}
+
+// fold serves the defects waiting-with-content, toolinput-with-toolcall and
+// step-after-content: it holds a signal for the event it folds into, or a
+// step for after the next event; false when ev is held.
+func (e *emitter) fold(ev *Event) bool {
+	switch {
+	case ev.WaitingOnModel && e.s.defect(defWaitingWithContent):
+		e.heldWaiting = true
+		return false
+	case ev.ToolInput != nil && e.s.defect(defToolinputWithToolcall):
+		e.heldInput = ev.ToolInput
+		return false
+	case ev.Step != nil && e.s.defect(defStepAfterContent) && !ev.WaitingOnModel:
+		if e.heldStep != nil {
+			e.append(Event{Step: e.heldStep})
+		}
+		e.heldStep = ev.Step
+		return false
+	case ev.Content != "" && e.heldWaiting:
+		ev.WaitingOnModel, e.heldWaiting = true, false
+	case ev.ToolCall != nil && e.heldInput != nil:
+		ev.ToolInput, e.heldInput = e.heldInput, nil
+	case ev.Prompt != nil && e.s.defect(defPromptFieldsGeneric):
+		p := *ev.Prompt
+		p.Fields = []string{"value"}
+		ev.Prompt = &p
+	}
+	return true
+}
+
+// append adds a model's event to the run; e.mu is held.
+func (e *emitter) append(ev Event) {
 	if hasRicher(ev) {
 		e.contentID = ""
 		e.r.append(ev)

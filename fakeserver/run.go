@@ -31,6 +31,10 @@ type Event struct {
 	Input          string     `json:"input,omitempty"`
 	ReplayComplete bool       `json:"replayComplete,omitempty"`
 	Username       string     `json:"username,omitempty"`
+
+	// Notice is no member of the spec's: only the mode-removal-notice
+	// defect sets it.
+	Notice string `json:"notice,omitempty"`
 }
 
 // stamp is an event's time. It is formatted (RFC 3339, UTC) only when the

@@ -125,7 +125,12 @@ func newID(prefix string) string {
 }
 
 func (st *store) newThread(a *agent, p *project) *thread {
-	t := &thread{id: newID("thr"), agent: a, project: p}
+	return st.newThreadID(newID("thr"), a, p)
+}
+
+// newThreadID stores a new thread with the given ID.
+func (st *store) newThreadID(id string, a *agent, p *project) *thread {
+	t := &thread{id: id, agent: a, project: p}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.threads[t.id] = t

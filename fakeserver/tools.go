@@ -201,6 +201,16 @@ func (s *Server) narrowTools(base []candidate, sc toolScope) []candidate {
 	if s.defect(defScopedToolsWiden) {
 		kept = widen(kept, sc.names)
 	}
+	if s.defect(defScopedToolsWorkspaceWiden) {
+		for _, n := range sc.names {
+			if c, ok := s.workspaceTool(n); ok && !slices.ContainsFunc(kept, func(k candidate) bool { return k.name == n }) {
+				kept = append(kept, c)
+			}
+		}
+	}
+	if s.defect(defScopedToolsDropCredentialTools) {
+		kept = slices.DeleteFunc(kept, func(c candidate) bool { return c.cred != "" })
+	}
 	return kept
 }
 
@@ -228,6 +238,9 @@ func (s *Server) activeModes(h http.Header, u *user) ([]runMode, error) {
 	if s.defect(defModeListFirstOnly) && len(names) > 1 {
 		names = names[:1]
 	}
+	if s.defect(defModeListLastOnly) && len(names) > 1 {
+		names = names[len(names)-1:]
+	}
 	var on []runMode
 	for _, name := range names {
 		mode, known := runModes[name]
@@ -237,6 +250,11 @@ func (s *Server) activeModes(h http.Header, u *user) ([]runMode, error) {
 		switch {
 		case !known && s.defect(defUnknownMode400):
 			return nil, &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", name)}
+		case !known && s.defect(defModeToolReference):
+			// Defect: a tool's name read as a tool reference.
+			if c, ok := s.workspaceTool(name); ok {
+				on = append(on, runMode{entitled: func(*user) bool { return true }, tools: map[string]string{c.name: c.cred}})
+			}
 		case !known:
 			// MODE-04: ignored
 		case mode.entitled(u) || s.defect(defModeEntitlementIgnored):
@@ -246,6 +264,34 @@ func (s *Server) activeModes(h http.Header, u *user) ([]runMode, error) {
 		}
 	}
 	return on, nil
+}
+
+// ignoredModes lists the names of X-SVC-Run-Mode that a run ignores: not
+// known, or not entitled (the mode-ignored-error-event defect reports them).
+func (s *Server) ignoredModes(h http.Header, u *user) []string {
+	names, _ := headerList(h, hdrRunMode, true)
+	var out []string
+	for _, name := range names {
+		if mode, known := runModes[name]; !known || !mode.entitled(u) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// workspaceTool finds a tool of any agent of the workspace by name (the
+// defects that resolve references against the workspace).
+func (s *Server) workspaceTool(name string) (candidate, bool) {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	for _, a := range s.st.agents {
+		for _, tool := range a.tools {
+			if tool == name {
+				return candidate{name: tool, cred: a.credTools[tool]}, true
+			}
+		}
+	}
+	return candidate{}, false
 }
 
 // modeTools lists the tools the modes add, each mode's in name order.

@@ -42,6 +42,10 @@ const (
 	varSseCR
 	varSseNoSpace
 	varSseEventMessage
+	varSseBOM
+	varSseMixedEndings
+	varSseDataLines
+	varSseIgnoredFields
 	// Event objects.
 	varOmitEmptyFields
 	varRicherNulls
@@ -64,6 +68,7 @@ const (
 	varEventsLatestWaits
 	varProblemErrorMessage
 	varNumericRunIDs
+	varNumericThreadIDs
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -107,15 +112,23 @@ var variantTable = [numVariants]Variant{
 		"SSE fields are written without the space after the colon (id:run, data:{...})", ""},
 	varSseEventMessage: {"sse-event-message", `"Each event: an id: line holding the run ID, then a data: line": in the SSE grammar event: message is the default type and retry: is a field of its own, neither forbidden`,
 		"each event frame also carries event: message and retry: 3000 lines between its id and data lines", ""},
+	varSseBOM: {"sse-bom", `"a frame with event: start": the stream is in the SSE grammar, whose parser ignores "one leading U+FEFF BYTE ORDER MARK character"`,
+		"every SSE stream (the events route's too) opens with a UTF-8 byte order mark", ""},
+	varSseMixedEndings: {"sse-mixed-endings", `"a frame with event: start", "an id: line", "a data: line": the line ending is the SSE grammar's, which allows CRLF, LF and CR, line by line`,
+		"SSE lines end in CRLF, LF and CR in turn, within frames too", "line-endings"},
+	varSseDataLines: {"sse-data-lines", `"a data: line holding the event object as JSON": the SSE grammar joins a frame's data lines with LF ("append the field value to the data buffer, then append a single U+000A LINE FEED"), so a conforming client reads one object from several; a data line without a colon is a data field with an empty value`,
+		"every frame's data is written over several data lines: a nameless data line, an empty one, then the JSON indented one line per member", ""},
+	varSseIgnoredFields: {"sse-ignored-fields", `"Comment lines are dropped by conformant SSE parsers"; the SSE grammar's parser also ignores fields it does not know ("The field is ignored"), an id holding U+0000, a retry that is not digits, and a frame without data ("If the data buffer is an empty string ... return"); an empty event line is the default type, message`,
+		"every frame carries an unknown field, a nameless unknown field and a comment; every event frame an id holding U+0000 before its real id and an empty event line; a frame without data (event, empty id, retry) comes before the start frame and before every event frame", ""},
 	// Event objects.
 	varOmitEmptyFields: {"omit-empty-fields", `"The full answer is the concatenation of content of all items (missing content counts as empty)"`,
 		"event objects leave out the fields that are empty or false (content, runComplete false, contentID, a prompt's sensitive false)", "empty-fields"},
 	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,
 		"every event object writes every richer field, the unset ones as null, false or {} (the object fields); the final event's content is null", "empty-fields"},
-	varRicherNumericFlags: {"richer-numeric-flags", `"Types and inner structure of ... replayComplete ...: not shown"; waitingOnModel's type is not shown either: a 0/1 flag is a legal encoding, 0 unset`,
-		"every event object writes waitingOnModel and replayComplete as numbers: 1 when set, else 0", ""},
+	varRicherNumericFlags: {"richer-numeric-flags", `"Types and inner structure of ... replayComplete ...: not shown"; waitingOnModel's type is not shown either, nor a prompt's beyond "a sensitive flag": a 0/1 flag is a legal encoding, 0 unset`,
+		"every event object writes waitingOnModel and replayComplete as numbers: 1 when set, else 0; a prompt's sensitive flag is 1 or 0", ""},
 	varOtherFieldTypes: {"other-field-types", `"Types and inner structure of error, time, contentID, toolInput, toolCall (beyond name), step (beyond description), prompt (beyond fields, message, sensitive), input, replayComplete and username: not shown."`,
-		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects", ""},
+		"time is epoch milliseconds, contentID a number, error, input and username objects, toolCall arguments a string, step and toolCall carry ids, prompt fields are objects, toolInput the arguments as a JSON string, replayComplete an object", ""},
 	varNoInputUsername: {"no-input-username", `"input: Input that was supplied to the run"; "username: Who triggered the run": neither is said to be sent on every run`,
 		"runs carry no input and no username event", ""},
 	varPausesOverrun: {"pauses-overrun", `"output is flushed at most every 500 ms" bounds how long the service holds text it has, not how fast its agent is: an agent script's @pause (README) is a wait whose length is the agent's`,
@@ -137,7 +150,9 @@ var variantTable = [numVariants]Variant{
 	varProblemErrorMessage: {"problem-error-message", `"Errors before streaming use the platform's problem format (not the OpenAI error envelope)"; "Body shape of the problem format ... not shown"`,
 		`error bodies are the platform's own {"error":{"message":...,"status":...}}, which shares error.message with the OpenAI envelope but not its type, param and code`, ""},
 	varNumericRunIDs: {"numeric-run-ids", `event fields "runID: Run the event belongs to" and "lastRunID" have no type given (only the async answer types runID: string)`,
-		"run IDs are decimal numbers, written as JSON numbers in event objects and lastRunID (the async answer keeps strings)", ""},
+		"run IDs are decimal numbers, written as JSON numbers in event objects, lastRunID and the abort answer (the async answer keeps strings)", ""},
+	varNumericThreadIDs: {"numeric-thread-ids", `event field "threadID: Thread the event belongs to" has no type given (only the async answer types threadID: string); "Fields of the thread ... resources: not shown"`,
+		"new threads get decimal IDs, written as JSON numbers in event objects (every form, the events route's too), GET /api/threads/{id} and the abort answer; the X-SVC-Thread-Id header carries the digits, the async answer a string", ""},
 	varAsyncAckExtraMembers: {"async-ack-extra-members", `"the call returns at once with threadID and runID (JSON)": nothing excludes other members`,
 		"the async acknowledgement carries extra members (status, links)", ""},
 	varAbort204: {"abort-204", `abort: "Request and response payload: not shown"; no status is named`,

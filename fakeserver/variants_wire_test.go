@@ -27,11 +27,17 @@ func TestVariantsShowOnTheWire(t *testing.T) {
 		{"sse-cr", "text/event-stream", nil, []string{"event: start\rdata: {}\r\r"}, []string{"\n"}},
 		{"sse-no-space", "text/event-stream", nil, []string{"event:start\n", "\nid:run_", "\ndata:{"}, []string{"data: "}},
 		{"sse-event-message", "text/event-stream", nil, []string{"\nevent: message\nretry: 3000\ndata: {"}, nil},
+		{"sse-bom", "text/event-stream", nil, []string{"\xEF\xBB\xBFevent: start\n"}, nil},
+		{"sse-mixed-endings", "text/event-stream", nil, []string{"event: start\r\ndata: {}\n\r", "\r\n", "\r"}, nil},
+		{"sse-data-lines", "text/event-stream", nil, []string{"event: start\ndata\ndata: \ndata: {}\n\n", "\ndata: {\ndata:  \"content\": \"hi\",\n"}, nil},
+		{"sse-ignored-fields", "text/event-stream", nil, []string{"event: progress\nid\nretry: soon\n\n", "x-seq: 1\nflag\n: inside a frame\nevent: start\n",
+			"id: \x00ignored\nid: run_", "\nevent: \ndata: {"}, nil},
 		{"omit-empty-fields", "application/json", nil, nil, []string{`"content":""`, `"runComplete":false`, `"sensitive":false`}},
 		{"richer-nulls", "application/json", nil, []string{`"toolCall":{}`, `"waitingOnModel":false`, `"username":null`, `"content":null`}, nil},
-		{"richer-numeric-flags", "application/json", nil, []string{`"waitingOnModel":0`, `"replayComplete":0`}, []string{`"waitingOnModel":false`, `"waitingOnModel":true`}},
-		{"other-field-types", "application/json", nil, []string{`"time":1`, `"error":{"`, `"fields":[{"`}, []string{`"time":"`}},
-		{"no-input-username", "application/json", nil, nil, []string{`"input"`, `"username"`}},
+		{"richer-numeric-flags", "application/json", nil, []string{`"waitingOnModel":0`, `"replayComplete":0`, `"sensitive":0`}, []string{`"waitingOnModel":false`, `"waitingOnModel":true`, `"sensitive":false`}},
+		{"other-field-types", "application/json", nil, []string{`"time":1`, `"error":{"`, `"fields":[{"`, `"toolInput":"{`}, []string{`"time":"`}},
+		{"numeric-thread-ids", "application/json", nil, []string{`"threadID":`}, []string{`"threadID":"`}},
+		{"no-input-username", "application/json", nil, nil, []string{`"input":"`, `"username"`}},
 		{"signals-when-slow", "application/json", nil, []string{`"toolCall"`}, []string{`"waitingOnModel"`}},
 	}
 	for _, tt := range tests {
@@ -43,7 +49,7 @@ func TestVariantsShowOnTheWire(t *testing.T) {
 					tool = name
 				}
 			}
-			script := "@waiting\n@say hi\n@tool " + tool + " {\"a\":1}\n@step S\n@ask fields=f M\n@pause 120ms\n@fail boom"
+			script := "@waiting\n@say hi\n@toolinput " + tool + " {\"a\":1}\n@tool " + tool + " {\"a\":1}\n@step S\n@ask fields=f M\n@pause 120ms\n@fail boom"
 			resp := post(t, ts.URL+"/api/invoke/"+p.Agents.Main.ID, p.Keys.Agent, tt.accept, script)
 			defer resp.Body.Close()
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

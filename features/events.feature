@@ -56,8 +56,10 @@ Feature: Event objects
     Then the status is 2xx
     And an event has toolCall with name "${agents.main.plainTool}"
 
+  # "following events belong to it": the step's event comes before the
+  # content the script says in that step.
   @EVT-06
-  Scenario: A step event carries its description
+  Scenario: A step event carries its description, ahead of the events that belong to the step
     When I invoke "/api/invoke/${agents.main.id}" with the prompt:
       """
       @step Collecting sources
@@ -65,6 +67,7 @@ Feature: Event objects
       """
     Then the status is 2xx
     And an event has step with description "Collecting sources"
+    And the step event comes before the events that belong to the step
 
   @EVT-07
   Scenario Outline: A prompt event carries fields, message and the sensitive flag

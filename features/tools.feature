@@ -23,18 +23,32 @@ Feature: X-SVC-Scoped-Tools
     And the run's tools are exactly "${agents.main.plainTool}"
 
   # The spec does not say whether a reference the agent lacks is ignored or refused.
+  # A tool another agent of the workspace has is one the agent lacks, too.
   @TOOLS-02
-  Scenario: Naming a tool the agent lacks adds nothing
-    Given the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool},${unknownTool}"
+  Scenario Outline: Naming a tool the agent lacks adds nothing
+    Given the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool},<lacked>"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
     Then the run is refused with a 4xx status, or its tools are exactly "${agents.main.plainTool}"
 
+    Examples:
+      | lacked                       |
+      | ${unknownTool}               |
+      | ${agents.other.distinctTools} |
+
+  # Narrowing keeps what it names of the tools the run may have: a
+  # credential-backed tool only when the key may use its credential.
   @TOOLS-02
-  Scenario: Naming a credential-backed tool does not get it past the key's credential scopes
-    Given the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool},${agents.main.searchTool}"
+  Scenario Outline: Naming a credential-backed tool keeps it only where the key's credential scopes allow it
+    Given the "<key>" key
+    And the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool},${agents.main.searchTool}"
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "@tools"
     Then the status is 2xx
-    And the run's tools are exactly "${agents.main.plainTool}"
+    And the run's tools are exactly "<tools>"
+
+    Examples:
+      | key              | tools                                              |
+      | agent            | ${agents.main.plainTool}                           |
+      | credentialSearch | ${agents.main.plainTool},${agents.main.searchTool} |
 
   @TOOLS-03
   Scenario: The restriction does not change the agent: the next run has all its tools again

@@ -47,14 +47,87 @@ type Frame struct {
 	End int
 }
 
-// Field returns the value of the first line with that field name.
+// Field returns the frame's value of a field as a conforming parser reads
+// it: the data lines joined with LF ("append the field value to the data
+// buffer, then append a single U+000A LINE FEED"), for every other field the
+// last line's value ("set the event type buffer to the field value" and the
+// like overwrite), an id line whose value contains U+0000 being ignored
+// ("Otherwise, ignore the field"). ok is false when no line sets it.
 func (f Frame) Field(name string) (string, bool) {
-	for _, l := range f.Lines {
-		if !l.IsComment() && l.Name == name {
-			return l.Value, true
-		}
+	if name == "data" {
+		return f.Data()
 	}
-	return "", false
+	v, ok := "", false
+	for _, l := range f.Lines {
+		if l.IsComment() || l.Name != name || (name == "id" && strings.IndexByte(l.Value, 0) >= 0) {
+			continue
+		}
+		v, ok = l.Value, true
+	}
+	return v, ok
+}
+
+// Data returns the frame's data lines joined with LF, as a conforming parser
+// builds its data buffer (the trailing LF removed); ok is false for a frame
+// with no data line, which a conforming client dispatches no event for ("If
+// the data buffer is an empty string, ... return"). A data line without a
+// colon counts: "using the whole line as the field name, and the empty string
+// as the field value".
+func (f Frame) Data() (string, bool) {
+	var b strings.Builder
+	ok := false
+	for _, l := range f.Lines {
+		if l.IsComment() || l.Name != "data" {
+			continue
+		}
+		if ok {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l.Value)
+		ok = true
+	}
+	return b.String(), ok
+}
+
+// ID returns the frame's last id line without U+0000, the last event ID a
+// conforming client keeps for it; ok is false when it has none.
+func (f Frame) ID() (string, bool) { return f.Field("id") }
+
+// Type returns the type a conforming client gives the frame's event: its last
+// event line's value, or "message" when it has none or that value is empty
+// ("If the event type buffer has a value other than the empty string ...
+// otherwise message").
+func (f Frame) Type() string {
+	if t, _ := f.Field("event"); t != "" {
+		return t
+	}
+	return DefaultType
+}
+
+// DefaultType is the type of an event whose frame names none.
+const DefaultType = "message"
+
+// Dispatches reports whether a conforming client dispatches an event for the
+// frame once its blank line arrives: it has a data line. A frame of comments,
+// or of id, event, retry or unknown fields only, dispatches nothing.
+func (f Frame) Dispatches() bool {
+	_, ok := f.Data()
+	return ok
+}
+
+// IsMessage reports whether the frame dispatches an event of the default type
+// (no event line, an empty one, or event: message): the frames that carry the
+// service's event objects, as opposed to named ones (start, close).
+func (f Frame) IsMessage() bool { return f.Dispatches() && f.Type() == DefaultType }
+
+// KnownField reports whether the SSE grammar gives a field name a meaning:
+// event, data, id and retry. "Otherwise: The field is ignored."
+func KnownField(name string) bool {
+	switch name {
+	case "event", "data", "id", "retry":
+		return true
+	}
+	return false
 }
 
 // Fields returns the field names of the frame's non-comment lines, in order.
@@ -95,11 +168,41 @@ type Parser struct {
 	cr     bool   // the last byte ended a line with '\r': a '\n' next belongs to it
 	frame  Frame  // the frame being built
 	closed bool
+	// head holds the stream's first bytes while they may still be a byte
+	// order mark; bomDone is set once they are known.
+	head    []byte
+	bomDone bool
 }
+
+// bom is U+FEFF in UTF-8: "One leading U+FEFF BYTE ORDER MARK character
+// must be ignored if any are present."
+const bom = "\xEF\xBB\xBF"
 
 // Feed parses the next bytes of the stream and calls emit with every frame
 // and comment line they complete, in stream order.
 func (p *Parser) Feed(b []byte, emit func(Frame)) {
+	if !p.bomDone {
+		need := bom[len(p.head):]
+		n := min(len(need), len(b))
+		if string(b[:n]) != need[:n] {
+			p.bomDone = true
+			held := p.head
+			p.head = nil
+			p.feed(held, emit) // a proper prefix of the mark: no line ending in it
+		} else {
+			p.head = append(p.head, b[:n]...)
+			b = b[n:]
+			if len(p.head) < len(bom) {
+				return
+			}
+			p.bomDone, p.head = true, nil
+			p.offset += len(bom)
+		}
+	}
+	p.feed(b, emit)
+}
+
+func (p *Parser) feed(b []byte, emit func(Frame)) {
 	for len(b) > 0 {
 		if p.cr && b[0] == '\n' {
 			p.cr = false
@@ -150,6 +253,12 @@ func (p *Parser) Close(emit func(Frame)) {
 		return
 	}
 	p.closed = true
+	if !p.bomDone {
+		p.bomDone = true
+		held := p.head
+		p.head = nil
+		p.feed(held, emit)
+	}
 	if len(p.line) > 0 {
 		l := parseLine(string(p.line), p.offset)
 		p.line = nil
@@ -167,7 +276,7 @@ func (p *Parser) Close(emit func(Frame)) {
 }
 
 // Offset returns the number of bytes fed so far.
-func (p *Parser) Offset() int { return p.offset }
+func (p *Parser) Offset() int { return p.offset + len(p.head) }
 
 func parseLine(raw string, end int) Line {
 	name, value, found := strings.Cut(raw, ":")
@@ -218,4 +327,42 @@ func ReadAll(b []byte) ([]Frame, error) {
 	p.Feed(b, emit)
 	p.Close(emit)
 	return frames, nil
+}
+
+// Event is an event a conforming client dispatches.
+type Event struct {
+	// Type is the event's type ("message" unless the frame names another).
+	Type string
+	// Data is the frame's data lines joined with LF.
+	Data string
+	// LastEventID is the client's last event ID when the event is
+	// dispatched: the frame's own id, or one an earlier frame set.
+	LastEventID string
+	// Frame is the frame that dispatched it.
+	Frame Frame
+}
+
+// Events returns the events a conforming client dispatches for a stream's
+// frames, in order: a frame dispatches one when it ended with its blank line
+// and has a data line ("If the file ends in the middle of an event, before
+// the final empty line, the incomplete event is not dispatched"). An id line
+// sets the last event ID for the frames after it too, whether its own frame
+// dispatches or not.
+func Events(frames []Frame) []Event {
+	var out []Event
+	last := ""
+	for _, f := range frames {
+		if f.IsComment() {
+			continue
+		}
+		if id, ok := f.ID(); ok {
+			last = id
+		}
+		if !f.Terminated || !f.Dispatches() {
+			continue
+		}
+		d, _ := f.Data()
+		out = append(out, Event{Type: f.Type(), Data: d, LastEventID: last, Frame: f})
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/internal/lateness"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -36,6 +37,7 @@ func (r *Response) Exchange() *traffic.Exchange {
 	hr := &http.Response{StatusCode: r.Status, Header: r.Header}
 	x := traffic.FromHTTP(r.Sent, req, r.ReqBody, hr, pieces, nil, end)
 	x.Response.HeaderAt = r.HeadersAt
+	x.Stalls, x.Probed = lateness.During(r.Sent, r.End())
 	return x
 }
 

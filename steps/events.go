@@ -29,12 +29,8 @@ func eventDefs() []Def {
 			return w.invokeUntilPrompt(path, text)
 		}),
 		step2(`^I invoke "([^"]*)" with the prompt below and stop reading at the first prompt event:$`, func(w *World, path string, doc *godog.DocString) error { return w.invokeUntilPrompt(path, doc.Content) }),
-		step0(`^an event has waitingOnModel set before the first event with content$`, func(w *World) error {
-			return w.setBefore("waitingOnModel", "content", "the model's first content")
-		}).AboutRun(),
-		step0(`^an event has toolInput set before the first event with toolCall$`, func(w *World) error {
-			return w.setBefore("toolInput", "toolCall", "its toolCall")
-		}).AboutRun(),
+		step2(`^an event has (waitingOnModel|toolInput) set before the first event with (content|toolCall)$`, (*World).setBefore).AboutRun(),
+		step0(`^the step event comes before the events that belong to the step$`, func(w *World) error { return w.judgeAs("EVT-06", checks.StepAhead) }).AboutRun(),
 	}
 }
 
@@ -160,24 +156,8 @@ func (w *World) promptEvent(message, sensitive string) error {
 		len(evs), abbreviate(w.resp.Body))
 }
 
-// setBefore: EVT-08 and EVT-09, where the spec's words give an order:
-// waitingOnModel means the model has not started responding, so it comes
-// before the first content; toolInput means the model composes the
-// arguments, so it comes before the tool is invoked.
-func (w *World) setBefore(field, later, what string) error {
-	evs, err := w.events()
-	if err != nil {
-		return err
-	}
-	for i, ev := range evs {
-		if isSet(ev, field) {
-			return nil
-		}
-		if isSet(ev, later) {
-			return outcome.Failf("the SSE events", fmt.Sprintf("an event with %s set before %s", field, what),
-				"event %d sets %s first: %s", i, later, quoteEvent(ev))
-		}
-	}
-	return outcome.Failf("the SSE events", fmt.Sprintf("an event with %s set before %s", field, what),
-		"%d events, none with %s set", len(evs), field)
+// setBefore: EVT-08 and EVT-09, where the spec's words give an order,
+// judged by checks.SetBefore.
+func (w *World) setBefore(field, later string) error {
+	return w.judgeAs(map[string]string{"waitingOnModel": "EVT-08", "toolInput": "EVT-09"}[field], checks.SetBefore(field, later))
 }

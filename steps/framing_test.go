@@ -65,7 +65,10 @@ func TestEventFrameIDs(t *testing.T) {
 		{":after on every id", []string{ev("r1:after"), ev("r1:after"), ev("r1:after")}, false},
 		{"data before id", []string{"data: {\"runID\":\"r1\"}\nid: r1\n\n", ev("r1:after")}, false},
 		{"named event", []string{"id: r1\nevent: delta\ndata: {\"runID\":\"r1\"}\n\n", ev("r1:after")}, true}, // not an event frame
-		{"two data lines", []string{"id: r1\ndata: {\"runID\":\ndata: \"r1\"}\n\n", ev("r1:after")}, false},
+		// A conforming parser joins data lines with LF: the object may span them.
+		{"two data lines", []string{"id: r1\ndata: {\"runID\":\ndata: \"r1\"}\n\n", ev("r1:after")}, true},
+		{"unknown fields and an id with U+0000", []string{"id: r1\nx-seq: 1\nid: x\x00\nflag\ndata: {\"runID\":\"r1\"}\n\n", ev("r1:after")}, true},
+		{"an id in a frame of its own", []string{"id: r1\n\ndata: {\"runID\":\"r1\"}\n\n", ev("r1:after")}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	sse "github.com/tmaxmax/go-sse"
-
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/sseframe"
@@ -32,19 +30,10 @@ type Frame struct {
 	At time.Duration
 }
 
-// IsEvent reports whether a frame carries an event object: it has a data
-// line and is not a named control frame (start, close). "event: message"
-// names the SSE grammar's default type, so it is no name.
-func (f Frame) IsEvent() bool {
-	if _, ok := f.Field("data"); !ok {
-		return false
-	}
-	typ, named := f.Field("event")
-	return !named || typ == defaultEventType
-}
-
-// defaultEventType is the type the SSE grammar gives an unnamed event.
-const defaultEventType = "message"
+// IsEvent reports whether a frame carries an event object: a conforming
+// client dispatches it as an event of the default type, message (not a named
+// control frame: start, close).
+func (f Frame) IsEvent() bool { return f.IsMessage() }
 
 // Object decodes the frame's data as a JSON object.
 func (f Frame) Object() (map[string]any, error) {
@@ -123,18 +112,19 @@ func (r *Response) EventFrames() ([]Frame, error) {
 	return out, nil
 }
 
-// Events parses the body with go-sse, as a conformant client would, and
-// decodes the data of every unnamed event as an event object.
+// Events reads the body as a conforming client does (sseframe.Events, which
+// sseframe's tests hold against go-sse; go-sse also dispatches frames
+// without data and a frame the stream's end cut, which the standard does
+// not) and decodes the data of every event of the default type as an event
+// object.
 func (r *Response) Events() ([]map[string]any, error) { return eventsOf(r.Body) }
 
 // eventsOf is Events on a part of a body.
 func eventsOf(body []byte) ([]map[string]any, error) {
 	var out []map[string]any
-	for ev, err := range sse.Read(bytes.NewReader(body), nil) {
-		if err != nil {
-			return out, outcome.Failf("the SSE stream", "events a conformant SSE parser reads", "%v", err)
-		}
-		if ev.Type != "" && ev.Type != defaultEventType {
+	frames, _ := sseframe.ReadAll(body)
+	for _, ev := range sseframe.Events(frames) {
+		if ev.Type != sseframe.DefaultType {
 			continue // start, close
 		}
 		obj, err := decodeObject([]byte(ev.Data))

@@ -61,7 +61,7 @@ func sseChecks(w *World) map[string]func() error {
 		"data frames":        w.dataFramesAreObjects,
 		"event ids":          w.eventIDs,
 		"one richer":         w.atMostOneRicher,
-		"waiting before":     func() error { return w.setBefore("waitingOnModel", "content", "content") },
+		"waiting before":     func() error { return w.setBefore("waitingOnModel", "content") },
 		"tool call":          func() error { return w.innerField("toolCall", "name", "calc") },
 		"prompt event":       func() error { return w.promptEvent("m", "true") },
 		"live gap":           func() error { return w.eventGap("a", "1ms", "b") },

@@ -1,9 +1,7 @@
 package steps
 
 import (
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -52,6 +50,14 @@ func toolDefs() []Def {
 		step2(`^the run's model is( not)? "([^"]*)"$`, (*World).modelIs).AboutRun(),
 		step0(`^no event of the run has error set$`, (*World).noErrorEvent).AboutRun(),
 		step1(`^no event of the run mentions "([^"]*)"$`, (*World).noEventMentions).AboutRun(),
+		step2(`^no event of the run mentions the tools answer "(\w+)" has beyond answer "(\w+)"$`, func(w *World, with, without string) error {
+			a, okA := w.answers[with]
+			b, okB := w.answers[without]
+			if !okA || !okB {
+				return scenarioErrorf("answers %q and %q must both have been remembered", with, without)
+			}
+			return w.noEventMentionsAdded(a, b, [2]string{with, without})
+		}).AboutRun(),
 		step1(`^the run's answer and kinds of events are those of answer "(\w+)"$`, func(w *World, name string) error {
 			base, ok := w.answers[name]
 			if !ok {
@@ -408,7 +414,8 @@ func responseEvents(r *Response) ([]map[string]any, error) {
 	return evs, nil
 }
 
-// noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error.
+// noErrorEvent: CRED-01, MODE-05, the removal of a tool is not an error;
+// MODE-03, MODE-04, nor is an ignored mode.
 func (w *World) noErrorEvent() error {
 	r, err := w.finished()
 	if err != nil {
@@ -420,39 +427,52 @@ func (w *World) noErrorEvent() error {
 	}
 	for _, ev := range evs {
 		if isSet(ev, "error") {
-			return outcome.Failf("the run's events", "none with error set (a removal of a tool is not an error)", "error %s", bounded(fmt.Sprint(ev["error"])))
+			return outcome.Failf("the run's events", "none with error set (a removal of a tool, or an ignored mode, is not an error)", "error %s", bounded(fmt.Sprint(ev["error"])))
 		}
 	}
 	return nil
 }
 
-// noEventMentions: Authentication 5, a tool is removed "silently": no event
-// of any kind, in any field, names it.
+// noEventMentions: Authentication 5, a tool is removed "silently": no
+// event of any kind, in any field, names it (checks.MentionsNone).
 func (w *World) noEventMentions(list string) error {
 	names, err := w.splitList(list)
 	if err != nil {
 		return err
 	}
-	r, err := w.finished()
-	if err != nil {
+	if _, err := w.finished(); err != nil {
 		return err
 	}
-	evs, err := responseEvents(r)
+	return w.judgeAs("CRED-01", checks.MentionsNone(credentialRemovalSpec, names))
+}
+
+// credentialRemovalSpec and modeRemovalSpec are the spec's words on a
+// silent removal.
+const (
+	credentialRemovalSpec = "a tool that uses a credential the key has no credential:use: scope for is removed from the run, silently"
+	modeRemovalSpec       = "An attached tool is gated like a tool configured on the agent, including the key's credential scopes. This removal is silent: no error and no event."
+)
+
+// noEventMentionsAdded: MODE-05, the tools a mode adds for a key that may
+// use them (answer with, beyond answer without) are, for a key that may
+// not, removed silently: no event of the run names them.
+func (w *World) noEventMentionsAdded(with, without *Response, names [2]string) error {
+	added, err := w.runTools(with)
 	if err != nil {
+		return fmt.Errorf("answer %q: %w", names[0], err)
+	}
+	base, err := w.runTools(without)
+	if err != nil {
+		return fmt.Errorf("answer %q: %w", names[1], err)
+	}
+	added = slices.DeleteFunc(added, func(t string) bool { return slices.Contains(base, t) })
+	if len(added) == 0 {
+		return outcome.Failf(fmt.Sprintf("the tools of answer %q beyond answer %q", names[0], names[1]), "the tools the mode adds", "none").WithSpec(modeRemovalSpec)
+	}
+	if _, err := w.finished(); err != nil {
 		return err
 	}
-	for _, ev := range evs {
-		b, _ := json.Marshal(ev)
-		for _, n := range names {
-			// A whole name, not part of another tool's (web in web-lite).
-			word := regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(n) + `($|[^A-Za-z0-9_.-])`)
-			if word.Match(b) {
-				return outcome.Failf("the run's events", fmt.Sprintf("none that mentions %q (removed silently)", n), "%s", abbreviate(b)).
-					WithSpec("a tool that uses a credential the key has no credential:use: scope for is removed from the run, silently")
-			}
-		}
-	}
-	return nil
+	return w.judgeAs("MODE-05", checks.MentionsNone(modeRemovalSpec, added))
 }
 
 // eventKinds is the set of kinds of a run's events: the richer field each

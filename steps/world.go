@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/internal/lateness"
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/transcript"
@@ -93,6 +94,7 @@ const maxTranscriptBody = 16 << 10
 
 // reset prepares the World for a new scenario.
 func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Client, tags []string) {
+	lateness.Start() // timing checks read the harness's own stalls (Response.Exchange)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.P, w.client, w.ctx, w.tags = p, client, ctx, tags

@@ -30,7 +30,19 @@ type Exchange struct {
 	// Error says why the exchange did not complete (the service was
 	// unreachable); "" otherwise.
 	Error string
+	// Stalls are the times, counted from Start, when the recording process
+	// itself ran late: a lateness probe in it woke up late
+	// (internal/lateness). Timing checks do not blame the service for a
+	// delay the recorder's own lateness could explain.
+	Stalls []Stall
+	// Probed is true when a probe watched the whole exchange, so Stalls
+	// holds every stall; false when the recording does not say.
+	Probed bool
 }
+
+// Stall is a time the recording process ran late, counted from the
+// exchange's start.
+type Stall struct{ From, To time.Duration }
 
 // Request is what the client sent.
 type Request struct {

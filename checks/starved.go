@@ -1,0 +1,70 @@
+package checks
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/invokeconf/invokeconf/traffic"
+)
+
+// A harness starved of CPU must never blame the target. Each timing check
+// (FMT-01 live, FMT-06 flush, SSE-01 at once, SSE-04 keepalive, ASYNC-01 at
+// once, the answered-within steps) knows the window in which a delay broke
+// its bound and by how much; when the recorder's own process ran at least
+// that late within the window (traffic.Exchange.Stalls, measured by
+// internal/lateness), the delay may be the harness's, not the service's:
+// the rule is untested on that exchange, with the reason, never failed.
+//
+// How late the process ran is its longest stall in the window: a read (or
+// the timer or write of a reference server in the same process) falls in
+// one stall and is delayed by it. Summing every late wake-up would excuse
+// anything on a merely busy machine, whose wake-ups come a few
+// milliseconds late all the time.
+
+// harnessLate returns the longest stall of the recorder's process within
+// the window from..to (offsets from the exchange's start), cut to it.
+func harnessLate(x *traffic.Exchange, from, to time.Duration) time.Duration {
+	var late time.Duration
+	for _, s := range x.Stalls {
+		if lo, hi := max(s.From, from), min(s.To, to); hi-lo > late {
+			late = hi - lo
+		}
+	}
+	return late
+}
+
+// starved returns an untested Skip when the recorder's own lateness within
+// from..to could explain a delay that broke a bound by excess; nil when it
+// could not (or the recording does not say: a delay is then judged as it
+// stands).
+func starved(x *traffic.Exchange, from, to, excess time.Duration) error {
+	late := harnessLate(x, from, to)
+	if late <= 0 || late < excess {
+		return nil
+	}
+	return untested(fmt.Sprintf("the harness itself ran %s late in this window (+%s to +%s), which could explain the %s past the bound: no verdict on the service",
+		late.Round(time.Millisecond), from.Round(time.Millisecond), to.Round(time.Millisecond), excess.Round(time.Millisecond)))
+}
+
+// worst keeps the first failure a timing check found and, apart, the first
+// delay the harness's lateness excused: a clear failure elsewhere in the
+// exchange still fails it.
+type worst struct{ failure, excused error }
+
+// add notes a delay that broke a bound: excuse is starved's answer for it.
+func (w *worst) add(excuse, failure error) {
+	switch {
+	case excuse != nil && w.excused == nil:
+		w.excused = excuse
+	case excuse == nil && w.failure == nil:
+		w.failure = failure
+	}
+}
+
+// err is the verdict: the failure, else the excuse, else nil.
+func (w *worst) err() error {
+	if w.failure != nil {
+		return w.failure
+	}
+	return w.excused
+}
