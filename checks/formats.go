@@ -125,14 +125,12 @@ func AcceptOther(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if present && (strings.Contains(v, "text/event-stream") || strings.Contains(v, "application/json")) {
-		return skip("Accept names an SSE or JSON type (FMT-01/02/04/05)")
+	if present && (namesLoosely(v, "text/event-stream") || namesLoosely(v, "application/json")) {
+		return skip("Accept names an SSE or JSON type, in any case or spacing (FMT-01/02/04/05)")
 	}
 	return notPlain(x, v)
 }
 
-// AcceptSSELiteral: FMT-04. An Accept that holds text/event-stream but is
-// not exactly it gives plain text.
 // namesLoosely reports whether an Accept value names a media type once case
 // and spaces are set aside: such a value that is not the exact text is the
 // literal-matching rule's test case ("compared literally, as a whole").
@@ -140,6 +138,8 @@ func namesLoosely(v, mediaType string) bool {
 	return strings.Contains(strings.ToLower(strings.Join(strings.Fields(v), "")), mediaType)
 }
 
+// AcceptSSELiteral: FMT-04. An Accept that holds text/event-stream but is
+// not exactly it gives plain text.
 func AcceptSSELiteral(x *traffic.Exchange, _ *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -456,12 +457,12 @@ func Build(in Input) (*Report, error) {
 //     about it) goes to the first rule of its ExplainedBy that failed in
 //     its own scenarios, when a scenario of its own rule passed: the run
 //     shows the rule holds.
-//  2. A rule is a root when it failed in a scenario of its own and that
-//     failure names no other rule that failed in its own scenarios (a
-//     tentative failure that stayed is a root's).
-//  3. Every other failure goes to the first root its ExplainedBy names.
-//
-// Two failures that would explain each other stay each its own.
+//  2. Of the rules that failed in a scenario of their own, the fewest that
+//     explain every failure are chosen, greedily: the one that explains
+//     most of the failures left first (ties: the one most failures name as
+//     their own rule, then by ID).
+//  3. A failure whose rule was not chosen goes to the first chosen rule its
+//     ExplainedBy names; one that names none keeps its rule.
 func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 	out := make([]runner.ScenarioResult, len(in))
 	copy(out, in)
@@ -505,29 +506,65 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 			}
 		}
 	}
+	// Steps 2 and 3: the fewest rules that explain every failure, each
+	// chosen among those that failed in a scenario of their own, the one
+	// explaining most of what is left first.
 	own = failedOwn()
-	root := map[string]bool{}
-	for _, s := range out {
-		if s.Status != runner.Failed || causeOf(s) == "" {
-			continue
-		}
-		// A tentative failure that stayed (its rule holds nowhere in the
-		// run) stands as its rule's: what else could explain it was
-		// weighed in step 1.
-		explained := false
-		for _, e := range s.Failure.ExplainedBy {
-			explained = explained || (own[e] && e != s.Failure.Rule && !s.Failure.Tentative)
-		}
-		if !explained {
-			root[causeOf(s)] = true
+	uncovered := map[int]bool{}
+	for i, s := range out {
+		if causeOf(s) != "" {
+			uncovered[i] = true
 		}
 	}
+	candidates := func(i int) []string {
+		f := out[i].Failure
+		return append([]string{causeOf(out[i])}, f.ExplainedBy...)
+	}
+	var picked []string
+	for len(uncovered) > 0 {
+		best, bestN, bestAsRule := "", 0, 0
+		for r := range own {
+			n, asRule := 0, 0
+			for i := range uncovered {
+				if slices.Contains(candidates(i), r) {
+					n++
+					if causeOf(out[i]) == r {
+						asRule++
+					}
+				}
+			}
+			if n > bestN || n == bestN && n > 0 && (asRule > bestAsRule || asRule == bestAsRule && r < best) {
+				best, bestN, bestAsRule = r, n, asRule
+			}
+		}
+		if bestN == 0 {
+			break
+		}
+		picked = append(picked, best)
+		for i := range uncovered {
+			if slices.Contains(candidates(i), best) {
+				delete(uncovered, i)
+			}
+		}
+	}
+	// explainsBack reports whether a failure of rule p in its own
+	// scenarios names r as its explanation: two rules that explain each
+	// other are both kept.
+	explainsBack := func(p, r string) bool {
+		for _, s := range out {
+			if s.Status == runner.Failed && causeOf(s) == p && !s.Failure.Tentative && slices.Contains(s.Failure.ExplainedBy, r) {
+				return true
+			}
+		}
+		return false
+	}
 	for i, s := range out {
-		if causeOf(s) == "" {
+		cause := causeOf(s)
+		if cause == "" || slices.Contains(picked, cause) {
 			continue
 		}
 		for _, e := range s.Failure.ExplainedBy {
-			if root[e] && e != s.Failure.Rule {
+			if slices.Contains(picked, e) && e != cause && !(own[cause] && explainsBack(e, cause)) {
 				blameOn(i, e, e+" failed in its own scenarios, which explains this")
 				break
 			}

@@ -613,7 +613,9 @@ func (bw *bundleWorld) uninstall(name string) error {
 // found by name in the records read earlier.
 func (bw *bundleWorld) deleteTask(taskName, name string) error {
 	if _, err := bw.read(name); err != nil {
-		return err
+		// A refused uninstall leaves the record so it can be retried
+		// (UNINSTALL-02).
+		return outcome.Explain(err, "UNINSTALL-02")
 	}
 	n, err := bw.w.expand(taskName)
 	if err != nil {

@@ -218,7 +218,11 @@ func inOrder(log []recordEntry, action, order string) error {
 	}
 	for t := range rank {
 		if !present[t] {
-			return outcome.Failf(check, "an entry of each type of "+order, "none of type %s: %s", t, strings.Join(seen, ", "))
+			// A child never installed or never removed leaves no entry:
+			// installing every child and removing every child are
+			// INSTALL-01's and UNINSTALL-05's too.
+			return outcome.Failf(check, "an entry of each type of "+order, "none of type %s: %s", t, strings.Join(seen, ", ")).
+				Explained(map[string]string{"remove": "UNINSTALL-05", "install": "INSTALL-01"}[action])
 		}
 	}
 	return nil
@@ -322,8 +326,14 @@ func (bw *bundleWorld) allGone(name string) error {
 
 func (bw *bundleWorld) allGoneOf(name string, st *installState) error {
 	if st.before == nil || len(st.before.Children) == 0 {
-		// A failed installation keeps the children that landed (INSTALL-04).
-		return outcome.Fail("the record of installation "+name+" before the uninstall", "children to check", "no children").Explained("INSTALL-04")
+		// A failed installation keeps the children that landed
+		// (INSTALL-04); a refused uninstall leaves the record as it was
+		// (UNINSTALL-02).
+		why := "UNINSTALL-02"
+		if st.before != nil && st.before.State == "failed" {
+			why = "INSTALL-04"
+		}
+		return outcome.Fail("the record of installation "+name+" before the uninstall", "children to check", "no children").Explained(why)
 	}
 	ids := []string{st.id}
 	for _, c := range st.before.Children {

@@ -543,7 +543,10 @@ func (bw *bundleWorld) appChildFor(name string) error {
 		return err
 	}
 	if len(namedChildren(includesOf(tree), n)) == 0 {
-		return outcome.Failf("the export's spec.includes with ?app=", fmt.Sprintf("a child mentioning the app %q", n), "children: %s", childSummary(includesOf(tree)))
+		// "An app child is included only when app is given": one that is
+		// not, with ?app=, is EXPORT-04's too.
+		return outcome.Failf("the export's spec.includes with ?app=", fmt.Sprintf("a child mentioning the app %q", n), "children: %s", childSummary(includesOf(tree))).
+			Explained("EXPORT-04")
 	}
 	return nil
 }

@@ -68,7 +68,8 @@ func (w *World) sseAnswerIs(want string) error {
 		return err
 	}
 	if got := concatContent(evs); got != want {
-		return outcome.Fail("the concatenated content of the SSE events", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got))))
+		// "Concatenating content across events gives the answer": EVT-03.
+		return outcome.Fail("the concatenated content of the SSE events", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got)))).Explained("EVT-03")
 	}
 	return nil
 }
@@ -138,7 +139,7 @@ func (w *World) envelopeAnswerIs(want string) error {
 		return err
 	}
 	if got := concatContent(items); got != want {
-		return outcome.Fail("the concatenated content of the envelope's items", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got))))
+		return outcome.Fail("the concatenated content of the envelope's items", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got)))).Explained("EVT-03")
 	}
 	return nil
 }
@@ -172,8 +173,10 @@ func (w *World) envelopeHoldsRicher(tool, step string) error {
 		}
 	}
 	if !seenTool || !seenStep {
+		// A toolCall without its name, a step without its description,
+		// are EVT-05's and EVT-06's.
 		return outcome.Failf("the envelope's items", fmt.Sprintf("all events of the run: a toolCall named %q and a step %q", tool, step),
-			"toolCall found: %t, step found: %t, in %s", seenTool, seenStep, abbreviate(w.resp.Body))
+			"toolCall found: %t, step found: %t, in %s", seenTool, seenStep, abbreviate(w.resp.Body)).Explained("EVT-05", "EVT-06")
 	}
 	return nil
 }

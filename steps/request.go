@@ -378,7 +378,7 @@ func (w *World) plainIsExactly(want string) error {
 		return err
 	}
 	if got := string(r.Body); got != want {
-		return outcome.Failf("the plain-text body", fmt.Sprintf("exactly the answer %q", bounded(want)), "%q", bounded(got))
+		return outcome.Failf("the plain-text body", fmt.Sprintf("exactly the answer %q", bounded(want)), "%q", bounded(got)).Explained("EVT-03")
 	}
 	return nil
 }

@@ -503,7 +503,11 @@ func (w *World) statusRules(status int, r *Response) []string {
 		if r.Role == "apiDisabled" {
 			return []string{"ERR-07"}
 		}
-		return []string{w.authRule(r), "ERR-06"}
+		out := []string{"ERR-06", w.authRule(r)}
+		if k := w.route(r); k == routeAgentID || k == routeAlias {
+			out = append(out, "AUTH-01") // the scope comes from the path value, whatever the headers
+		}
+		return out
 	case 404:
 		return []string{"ERR-08"}
 	}
@@ -539,6 +543,9 @@ func (w *World) readWhole(r *Response) error {
 		return nil
 	}
 	rule := w.formRule(r)
+	if rule == w.on(r, "FMT-03") && len(r.Body) > 0 {
+		rule = w.on(r, "FMT-06") // text that comes, but too slowly to end: held back
+	}
 	if !is2xx(r.Status) {
 		rule = w.refusalRule(r)
 	}
@@ -576,11 +583,11 @@ func scriptFails(prompt string) bool {
 }
 
 // runRules are the rules a run rests on besides the scenario's own: that
-// its route runs the agent (or thread) it names, and what its key and
-// headers bring to its tools. A step that judges what the agent did names
-// them as explanations (Def.AboutRun): a route that runs another agent, a
-// credential scope not honoured, a narrowing that sticks, fail such a step
-// in every scenario, and the rule that holds the fault fails on its own.
+// its route runs the agent (or thread) it names, and for an export that it
+// is a project bundle. A step that judges what the agent did names them as
+// explanations (Def.AboutRun): a route that runs another agent fails such a
+// step in every scenario, and the route's rule fails on its own. What the
+// run's tools show is read from them (toolRules).
 func (w *World) runRules(r *Response) []string {
 	k := w.route(r)
 	var out []string
@@ -597,24 +604,6 @@ func (w *World) runRules(r *Response) []string {
 	}
 	if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
 		out = append(out, w.on(r, "THREAD-02"))
-	}
-	if w.lacksCredential(r) {
-		out = append(out, "CRED-01")
-	}
-	if slices.Contains([]string{"credentialSearch", "credentialAll", "notEntitled"}, r.Role) {
-		out = append(out, "CRED-02")
-	}
-	_, scoped := r.ReqHeader["X-Svc-Scoped-Tools"]
-	if scoped {
-		out = append(out, "TOOLS-02")
-	} else if k != routeProject && k != routeProjectThread {
-		out = append(out, "TOOLS-03") // a narrowing that stuck from another run
-	}
-	if modes := r.ReqHeader.Get("X-SVC-Run-Mode"); strings.Contains(modes, "research") {
-		out = append(out, "MODE-06", "MODE-02")
-	}
-	if k != routeProject && k != routeProjectThread {
-		out = append(out, "PROJ-04", "PROJ-06") // the project's context outside the project
 	}
 	return out
 }
@@ -649,7 +638,11 @@ func (w *World) selectionRules(r *Response) []string {
 // answer was not live, so what the scenario does mid-run came after the
 // run. It breaks the rule of the answer's form: FMT-01 ("live during the
 // run") for SSE, FMT-06 (flushed at most every 500 ms) for plain text.
-func (w *World) heldBack(r *Response) error {
+func (w *World) heldBack(r *Response) error { return w.heldBackUpTo(r, len(r.Body)) }
+
+// heldBackUpTo is heldBack on the first n bytes of r's body: what the
+// client had when it acted.
+func (w *World) heldBackUpTo(r *Response, n int) error {
 	sc, err := agentscript.Parse(string(r.ReqBody))
 	if err != nil || sc.Echo {
 		return nil
@@ -660,7 +653,7 @@ func (w *World) heldBack(r *Response) error {
 			last = d.Text
 		}
 	}
-	if last == "" || !strings.Contains(string(r.Body), last) {
+	if last == "" || !strings.Contains(string(r.Body[:min(n, len(r.Body))]), last) {
 		return nil
 	}
 	rule := w.on(r, "FMT-06")

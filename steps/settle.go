@@ -102,7 +102,8 @@ func (w *World) settle(d *Def, err error) error {
 		f = outcome.Fail("the target's answer", "an answer the step can judge", err.Error())
 	}
 	c := *f
-	if c.Rule == "" && d.AboutTheRun && w.resp != nil {
+	c.ExplainedBy = slices.Clone(c.ExplainedBy)
+	if d.AboutTheRun && w.resp != nil {
 		c.Explained(w.runRules(w.resp)...)
 	}
 	if c.Rule == "" {

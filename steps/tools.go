@@ -247,7 +247,16 @@ func (w *World) runTools(r *Response) ([]string, error) {
 	}
 	text, err := answerText(r)
 	if err != nil {
-		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's answer", "events that can be read", "%v", err)
+		// The answer's form is the prerequisite: an SSE stream whose
+		// events are JSON objects (EVT-01), an envelope (FMT-02).
+		rule := w.on(r, "FMT-02")
+		switch {
+		case r.MediaType() == "text/event-stream":
+			rule = "EVT-01"
+		case r.ReqHeader.Get("Accept") == "text/event-stream":
+			rule = w.on(r, "FMT-01")
+		}
+		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's answer", "events that can be read", "%v", err).Breaks(rule)
 	}
 	tools, ok := agentscript.ParseTools(text)
 	if !ok {
@@ -284,7 +293,8 @@ func (w *World) toolsInclude(list string, include bool) error {
 			if !include {
 				what = "tools without "
 			}
-			return outcome.Failf("the run's tools (@tools)", what+strings.Join(want, ", "), "%s", strings.Join(got, ", "))
+			return outcome.Failf("the run's tools (@tools)", what+strings.Join(want, ", "), "%s", strings.Join(got, ", ")).
+				Explained(w.toolRules(got)...)
 		}
 	}
 	return nil
@@ -297,7 +307,8 @@ func (w *World) toolsExactly(list string) error {
 	}
 	want, got = w.withoutServiceTools(want), w.withoutServiceTools(got)
 	if !slices.Equal(sorted(got), want) {
-		return outcome.Failf("the run's tools (@tools)", "exactly "+strings.Join(want, ", "), "%s", strings.Join(got, ", "))
+		return outcome.Failf("the run's tools (@tools)", "exactly "+strings.Join(want, ", "), "%s", strings.Join(got, ", ")).
+			Explained(w.toolRules(got)...)
 	}
 	return nil
 }
@@ -353,19 +364,92 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 	check, gotList := "the run's tools (@tools)", strings.Join(got, ", ")
 	if !more {
 		if !slices.Equal(sorted(got), sorted(own)) {
-			return outcome.Failf(check, fmt.Sprintf("those of answer %q: %s", name, strings.Join(own, ", ")), "%s", gotList)
+			return outcome.Failf(check, fmt.Sprintf("those of answer %q: %s", name, strings.Join(own, ", ")), "%s", gotList).
+				Explained(w.toolRules(got)...)
 		}
 		return nil
 	}
 	for _, t := range own {
 		if !slices.Contains(got, t) {
-			return outcome.Failf(check, fmt.Sprintf("every tool of answer %q (%s) and more", name, strings.Join(own, ", ")), "%s", gotList)
+			return outcome.Failf(check, fmt.Sprintf("every tool of answer %q (%s) and more", name, strings.Join(own, ", ")), "%s", gotList).
+				Explained(w.toolRules(got)...)
 		}
 	}
 	if len(got) <= len(own) {
-		return outcome.Failf(check, fmt.Sprintf("more tools than answer %q (%s)", name, strings.Join(own, ", ")), "%s", gotList)
+		// A mode that adds nothing: the research mode is not offered
+		// (MODE-06), or the key's credential scope for it is not honoured
+		// (CRED-02).
+		return outcome.Failf(check, fmt.Sprintf("more tools than answer %q (%s)", name, strings.Join(own, ", ")), "%s", gotList).
+			Explained(append(w.toolRules(got), "MODE-06", "CRED-02")...)
 	}
 	return nil
+}
+
+// toolRules are the rules that the tools a run listed show broken, beside
+// the scenario's own: tools of the other agent, or none of the main
+// agent's, show a route that ran another agent; the project's tasks on a
+// bare-agent run, PROJ-04; a credential-backed tool the key may not use,
+// CRED-01; one it may use missing, CRED-02; plain tools missing without a
+// narrowing header, a narrowing that stuck (TOOLS-03); tools beyond a
+// narrowing header, TOOLS-02. A run's tools rest on these, so a tool check
+// of any scenario is blamed on the one that fails in its own scenarios.
+func (w *World) toolRules(got []string) []string {
+	r := w.resp
+	if r == nil {
+		return nil
+	}
+	main, err := w.P.Agent("main")
+	if err != nil {
+		return nil
+	}
+	k := w.route(r)
+	bare := k != routeProject && k != routeProjectThread
+	var out []string
+	if other, err := w.P.Agent("other"); err == nil {
+		foreign := false
+		for _, t := range got {
+			foreign = foreign || (slices.Contains(other.Tools, t) && !slices.Contains(main.Tools, t))
+		}
+		if foreign || len(got) == 0 {
+			out = append(out, w.routeRuleOf(r))
+		}
+	}
+	if bare {
+		for _, t := range got {
+			if slices.Contains(w.P.Projects.Main.Tasks, t) {
+				out = append(out, "PROJ-04")
+				break
+			}
+		}
+	}
+	scopes := credentialScopes[r.Role]
+	may := func(cred string) bool {
+		return (slices.Contains(scopes, "*") || slices.Contains(scopes, cred)) &&
+			!(bare && slices.Contains(w.P.Projects.Main.Credentials, cred))
+	}
+	for tool, cred := range main.CredentialTools {
+		has := slices.Contains(got, tool)
+		switch {
+		case has && !may(cred):
+			out = append(out, "CRED-01")
+		case !has && may(cred):
+			out = append(out, "CRED-02")
+		}
+	}
+	_, scoped := r.ReqHeader["X-Svc-Scoped-Tools"]
+	missingPlain := false
+	for _, t := range main.Tools {
+		if _, gated := main.CredentialTools[t]; !gated && !slices.Contains(got, t) {
+			missingPlain = true
+		}
+	}
+	switch {
+	case scoped:
+		out = append(out, "TOOLS-02")
+	case missingPlain && bare:
+		out = append(out, "TOOLS-03")
+	}
+	return out
 }
 
 func (w *World) modelIs(not, want string) error {
@@ -395,21 +479,30 @@ func (w *World) modelIs(not, want string) error {
 }
 
 // responseEvents returns the event objects of an SSE stream or a JSON
-// envelope.
-func responseEvents(r *Response) ([]map[string]any, error) {
+// envelope. The form the request asked for is the prerequisite: an answer
+// in another form breaks FMT-01 or FMT-02, unreadable events EVT-01 or
+// FMT-02.
+func (w *World) responseEvents(r *Response) ([]map[string]any, error) {
 	var evs []map[string]any
 	var err error
 	switch r.MediaType() {
 	case "text/event-stream":
 		evs, err = r.Events()
+		err = outcome.Claim(err, "EVT-01")
 	case "application/json":
 		evs, err = r.EnvelopeItems()
+		err = outcome.Claim(err, w.on(r, "FMT-02"))
 	default:
+		rule := w.on(r, "FMT-02")
+		if r.ReqHeader.Get("Accept") == "text/event-stream" {
+			rule = w.on(r, "FMT-01")
+		}
 		return nil, outcome.Failf(r.Method+" "+r.URL+": the response", "an SSE stream or a JSON envelope of events",
-			"Content-Type %q", r.Header.Get("Content-Type"))
+			"Content-Type %q", r.Header.Get("Content-Type")).Breaks(rule)
 	}
 	if err != nil {
-		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's events", "event objects that can be read", "%v", err)
+		f, _ := outcome.AsFailure(err)
+		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's events", "event objects that can be read", "%v", err).Breaks(f.Rule)
 	}
 	return evs, nil
 }
@@ -421,7 +514,7 @@ func (w *World) noErrorEvent() error {
 	if err != nil {
 		return err
 	}
-	evs, err := responseEvents(r)
+	evs, err := w.responseEvents(r)
 	if err != nil {
 		return err
 	}
@@ -478,8 +571,8 @@ func (w *World) noEventMentionsAdded(with, without *Response, names [2]string) e
 // eventKinds is the set of kinds of a run's events: the richer field each
 // sets, "content" and "error". waitingOnModel and toolInput are left out:
 // whether they show up depends on the model's timing, not on the run.
-func eventKinds(r *Response) ([]string, error) {
-	evs, err := responseEvents(r)
+func (w *World) eventKinds(r *Response) ([]string, error) {
+	evs, err := w.responseEvents(r)
 	if err != nil {
 		return nil, err
 	}
@@ -507,11 +600,11 @@ func (w *World) sameEvents(name string, base *Response) error {
 	if err != nil {
 		return err
 	}
-	wantKinds, err := eventKinds(base)
+	wantKinds, err := w.eventKinds(base)
 	if err != nil {
 		return fmt.Errorf("answer %q: %w", name, err)
 	}
-	gotKinds, err := eventKinds(r)
+	gotKinds, err := w.eventKinds(r)
 	if err != nil {
 		return err
 	}
