@@ -59,7 +59,7 @@ func sseStream(x *traffic.Exchange) ([]Frame, error) {
 func ended(x *traffic.Exchange) error {
 	switch {
 	case x.Response.Body.Truncated:
-		return untested(CutBody)
+		return untested(cutReason(&x.Response.Body))
 	case x.Response.End == traffic.EndClientGone:
 		return skip("the client went away before the stream ended")
 	case x.Response.End == traffic.EndError:
@@ -240,7 +240,7 @@ func CloseAtEnd(x *traffic.Exchange, _ *History) error {
 			return err
 		}
 	} else if x.Response.Body.Truncated {
-		return untested(CutBody)
+		return untested(cutReason(&x.Response.Body))
 	}
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := frames[i]
@@ -340,6 +340,9 @@ func EventsNameRun(x *traffic.Exchange, h *History) error {
 			return outcome.Failf(fmt.Sprintf("event %d", i+1), fmt.Sprintf("the run %q of thread %q, as event 1", run, thread),
 				"run %q of thread %q", *e.RunID, *e.ThreadID)
 		}
+	}
+	if err := responseGap(x, threadHeader); err != nil {
+		return err
 	}
 	want, why := x.Response.Header.Get(threadHeader), "the "+threadHeader+" response header"
 	if inv, ok := InvokeOf(x); want == "" && ok {
