@@ -711,6 +711,13 @@ func AbortEndsRun(x *traffic.Exchange, h *History) error {
 		}
 		switch len(met) {
 		case 0:
+			if h != nil {
+				for _, r := range h.runs[t] {
+					if r.streamed && untimedScript(r) {
+						return untested(NoTimings) // when the abort met it is not known
+					}
+				}
+			}
 			return skip("no recorded stream of an agent script on thread %q was going", t)
 		case 1:
 			return abortedStream(met[0], ab)
@@ -742,9 +749,19 @@ func AbortEndsRun(x *traffic.Exchange, h *History) error {
 	}
 	ab, ok := abortOf(r, h)
 	if !ok {
+		if untimedScript(r) && h != nil && len(h.aborts[r.thread]) > 0 {
+			return untested(NoTimings) // whether an abort met it is not known
+		}
 		return skip("no abort of the thread met the run")
 	}
 	return abortedStream(r, ab)
+}
+
+// untimedScript reports whether a run is an agent script whose content
+// the recording holds without arrival times: whether an abort met it
+// going is not known.
+func untimedScript(r *runRecord) bool {
+	return r.sc != nil && len(r.content) > 0 && r.content[0].at.IsZero()
 }
 
 // abortOf returns the first recorded abort that met the run going.

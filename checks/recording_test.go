@@ -84,6 +84,37 @@ func TestLackingBodiesAreUntested(t *testing.T) {
 	}
 }
 
+// TestUnknownEnds: a recording that does not say how a stream ended (a
+// HAR library's) shows the end a rule asks for, never its lack: a client
+// may have stopped reading (at runComplete, legally) or aborted.
+func TestUnknownEnds(t *testing.T) {
+	stream := func(parts ...string) *traffic.Exchange {
+		x := ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(parts...), untimed: true, end: traffic.EndComplete}.build()
+		x.Response.End = traffic.EndUnknown
+		return x
+	}
+	for _, tc := range []struct {
+		name  string
+		judge func(*traffic.Exchange, *History) error
+		x     *traffic.Exchange
+		want  string
+	}{
+		{"SSE-05 with its close frame", CloseAtEnd, stream(start, ev, final, closeF), "pass"},
+		{"SSE-05 stopped at runComplete", CloseAtEnd, stream(start, ev, final), "untested: " + NoEnd},
+		{"SSE-03 with its final event", FinalAfter, stream(start, ev, final), "pass"},
+		{"SSE-03 stopped before the final event", FinalAfter, stream(start, ev), "untested: " + NoEnd},
+		{"SSE-03 with no event", FinalAfter, stream(start), "untested: " + NoEnd},
+		{"SSE-02 stopped inside a frame", IDBeforeData, stream(start, ev, "id: r1\ndata: {\"con"), "pass"},
+		{"SSE-06 an event after the final one", NothingAfterComplete, stream(start, ev, final, ev), "fail"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outcomeOf(tc.judge, tc.x, nil); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestHeaderGapsAreUntested: a header the recording cannot vouch for
 // (listed twice with different values, or no header list at all) leaves
 // the rules that read it untested with the reason, never judged on one of
@@ -175,5 +206,22 @@ func TestFollowUpsOnRecordedTimes(t *testing.T) {
 	}
 	if !strings.Contains(FollowUps, "report lag") {
 		t.Errorf("the follow-up aspect says %q", FollowUps)
+	}
+}
+
+// TestAbortOnUntimedStream: an abort of a thread whose scripted stream the
+// recording holds without arrival times cannot be placed in that stream:
+// ASYNC-06 is untested, whichever comes last.
+func TestAbortOnUntimedStream(t *testing.T) {
+	s := ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, prompt: "@say working\n@pause 3s\n@say after", untimed: true,
+		chunks: whole(start, "id: r1\ndata: {\"content\":\"working\",\"runID\":\"r1\",\"threadID\":\"t1\"}\n\n", closeF)}.build()
+	s.Start, s.Response.HeaderAt, s.Response.End = t0, 5*time.Millisecond, traffic.EndUnknown
+	abort := abortAt(20, "", "")
+	for _, order := range [][]*traffic.Exchange{{s, abort}, {abort, s}} {
+		var h History
+		h.Add(order[0])
+		if got := outcomeOf(AbortEndsRun, order[1], &h); got != "untested: "+NoTimings {
+			t.Errorf("judged on %s: %q", order[1].Request.URL, got)
+		}
 	}
 }

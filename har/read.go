@@ -51,13 +51,43 @@ type Reader struct {
 	Version string
 	Creator Creator
 	state   readState
-	first   bool // the next member or element is the first of its object or array
+	dialect dialect // what the file's creator writes, known once it is read
+	first   bool    // the next member or element is the first of its object or array
 	entries int  // entries read
 	sawLog  bool
 	sawList bool
 }
 
 type readState int
+
+// dialect is what a recorder's HAR files say beyond HAR 1.2, or say
+// otherwise: the reader was tried on each (docs/passive.md).
+type dialect int
+
+const (
+	generic dialect = iota
+	// chromeHAR: the npm chrome-har library. Its content.size counts the
+	// text it was given (in UTF-16 code units, JavaScript's length) plus
+	// every byte Chrome received; it writes no sign of how a body ended
+	// (a page that aborted a stream looks like one the service ended).
+	chromeHAR
+	// mitmproxyDump: mitmproxy's har_dump addon. It writes a flow once
+	// mitmproxy has its whole response, so every body it has ended as
+	// the service ended it; content.size counts the bytes as sent
+	// (compressed ones compressed), its text is decoded.
+	mitmproxyDump
+)
+
+// dialectOf names the dialect of a file's creator.
+func dialectOf(c Creator) dialect {
+	switch {
+	case c.Name == "chrome-har":
+		return chromeHAR
+	case strings.HasPrefix(c.Name, "mitmproxy"):
+		return mitmproxyDump
+	}
+	return generic
+}
 
 const (
 	inTop     readState = iota // the file's object, before "log"
@@ -148,6 +178,7 @@ func (r *Reader) next() (traffic.Exchange, error) {
 					return traffic.Exchange{}, err
 				}
 				r.sawList, r.state, r.first = true, inEntries, true
+				r.dialect = dialectOf(r.Creator)
 			case key == "version":
 				v, err := d.shortString()
 				if err != nil {
@@ -598,7 +629,15 @@ func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 	if ok {
 		x.Start = start
 		if !ours {
-			x.Precision = max(prec, time.Millisecond) // time and timings are in ms
+			// time and timings are in milliseconds, and a timing written
+			// as a whole number of them may be off by up to one (mitmproxy
+			// truncates each; time is their sum).
+			x.Precision = max(prec, time.Millisecond)
+			for _, v := range e.timings {
+				if v >= 0 && v == float64(int64(v)) {
+					x.Precision += time.Millisecond
+				}
+			}
 		}
 	}
 	req := e.req
@@ -633,10 +672,15 @@ func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 		if rcv, ok := e.timings["receive"]; ok && e.hasTime && rcv >= 0 && e.time >= rcv {
 			out.HeaderAt = fromMS(e.time - rcv)
 		}
-		if e.hasTime && e.time > 0 {
-			out.EndAt = fromMS(e.time)
+		if e.hasTime && e.time >= 0 {
+			// A time of 0 (mitmproxy sums whole milliseconds) is kept as
+			// 1 µs: EndAt 0 means unknown.
+			out.EndAt = max(fromMS(e.time), time.Microsecond)
 		}
 		out.End = foreignEnd(resp.errText)
+		if out.End == traffic.EndUnknown && r.dialect == mitmproxyDump {
+			out.End = traffic.EndComplete
+		}
 	}
 	x.Response = out
 	return x
@@ -755,6 +799,31 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 	if request {
 		size, hasSize = m.size, m.hasSize
 	}
+	// What a gap says: "none of the body's N bytes (content.size without
+	// content.text)", "M of the body's N bytes (content.text is shorter
+	// than content.size)".
+	noneOf := func(n int64) string {
+		return fmt.Sprintf("the recording holds none of the body's %d bytes (%s without %s.text)", n, sizeField, what)
+	}
+	someOf := func(m, n int64) string {
+		return fmt.Sprintf("the recording holds %d of the body's %d bytes (%s.text is shorter than %s)", m, n, what, sizeField)
+	}
+	if !request && !ours && r.dialect == chromeHAR && hasSize {
+		// chrome-har counts the text it was given and the bytes Chrome
+		// received: the body's size is what is left of it.
+		noneOf = func(n int64) string {
+			return fmt.Sprintf("the recording holds none of the %d bytes Chrome received (chrome-har had no text for the body)", n)
+		}
+		someOf = func(m, n int64) string {
+			return fmt.Sprintf("the recording holds %d of the %d bytes Chrome received (chrome-har's text is shorter)", m, n)
+		}
+		if b.hasText {
+			size -= float64(b.text.units)
+			if size < 0 {
+				hasSize = false // not its way of counting: no size known
+			}
+		}
+	}
 	var out traffic.Body
 	missing := func(gap string) traffic.Body {
 		out.Missing, out.Gap, out.Chunks = true, gap, nil
@@ -824,12 +893,12 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 			return missing(fmt.Sprintf("the recording holds the %s as form parameters, not its text", what))
 		case !b.hasText && (!hasSize || size != 0):
 			if hasSize && size > 0 {
-				return missing(fmt.Sprintf("the recording holds none of the body's %d bytes (%s without %s.text)", int64(size), sizeField, what))
+				return missing(noneOf(int64(size)))
 			}
 			return missing(fmt.Sprintf("the recording holds no %s.text", what))
 		case hasSize && float64(full) < size:
 			out.Truncated = true
-			out.Gap = fmt.Sprintf("the recording holds %d of the body's %d bytes (%s.text is shorter than %s)", full, int64(size), what, sizeField)
+			out.Gap = someOf(full, int64(size))
 		}
 	}
 	if cut {

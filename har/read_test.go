@@ -17,7 +17,7 @@ import (
 
 // foreignFile is a HAR file of another program with the entries given.
 func foreignFile(entries ...string) string {
-	return `{"log":{"version":"1.2","creator":{"name":"chrome-har","version":"1"},"entries":[` +
+	return `{"log":{"version":"1.2","creator":{"name":"a recorder","version":"1"},"entries":[` +
 		strings.Join(entries, ",") + `]}}`
 }
 
@@ -155,7 +155,8 @@ func TestForeignHeaders(t *testing.T) {
 func TestForeignTimes(t *testing.T) {
 	x := readOne(t, foreignFile(foreignEntry("", `"headers":[],"content":{"size":2,"text":"{}"}`)), 0)
 	want := time.Date(2026, 11, 20, 9, 0, 0, 250e6, time.UTC)
-	if !x.Start.Equal(want) || x.Precision != time.Millisecond {
+	// 1 ms for the start, 1 ms for the one timing in whole milliseconds.
+	if !x.Start.Equal(want) || x.Precision != 2*time.Millisecond {
 		t.Errorf("start %v, precision %v", x.Start, x.Precision)
 	}
 	if x.Response.HeaderAt != 700*time.Millisecond || x.Response.EndAt != 812500*time.Microsecond {
@@ -172,9 +173,9 @@ func TestForeignTimes(t *testing.T) {
 	if x.Response.End != traffic.EndClientGone {
 		t.Errorf("aborted: end %q", x.Response.End)
 	}
-	// Seconds only: a second of doubt.
+	// Seconds only: a second of doubt (and the whole millisecond).
 	x = readOne(t, foreignFile(strings.Replace(foreignEntry("", `"headers":[],"content":{"size":0}`), "09:00:00.250Z", "09:00:00Z", 1)), 0)
-	if x.Precision != time.Second {
+	if x.Precision != time.Second+time.Millisecond {
 		t.Errorf("precision %v", x.Precision)
 	}
 }
@@ -384,3 +385,37 @@ func BenchmarkReadLargeFile(b *testing.B) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestDialects: what a recorder writes beyond HAR, read as it means it.
+// chrome-har's content.size counts the text it was given (in UTF-16 code
+// units) and the bytes Chrome received; mitmproxy's har_dump writes only
+// answers it had whole.
+func TestDialects(t *testing.T) {
+	file := func(creator, content string) string {
+		return `{"log":{"version":"1.2","creator":{"name":"` + creator + `","version":"1"},"entries":[` +
+			foreignEntry("", `"headers":[],`+content) + `]}}`
+	}
+	for _, tc := range []struct {
+		name, creator, content string
+		missing, truncated     bool
+		gap, text              string
+		end                    traffic.End
+	}{
+		{"chrome-har, whole", "chrome-har", `"content":{"size":4,"text":"{}"}`, false, false, "", "{}", traffic.EndUnknown},
+		{"chrome-har, whole, non-ASCII", "chrome-har", `"content":{"size":13,"text":"\"é😀\""}`, false, false, "", `"é😀"`, traffic.EndUnknown},
+		{"chrome-har, whole, base64", "chrome-har", `"content":{"size":6,"encoding":"base64","text":"e30="}`, false, false, "", "{}", traffic.EndUnknown},
+		{"chrome-har, cut", "chrome-har", `"content":{"size":12,"text":"{}"}`, false, true, "holds 2 of the 10 bytes Chrome received", "{}", traffic.EndUnknown},
+		{"chrome-har, no text", "chrome-har", `"content":{"size":829}`, true, false, "none of the 829 bytes Chrome received (chrome-har had no text for the body)", "", traffic.EndUnknown},
+		{"mitmproxy", "mitmproxy har_dump", `"content":{"size":2,"text":"{}"}`, false, false, "", "{}", traffic.EndComplete},
+		{"another recorder", "a recorder", `"content":{"size":4,"text":"{}"}`, false, true, "holds 2 of the body's 4 bytes", "{}", traffic.EndUnknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := readOne(t, file(tc.creator, tc.content), 0)
+			b := x.Response.Body
+			if b.Missing != tc.missing || b.Truncated != tc.truncated || !strings.Contains(b.Gap, tc.gap) || string(b.Bytes()) != tc.text ||
+				x.Response.End != tc.end {
+				t.Errorf("missing %v, truncated %v, gap %q, text %q, end %q", b.Missing, b.Truncated, b.Gap, b.Bytes(), x.Response.End)
+			}
+		})
+	}
+}

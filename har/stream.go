@@ -330,6 +330,8 @@ type text struct {
 	total int64
 	// tail holds its last two bytes (base64 padding).
 	tail [2]byte
+	// units counts its UTF-16 code units (JavaScript's length of it).
+	units int64
 }
 
 // whole reports whether kept holds the whole string.
@@ -346,6 +348,14 @@ func (d *decoder) str(limit int) (text, error) {
 			t.kept = append(t.kept, p[:min(room, len(p))]...)
 		}
 		t.total += int64(len(p))
+		for _, c := range p {
+			if c&0xC0 != 0x80 { // a character starts
+				t.units++
+				if c >= 0xF0 { // outside the BMP: a surrogate pair
+					t.units++
+				}
+			}
+		}
 		switch {
 		case len(p) >= 2:
 			t.tail = [2]byte{p[len(p)-2], p[len(p)-1]}

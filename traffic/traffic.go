@@ -77,8 +77,8 @@ type Response struct {
 	End End
 	// EndAt is when the body's last byte arrived, from the request's
 	// start, when the recording says so but has no chunk timings (a HAR
-	// file's time and timings); -1 or 0 when unknown. Body.Timed bodies
-	// say it with their last chunk (see LastByte).
+	// file's time and timings); 0 when unknown. Body.Timed bodies say it
+	// with their last chunk (see LastByte).
 	EndAt time.Duration
 }
 
