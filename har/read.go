@@ -53,7 +53,7 @@ type Reader struct {
 	state   readState
 	dialect dialect // what the file's creator writes, known once it is read
 	first   bool    // the next member or element is the first of its object or array
-	entries int  // entries read
+	entries int     // entries read
 	sawLog  bool
 	sawList bool
 }
