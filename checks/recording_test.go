@@ -104,6 +104,7 @@ func TestUnknownEnds(t *testing.T) {
 		{"SSE-03 with its final event", FinalAfter, stream(start, ev, final), "pass"},
 		{"SSE-03 stopped before the final event", FinalAfter, stream(start, ev), "untested: " + NoEnd},
 		{"SSE-03 with no event", FinalAfter, stream(start), "untested: " + NoEnd},
+		{"SSE-03 a final event with another id", FinalAfter, stream(start, ev, strings.Replace(final, "r1:after", "r1:end", 1)), "fail"},
 		{"SSE-02 stopped inside a frame", IDBeforeData, stream(start, ev, "id: r1\ndata: {\"con"), "pass"},
 		{"SSE-06 an event after the final one", NothingAfterComplete, stream(start, ev, final, ev), "fail"},
 	} {
