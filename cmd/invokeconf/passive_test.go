@@ -88,9 +88,9 @@ func TestJudgeOddFiles(t *testing.T) {
 		{"HAR 1.1-style entry", file(`{"startedDateTime":"2026-11-20T09:00:00Z","request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01"},"response":{"status":200}}`), 0,
 			nil, []string{"ERR-02", "THREAD-04"}},
 		{"a body the recorder could not fetch", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"mimeType":"text/event-stream"}`)), 0,
-			[]string{"none of the body's 786 bytes"}, []string{"SSE-05", "SSE-03"}},
+			[]string{"none of the 786 bytes Chrome received"}, []string{"SSE-05", "SSE-03"}},
 		{"a body the recorder cut", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"text":"`+stream+`"}`)), 0,
-			[]string{"(content.text is shorter than content.size)"}, []string{"SSE-05", "SSE-03"}},
+			[]string{"holds 83 of the 703 bytes Chrome received (chrome-har's text is shorter)"}, []string{"SSE-05", "SSE-03"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
