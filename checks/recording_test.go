@@ -205,6 +205,14 @@ func TestFollowUpsOnRecordedTimes(t *testing.T) {
 	if got := outcomeOf(EventsLastCompleted, ev, &h); got != "fail" {
 		t.Errorf("ASYNC-03 on an earlier run: %q", got)
 	}
+	// A later run whose end the recording does not say does not stop the
+	// last surely completed run from deciding.
+	h = History{}
+	h.Add(opened)
+	h.Add(untimedRun(0, time.Millisecond))
+	if got := outcomeOf(EventsLastCompleted, ev, &h); got != "pass" {
+		t.Errorf("ASYNC-03 on the last surely completed run: %q", got)
+	}
 	if !strings.Contains(FollowUps, "report lag") {
 		t.Errorf("the follow-up aspect says %q", FollowUps)
 	}
