@@ -42,10 +42,43 @@ func untested(reason string) error { return &Skip{Reason: reason, Untested: true
 
 // Reasons a recording cannot decide a rule.
 const (
-	NoTimings = "the recording has no chunk timings"
-	NoBody    = "the recording keeps no bodies (--redact-bodies)"
-	CutBody   = "the recording holds only the start of the body (--max-record)"
+	NoTimings   = "the recording has no chunk timings"
+	NoBody      = "the recording keeps no bodies (--redact-bodies)"
+	CutBody     = "the recording holds only the start of the body (--max-record)"
+	NotRecorded = "the recording holds none of the body"
 )
+
+// cutReason says why the recording holds only the start of a body: the
+// recorder's own gap, or this harness's --max-record.
+func cutReason(b *traffic.Body) string {
+	if b.Gap != "" {
+		return b.Gap
+	}
+	return CutBody
+}
+
+// missingReason says why the recording holds none of a body.
+func missingReason(b *traffic.Body) string {
+	if b.Gap != "" {
+		return b.Gap
+	}
+	return NotRecorded
+}
+
+// requestText returns the request body's text (an agent script, say), or
+// an untested Skip when the recording does not hold it whole.
+func requestText(x *traffic.Exchange) (string, error) {
+	b := &x.Request.Body
+	switch {
+	case b.Redacted:
+		return "", untested(NoBody)
+	case b.Missing:
+		return "", untested("the request body: " + missingReason(b))
+	case b.Truncated:
+		return "", untested("the request body: " + cutReason(b))
+	}
+	return string(b.Bytes()), nil
+}
 
 // Check is one rule's check.
 type Check struct {
@@ -173,12 +206,12 @@ func (h *History) Add(x *traffic.Exchange) {
 		if x.Response.HeaderAt < 0 || x.Start.IsZero() {
 			return // unknown when: never counts as earlier
 		}
-		at := x.Start.Add(x.Response.HeaderAt)
+		at := latest(x, x.Response.HeaderAt)
 		if old, ok := h.named[id]; !ok || at.Before(old) {
 			h.named[id] = at
 		}
 	}
-	if t := x.Response.Header.Get(threadHeader); t != "" {
+	if t := x.Response.Header.Get(threadHeader); t != "" && x.Response.Gaps.Of(threadHeader) == "" {
 		name(t)
 	}
 	if a, ok := asyncAck(x); ok {

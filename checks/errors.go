@@ -26,6 +26,9 @@ func refused(x *traffic.Exchange, h *History, want traffic.Auth, what string) er
 	if x.Response == nil {
 		return skip("no response")
 	}
+	if err := requestGap(x, "Authorization"); err != nil {
+		return err
+	}
 	if a, _ := traffic.ClassifyAuth(x.Request.Header.Values("Authorization")); a != want {
 		return skip("the key is not %s", what)
 	}

@@ -78,7 +78,7 @@ func recordedEvents(x *traffic.Exchange) ([]recordedEvent, error) {
 		case surelySSE(x, b):
 			return sseEvents(Frames(&x.Response.Body)), nil
 		case x.Response.Body.Truncated:
-			return nil, untested(CutBody)
+			return nil, untested(cutReason(&x.Response.Body))
 		case surelyEnvelope(x, b):
 			return envelopeEvents(b), nil
 		}
@@ -475,10 +475,10 @@ func namesFields(raw json.RawMessage, names []string) bool {
 // prompt is no agent script or the recording keeps no request body.
 func scriptAsks(x *traffic.Exchange) map[string]ask {
 	out := map[string]ask{}
-	if x.Request.Body.Redacted || x.Request.Body.Truncated {
+	prompt, err := requestText(x)
+	if err != nil {
 		return out
 	}
-	prompt := string(x.Request.Body.Bytes())
 	if !agentscript.IsScript(prompt) {
 		return out
 	}

@@ -82,7 +82,9 @@ func EventsWait(x *traffic.Exchange, h *History) error {
 	if err != nil {
 		return err
 	}
-	if v, _, ok := accept(x); !ok || v != "application/json" {
+	if v, _, err := accept(x); err != nil {
+		return err
+	} else if v != "application/json" {
 		return skip("Accept is not application/json")
 	}
 	if h.abortedBefore(t, x.Start) {
@@ -145,7 +147,7 @@ var chainChecks = []Check{
 
 // FollowUps is the aspect of THREAD-01/02/03 that the thread itself shows
 // the run, not only the response header.
-const FollowUps = "the thread's follow-ups (needs GET /api/threads/{id} after a run on the thread completed in an SSE or envelope answer)"
+const FollowUps = "the thread's follow-ups (GET /api/threads/{id} sent more than the report lag after an SSE or envelope answer showed a run on the thread complete)"
 
 // AbortTolerance is how long after its abort was answered a run may still
 // produce content. The spec gives cancelling no time; the active scenario
@@ -185,8 +187,11 @@ type runRecord struct {
 	// (header), THREAD-03 (new); "" for a thread in {id}.
 	rule string
 	sent time.Time
-	// done is when the answer showed the run complete (runComplete); zero
-	// when it did not, or the recording has no timings.
+	// complete: an answer showed the run complete (runComplete). done is
+	// when it surely had (the frame's arrival, or the answer's end when
+	// the recording has no chunk timings but its own times, as a HAR
+	// file's); zero when it did not, or the recording does not say when.
+	complete bool
 	done     time.Time
 	sc       *script     // the prompt as an agent script, nil otherwise
 	content  []timedText // a scripted SSE answer's content, as it arrived
@@ -251,6 +256,32 @@ func when(x *traffic.Exchange, d time.Duration) time.Time {
 	return x.Start.Add(d)
 }
 
+// latest returns the latest time an offset of x may stand for, given the
+// precision of the recording's times; zero when unknown.
+func latest(x *traffic.Exchange, d time.Duration) time.Time {
+	t := when(x, d)
+	if t.IsZero() {
+		return t
+	}
+	return t.Add(x.Precision)
+}
+
+// earliest returns the earliest time x may have started.
+func earliest(x *traffic.Exchange) time.Time {
+	if x.Start.IsZero() {
+		return x.Start
+	}
+	return x.Start.Add(-x.Precision)
+}
+
+// endedWhole reports whether the recording holds an answer as the service
+// ended it: the recording says so, or it does not say how answers ended
+// (a HAR file of another program) and holds the whole body.
+func endedWhole(x *traffic.Exchange) bool {
+	r := x.Response
+	return r.Body.Complete() && (r.End == traffic.EndComplete || r.End == traffic.EndUnknown)
+}
+
 // selectionRule is the rule by which an invoke chose its thread.
 func selectionRule(x *traffic.Exchange, inv Invoke, h *History) string {
 	hdr := x.Request.Header.Values(threadHeader)
@@ -259,6 +290,8 @@ func selectionRule(x *traffic.Exchange, inv Invoke, h *History) string {
 		return "THREAD-01"
 	case !inv.Project && h.Thread(inv.ID):
 		return "" // ROUTE-03
+	case requestGap(x, threadHeader) != nil:
+		return "" // which rule chose the thread is not known
 	case len(hdr) == 1 && hdr[0] != "":
 		return "THREAD-02"
 	case len(hdr) == 0:
@@ -285,8 +318,8 @@ func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 	if a, ok := asyncAck(x); ok {
 		r.run = a.RunID
 	}
-	if !x.Request.Body.Redacted {
-		if s, ok := parseScript(string(x.Request.Body.Bytes())); ok {
+	if prompt, err := requestText(x); err == nil {
+		if s, ok := parseScript(prompt); ok {
 			r.sc = &s
 		}
 	}
@@ -314,8 +347,8 @@ func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 			if r.run == "" && e.RunID != nil {
 				r.run = *e.RunID
 			}
-			if e.complete() && r.done.IsZero() {
-				r.done = at
+			if e.complete() && !r.complete {
+				r.complete, r.done = true, at
 			}
 			if r.sc != nil && e.Content != nil && *e.Content != "" && len(r.content) < maxContentPieces {
 				r.content = append(r.content, timedText{at, *e.Content})
@@ -329,8 +362,14 @@ func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 		if evs[0].RunID != nil {
 			r.run = *evs[0].RunID
 		}
-		if evs[len(evs)-1].complete() && r.ended && body.Timed && len(body.Chunks) > 0 {
-			r.done = when(x, body.Chunks[len(body.Chunks)-1].At)
+		if evs[len(evs)-1].complete() && endedWhole(x) {
+			r.complete = true
+		}
+	}
+	if r.complete && r.done.IsZero() {
+		// The run was complete by the time the answer's last byte came.
+		if end, ok := x.Response.LastByte(); ok {
+			r.done = latest(x, end)
 		}
 	}
 	return r
@@ -363,7 +402,7 @@ func (h *History) addAbort(x *traffic.Exchange) {
 	}
 	t, err := eventsCall(x)
 	vs := x.Request.Query()["runID"]
-	if err != nil || len(vs) != 1 || !x.Response.Body.Timed || x.Response.End != traffic.EndComplete {
+	if err != nil || len(vs) != 1 || !endedWhole(x) {
 		return
 	}
 	r := h.run(t, vs[0])
@@ -371,8 +410,9 @@ func (h *History) addAbort(x *traffic.Exchange) {
 	if r == nil || !r.done.IsZero() || !ok || len(evs) == 0 || !evs[len(evs)-1].complete() {
 		return
 	}
-	if n := len(x.Response.Body.Chunks); n > 0 {
-		r.done = when(x, x.Response.Body.Chunks[n-1].At)
+	r.complete = true
+	if end, ok := x.Response.LastByte(); ok {
+		r.done = latest(x, end)
 	}
 }
 
@@ -406,7 +446,8 @@ func (h *History) onlyElsewhere(id, thread string) bool {
 
 // lastDone returns the run of the thread that surely completed last before
 // t (its answer showed it complete more than its ReportLag before), and the
-// runs the thread had completed before that run was started.
+// runs the thread had completed before that run was started. Callers pass
+// the earliest time the follow-up may have started (earliest).
 func (h *History) lastDone(thread string, t time.Time) (*runRecord, []string) {
 	if h == nil || t.IsZero() {
 		return nil, nil
@@ -427,6 +468,46 @@ func (h *History) lastDone(thread string, t time.Time) (*runRecord, []string) {
 		}
 	}
 	return last, older
+}
+
+// pending returns an untested Skip when a run of the thread that the
+// recording saw complete cannot count yet for a follow-up sent at t: the
+// recording does not say when the answer that showed it complete ended,
+// or it completed within the report lag. Only runs put on the thread by
+// rule count ("" for any), and only those started after run after (nil
+// for all): a later run that may have completed decides what the
+// follow-up must show.
+func (h *History) pending(thread string, t time.Time, rule string, after *runRecord) error {
+	if h == nil || t.IsZero() {
+		return nil
+	}
+	var untimed, recent *runRecord
+	for _, r := range h.runs[thread] {
+		if rule != "" && r.rule != rule || after != nil && !r.sent.After(after.sent) {
+			continue
+		}
+		switch {
+		case r.complete && r.done.IsZero() && r.sent.Before(t):
+			untimed = r
+		case !r.done.IsZero() && r.done.Before(t) && !r.done.Add(h.reportLag()).Before(t):
+			recent = r
+		}
+	}
+	name := func(r *runRecord) string {
+		if r.run == "" {
+			return fmt.Sprintf("a run of thread %q", thread)
+		}
+		return fmt.Sprintf("run %q of thread %q", r.run, thread)
+	}
+	switch {
+	case recent != nil:
+		return untested(fmt.Sprintf("the call came %s after %s surely completed, within the report lag of %s (--report-lag)",
+			t.Sub(recent.done).Round(time.Millisecond), name(recent), h.reportLag()))
+	case untimed != nil:
+		return untested(fmt.Sprintf("the recording does not say when the answer that showed %s complete ended "+
+			"(no chunk timings, no HAR time)", name(untimed)))
+	}
+	return nil
 }
 
 // Ran is what a thread's follow-ups must show once a run on it completed:
@@ -527,7 +608,12 @@ func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
 		if !ok {
 			return skip("the answer is not a JSON object")
 		}
-		c, older := h.lastDone(t, x.Start)
+		c, older := h.lastDone(t, earliest(x))
+		if c == nil || c.rule != rule {
+			if err := h.pending(t, earliest(x), rule, c); err != nil {
+				return err
+			}
+		}
 		switch {
 		case c == nil:
 			return skip("no run of thread %q surely completed before the call", t)
@@ -574,14 +660,19 @@ func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 		complete = complete || e.complete()
 	}
 	what := fmt.Sprintf("the events of thread %q without runID", t)
-	c, older := h.lastDone(t, x.Start)
+	c, older := h.lastDone(t, earliest(x))
 	if !complete {
 		// A client can stop reading; and with no completed run the spec
 		// does not say what the route returns.
 		switch {
+		case x.Response.End == traffic.EndUnknown:
+			return skip("the recording does not say whether the service ended the answer (the client may have stopped reading)")
 		case x.Response.End != traffic.EndComplete:
 			return skip("the service did not end the answer (the client may have stopped reading)")
 		case c == nil:
+			if err := h.pending(t, earliest(x), "", nil); err != nil {
+				return err
+			}
 			return skip("no run of thread %q surely completed before the call", t)
 		}
 		return outcome.Failf(what, "the thread's last completed run: its events end with runComplete true",
@@ -591,6 +682,9 @@ func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 		return skip("the events name no run")
 	}
 	if c == nil {
+		if err := h.pending(t, earliest(x), "", nil); err != nil {
+			return err
+		}
 		return skip("no run of thread %q surely completed before the call", t)
 	}
 	return Ran{Run: c.run, Older: older}.Shown(got, "the run of "+what)
@@ -617,6 +711,13 @@ func AbortEndsRun(x *traffic.Exchange, h *History) error {
 		}
 		switch len(met) {
 		case 0:
+			if h != nil {
+				for _, r := range h.runs[t] {
+					if r.streamed && untimedScript(r) {
+						return untested(NoTimings) // when the abort met it is not known
+					}
+				}
+			}
 			return skip("no recorded stream of an agent script on thread %q was going", t)
 		case 1:
 			return abortedStream(met[0], ab)
@@ -648,9 +749,19 @@ func AbortEndsRun(x *traffic.Exchange, h *History) error {
 	}
 	ab, ok := abortOf(r, h)
 	if !ok {
+		if untimedScript(r) && h != nil && len(h.aborts[r.thread]) > 0 {
+			return untested(NoTimings) // whether an abort met it is not known
+		}
 		return skip("no abort of the thread met the run")
 	}
 	return abortedStream(r, ab)
+}
+
+// untimedScript reports whether a run is an agent script whose content
+// the recording holds without arrival times: whether an abort met it
+// going is not known.
+func untimedScript(r *runRecord) bool {
+	return r.sc != nil && len(r.content) > 0 && r.content[0].at.IsZero()
 }
 
 // abortOf returns the first recorded abort that met the run going.
@@ -759,7 +870,7 @@ func abortedEvents(r *runRecord, ab abortRecord, x *traffic.Exchange) error {
 		return outcome.Failf(what, fmt.Sprintf("the run cancelled: no content the script says more than %s after the abort, at most %q", AbortTolerance, text[:may]),
 			"%q", got)
 	}
-	if v, _, ok := accept(x); !terminal && (!ok || v != "application/json") {
+	if v, _, err := accept(x); !terminal && (err != nil || v != "application/json") {
 		// Only that Accept keeps the call open until the run finishes:
 		// without it the events may be read before they were all kept.
 		return nil

@@ -30,11 +30,7 @@ func acceptOf(x *traffic.Exchange) (string, bool, error) {
 	if _, err := syncInvoke(x); err != nil {
 		return "", false, err
 	}
-	v, present, ok := accept(x)
-	if !ok {
-		return "", false, skip("more than one Accept line")
-	}
-	return v, present, nil
+	return accept(x)
 }
 
 // AcceptSSE: FMT-01. Accept exactly text/event-stream gives an SSE stream:
@@ -49,6 +45,9 @@ func AcceptSSE(x *traffic.Exchange, _ *History) error {
 	}
 	if v != "text/event-stream" {
 		return skip("Accept is not text/event-stream")
+	}
+	if err := responseGap(x, "Content-Type"); err != nil {
+		return err
 	}
 	ct := x.Response.Header.Get("Content-Type")
 	if traffic.MediaType(ct) != "text/event-stream" {
@@ -110,7 +109,7 @@ func notPlain(x *traffic.Exchange, accept string) error {
 	switch {
 	case surelySSE(x, b):
 		return outcome.Failf("the response form for "+what, "plain text, not SSE", "an SSE stream: %s", quote(b))
-	case !x.Response.Body.Truncated && surelyEnvelope(x, b):
+	case x.Response.Body.Complete() && surelyEnvelope(x, b):
 		return outcome.Failf("the response form for "+what, "plain text, not the JSON envelope",
 			"the JSON envelope: %s", quote(b))
 	}
@@ -198,10 +197,11 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 	if present && (v == "text/event-stream" || v == "application/json") {
 		return skip("not the plain-text form")
 	}
-	if x.Request.Body.Redacted {
-		return untested(NoBody)
+	prompt, err := requestText(x)
+	if err != nil {
+		return err
 	}
-	frags, ok := scriptFragments(string(x.Request.Body.Bytes()))
+	frags, ok := scriptFragments(prompt)
 	if !ok {
 		return skip("the prompt is not an agent script of @say and @pause lines: traffic does not show when the text was produced")
 	}

@@ -244,8 +244,16 @@ func (j *Judgement) Summary() Summary {
 		}
 		s.Verdicts = append(s.Verdicts, v)
 	}
-	s.Headline = fmt.Sprintf("observed %d exchanges; judged %d of %d rules", s.Observed, s.Judged, s.Rules)
+	s.Headline = fmt.Sprintf("observed %s; judged %d of %d rules", plural(s.Observed, "exchange", "exchanges"), s.Judged, s.Rules)
 	return s
+}
+
+// plural is "1 exchange" or "N exchanges".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func commonest(m map[string]int) string {

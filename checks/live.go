@@ -164,10 +164,11 @@ func scriptedStream(x *traffic.Exchange) (script, []Frame, error) {
 	if err != nil {
 		return script{}, nil, err
 	}
-	if x.Request.Body.Redacted {
-		return script{}, nil, untested(NoBody)
+	prompt, err := requestText(x)
+	if err != nil {
+		return script{}, nil, err
 	}
-	s, ok := parseScript(string(x.Request.Body.Bytes()))
+	s, ok := parseScript(prompt)
 	if !ok {
 		return script{}, nil, skip("the prompt is not an agent script of @say and @pause lines: traffic does not show when the run produced its events")
 	}
@@ -248,13 +249,16 @@ func FailureAsEvent(x *traffic.Exchange, _ *History) error {
 	if !ok || inv.Async || x.Response == nil {
 		return skip("not a synchronous invoke call")
 	}
-	if v, _, ok := accept(x); !ok || v != "text/event-stream" {
+	if v, _, err := accept(x); err != nil {
+		return err
+	} else if v != "text/event-stream" {
 		return skip("Accept is not text/event-stream")
 	}
-	if x.Request.Body.Redacted {
-		return untested(NoBody)
+	prompt, err := requestText(x)
+	if err != nil {
+		return err
 	}
-	s, ok := parseScript(string(x.Request.Body.Bytes()))
+	s, ok := parseScript(prompt)
 	if !ok || !s.fails {
 		return skip("the prompt is not an agent script that fails after content")
 	}
@@ -292,10 +296,11 @@ func AsyncAtOnce(x *traffic.Exchange, _ *History) error {
 	if !ok || !inv.Async || x.Response == nil || x.Response.Status/100 != 2 {
 		return skip("not an async invoke call answered 2xx")
 	}
-	if x.Request.Body.Redacted {
-		return untested(NoBody)
+	prompt, err := requestText(x)
+	if err != nil {
+		return err
 	}
-	s, ok := parseScript(string(x.Request.Body.Bytes()))
+	s, ok := parseScript(prompt)
 	if !ok {
 		return skip("the prompt is not an agent script of @say and @pause lines")
 	}

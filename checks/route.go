@@ -105,29 +105,59 @@ func syncInvoke(x *traffic.Exchange) (Invoke, error) {
 	return inv, nil
 }
 
-// accept returns the request's Accept value; ok is false when it sent more
+// accept returns the request's Accept value, or a Skip: when it sent more
 // than one Accept line (the spec's "compared literally, as a whole" does not
-// say which one counts).
-func accept(x *traffic.Exchange) (v string, present, ok bool) {
+// say which one counts), or when the recording cannot tell what it sent.
+func accept(x *traffic.Exchange) (v string, present bool, err error) {
+	if err := requestGap(x, "Accept"); err != nil {
+		return "", false, err
+	}
 	vs := x.Request.Header.Values("Accept")
 	switch len(vs) {
 	case 0:
-		return "", false, true
+		return "", false, nil
 	case 1:
-		return vs[0], true, true
+		return vs[0], true, nil
 	}
-	return "", true, false
+	return "", true, skip("more than one Accept line")
+}
+
+// requestGap returns an untested Skip when the recording cannot tell what
+// the request's header name held (traffic.HeaderGaps).
+func requestGap(x *traffic.Exchange, name string) error {
+	if g := x.Request.Gaps.Of(name); g != "" {
+		return untested(g)
+	}
+	return nil
+}
+
+// responseGap returns an untested Skip when the recording cannot tell what
+// the response's header name held.
+func responseGap(x *traffic.Exchange, name string) error {
+	if x.Response == nil {
+		return nil
+	}
+	if g := x.Response.Gaps.Of(name); g != "" {
+		return untested(g)
+	}
+	return nil
 }
 
 // body returns the response's recorded bytes, or a Skip when the recording
-// lacks them; whole asks for the complete body.
+// lacks them (a body it holds none of is never an empty one); whole asks
+// for the complete body.
 func body(x *traffic.Exchange, whole bool) ([]byte, error) {
+	if err := responseGap(x, "Content-Type"); err != nil {
+		return nil, err // what form the body has is not known
+	}
 	b := &x.Response.Body
 	switch {
 	case b.Redacted:
 		return nil, untested(NoBody)
+	case b.Missing:
+		return nil, untested(missingReason(b))
 	case whole && b.Truncated:
-		return nil, untested(CutBody)
+		return nil, untested(cutReason(b))
 	}
 	return b.Bytes(), nil
 }
@@ -336,7 +366,7 @@ func events(x *traffic.Exchange) ([]eventObject, bool) {
 		}
 		return out, true
 	}
-	if x.Response.Body.Truncated {
+	if !x.Response.Body.Complete() {
 		return nil, false
 	}
 	items, ok := envelope(b)

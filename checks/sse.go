@@ -54,16 +54,24 @@ func sseStream(x *traffic.Exchange) ([]Frame, error) {
 	return Frames(&x.Response.Body), nil
 }
 
+// NoEnd is why a rule about how a stream ends is untested on a recording
+// that does not say how its bodies ended: what it holds may be all that a
+// client read before it stopped (as it may at runComplete) or aborted.
+const NoEnd = "the recording does not say whether the service ended the stream or the client stopped reading it"
+
 // ended reports whether the recording holds the stream's end as the
-// service wrote it.
+// service wrote it. Callers ask only when the end they see would break
+// the rule: an end that keeps it is the service's, whoever stopped.
 func ended(x *traffic.Exchange) error {
 	switch {
 	case x.Response.Body.Truncated:
-		return untested(CutBody)
+		return untested(cutReason(&x.Response.Body))
 	case x.Response.End == traffic.EndClientGone:
 		return skip("the client went away before the stream ended")
 	case x.Response.End == traffic.EndError:
 		return skip("the connection failed before the stream ended")
+	case x.Response.End == traffic.EndUnknown:
+		return untested(NoEnd)
 	}
 	return nil
 }
@@ -229,8 +237,14 @@ func FinalAfter(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if err := ended(x); err != nil {
-		return err
+	// A recording that does not say how the stream ended may hold only
+	// what a client read before it stopped: it is judged on the event
+	// with runComplete true when it shows one (that event is the run's
+	// last, whoever stopped), never on its lack.
+	if x.Response.End != traffic.EndUnknown || x.Response.Body.Truncated {
+		if err := ended(x); err != nil {
+			return err
+		}
 	}
 	for _, f := range frames {
 		if !f.Terminated && !f.IsComment() {
@@ -239,6 +253,8 @@ func FinalAfter(x *traffic.Exchange, _ *History) error {
 	}
 	last, found, failed := lastEvent(frames)
 	switch {
+	case !found && x.Response.End == traffic.EndUnknown:
+		return ended(x)
 	case !found:
 		return skip("no event frame")
 	case failed:
@@ -256,6 +272,11 @@ func FinalAfter(x *traffic.Exchange, _ *History) error {
 	id, _ := last.Field("id")
 	run := runOf(frames)
 	if !e.complete() || id != run+":after" || (e.Content != nil && *e.Content != "") {
+		if !e.complete() {
+			if err := ended(x); err != nil {
+				return err
+			}
+		}
 		return outcome.Failf("the last event of the run",
 			"id "+quote([]byte(run+":after"))+", runComplete true and content empty, null or missing", "%s", quote([]byte(last.String())))
 	}
@@ -271,13 +292,23 @@ func CloseAtEnd(x *traffic.Exchange, _ *History) error {
 		return err
 	}
 	// A connection to the service that broke mid-stream is an end without
-	// event: close too: "A missing event: close is an abnormal end."
-	if x.Response.End != traffic.EndError {
+	// event: close too: "A missing event: close is an abnormal end." A
+	// recording that does not say how the stream ended shows a close
+	// frame at its end, never its lack.
+	switch x.Response.End {
+	case traffic.EndError:
+		if x.Response.Body.Truncated {
+			return untested(cutReason(&x.Response.Body))
+		}
+	case traffic.EndUnknown:
+		if x.Response.Body.Truncated || !closed(frames) {
+			return ended(x)
+		}
+		return nil
+	default:
 		if err := ended(x); err != nil {
 			return err
 		}
-	} else if x.Response.Body.Truncated {
-		return untested(CutBody)
 	}
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := frames[i]
@@ -298,6 +329,19 @@ func CloseAtEnd(x *traffic.Exchange, _ *History) error {
 		return nil
 	}
 	return outcome.Fail("the end of the SSE stream", "a frame event: close with data {}", "")
+}
+
+// closed reports whether a stream's last frame (comments aside) is event:
+// close with data {}.
+func closed(frames []Frame) bool {
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := frames[i]
+		if f.IsComment() && f.Terminated {
+			continue
+		}
+		return f.Terminated && event(f.Frame) == "close" && isEmptyObject(data(f.Frame))
+	}
+	return false
 }
 
 // NothingAfterComplete: SSE-06. No event follows the one with runComplete
@@ -377,6 +421,9 @@ func EventsNameRun(x *traffic.Exchange, h *History) error {
 			return outcome.Failf(fmt.Sprintf("event %d", i+1), fmt.Sprintf("the run %q of thread %q, as event 1", run, thread),
 				"run %q of thread %q", *e.RunID, *e.ThreadID)
 		}
+	}
+	if err := responseGap(x, threadHeader); err != nil {
+		return err
 	}
 	want, why := x.Response.Header.Get(threadHeader), "the "+threadHeader+" response header"
 	if inv, ok := InvokeOf(x); want == "" && ok {

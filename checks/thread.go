@@ -55,6 +55,9 @@ func ThreadHeader(x *traffic.Exchange, _ *History) error {
 	if _, err := invoked(x); err != nil {
 		return err
 	}
+	if err := responseGap(x, threadHeader); err != nil {
+		return err
+	}
 	h, others := answerThread(x)
 	if vs := x.Response.Header.Values(threadHeader); len(vs) != 1 || h == "" {
 		return outcome.Failf("the "+threadHeader+" response header", "one value, naming the run's thread", "%q", vs)
@@ -69,6 +72,9 @@ func ThreadHeader(x *traffic.Exchange, _ *History) error {
 
 // usesThread fails unless x's answer runs on thread want.
 func usesThread(x *traffic.Exchange, want, why string) error {
+	if err := responseGap(x, threadHeader); err != nil {
+		return err
+	}
 	h, others := answerThread(x)
 	if h == "" && len(others) == 0 {
 		return skip("the answer names no thread (THREAD-04)")
@@ -121,6 +127,9 @@ func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
 	if err != nil {
 		return err
 	}
+	if err := requestGap(x, threadHeader); err != nil {
+		return err
+	}
 	hdr := x.Request.Header.Values(threadHeader)
 	switch {
 	case inv.ThreadSegment != "":
@@ -144,12 +153,20 @@ func NewThread(x *traffic.Exchange, h *History) error {
 	if err != nil {
 		return err
 	}
+	if inv.ThreadSegment == "" {
+		if err := requestGap(x, threadHeader); err != nil {
+			return err
+		}
+	}
+	if err := responseGap(x, threadHeader); err != nil {
+		return err
+	}
 	switch {
 	case inv.ThreadSegment != "" || len(x.Request.Header.Values(threadHeader)) > 0:
 		return skip("the call names a thread")
 	case !inv.Project && h.Thread(inv.ID):
 		return skip("{id} is a thread")
-	case !h.NamedAnyBefore(x.Start):
+	case !h.NamedAnyBefore(earliest(x)):
 		return skip("no response had named a thread before the call")
 	}
 	t, others := answerThread(x)
@@ -159,7 +176,7 @@ func NewThread(x *traffic.Exchange, h *History) error {
 	if t == "" {
 		return skip("the answer names no thread (THREAD-04)")
 	}
-	if h.NamedBefore(t, x.Start) {
+	if h.NamedBefore(t, earliest(x)) {
 		return outcome.Failf("the thread of a call that names none", "a new thread", "%q, which a response had named before the call", t)
 	}
 	return nil
@@ -209,6 +226,8 @@ func requestedThread(x *traffic.Exchange, inv Invoke, h *History) (id, why strin
 		return inv.ThreadSegment, "the thread segment of the path"
 	case !inv.Project && h.Thread(inv.ID):
 		return inv.ID, "the thread in {id}"
+	case requestGap(x, threadHeader) != nil:
+		return "", "" // the recording cannot tell what the request named
 	case len(hdr) == 1 && hdr[0] != "":
 		return hdr[0], "the thread the " + threadHeader + " request header named"
 	}

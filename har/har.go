@@ -18,21 +18,20 @@
 // The request body carries the same fields on postData, and the response
 // says how its body ended in "_end" ("complete", "client-gone", "error").
 //
-// Reading accepts HAR files written by browser developer tools and
-// mitmproxy: without _chunks the body is one untimed chunk, so no timing
-// rule is decided on it.
+// Reading (Reader) accepts HAR files written by browser developer tools,
+// HAR libraries and mitmproxy: without _chunks the body is one untimed
+// chunk, so no timing rule is decided on its chunks, and what the file
+// lacks is marked as lacking (see Reader).
 package har
 
 import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"sort"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -303,119 +302,4 @@ func queryOf(raw string) []NameValue {
 	}
 	sortNV(out)
 	return out
-}
-
-// Read reads a HAR file: one this package wrote, or one written by browser
-// developer tools or mitmproxy. Headers and bodies pass through rec, so a
-// foreign file's keys are hidden as a recording's are.
-func Read(r io.Reader, rec *traffic.Recorder) ([]traffic.Exchange, error) {
-	var f File
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("har: %w", err)
-	}
-	if f.Log.Entries == nil && f.Log.Version == "" {
-		return nil, fmt.Errorf("har: no log")
-	}
-	if rec == nil {
-		rec = traffic.NewRecorder(0, nil)
-	}
-	xs := make([]traffic.Exchange, 0, len(f.Log.Entries))
-	for i, e := range f.Log.Entries {
-		x, err := exchangeOf(e, rec)
-		if err != nil {
-			return nil, fmt.Errorf("har: entry %d: %w", i+1, err)
-		}
-		if x.ID == 0 {
-			x.ID = i + 1
-		}
-		xs = append(xs, x)
-	}
-	return xs, nil
-}
-
-func exchangeOf(e Entry, rec *traffic.Recorder) (traffic.Exchange, error) {
-	start, err := time.Parse(time.RFC3339Nano, e.StartedDateTime)
-	if err != nil && e.StartedDateTime != "" {
-		return traffic.Exchange{}, fmt.Errorf("startedDateTime: %w", err)
-	}
-	x := traffic.Exchange{ID: e.ID, Start: start, Error: e.Error}
-	x.Request = traffic.Request{Method: e.Request.Method, URL: rec.URL(e.Request.URL),
-		Header: rec.Header(headerOf(e.Request.Headers))}
-	if p := e.Request.PostData; p != nil {
-		b, err := bodyOf(p.Text, p.Encoding, p.Extension, e.Request.BodySize, rec)
-		if err != nil {
-			return x, fmt.Errorf("request body: %w", err)
-		}
-		x.Request.Body = b
-	}
-	if e.Response.Status == 0 && e.Error == "" {
-		// Browsers write status 0 for a request that got no response.
-		x.Error = "no response"
-		return x, nil
-	}
-	if e.Response.Status == 0 {
-		return x, nil
-	}
-	c := e.Response.Content
-	b, err := bodyOf(c.Text, c.Encoding, c.Extension, c.Size, rec)
-	if err != nil {
-		return x, fmt.Errorf("response content: %w", err)
-	}
-	resp := &traffic.Response{Status: e.Response.Status, Header: rec.Header(headerOf(e.Response.Headers)),
-		HeaderAt: -1, Body: b, End: traffic.End(e.Response.End)}
-	if e.Response.HeaderTime != nil {
-		resp.HeaderAt = fromMS(*e.Response.HeaderTime)
-	}
-	x.Response = resp
-	return x, nil
-}
-
-func headerOf(nv []NameValue) http.Header {
-	h := http.Header{}
-	for _, p := range nv {
-		if strings.HasPrefix(p.Name, ":") {
-			continue // HTTP/2 pseudo-headers, as browsers write them
-		}
-		h.Add(p.Name, p.Value)
-	}
-	return h
-}
-
-// bodyOf rebuilds a body: split into its timed chunks when the file has
-// them, one untimed chunk otherwise.
-func bodyOf(text, encoding string, ext Extension, size int64, rec *traffic.Recorder) (traffic.Body, error) {
-	data := []byte(text)
-	if encoding == "base64" {
-		d, err := base64.StdEncoding.DecodeString(text)
-		if err != nil {
-			return traffic.Body{}, fmt.Errorf("base64 text: %w", err)
-		}
-		data = d
-	}
-	b := traffic.Body{Size: max(size, int64(len(data))), Truncated: ext.Truncated, Redacted: ext.Redacted,
-		SHA256: ext.SHA256}
-	if ext.Chunks == nil {
-		if len(data) > 0 {
-			b.Chunks = []traffic.Chunk{{At: -1, Size: len(data), Data: rec.Redactor.Redact(data)}}
-		}
-		return b, nil
-	}
-	b.Timed = true
-	off := 0
-	for _, c := range ext.Chunks {
-		ch := traffic.Chunk{At: fromMS(c.Time), Size: c.Size}
-		if !ext.Redacted {
-			if c.Size < 0 || off+c.Size > len(data) {
-				return traffic.Body{}, fmt.Errorf("_chunks hold %d bytes or more, the text %d", off+c.Size, len(data))
-			}
-			ch.Data = rec.Redactor.Redact(data[off : off+c.Size])
-			off += c.Size
-		}
-		b.Chunks = append(b.Chunks, ch)
-	}
-	if !ext.Redacted && off != len(data) {
-		return traffic.Body{}, fmt.Errorf("_chunks hold %d bytes, the text %d", off, len(data))
-	}
-	return b, nil
 }

@@ -114,10 +114,15 @@ func TestForeignFiles(t *testing.T) {
 	}
 }
 
-func TestReadRefusesChunksThatDoNotAddUp(t *testing.T) {
-	in := `{"log":{"version":"1.2","entries":[{"startedDateTime":"2026-11-20T09:00:00Z","request":{"method":"GET","url":"http://x/"},
-	"response":{"status":200,"content":{"size":3,"text":"abc","_chunks":[{"time":1,"size":2}]}}}]}}`
-	if _, err := Read(strings.NewReader(in), nil); err == nil {
-		t.Error("chunks of 2 bytes for a text of 3 were accepted")
+func TestChunksThatDoNotAddUpLeaveTheBodyMissing(t *testing.T) {
+	in := `{"log":{"version":"1.2","entries":[{"startedDateTime":"2026-11-20T09:00:00Z","_id":1,"request":{"method":"GET","url":"http://x/"},
+	"response":{"status":200,"_end":"complete","content":{"size":3,"text":"abc","_chunks":[{"time":1,"size":2}]}}}]}}`
+	xs, err := Read(strings.NewReader(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := xs[0].Response.Body
+	if !b.Missing || !strings.Contains(b.Gap, "_chunks hold 2 bytes, its text 3") || len(b.Bytes()) != 0 {
+		t.Errorf("body %+v", b)
 	}
 }

@@ -18,13 +18,16 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/invokeconf/invokeconf/traffic"
@@ -69,7 +72,8 @@ type state struct {
 	req  *traffic.BodyRecorder
 	resp *traffic.BodyRecorder
 	eof  bool
-	err  error
+	// err says why no answer came, as the proxy's doing (failed).
+	err string
 	// reqBody is the request body the transport reads, nil without one.
 	reqBody *recordingBody
 	// out and body: the response whose body ServeHTTP copies itself,
@@ -275,6 +279,14 @@ func (p *Proxy) response(resp *http.Response) error {
 		HeaderAt: now.Sub(st.x.Start)}
 	st.resp = p.cfg.Recorder.Body(st.x.Start)
 	st.mu.Unlock()
+	if !bodyRead(st.reqBody) {
+		// The service answered before the request body was read to its
+		// end: the client's connection closes after this answer (as a
+		// service's own server closes it), so that net/http does not
+		// read the rest of the body itself, taking it from the
+		// transport, and nothing on the connection outlives the answer.
+		resp.Header.Set("Connection", "close")
+	}
 	empty := resp.Body == http.NoBody
 	resp.Body = &recordingBody{ReadCloser: resp.Body, rec: st.resp, st: st}
 	if !empty && resp.StatusCode != http.StatusSwitchingProtocols && len(resp.Trailer) == 0 {
@@ -290,18 +302,48 @@ func (p *Proxy) response(resp *http.Response) error {
 	return nil
 }
 
-// failed answers 502 when the service could not be reached, as a proxy
-// must; the recording says so instead of judging the 502.
+// failed is called when no answer came from the service. The proxy never
+// answers in the service's place: when the client's request has ended it
+// drops the connection; otherwise it answers 502 (504 when the service
+// took too long), with a Proxy-Status header (RFC 9209) and a body that
+// name the proxy. The recording says which, as the proxy's doing, and
+// judges nothing.
 func (p *Proxy) failed(w http.ResponseWriter, r *http.Request, err error) {
-	if st, _ := r.Context().Value(ctxKey{}).(*state); st != nil {
-		st.mu.Lock()
-		st.err = err
-		st.mu.Unlock()
-	}
+	st, _ := r.Context().Value(ctxKey{}).(*state)
+	reason := p.cfg.Recorder.Redactor.RedactString(err.Error())
 	if r.Context().Err() != nil {
-		return // the client is gone: nobody to answer
+		if st != nil {
+			st.setError("the proxy dropped the client's connection: the client's request ended before the service answered (" + reason + ")")
+		}
+		panic(http.ErrAbortHandler)
 	}
-	w.WriteHeader(http.StatusBadGateway)
+	status, kind := http.StatusBadGateway, "destination_unavailable"
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		status, kind = http.StatusGatewayTimeout, "connection_timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		kind = "connection_refused"
+	}
+	if st != nil {
+		st.setError(fmt.Sprintf("the proxy answered %d %s: no answer from the service (%s)", status, http.StatusText(status), reason))
+	}
+	h := w.Header()
+	for k := range h {
+		delete(h, k)
+	}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Proxy-Status", fmt.Sprintf("invokeconf; error=%s; details=%s", kind, strconv.Quote(reason)))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "invokeconf proxy: no answer from the service at %s: %s\n", p.cfg.Target.Redacted(), reason)
+}
+
+// setError records why the exchange has no response.
+func (st *state) setError(msg string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.err = msg
 }
 
 // finish ends the recording and hands the exchange on.
@@ -310,10 +352,10 @@ func (p *Proxy) finish(st *state, ctx context.Context) {
 	defer st.mu.Unlock()
 	st.x.Request.Body = st.req.Finish()
 	switch {
-	case st.x.Response == nil && st.err != nil:
-		st.x.Error = st.err.Error()
-		if ctx.Err() != nil {
-			st.x.Error = "the client went away before the service answered"
+	case st.x.Response == nil:
+		st.x.Error = st.err
+		if st.x.Error == "" {
+			st.x.Error = "the proxy got no answer from the service"
 		}
 	case st.x.Response != nil:
 		st.x.Response.Body = st.resp.Finish()

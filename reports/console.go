@@ -181,63 +181,78 @@ func clip(s string, n int) string {
 	return s[:n] + " [...]"
 }
 
-// writePassiveConsole prints a passive report: the verdict of every rule
-// traffic can decide, each failure with its exchange, the rules traffic
-// cannot decide grouped by why, and the headline, which is never a
-// certification.
+// writePassiveConsole prints a passive report shortly, failures first:
+// each failed rule with how many exchanges broke it and its first failure
+// (the exchange, the check, expected vs actual, the spec's words); then the
+// other verdicts as rule lists (untested grouped by reason); the rules
+// traffic cannot decide as one count (report.html says why of each); and
+// the verdict line, which is never a certification.
 func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
-	fmt.Fprintln(w, "\nRules that traffic can decide:")
-	notDecidable := map[string][]string{}
-	var whys []string
+	byVerdict := map[Verdict][]RuleResult{}
 	for _, r := range rep.Rules {
-		switch r.Verdict {
-		case Pass:
-			fmt.Fprintf(w, "  pass      %-9s %-6s %s\n", r.ID, r.Level, r.Reason)
-		case Fail, Warning:
-			first := ""
-			for _, f := range rep.Findings {
-				if f.RuleID == r.ID {
-					first = ", first " + f.Title()
-					break
-				}
+		byVerdict[r.Verdict] = append(byVerdict[r.Verdict], r)
+	}
+	failed := append(append([]RuleResult(nil), byVerdict[Fail]...), byVerdict[Warning]...)
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "\n%s:\n", plural(len(failed), "rule failed", "rules failed"))
+	}
+	for _, r := range failed {
+		fmt.Fprintf(w, "  %-7s %s %s: %s\n", strings.ToUpper(string(r.Verdict)), r.ID, r.Level, r.Reason)
+		for _, f := range rep.Findings {
+			if f.RuleID != r.ID {
+				continue
 			}
-			fmt.Fprintf(w, "  %-9s %-9s %-6s %s%s\n", strings.ToUpper(string(r.Verdict)), r.ID, r.Level, r.Reason, first)
-		case Untested:
-			fmt.Fprintf(w, "  untested  %-9s %-6s %s\n", r.ID, r.Level, r.Reason)
-		case NotSeen:
-			fmt.Fprintf(w, "  not seen  %-9s %-6s %s\n", r.ID, r.Level, r.Reason)
-		case NotDecidable:
-			if _, ok := notDecidable[r.Reason]; !ok {
-				whys = append(whys, r.Reason)
+			fmt.Fprintf(w, "    first: %s\n", f.Title())
+			if f.Check != "" {
+				fmt.Fprintf(w, "    check:    %s\n", indent(clip(f.Check, 300), "              "))
 			}
-			notDecidable[r.Reason] = append(notDecidable[r.Reason], r.ID)
+			if f.Expected != "" {
+				fmt.Fprintf(w, "    expected: %s\n", indent(clip(f.Expected, 300), "              "))
+			}
+			fmt.Fprintf(w, "    actual:   %s\n", indent(clip(orNothing(f.Actual), 300), "              "))
+			if f.Spec != "" {
+				fmt.Fprintf(w, "    spec:     %s\n", indent(clip(f.Spec, 300), "              "))
+			}
+			break
 		}
 	}
-	if len(whys) > 0 {
-		n := rep.Passive.Rules - rep.Passive.Decidable
-		fmt.Fprintf(w, "\n%s that traffic alone cannot decide (invokeconf run judges them):\n", plural(n, "rule", "rules"))
-		for _, why := range whys {
-			fmt.Fprintf(w, "  %s\n    %s\n", strings.Join(notDecidable[why], " "), strings.TrimPrefix(why, notDecidablePrefix))
+	if len(rep.Passive.Errors) > 0 {
+		fmt.Fprintf(w, "\n%s:\n", plural(len(rep.Passive.Errors), "check broke (a harness error)", "checks broke (harness errors)"))
+		for _, e := range rep.Passive.Errors {
+			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
-	for _, f := range rep.Findings {
-		fmt.Fprintf(w, "\n%s  %s  %s\n", strings.ToUpper(string(f.Verdict)), f.RuleID, f.Title())
-		if r := f.Rule; r.ID != "" {
-			fmt.Fprintf(w, "  %s %s %s (%s): %s\n    spec: %s\n", r.ID, r.Level, r.Source, r.Section, r.Rule, r.Spec)
+	fmt.Fprintln(w)
+	ids := func(rs []RuleResult) string {
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			out[i] = r.ID
 		}
-		if f.Check != "" {
-			fmt.Fprintf(w, "  check:    %s\n", indent(f.Check, "            "))
+		return strings.Join(out, " ")
+	}
+	if rs := byVerdict[Pass]; len(rs) > 0 {
+		fmt.Fprintf(w, "Passed:   %s: %s\n", plural(len(rs), "rule", "rules"), ids(rs))
+	}
+	if rs := byVerdict[Untested]; len(rs) > 0 {
+		fmt.Fprintf(w, "Untested: %s (the recording lacks what deciding needs):\n", plural(len(rs), "rule", "rules"))
+		groups := map[string][]RuleResult{}
+		var order []string
+		for _, r := range rs {
+			if _, ok := groups[r.Reason]; !ok {
+				order = append(order, r.Reason)
+			}
+			groups[r.Reason] = append(groups[r.Reason], r)
 		}
-		if f.Expected != "" {
-			fmt.Fprintf(w, "  expected: %s\n", indent(clip(f.Expected, 600), "            "))
-		}
-		fmt.Fprintf(w, "  actual:   %s\n", indent(clip(orNothing(f.Actual), 600), "            "))
-		if f.Spec != "" {
-			fmt.Fprintf(w, "  words:    %s\n", indent(f.Spec, "            "))
+		sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]]) > len(groups[order[j]]) })
+		for _, why := range order {
+			fmt.Fprintf(w, "  %s\n    %s\n", ids(groups[why]), clip(why, 400))
 		}
 	}
-	for _, e := range rep.Passive.Errors {
-		fmt.Fprintf(w, "  harness error: %s\n", e)
+	if rs := byVerdict[NotSeen]; len(rs) > 0 {
+		fmt.Fprintf(w, "Not seen: %s no exchange could decide: %s\n", plural(len(rs), "rule", "rules"), ids(rs))
+	}
+	if n := len(byVerdict[NotDecidable]); n > 0 {
+		fmt.Fprintf(w, "Not decidable from traffic: %s (invokeconf run judges them; report.html says why of each)\n", plural(n, "rule", "rules"))
 	}
 	fmt.Fprintf(w, "\nHarness:  %s; spec %s; catalog %s\n", rep.Harness, rep.Identity.Spec(), rep.Identity.Catalog())
 	fmt.Fprintf(w, "Traffic:  %s\n", rep.Target)

@@ -167,7 +167,7 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 			rr.Verdict, rr.Reason = Pass, "decided by "+plural(v.Decided, "exchange", "exchanges")
 		case v.Verdict == checks.Fail:
 			rr.Verdict = failedVerdict(r.Level, false)
-			rr.Reason = fmt.Sprintf("%d of %d exchanges broke it", v.Broken, v.Decided)
+			rr.Reason = fmt.Sprintf("%s of %d broke it", plural(v.Broken, "exchange", "exchanges"), v.Decided)
 			for _, f := range v.Failures {
 				rep.Findings = append(rep.Findings, passiveFinding(f, r, rr.Verdict, in.Exchange))
 			}
@@ -191,7 +191,7 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	sort.SliceStable(rep.Findings, func(i, j int) bool { return severity(rep.Findings[i].Verdict) < severity(rep.Findings[j].Verdict) })
 	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
 	rep.Outcome, rep.ExitCode = PassiveNoFailure, runner.ExitPass
-	head := fmt.Sprintf("observed %d exchanges; judged %d of %d rules", s.Observed, rep.Passive.Judged, rep.Passive.Rules)
+	head := fmt.Sprintf("observed %s; judged %d of %d rules", plural(s.Observed, "exchange", "exchanges"), rep.Passive.Judged, rep.Passive.Rules)
 	var parts []string
 	if n := rep.Counts[Fail]; n > 0 {
 		rep.Outcome, rep.ExitCode = PassiveFail, runner.ExitFail

@@ -128,7 +128,7 @@ func TestPassiveVerdicts(t *testing.T) {
 		v      Verdict
 		reason string
 	}{
-		"SSE-05":   {Fail, "1 of 1 exchanges broke it"},
+		"SSE-05":   {Fail, "1 exchange of 1 broke it"},
 		"SSE-02":   {Pass, "decided by 1 exchange"},
 		"ERR-02":   {Pass, "decided by 1 exchange"},
 		"ERR-03":   {NotSeen, "no recorded exchange could decide it"},

@@ -38,6 +38,10 @@ type Exchange struct {
 	// Probed is true when a probe watched the whole exchange, so Stalls
 	// holds every stall; false when the recording does not say.
 	Probed bool
+	// Precision is how far Start and the response's times may be off: 0
+	// for this harness's own recordings; a HAR file of another program
+	// states its times to the millisecond, say.
+	Precision time.Duration
 }
 
 // Stall is a time the recording process ran late, counted from the
@@ -50,19 +54,57 @@ type Request struct {
 	// URL is the absolute URL the request was sent to.
 	URL    string
 	Header http.Header
-	Body   Body
+	// Gaps says which of Header's values the recording cannot vouch for.
+	Gaps HeaderGaps
+	Body Body
+}
+
+// HeaderGaps says, by canonical header name, why a recording cannot tell
+// what a header held: a recorder of another program listed it twice with
+// different values (was it sent twice, or is one the page's and the other
+// the wire's?). The name "" stands for every header: the recording has no
+// header list at all. A nil HeaderGaps has none.
+type HeaderGaps map[string]string
+
+// Of returns why the recording cannot tell what the header name held, or
+// "" when it can.
+func (g HeaderGaps) Of(name string) string {
+	if r := g[""]; r != "" {
+		return r
+	}
+	return g[http.CanonicalHeaderKey(name)]
 }
 
 // Response is what the service answered.
 type Response struct {
 	Status int
 	Header http.Header
+	// Gaps says which of Header's values the recording cannot vouch for.
+	Gaps HeaderGaps
 	// HeaderAt is when the status and headers arrived, from the request's
 	// start; -1 when unknown.
 	HeaderAt time.Duration
 	Body     Body
 	// End says how the body ended.
 	End End
+	// EndAt is when the body's last byte arrived, from the request's
+	// start, when the recording says so but has no chunk timings (a HAR
+	// file's time and timings); 0 when unknown. Body.Timed bodies say it
+	// with their last chunk (see LastByte).
+	EndAt time.Duration
+}
+
+// LastByte returns when the body's last byte arrived, from the request's
+// start, and whether the recording says: the last chunk of a timed body,
+// else EndAt.
+func (r *Response) LastByte() (time.Duration, bool) {
+	if n := len(r.Body.Chunks); n > 0 && r.Body.Timed {
+		return r.Body.Chunks[n-1].At, true
+	}
+	if r.EndAt > 0 {
+		return r.EndAt, true
+	}
+	return 0, false
 }
 
 // End says how a response body ended.
@@ -85,8 +127,20 @@ type Body struct {
 	Chunks []Chunk
 	// Size counts every byte that passed, recorded or not.
 	Size int64
-	// Truncated is true when bytes were dropped (MaxRecord).
+	// Truncated is true when the recording holds only the start of the
+	// body: bytes were dropped (MaxRecord), or the recorder kept fewer
+	// than passed (Gap says so).
 	Truncated bool
+	// Missing is true when the recording holds none of the body's bytes
+	// though it had some, or may have had: a recorder that could not
+	// fetch a body writes its size without its text; Gap says why. No
+	// rule is judged on its bytes: it is not an empty body.
+	Missing bool
+	// Gap says, in words, what the recording lacks of the body when
+	// Truncated or Missing is the recorder's doing rather than this
+	// harness's MaxRecord ("content.text holds 120 of the 786 bytes of
+	// content.size"); "" otherwise.
+	Gap string
 	// Timed is true when each chunk's arrival time is known.
 	Timed bool
 	// Redacted is true when only lengths, timings and a hash were kept
@@ -121,7 +175,7 @@ func (b *Body) Bytes() []byte {
 }
 
 // Complete reports whether the recording holds the whole body.
-func (b *Body) Complete() bool { return !b.Truncated && !b.Redacted }
+func (b *Body) Complete() bool { return !b.Truncated && !b.Redacted && !b.Missing }
 
 // TimeAt returns the arrival time of the byte at offset off of the recorded
 // bytes, and false when the body is not timed or off is past its end.

@@ -2,27 +2,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/har"
-	"github.com/invokeconf/invokeconf/internal/safetext"
+	"github.com/invokeconf/invokeconf/passive"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
-	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // passiveSummaryFile is the JSON judgement a passive run writes beside the
-// reports (schema checks.SummarySchema: the rules traffic can decide).
-const passiveSummaryFile = "passive-summary.json"
+// reports.
+const passiveSummaryFile = passive.SummaryFile
 
 func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("judge", stderr)
@@ -30,6 +26,7 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 	junitWarnings := fs.String("junit-warnings", reports.JUnitWarningsPass, "how junit.xml shows a failed SHOULD rule: pass or failure")
 	reportLag := fs.Duration("report-lag", checks.DefaultReportLag, "how long after a run surely completed its thread's follow-ups must show it (the spec gives no time)")
 	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: reports show only bodies' lengths, findings say "+checks.BodyTextRedacted)
+	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes read of each body (the rest is counted, not kept: rules that need the whole body are untested)")
 	var file string
 	parse := func(args []string) error {
 		if err := fs.Parse(args); err != nil {
@@ -57,59 +54,35 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return runner.ExitUsage, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	case *junitWarnings != reports.JUnitWarningsPass && *junitWarnings != reports.JUnitWarningsFailure:
 		return runner.ExitUsage, usageError{fmt.Errorf("--junit-warnings must be %s or %s, not %q", reports.JUnitWarningsPass, reports.JUnitWarningsFailure, *junitWarnings)}
+	case *maxRecord <= 0:
+		return runner.ExitUsage, usageError{fmt.Errorf("--max-record must be positive, not %d", *maxRecord)}
 	}
 	f, err := os.Open(file)
 	if err != nil {
 		return runner.ExitUsage, usageError{err}
 	}
 	defer f.Close()
-	xs, err := har.Read(f, traffic.NewRecorder(0, nil))
-	if err != nil {
-		return runner.ExitUsage, usageError{err}
-	}
-	j := checks.NewJudgement()
-	j.SetReportLag(*reportLag)
-	if *redactBodies {
-		j.RedactBodies()
-	}
-	byID := map[int]*traffic.Exchange{}
-	var first, last time.Time
-	for i := range xs {
-		x := &xs[i]
-		byID[x.ID] = x
-		if !x.Start.IsZero() {
-			if first.IsZero() || x.Start.Before(first) {
-				first = x.Start
-			}
-			if end := exchangeEnd(x); end.After(last) {
-				last = end
-			}
+	s := passive.New(passive.Config{Source: "har", Target: "HAR file " + file, ReportLag: *reportLag,
+		RedactBodies: *redactBodies, Out: *out, Report: reports.Options{JUnitWarnings: *junitWarnings}, Console: stdout})
+	// The file is read entry by entry, each judged as it comes.
+	r := har.NewReader(f, traffic.NewRecorder(*maxRecord, nil))
+	for {
+		x, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		if x.Response == nil {
-			continue
+		if err != nil {
+			return runner.ExitUsage, usageError{fmt.Errorf("%s: %w", file, err)}
 		}
-		for _, fd := range j.Add(x) {
-			printFinding(stdout, fd)
-		}
+		s.Add(&x)
 	}
-	var span time.Duration
-	if first.IsZero() {
-		first = time.Now() // the file gives no times: the report is dated when judged
-	} else {
-		span = last.Sub(first)
+	switch added, judged := s.Exchanges(); {
+	case added == 0:
+		return runner.ExitUsage, usageError{fmt.Errorf("%s holds no exchange (log.entries is empty): nothing to judge", file)}
+	case judged == 0:
+		return runner.ExitUsage, usageError{fmt.Errorf("%s holds %s, none with a response: nothing to judge", file, plural(added, "entry", "entries"))}
 	}
-	in := reports.PassiveInput{Summary: j.Summary(), Source: "har", Target: "HAR file " + file, Started: first, Duration: span,
-		Exchange: func(id int) (transcript.Exchange, bool) {
-			if x, ok := byID[id]; ok {
-				if *redactBodies {
-					stripped := traffic.StripBodies(*x)
-					x = &stripped
-				}
-				return reports.EvidenceOf(x), true
-			}
-			return transcript.Exchange{}, false
-		}}
-	return writePassive(in, *out, reports.Options{JUnitWarnings: *junitWarnings}, stdout)
+	return s.Finish()
 }
 
 // usageCode is the exit code of a parse error: 0 for help, else 2.
@@ -120,60 +93,10 @@ func usageCode(err error) int {
 	return runner.ExitUsage
 }
 
-// exchangeEnd is when an exchange's last byte arrived, as far as the
-// recording says.
-func exchangeEnd(x *traffic.Exchange) time.Time {
-	end := x.Start
-	if r := x.Response; r != nil {
-		if r.HeaderAt > 0 {
-			end = x.Start.Add(r.HeaderAt)
-		}
-		if n := len(r.Body.Chunks); n > 0 && r.Body.Timed {
-			if t := x.Start.Add(r.Body.Chunks[n-1].At); t.After(end) {
-				end = t
-			}
-		}
+// plural is "1 entry" or "N entries".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return end
-}
-
-// printFinding prints a failure as it is found, made printable: its text
-// comes from the target.
-func printFinding(w io.Writer, f checks.Finding) {
-	fmt.Fprintln(w, safetext.Clean(f.String()))
-}
-
-// writePassive writes a passive judgement: the reports that run writes
-// (report.html, summary.json, junit.xml) and passive-summary.json into dir
-// when dir is not "", then the console summary. It returns the exit code:
-// 0 no rule failed, 1 a MUST rule failed, 3 a report could not be written.
-func writePassive(in reports.PassiveInput, dir string, opts reports.Options, stdout io.Writer) (int, error) {
-	rep, err := reports.BuildPassive(in)
-	if err != nil {
-		return runner.ExitHarness, err
-	}
-	var paths []string
-	if dir != "" {
-		if paths, err = reports.Write(dir, rep, nil, opts); err != nil {
-			return runner.ExitHarness, err
-		}
-		if err := writeSummary(dir, in.Summary); err != nil {
-			return runner.ExitHarness, err
-		}
-		paths = append(paths, filepath.Join(dir, passiveSummaryFile))
-	}
-	reports.WriteConsole(stdout, rep, paths)
-	return rep.ExitCode, nil
-}
-
-// writeSummary writes the JSON judgement into dir.
-func writeSummary(dir string, s checks.Summary) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, passiveSummaryFile), append(b, '\n'), 0o644)
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -152,7 +152,8 @@ var commandDocs = map[string]commandDoc{
 	"proxy": {synopsis: "invokeconf proxy --target URL [flags]",
 		description: "Sits between any client and the service: forwards every request and response unchanged and unbuffered,\n" +
 			"records each exchange with the arrival time of every response chunk, judges it against every rule that\n" +
-			"traffic can decide and prints each failure as it happens (rule, level, what was seen, which request).\n" +
+			"traffic can decide and prints a line per exchange (--quiet: none) and each failure as it happens (rule,\n" +
+			"level, what was seen, which request).\n" +
 			"On Ctrl-C, SIGTERM or the end of --duration it writes the HAR file and the reports run writes\n" +
 			"(report.html, summary.json with mode passive, junit.xml) and " + passiveSummaryFile + ": a verdict per rule, pass\n" +
 			"with the number of exchanges that decided it, fail with the exchange, untested, not seen, or not decidable\n" +
@@ -168,9 +169,11 @@ var commandDocs = map[string]commandDoc{
 		description: "Judges recorded traffic offline against every rule that traffic can decide: the same judgement as\n" +
 			"'invokeconf proxy', on a HAR 1.2 file written by the proxy, by browser developer tools or by mitmproxy.\n" +
 			"A file without chunk timings (the \"_chunks\" extension, docs/passive.md) leaves every timing rule\n" +
-			"untested. --out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
+			"untested, and what a file lacks (a body without text, a header listed twice with different values) leaves\n" +
+			"the rules that need it untested. The file is read as a stream, each body up to --max-record bytes.\n" +
+			"--out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
 		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
-		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage or an unreadable file, 3 a report could not be written.\n"},
+		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file or one with no exchange, 3 a report could not be written.\n"},
 	"clients": {synopsis: "invokeconf clients [flags] -- COMMAND [ARGS...]",
 		description: "Runs a client's own test command once against the default reference server, once per legal variant\n" +
 			"(a behaviour the spec allows a service: CRLF line endings, comments, numeric IDs, 202 for async...) and\n" +

@@ -27,7 +27,7 @@ func TestJudgeForeignHAR(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	for _, want := range []string{"untested  SSE-04    MUST   the recording has no chunk timings", "pass      SSE-05",
+	for _, want := range []string{"  SSE-04\n    the recording has no chunk timings", "SSE-05", "Passed:   ",
 		"observed 2 exchanges; judged ", "not a certification"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -53,6 +53,81 @@ func TestJudgeForeignHAR(t *testing.T) {
 		if code, out := runCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2:\n%s", args, code, out)
 		}
+	}
+}
+
+// TestJudgeOddFiles: a file with no exchange is bad usage, with a clear
+// message; entries a recorder left without headers or bodies, or with
+// bodies it could not fetch or cut, leave rules untested, never failed.
+func TestJudgeOddFiles(t *testing.T) {
+	const (
+		sse    = `"text/event-stream"`
+		stream = `event: start\ndata: {}\n\nid: r1\ndata: {\"content\":\"hi\",\"runID\":\"r1\",\"threadID\":\"t1\"}\n\n`
+	)
+	invoke := func(reqHeaders, respHeaders, content string) string {
+		return `{"startedDateTime":"2026-11-20T09:00:00.000Z","time":900,"timings":{"wait":10,"receive":890},` +
+			`"request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01",` + reqHeaders + `"bodySize":2,"postData":{"text":"hi"}},` +
+			`"response":{"status":200,` + respHeaders + content + `}}`
+	}
+	withHeaders := `"headers":[{"name":"Accept","value":` + sse + `},{"name":"accept","value":` + sse + `},{"name":"Authorization","value":"Bearer sk-svc-u-k-OddSecret12"}],`
+	respHeaders := `"headers":[{"name":"Content-Type","value":"text/event-stream"},{"name":"X-SVC-Thread-Id","value":"t1"}],`
+	file := func(entries ...string) string {
+		return `{"log":{"version":"1.2","creator":{"name":"chrome-har","version":"1"},"entries":[` + strings.Join(entries, ",") + `]}}`
+	}
+	for _, tc := range []struct {
+		name     string
+		file     string
+		exit     int
+		want     []string // in the output
+		untested []string // rules untested, never failed
+	}{
+		{"no entries", file(), 2, []string{"holds no exchange (log.entries is empty)"}, nil},
+		{"no responses", file(`{"request":{"method":"GET","url":"http://svc.test/"},"response":{"status":0}}`), 2,
+			[]string{"holds 1 entry, none with a response"}, nil},
+		{"HAR 1.1-style entry", file(`{"startedDateTime":"2026-11-20T09:00:00Z","request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01"},"response":{"status":200}}`), 0,
+			nil, []string{"ERR-02", "THREAD-04"}},
+		{"a body the recorder could not fetch", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"mimeType":"text/event-stream"}`)), 0,
+			[]string{"none of the 786 bytes Chrome received"}, []string{"SSE-05", "SSE-03"}},
+		{"a body the recorder cut", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"text":"`+stream+`"}`)), 0,
+			[]string{"holds 83 of the 703 bytes Chrome received (chrome-har's text is shorter)"}, []string{"SSE-05", "SSE-03"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			har := filepath.Join(dir, "odd.har")
+			if err := os.WriteFile(har, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out := runCLI(t, "judge", "--out", filepath.Join(dir, "out"), har)
+			if code != tc.exit {
+				t.Fatalf("exit %d, want %d:\n%s", code, tc.exit, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(out, "OddSecret") {
+				t.Error("the output holds the file's key")
+			}
+			if len(tc.untested) == 0 {
+				return
+			}
+			var s checks.Summary
+			b, err := os.ReadFile(filepath.Join(dir, "out", passiveSummaryFile))
+			if err != nil || json.Unmarshal(b, &s) != nil {
+				t.Fatalf("%s: %v", passiveSummaryFile, err)
+			}
+			for _, v := range s.Verdicts {
+				if v.Verdict == checks.Fail {
+					t.Errorf("%s failed: %+v", v.Rule, v.Failures)
+				}
+				for _, id := range tc.untested {
+					if v.Rule == id && v.Verdict != checks.Untested {
+						t.Errorf("%s: %s (%s), want untested", id, v.Verdict, v.Reason)
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -91,7 +166,7 @@ func proxyCommand(t *testing.T, redact bool) {
 		}
 	})
 	if code != 1 || !strings.Contains(out, "SSE-05 MUST: the end of the SSE stream") ||
-		!strings.Contains(out, "observed 1 exchanges; judged ") {
+		!strings.Contains(out, "observed 1 exchange; judged ") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 	hb, err := os.ReadFile(filepath.Join(dir, "traffic.har"))
@@ -104,7 +179,14 @@ func proxyCommand(t *testing.T, redact bool) {
 	if hasBody := strings.Contains(string(hb), "event: start"); hasBody == redact {
 		t.Errorf("--redact-bodies %v, the HAR file holds the body: %v", redact, hasBody)
 	}
-	checkPassiveReports(t, dir, "observed 1 exchanges; judged ", 1)
+	checkPassiveReports(t, dir, "observed 1 exchange; judged ", 1)
+	// A line per exchange, the finding under it; the summary leads with
+	// the failures.
+	if !strings.Contains(out, "#1 POST /api/invoke/"+p.Agents.Main.ID+" -> 200 text/event-stream") ||
+		!strings.Contains(out, ": broke SSE-05") || !strings.Contains(out, "\n    SSE-05 MUST: ") ||
+		strings.Index(out, "rule failed:") > strings.Index(out, "Passed:") || !strings.Contains(out, "(1 exchange)") {
+		t.Errorf("progress and summary:\n%s", out)
+	}
 	// The recording's temporary files (OUT/.spool-*) are gone.
 	if left, _ := filepath.Glob(filepath.Join(dir, ".spool-*")); len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
@@ -118,15 +200,28 @@ func proxyCommand(t *testing.T, redact bool) {
 		Verdicts []struct{ Rule, Verdict string }
 	}
 	sb, _ := os.ReadFile(filepath.Join(dir, passiveSummaryFile))
-	if err := json.Unmarshal(sb, &s); err != nil || !strings.HasPrefix(s.Headline, "observed 1 exchanges") {
+	if err := json.Unmarshal(sb, &s); err != nil || !strings.HasPrefix(s.Headline, "observed 1 exchange;") {
 		t.Errorf("summary %s (%v)", sb, err)
+	}
+}
+
+// TestProxyQuiet: --quiet prints no line per exchange, and the findings
+// and the summary still.
+func TestProxyQuiet(t *testing.T) {
+	srv := invokeconftest.NewServer(t, invokeconftest.WithDefects("no-close"))
+	p := srv.Profile
+	code, out := runProxy(t, srv.URL, t.TempDir(), false, func(base string) {
+		invokeThrough(t, base+"/api/invoke/"+p.Agents.Main.ID, p.Keys.Agent, "hi")
+	}, "--quiet")
+	if code != 1 || strings.Contains(out, "#1 POST") || !strings.Contains(out, "SSE-05 MUST: ") || !strings.Contains(out, "observed 1 exchange;") {
+		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }
 
 // runProxy runs the proxy command to target, writing into dir, calls
 // send with the proxy's base URL, then stops the proxy; it returns the exit
 // code and everything printed after the first line.
-func runProxy(t *testing.T, target, dir string, redact bool, send func(base string)) (int, string) {
+func runProxy(t *testing.T, target, dir string, redact bool, send func(base string), extra ...string) (int, string) {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -137,6 +232,7 @@ func runProxy(t *testing.T, target, dir string, redact bool, send func(base stri
 		if redact {
 			args = append(args, "--redact-bodies")
 		}
+		args = append(args, extra...)
 		code := run(ctx, args, pw, pw)
 		pw.Close()
 		codec <- code

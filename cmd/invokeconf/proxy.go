@@ -7,14 +7,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/har"
 	"github.com/invokeconf/invokeconf/internal/httpserve"
+	"github.com/invokeconf/invokeconf/passive"
 	"github.com/invokeconf/invokeconf/proxy"
-	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
 )
@@ -29,6 +28,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes recorded per body (the traffic passes whole)")
 	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: the HAR file keeps only lengths, chunk timings and hashes of bodies, findings say "+checks.BodyTextRedacted)
 	reportLag := fs.Duration("report-lag", checks.DefaultReportLag, "how long after a run surely completed its thread's follow-ups must show it (the spec gives no time)")
+	quiet := fs.Bool("quiet", false, "print no line per exchange (failures and the summary still print)")
 	spillThreshold := fs.Int64("spill-threshold", traffic.DefaultSpillThreshold,
 		"recorded bytes of a body held in memory before the rest goes to a temporary file in OUT (keys hidden first)")
 	if err := parse(fs, args); err != nil {
@@ -58,35 +58,18 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	defer spool.Close()
 	rec := traffic.NewRecorder(*maxRecord, nil)
 	rec.SpillDir, rec.SpillThreshold = tmp, *spillThreshold
-	var mu sync.Mutex
-	j := checks.NewJudgement()
-	j.SetReportLag(*reportLag)
-	if *redactBodies {
-		// Findings quote what they saw: with the bodies kept out of the
-		// HAR file and the evidence, their quotes go too (console, reports,
-		// passive-summary.json).
-		j.RedactBodies()
+	var progress io.Writer = stdout
+	if *quiet {
+		progress = nil
 	}
-	evidence := reports.NewEvidence(reports.DefaultEvidence, *redactBodies)
+	session := passive.New(passive.Config{Source: "proxy", Target: "proxy to " + u.Redacted(), BaseURL: u.String(),
+		Started: time.Now(), ReportLag: *reportLag, RedactBodies: *redactBodies, Out: *out, Console: stdout, Progress: progress})
 	done := func(x traffic.Exchange) {
-		var found []checks.Finding
-		if x.Response != nil {
-			if found = j.Add(&x); len(found) > 0 {
-				evidence.Add(&x) // what the report shows of a failure
-			}
-		}
+		session.Add(&x)
 		if *redactBodies {
 			x = traffic.StripBodies(x)
 		}
 		_ = spool.Add(x) // a write error is kept and returned by writeHAR
-		mu.Lock()
-		defer mu.Unlock()
-		for _, f := range found {
-			printFinding(stdout, f)
-		}
-		if x.Error != "" {
-			fmt.Fprintf(stdout, "exchange #%d: %s %s: %s\n", x.ID, x.Request.Method, x.Request.URL, x.Error)
-		}
 	}
 	p := proxy.New(proxy.Config{Target: u, Recorder: rec, Done: done})
 	l, err := httpserve.Start(p, *listen)
@@ -95,7 +78,6 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	fmt.Fprintf(stdout, "invokeconf proxy: %s -> %s (Ctrl-C writes %s and the reports in %s)\n", l.URL, u,
 		*harFile, *out)
-	started := time.Now()
 	if *duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
@@ -109,16 +91,12 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	// Open streams get a moment to end, then are cut (and recorded as such).
 	_ = l.Stop(2 * time.Second)
 	p.Wait(2 * time.Second)
-	mu.Lock()
-	defer mu.Unlock()
 	if err := writeHAR(*harFile, spool); err != nil {
 		return runner.ExitHarness, err
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", *harFile)
-	in := reports.PassiveInput{Summary: j.Summary(), Source: "proxy", Target: "proxy to " + u.Redacted(), BaseURL: u.String(),
-		Started: started, Duration: time.Since(started),
-		Exchange: evidence.Lookup}
-	return writePassive(in, *out, reports.Options{}, stdout)
+	added, _ := session.Exchanges()
+	fmt.Fprintf(stdout, "wrote %s (%s)\n", *harFile, plural(added, "exchange", "exchanges"))
+	return session.Finish()
 }
 
 func writeHAR(file string, spool *har.Spool) error {

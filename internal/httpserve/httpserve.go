@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -189,6 +190,12 @@ func (l *Listener) Err() error {
 // both for as long as the client liked. Once a body is read, net/http lifts
 // the read deadline itself, so long answers (SSE streams) are not cut by
 // Timeouts.Read.
+//
+// A body is at its end also when net/http read it itself (it reads what the
+// handler left once the answer's header goes out, if the handler flushed it
+// before returning): net/http then watches the connection for the client
+// going away, and a read deadline would end that watch with an error, and
+// with it the context of every later request on the kept-alive connection.
 func guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody {
@@ -198,25 +205,48 @@ func guard(h http.Handler) http.Handler {
 		b := &eofBody{ReadCloser: r.Body}
 		r.Body = b
 		h.ServeHTTP(w, r)
-		if !b.eof {
+		if !b.atEnd(r) {
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		}
 	})
 }
 
-// eofBody remembers whether a request body was read to its end.
+// eofBody remembers whether a request body was read to its end. A handler
+// may leave a goroutine reading it (a proxy's transport), so its fields are
+// read and written atomically.
 type eofBody struct {
 	io.ReadCloser
-	eof bool
+	eof     atomic.Bool
+	reading atomic.Int32 // reads under way
 }
 
 // Read implements io.Reader.
 func (b *eofBody) Read(p []byte) (int, error) {
+	b.reading.Add(1)
+	defer b.reading.Add(-1)
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF {
-		b.eof = true
+		b.eof.Store(true)
 	}
 	return n, err
+}
+
+// atEnd reports whether the body of r was read to its end, by the handler
+// or by net/http itself. It asks net/http's body with an empty read, which
+// returns at once for a body of declared length, unless a read is under
+// way (it would wait for that read) or the client waits for "100 Continue"
+// (an empty read would send it).
+func (b *eofBody) atEnd(r *http.Request) bool {
+	if b.eof.Load() {
+		return true
+	}
+	if b.reading.Load() > 0 || r.ContentLength < 0 || r.Header.Get("Expect") != "" {
+		return false
+	}
+	_, err := b.ReadCloser.Read(nil)
+	// A body closed before its end needs no deadline either: net/http
+	// reads no more of it and closes the connection.
+	return err == io.EOF || errors.Is(err, http.ErrBodyReadAfterClose)
 }
 
 // StatusRecorder remembers the status of a response for the request log and

@@ -78,3 +78,102 @@ func TestStopClosesHijacked(t *testing.T) {
 		t.Fatalf("after Stop, read: %v; want the connection closed", err)
 	}
 }
+
+// TestGuardKeepsReusedConnectionsAlive: a handler that answers (and
+// flushes) before it reads the body leaves net/http to read that body
+// itself; once it is at its end net/http watches the connection for the
+// client going away, and the guard must not take that for a body left
+// unread: its read deadline would end the connection's context, and every
+// later request on the kept-alive connection would start with its context
+// done. Each handler gets its request's context checked at its start.
+func TestGuardKeepsReusedConnectionsAlive(t *testing.T) {
+	inner := guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.Context().Err(); err != nil {
+			w.WriteHeader(http.StatusGone) // the test fails on it
+			return
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = http.NewResponseController(w).Flush() // net/http reads the body here
+	}))
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.ServeHTTP(w, r)
+		// Give a read deadline the guard set time to end the context
+		// before net/http stops its watch; a guard that sets none leaves
+		// it alive, and the wait runs out.
+		select {
+		case <-r.Context().Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(c)
+	for i := 0; i < 3; i++ {
+		_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("request %d: status %d: its context was done before it started", i+1, resp.StatusCode)
+		}
+		if resp.Close {
+			t.Fatalf("request %d: the connection was closed, the body having been read whole", i+1)
+		}
+	}
+}
+
+// TestGuardBodyReadElsewhere: a handler may leave a goroutine reading the
+// body after it returned (a proxy's transport forwarding it to a service
+// that answered early); the guard's look at the body races with nothing
+// (go test -race).
+func TestGuardBodyReadElsewhere(t *testing.T) {
+	read := make(chan error, 1)
+	started := make(chan struct{})
+	h := guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		go func() {
+			close(started)
+			_, err := io.ReadAll(r.Body)
+			read <- err
+		}()
+		<-started
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_, _ = io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-read:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the body's reader never ended")
+	}
+}
