@@ -63,9 +63,14 @@ func EventsOfRun(x *traffic.Exchange, _ *History) error {
 		return skip("no event names a run")
 	}
 	for i, e := range evs {
-		if e.RunID != nil && *e.RunID != vs[0] || e.ThreadID != nil && *e.ThreadID != thread {
-			return outcome.Failf(fmt.Sprintf("event %d of the events of run %q", i+1, vs[0]),
+		otherThread := e.ThreadID != nil && *e.ThreadID != "" && *e.ThreadID != thread
+		if e.RunID != nil && *e.RunID != vs[0] || otherThread {
+			f := outcome.Failf(fmt.Sprintf("event %d of the events of run %q", i+1, vs[0]),
 				fmt.Sprintf("run %q of thread %q", vs[0], thread), "run %s of thread %s", show(e.RunID), show(e.ThreadID))
+			if otherThread && (e.RunID == nil || *e.RunID == vs[0]) {
+				f.Explained("EVT-02") // the run's events name another thread
+			}
+			return f
 		}
 	}
 	return nil

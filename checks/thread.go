@@ -39,7 +39,8 @@ func answerThread(x *traffic.Exchange) (string, []string) {
 	}
 	if evs, ok := events(x); ok {
 		for _, e := range evs {
-			if e.ThreadID != nil {
+			// An empty threadID names no thread: EVT-02 judges it.
+			if e.ThreadID != nil && *e.ThreadID != "" {
 				others = append(others, *e.ThreadID)
 				break
 			}
@@ -64,7 +65,11 @@ func ThreadHeader(x *traffic.Exchange, _ *History) error {
 	}
 	for _, o := range others {
 		if o != h {
-			return outcome.Failf("the "+threadHeader+" response header", fmt.Sprintf("the thread the answer names, %q", o), "%q", h)
+			// The header and the answer disagree: the answer's thread (an
+			// async acknowledgement's, ASYNC-01; the events', EVT-02) may be
+			// the wrong one.
+			return outcome.Failf("the "+threadHeader+" response header", fmt.Sprintf("the thread the answer names, %q", o), "%q", h).
+				Explained("ASYNC-01", "EVT-02")
 		}
 	}
 	return nil

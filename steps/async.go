@@ -116,7 +116,7 @@ func (w *World) rememberAsync(run, thread string) error {
 		return err
 	}
 	if err := w.judge(checks.AsyncAck); err != nil {
-		return err
+		return outcome.Explain(err, w.selectionRules(r)...)
 	}
 	if known, ok := w.threads[thread]; ok {
 		if err := w.judgeAs("ASYNC-01", checks.OnThread(known, fmt.Sprintf("the resumed thread %q", thread))); err != nil {
@@ -164,7 +164,7 @@ func (w *World) lastCompletedOrWaited(now, notWant, later, run, thread string) e
 			want += fmt.Sprintf(", never %q", notWant)
 		}
 		return outcome.Failf(r.Method+" "+r.URL+": the body", want, "%s", abbreviate(r.Body)).
-			WithSpec("Without it, returns the thread's last completed run")
+			WithSpec("Without it, returns the thread's last completed run").Explained("THREAD-03", "ASYNC-05").Explained(w.selections()...)
 	}
 	if has(later) {
 		return w.waitFinished(run, thread)
@@ -274,7 +274,11 @@ func (w *World) waitFinished(run, thread string) error {
 		return err
 	}
 	return w.pollLastRunID(thread, gomega.Equal(want), func(got string) error {
-		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q within %s", thread, w.deadline), "run "+run+" ("+want+")", got)
+		// A thread that another call reused reports that call's run
+		// (THREAD-03); a run started on another thread never shows on this
+		// one (how its call chose the thread).
+		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q within %s", thread, w.deadline), "run "+run+" ("+want+")", got).
+			Explained("THREAD-03").Explained(w.selections()...)
 	})
 }
 
@@ -419,7 +423,8 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 		return err
 	}
 	if abortStatus == 0 {
-		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body))
+		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body)).
+			Explained("EVT-01")
 	}
 	w.abortStatus = abortStatus
 	return nil

@@ -636,7 +636,9 @@ func (bw *bundleWorld) orphanID(child string) (recordChild, error) {
 	}
 	c, ok := bw.children[n]
 	if !ok {
-		return recordChild{}, outcome.Failf("the children of this scenario's installation records", fmt.Sprintf("child %q listed with its installationID", n), "%s", strings.Join(mapKeys(bw.children), ", "))
+		// An orphaned child stays on record (UPDATE-05).
+		return recordChild{}, outcome.Failf("the children of this scenario's installation records", fmt.Sprintf("child %q listed with its installationID", n), "%s", strings.Join(mapKeys(bw.children), ", ")).
+			Explained("UPDATE-05")
 	}
 	return c, nil
 }

@@ -139,7 +139,9 @@ func (w *World) envelopeAnswerIs(want string) error {
 		return err
 	}
 	if got := concatContent(items); got != want {
-		return outcome.Fail("the concatenated content of the envelope's items", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got)))).Explained("EVT-03")
+		// An envelope sent before the run ended (FMT-02) holds less.
+		return outcome.Fail("the concatenated content of the envelope's items", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got)))).
+			Explained(w.on(w.resp, "FMT-02"), "EVT-03")
 	}
 	return nil
 }
@@ -314,7 +316,7 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 	}
 	if resp.Err != errStopped {
 		return outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
-			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body))
+			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body)).Explained("EVT-01")
 	}
 	if err := w.heldBack(resp); err != nil {
 		return err
@@ -456,5 +458,5 @@ func (w *World) envelopeHasError() error {
 		}
 	}
 	return outcome.Failf("the envelope's items", "an item with error set (the run failed)", "%d items, none with error: %s",
-		len(items), abbreviate(w.resp.Body))
+		len(items), abbreviate(w.resp.Body)).Explained(w.on(w.resp, "FMT-02"))
 }

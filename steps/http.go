@@ -268,6 +268,11 @@ func (w *World) do(rq request) (*Response, error) {
 	}
 	w.record(ex)
 	w.remember(resp)
+	if sel := w.selectionRules(resp); len(sel) > 0 {
+		w.histMu.Lock()
+		w.lastSelection = sel
+		w.histMu.Unlock()
+	}
 	return resp, nil
 }
 

@@ -129,7 +129,8 @@ func eventsOf(body []byte) ([]map[string]any, error) {
 		}
 		obj, err := decodeObject([]byte(ev.Data))
 		if err != nil {
-			return out, err
+			// "Every SSE data: frame is one JSON object": EVT-01.
+			return out, outcome.Claim(err, "EVT-01")
 		}
 		out = append(out, obj)
 	}

@@ -345,6 +345,10 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 	switch {
 	case r.Status == 401 || r.Status == 403:
 		main = []string{w.authRule(r)}
+		switch w.route(r) {
+		case routeEvents, routeThreadGet, routeAbort, routeThreadID, routeThreadSegment, routeThreadsSegment:
+			ownOnly = append(ownOnly, "ROUTE-01") // the thread's agent, chosen by the ID it was opened on
+		}
 		if k := w.route(r); k != routeEvents && k != routeAbort && k != routeThreadGet && w.lacksCredential(r) {
 			ownOnly = append(ownOnly, "CRED-01")
 		}
@@ -361,8 +365,12 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 		switch w.route(r) {
 		case routeEvents, routeThreadGet, routeAbort, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProjectThread:
 			// The thread's ID came from an answer's X-SVC-Thread-Id: a
-			// thread it never named as new, or named wrongly, is not found.
+			// thread it never named as new, or named wrongly, is not found;
+			// a run the scenario started on it may have gone to another
+			// thread (how its call chose one), or ran another agent.
 			ownOnly = append(ownOnly, "THREAD-03", "THREAD-04")
+			ownOnly = append(ownOnly, w.selections()...)
+			ownOnly = append(ownOnly, "ROUTE-01")
 		}
 	default:
 		main = append(w.headerRules(r), w.routeRuleOf(r))
@@ -468,12 +476,35 @@ func (w *World) wrongStatus(check string, wants []int, r *Response) *outcome.Fai
 		main = append(main, w.statusRules(s, r)...)
 	}
 	w.blame(f, main, nil)
-	switch w.route(r) {
-	case routeOther, routeUnknownID:
-	default:
-		f.Explained(w.routeRuleOf(r))
-	}
+	f.Explained(w.pathRules(r)...)
+	f.Explained(w.selectionRules(r)...)
 	return f
+}
+
+// pathRules are the rules of what r's path names: its route's rule, and
+// for a thread segment the rule of the {id} before it (an agent ID,
+// ROUTE-01; an alias, ROUTE-02), which chose the agent.
+func (w *World) pathRules(r *Response) []string {
+	var out []string
+	switch k := w.route(r); k {
+	case routeOther, routeUnknownID:
+		return nil
+	case routeThreadSegment, routeThreadsSegment:
+		out = append(out, w.routeRuleOf(r))
+		if u, err := url.Parse(r.URL); err == nil {
+			if segs := apiSegments(u.Path); len(segs) >= 3 {
+				if rule, ok := routeRule[w.idKind(segs[2])]; ok {
+					out = append(out, rule)
+				}
+			}
+		}
+	case routeThreadID, routeEvents, routeThreadGet, routeAbort:
+		// A thread the scenario opened on the main agent's ID.
+		out = append(out, w.routeRuleOf(r), "ROUTE-01")
+	default:
+		out = append(out, w.routeRuleOf(r))
+	}
+	return out
 }
 
 // statusRules are the rules that name a status for r's request: 400 for
@@ -503,11 +534,22 @@ func (w *World) statusRules(status int, r *Response) []string {
 		if r.Role == "apiDisabled" {
 			return []string{"ERR-07"}
 		}
-		out := []string{"ERR-06", w.authRule(r)}
-		if k := w.route(r); k == routeAgentID || k == routeAlias {
-			out = append(out, "AUTH-01") // the scope comes from the path value, whatever the headers
+		switch k := w.route(r); k {
+		case routeAbort:
+			// "covered by agent:chat": for another agent only is AUTH-09's.
+			return []string{"AUTH-09", "AUTH-07"}
+		case routeEvents, routeThreadGet:
+			return []string{w.authRule(r)}
+		default:
+			out := []string{"ERR-06", w.authRule(r)}
+			if k == routeAgentID || k == routeAlias {
+				out = append(out, "AUTH-01") // the scope comes from the path value, whatever the headers
+			}
+			if strings.HasPrefix(r.Role, "wildcard") {
+				out = append(out, "AUTH-04") // re-checked against the owner's access
+			}
+			return out
 		}
-		return out
 	case 404:
 		return []string{"ERR-08"}
 	}
@@ -593,7 +635,7 @@ func (w *World) runRules(r *Response) []string {
 	var out []string
 	switch k {
 	case routeAgentID, routeAlias, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProject, routeProjectThread:
-		out = append(out, w.routeRuleOf(r))
+		out = append(out, w.pathRules(r)...)
 	case routeExport:
 		// What an export holds rests on its being a project bundle.
 		return []string{"BUNDLE-01"}
@@ -662,4 +704,11 @@ func (w *World) heldBackUpTo(r *Response, n int) error {
 	}
 	return outcome.Failf("the answer when the client went away mid-run", fmt.Sprintf("text the script says later, %q, not yet sent", last),
 		"it had arrived already: the answer was held back until the run ended").Breaks(rule)
+}
+
+// selections is lastSelection, read under its lock.
+func (w *World) selections() []string {
+	w.histMu.Lock()
+	defer w.histMu.Unlock()
+	return slices.Clone(w.lastSelection)
 }

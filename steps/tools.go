@@ -260,7 +260,13 @@ func (w *World) runTools(r *Response) ([]string, error) {
 	}
 	tools, ok := agentscript.ParseTools(text)
 	if !ok {
-		return nil, outcome.Failf("the run's answer", "the tool list of the agent script's @tools", "%s", bounded(text))
+		// The answer the form carries: an envelope sent before the run
+		// ended (FMT-02), content that does not add up (EVT-03).
+		f := outcome.Failf("the run's answer", "the tool list of the agent script's @tools", "%s", bounded(text)).Explained("EVT-03")
+		if r.MediaType() == "application/json" {
+			f.Explained(w.on(r, "FMT-02"))
+		}
+		return nil, f
 	}
 	return tools, nil
 }
@@ -446,6 +452,8 @@ func (w *World) toolRules(got []string) []string {
 	switch {
 	case scoped:
 		out = append(out, "TOOLS-02")
+	case missingPlain && r.ReqHeader.Get("X-SVC-Run-Mode") != "":
+		out = append(out, "MODE-02") // a mode adds to the agent's own tools
 	case missingPlain && bare:
 		out = append(out, "TOOLS-03")
 	}
@@ -560,7 +568,9 @@ func (w *World) noEventMentionsAdded(with, without *Response, names [2]string) e
 	}
 	added = slices.DeleteFunc(added, func(t string) bool { return slices.Contains(base, t) })
 	if len(added) == 0 {
-		return outcome.Failf(fmt.Sprintf("the tools of answer %q beyond answer %q", names[0], names[1]), "the tools the mode adds", "none").WithSpec(modeRemovalSpec)
+		// The research mode adds its tool for a key that may use it: MODE-06.
+		return outcome.Failf(fmt.Sprintf("the tools of answer %q beyond answer %q", names[0], names[1]), "the tools the mode adds", "none").
+			WithSpec(modeRemovalSpec).Explained("MODE-06", "MODE-02")
 	}
 	if _, err := w.finished(); err != nil {
 		return err

@@ -78,6 +78,10 @@ type World struct {
 	answers map[string]*Response
 	// orphans is true once an update left an orphaned child (bundle.go).
 	orphans bool
+	// lastSelection are the rules by which the last invoke that named a
+	// thread chose it (selectionRules): a follow-up on that thread rests
+	// on them.
+	lastSelection []string
 	// bundleWorld is the state of the bundle steps (bundle.go).
 	bundleWorld
 
@@ -114,7 +118,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.hist = checks.History{}
 	w.transcript, w.firstErr = nil, nil
 	w.echoSent = false
-	w.answers, w.orphans = map[string]*Response{}, false
+	w.answers, w.orphans, w.lastSelection = map[string]*Response{}, false, nil
 	w.bundleWorld = bundleWorld{w: w}
 	w.bundleWorld.reset()
 }
