@@ -158,6 +158,7 @@ const (
 	defCredentialGateIgnored
 	defScopedToolsWorkspaceWiden
 	defScopedToolsDropCredentialTools
+	defUnscopedRunExtraTool
 	// X-SVC-Run-Mode.
 	defModeHeaderUntrimmed
 	defModeListFirstOnly
@@ -394,6 +395,8 @@ var defectTable = [numDefects]Defect{
 	defCredentialGateIgnored:        {"credential-gate-ignored", []string{"CRED-01"}, "credential scopes are not checked for the agent's tools"},
 	defScopedToolsWorkspaceWiden: {"scoped-tools-workspace-widen", []string{"TOOLS-02"},
 		"X-SVC-Scoped-Tools is resolved against the workspace: a tool of another agent that it names is added to the run"},
+	defUnscopedRunExtraTool: {"unscoped-run-extra-tool", []string{"TOOLS-04"},
+		"a run without X-SVC-Scoped-Tools also has a tool the agent is not configured with (the workspace's browser)"},
 	defScopedToolsDropCredentialTools: {"scoped-tools-drop-credential-tools", []string{"TOOLS-02"},
 		"with X-SVC-Scoped-Tools the run keeps only credential-free tools, even a credential-backed tool it names and the key may use"},
 	// X-SVC-Run-Mode.

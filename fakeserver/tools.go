@@ -121,6 +121,8 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 	}
 	if sc.narrow {
 		base = s.narrowTools(base, sc)
+	} else if s.defect(defUnscopedRunExtraTool) {
+		base = append(base, candidate{name: "browser"})
 	}
 	modes, err := s.activeModes(r.Header, k.user)
 	if err != nil {

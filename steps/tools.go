@@ -449,6 +449,13 @@ func (w *World) toolRules(got []string) []string {
 			missingPlain = true
 		}
 	}
+	unknown := false
+	for _, t := range got {
+		unknown = unknown || !slices.Contains(main.Tools, t) && !slices.Contains(w.P.Projects.Main.Tasks, t) && !w.isServiceTool(t)
+	}
+	if unknown && !scoped && r.ReqHeader.Get("X-SVC-Run-Mode") == "" {
+		out = append(out, "TOOLS-04") // without the header, the agent's tools: no other
+	}
 	switch {
 	case scoped:
 		out = append(out, "TOOLS-02")
@@ -634,4 +641,10 @@ func (w *World) sameEvents(name string, base *Response) error {
 			"%s", strings.Join(gotKinds, ", "))
 	}
 	return nil
+}
+
+// isServiceTool reports whether a tool is one the profile says the service
+// gives every run (agents.*.serviceTools).
+func (w *World) isServiceTool(t string) bool {
+	return len(w.withoutServiceTools([]string{t})) == 0
 }
