@@ -68,7 +68,9 @@ func EventsOfRun(x *traffic.Exchange, _ *History) error {
 			f := outcome.Failf(fmt.Sprintf("event %d of the events of run %q", i+1, vs[0]),
 				fmt.Sprintf("run %q of thread %q", vs[0], thread), "run %s of thread %s", show(e.RunID), show(e.ThreadID))
 			if otherThread && (e.RunID == nil || *e.RunID == vs[0]) {
-				f.Explained("EVT-02") // the run's events name another thread
+				// The run's events, delivered, name another thread than
+				// theirs: "threadID: Thread the event belongs to" (EVT-02).
+				f.Breaks("EVT-02")
 			}
 			return f
 		}

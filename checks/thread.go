@@ -33,20 +33,28 @@ func invoked(x *traffic.Exchange) (Invoke, error) {
 // answerThread returns the thread x's answer runs on, as its header says,
 // and what else names it (the async acknowledgement, the events).
 func answerThread(x *traffic.Exchange) (string, []string) {
-	var others []string
+	h, others, _ := answerThreads(x)
+	return h, others
+}
+
+// answerThreads is answerThread with, for each other name, the rule that
+// says it names the run's thread: ASYNC-01 for the acknowledgement, EVT-02
+// for the events.
+func answerThreads(x *traffic.Exchange) (string, []string, []string) {
+	var others, rules []string
 	if a, ok := asyncAck(x); ok {
-		others = append(others, a.ThreadID)
+		others, rules = append(others, a.ThreadID), append(rules, "ASYNC-01")
 	}
 	if evs, ok := events(x); ok {
 		for _, e := range evs {
 			// An empty threadID names no thread: EVT-02 judges it.
 			if e.ThreadID != nil && *e.ThreadID != "" {
-				others = append(others, *e.ThreadID)
+				others, rules = append(others, *e.ThreadID), append(rules, "EVT-02")
 				break
 			}
 		}
 	}
-	return x.Response.Header.Get(threadHeader), others
+	return x.Response.Header.Get(threadHeader), others, rules
 }
 
 // ThreadHeader: THREAD-04. Every 2xx invoke response carries X-SVC-Thread-Id
@@ -59,17 +67,17 @@ func ThreadHeader(x *traffic.Exchange, _ *History) error {
 	if err := responseGap(x, threadHeader); err != nil {
 		return err
 	}
-	h, others := answerThread(x)
+	h, others, rules := answerThreads(x)
 	if vs := x.Response.Header.Values(threadHeader); len(vs) != 1 || h == "" {
 		return outcome.Failf("the "+threadHeader+" response header", "one value, naming the run's thread", "%q", vs)
 	}
-	for _, o := range others {
+	for i, o := range others {
 		if o != h {
-			// The header and the answer disagree: the answer's thread (an
-			// async acknowledgement's, ASYNC-01; the events', EVT-02) may be
-			// the wrong one.
+			// The header and the answer disagree: the answer's name for
+			// the thread (the acknowledgement's, ASYNC-01; the events',
+			// EVT-02) may be the wrong one.
 			return outcome.Failf("the "+threadHeader+" response header", fmt.Sprintf("the thread the answer names, %q", o), "%q", h).
-				Explained("ASYNC-01", "EVT-02")
+				Explained(rules[i])
 		}
 	}
 	return nil

@@ -474,11 +474,19 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 			}
 		}
 	}
+	// failedOwn: the rules that failed in a scenario of their own, as its
+	// failure's rule or as what explains it.
 	failedOwn := func() map[string]bool {
 		m := map[string]bool{}
 		for _, s := range out {
-			if s.Status == runner.Failed && s.Failure != nil {
-				m[causeOf(s)] = true
+			if s.Status != runner.Failed || s.Failure == nil {
+				continue
+			}
+			m[causeOf(s)] = true
+			for _, e := range s.Failure.ExplainedBy {
+				if contains(s.Rules, e) {
+					m[e] = true
+				}
 			}
 		}
 		return m
@@ -547,16 +555,20 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 			}
 		}
 	}
-	// explainsBack reports whether a failure of rule p in its own
-	// scenarios names r as its explanation: two rules that explain each
-	// other are both kept.
+	// explainsBack reports whether every failure of rule p in its own
+	// scenarios names r as its explanation: two rules that only explain
+	// each other are both kept.
 	explainsBack := func(p, r string) bool {
+		n := 0
 		for _, s := range out {
-			if s.Status == runner.Failed && causeOf(s) == p && !s.Failure.Tentative && slices.Contains(s.Failure.ExplainedBy, r) {
-				return true
+			if s.Status == runner.Failed && causeOf(s) == p && !s.Failure.Tentative {
+				if !slices.Contains(s.Failure.ExplainedBy, r) {
+					return false // p failed on its own somewhere r does not explain
+				}
+				n++
 			}
 		}
-		return false
+		return n > 0
 	}
 	for i, s := range out {
 		cause := causeOf(s)

@@ -164,7 +164,7 @@ func (w *World) lastCompletedOrWaited(now, notWant, later, run, thread string) e
 			want += fmt.Sprintf(", never %q", notWant)
 		}
 		return outcome.Failf(r.Method+" "+r.URL+": the body", want, "%s", abbreviate(r.Body)).
-			WithSpec("Without it, returns the thread's last completed run").Explained("THREAD-03", "ASYNC-05").Explained(w.selections()...)
+			WithSpec("Without it, returns the thread's last completed run").Explained("THREAD-03", "ASYNC-05")
 	}
 	if has(later) {
 		return w.waitFinished(run, thread)
@@ -275,10 +275,9 @@ func (w *World) waitFinished(run, thread string) error {
 	}
 	return w.pollLastRunID(thread, gomega.Equal(want), func(got string) error {
 		// A thread that another call reused reports that call's run
-		// (THREAD-03); a run started on another thread never shows on this
-		// one (how its call chose the thread).
+		// (THREAD-03).
 		return outcome.Fail(fmt.Sprintf("lastRunID of thread %q within %s", thread, w.deadline), "run "+run+" ("+want+")", got).
-			Explained("THREAD-03").Explained(w.selections()...)
+			Explained("THREAD-03")
 	})
 }
 
@@ -367,8 +366,9 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 	e := r.expect(fmt.Sprintf("the events of thread %q without runID (its last completed run, which said %q)", thread, said))
 	e.Body().Contains(said)
 	// The events route without runID answers the last completed run
-	// (ASYNC-03): a route that answers another explains this too.
-	return outcome.Explain(e.err(), "ASYNC-03")
+	// (ASYNC-03): a route that answers another, or a thread another call
+	// reused (THREAD-03), explains this too.
+	return outcome.Explain(e.err(), "ASYNC-03", "THREAD-03")
 }
 
 // invokeAndAbort reads an SSE stream and, once an event carries the given

@@ -531,7 +531,7 @@ func (bw *bundleWorld) orphanUntouched(child, version string) error {
 	}
 	rec, err := bw.readID(string(c.InstallationID), "of child "+c.Name)
 	if err != nil {
-		return err
+		return outcome.Explain(err, "UPDATE-05") // an orphaned child keeps its own record
 	}
 	check := fmt.Sprintf("the own installation of orphaned child %q", c.Name)
 	if rec.Version != version {

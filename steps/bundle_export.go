@@ -112,7 +112,7 @@ func exportDefs() []Def {
 		}).Need(exportNeeds("bundles.export.connectorsUnreferenced")...).AboutRun(),
 		step1(`^the export mentions none of the export project's dropped "(\w+)"$`, (*World).droppedAbsent).Need(exportNeeds("bundles.export.dropped.$1")...).AboutRun(),
 		step0(`^the export names every environment variable of the export project but none of their values$`, (*World).envNamesOnly).Need(exportNeeds("bundles.export.envVars")...).AboutRun(),
-		step0(`^the export holds no task trigger but schedule and onDemand, and holds both$`, (*World).triggersKept).AboutRun(),
+		step0(`^the export holds no task trigger but schedule and onDemand, and holds both$`, (*World).triggersKept).Asserts("DROP-04").AboutRun(),
 	}
 }
 

@@ -405,12 +405,11 @@ func (w *World) bodyContains(want, notWant string) error {
 	body := string(r.Body)
 	check := r.Method + " " + r.URL + ": the body"
 	// On a follow-up route the answer holds what the thread's runs said: a
-	// thread another call reused (THREAD-03), a run that went to another
-	// thread (how its call chose one), a run reported complete too early
-	// (ASYNC-05) explain other text too.
+	// thread another call reused (THREAD-03), a run reported complete too
+	// early (ASYNC-05) explain other text too.
 	var why []string
 	if k := w.route(r); k == routeEvents || k == routeThreadGet {
-		why = append([]string{"THREAD-03", "ASYNC-05"}, w.selections()...)
+		why = []string{"THREAD-03", "ASYNC-05"}
 	}
 	if !strings.Contains(body, want) {
 		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(r.Body)).Explained(why...)

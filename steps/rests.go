@@ -475,7 +475,9 @@ func (w *World) wrongStatus(check string, wants []int, r *Response) *outcome.Fai
 	for _, s := range wants {
 		main = append(main, w.statusRules(s, r)...)
 	}
-	w.blame(f, main, nil)
+	// The statuses' rules are alternatives, the scenario's own first: none
+	// explains another.
+	f.Rule = w.pick(main, nil)
 	f.Explained(w.pathRules(r)...)
 	f.Explained(w.selectionRules(r)...)
 	return f
