@@ -20,6 +20,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/internal/junitxml"
 )
 
 // The test binary doubles as small clients (helperClient): run with
@@ -135,8 +136,11 @@ func TestNaiveClientsFailExactlyTheirVariants(t *testing.T) {
 		client string
 		want   []string
 	}{
-		{"naive-split", append([]string{"sse-cr", "sse-crlf"}, combined...)},
-		{"naive-space", append([]string{"sse-no-space"}, combined...)},
+		// Splits frames on "\n\n" only: every other line ending breaks it.
+		{"naive-split", append([]string{"sse-cr", "sse-crlf", "sse-mixed-endings"}, combined...)},
+		// Reads lines that start with "data: " one by one: a data line
+		// without the space, and a frame's data over several lines, break it.
+		{"naive-space", append([]string{"sse-data-lines", "sse-no-space"}, combined...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client, func(t *testing.T) {
@@ -360,7 +364,7 @@ func TestReports(t *testing.T) {
 	if s.ExitCode != 1 || !slices.Equal(s.Failed, []string{"sse-crlf"}) || s.Mode != "clients" || len(s.Runs) != 3 {
 		t.Errorf("summary: %s", b)
 	}
-	var j junitSuites
+	var j junitxml.Suites
 	b, _ = os.ReadFile(filepath.Join(dir, JUnitFile))
 	if err := xml.Unmarshal(b, &j); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package clientconf
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"html/template"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/invokeconf/invokeconf/internal/junitxml"
 	"github.com/invokeconf/invokeconf/internal/safetext"
 )
 
@@ -115,50 +115,16 @@ func WriteJSON(w io.Writer, r *Result) error {
 	return enc.Encode(s)
 }
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
 // WriteJUnit writes junit.xml: the suite "variants" has a test case per
 // legal run (a failure when the command failed it); the suite "defects
 // (informational)" one per defect run, never failed, its outcome in
 // system-out.
 func WriteJUnit(w io.Writer, r *Result) error {
-	legal := junitSuite{Name: "variants"}
-	defects := junitSuite{Name: "defects (informational)"}
+	legal := junitxml.Suite{Name: "variants"}
+	defects := junitxml.Suite{Name: "defects (informational)"}
 	var legalTime, defectTime float64
 	for _, run := range r.Runs {
-		c := junitCase{Name: string(run.Kind) + " " + run.Name, Classname: "invokeconf.clients." + string(run.Kind),
+		c := junitxml.Case{Name: string(run.Kind) + " " + run.Name, Classname: "invokeconf.clients." + string(run.Kind),
 			Time: fmt.Sprintf("%.3f", run.Seconds)}
 		detail := runDetail(run)
 		if run.Kind == KindDefect {
@@ -170,10 +136,10 @@ func WriteJUnit(w io.Writer, r *Result) error {
 		}
 		switch run.Verdict {
 		case Fail, Timeout:
-			c.Failure = &junitProblem{Message: outcome(run), Type: string(run.Verdict), Text: detail}
+			c.Failure = &junitxml.Problem{Message: outcome(run), Type: string(run.Verdict), Text: detail}
 			legal.Failures++
 		case Error:
-			c.Error = &junitProblem{Message: outcome(run), Type: "harness", Text: detail}
+			c.Error = &junitxml.Problem{Message: outcome(run), Type: "harness", Text: detail}
 			legal.Errors++
 		default:
 			c.SystemOut = detail
@@ -183,21 +149,12 @@ func WriteJUnit(w io.Writer, r *Result) error {
 		legalTime += run.Seconds
 	}
 	legal.Time, defects.Time = fmt.Sprintf("%.3f", legalTime), fmt.Sprintf("%.3f", defectTime)
-	root := junitSuites{Name: "invokeconf clients: " + r.Command, Tests: legal.Tests + defects.Tests,
-		Failures: legal.Failures, Errors: legal.Errors, Time: fmt.Sprintf("%.3f", r.Seconds), Suites: []junitSuite{legal}}
+	root := junitxml.Suites{Name: "invokeconf clients: " + r.Command, Tests: legal.Tests + defects.Tests,
+		Failures: legal.Failures, Errors: legal.Errors, Time: fmt.Sprintf("%.3f", r.Seconds), Suites: []junitxml.Suite{legal}}
 	if defects.Tests > 0 {
 		root.Suites = append(root.Suites, defects)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(root); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return junitxml.Write(w, root)
 }
 
 // outcome says in a few words what the command did.

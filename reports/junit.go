@@ -1,12 +1,12 @@
 package reports
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/invokeconf/invokeconf/internal/junitxml"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
@@ -34,51 +34,6 @@ const (
 	JUnitWarningsFailure = "failure" // a SHOULD failure is a <failure>
 )
 
-type junitSuites struct {
-	XMLName   xml.Name     `xml:"testsuites"`
-	Name      string       `xml:"name,attr"`
-	Tests     int          `xml:"tests,attr"`
-	Failures  int          `xml:"failures,attr"`
-	Errors    int          `xml:"errors,attr"`
-	Skipped   int          `xml:"skipped,attr"`
-	Time      string       `xml:"time,attr"`
-	Timestamp string       `xml:"timestamp,attr"`
-	Suites    []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Timestamp  string          `xml:"timestamp,attr"`
-	Properties []junitProperty `xml:"properties>property"`
-	Cases      []junitCase     `xml:"testcase"`
-}
-
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
-	Skipped   *junitProblem `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
-}
-
 // WriteJUnit writes the report as JUnit XML with SHOULD failures passed
 // with a warning.
 func WriteJUnit(w io.Writer, rep *Report) error {
@@ -95,13 +50,13 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 	}
 	stamp := rep.Started.UTC().Format(time.RFC3339)
 	props := junitProperties(rep)
-	root := junitSuites{Name: "invokeconf", Time: seconds(rep.Duration), Timestamp: stamp}
+	root := junitxml.Suites{Name: "invokeconf", Time: seconds(rep.Duration), Timestamp: stamp}
 	var order []string
-	suites := map[string]*junitSuite{}
-	suite := func(name string) *junitSuite {
+	suites := map[string]*junitxml.Suite{}
+	suite := func(name string) *junitxml.Suite {
 		su := suites[name]
 		if su == nil {
-			su = &junitSuite{Name: name, Timestamp: stamp, Properties: props}
+			su = &junitxml.Suite{Name: name, Timestamp: stamp, Properties: props}
 			suites[name] = su
 			order = append(order, name)
 		}
@@ -116,19 +71,19 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 		if names[name]++; names[name] > 1 {
 			name += fmt.Sprintf(" #%d", names[name])
 		}
-		c := junitCase{Name: printable(name), Classname: "invokeconf." + s.Feature, Time: seconds(s.Duration.Seconds())}
+		c := junitxml.Case{Name: printable(name), Classname: "invokeconf." + s.Feature, Time: seconds(s.Duration.Seconds())}
 		first, _, _ := strings.Cut(s.Error, "\n")
 		switch s.Status {
 		case runner.Blocked:
 			f := findings[s.ID]
-			c.Skipped = &junitProblem{Message: printable("blocked by " + f.RuleID + " (it failed in a step this scenario rests on): " + f.Line()),
+			c.Skipped = &junitxml.Problem{Message: printable("blocked by " + f.RuleID + " (it failed in a step this scenario rests on): " + f.Line()),
 				Text: failureText(f)}
 			su.Skipped++
 		case runner.Failed:
 			f := findings[s.ID]
 			switch {
 			case f.Verdict == ExpectedFailure:
-				c.Skipped = &junitProblem{Message: "expected failure (baseline: " + f.Baseline + "): " + f.Line(), Text: failureText(f)}
+				c.Skipped = &junitxml.Problem{Message: "expected failure (baseline: " + f.Baseline + "): " + f.Line(), Text: failureText(f)}
 				su.Skipped++
 			case f.Verdict == Warning && opts.JUnitWarnings != JUnitWarningsFailure:
 				c.SystemOut = "WARNING: a SHOULD rule failed (" + ruleList(f) + "); the run does not fail for it.\n\n" + failureText(f)
@@ -137,14 +92,14 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 				if f.Verdict == Warning {
 					typ = "SHOULD (warning)"
 				}
-				c.Failure = &junitProblem{Message: f.Line(), Type: typ, Text: failureText(f)}
+				c.Failure = &junitxml.Problem{Message: f.Line(), Type: typ, Text: failureText(f)}
 				su.Failures++
 			}
 		case runner.HarnessError:
-			c.Error = &junitProblem{Message: "harness error: " + first, Text: s.Error}
+			c.Error = &junitxml.Problem{Message: "harness error: " + first, Text: s.Error}
 			su.Errors++
 		case runner.Untested, runner.NotApplicable:
-			c.Skipped = &junitProblem{Message: string(s.Status) + ": " + s.Error}
+			c.Skipped = &junitxml.Problem{Message: string(s.Status) + ": " + s.Error}
 			su.Skipped++
 		}
 		su.Tests++
@@ -156,12 +111,12 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 			continue
 		}
 		su := suite(r.Area + ".feature")
-		c := junitCase{Name: printable(fmt.Sprintf("[%s] failed in a step other scenarios rest on", r.ID)),
+		c := junitxml.Case{Name: printable(fmt.Sprintf("[%s] failed in a step other scenarios rest on", r.ID)),
 			Classname: "invokeconf." + r.Area, Time: seconds(0)}
 		text := failureText(f) + "\n" + r.Reason + "\n"
 		switch {
 		case r.Verdict == ExpectedFailure:
-			c.Skipped = &junitProblem{Message: "expected failure (baseline: " + f.Baseline + "): " + f.Line(), Text: text}
+			c.Skipped = &junitxml.Problem{Message: "expected failure (baseline: " + f.Baseline + "): " + f.Line(), Text: text}
 			su.Skipped++
 		case r.Verdict == Warning && opts.JUnitWarnings != JUnitWarningsFailure:
 			c.SystemOut = "WARNING: a SHOULD rule failed (" + r.ID + "); the run does not fail for it.\n\n" + text
@@ -170,7 +125,7 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 			if r.Verdict == Warning {
 				typ = "SHOULD (warning)"
 			}
-			c.Failure = &junitProblem{Message: f.Line(), Type: typ, Text: text}
+			c.Failure = &junitxml.Problem{Message: f.Line(), Type: typ, Text: text}
 			su.Failures++
 		}
 		su.Tests++
@@ -179,8 +134,8 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 	if bc := rep.Baseline; bc != nil {
 		for _, e := range bc.Stale {
 			su := suite("baseline")
-			su.Cases = append(su.Cases, junitCase{Name: printable("stale baseline entry: " + e.String()), Classname: "invokeconf.baseline", Time: seconds(0),
-				Failure: &junitProblem{Message: e.String() + " now passes: remove it from " + bc.File, Type: "stale baseline",
+			su.Cases = append(su.Cases, junitxml.Case{Name: printable("stale baseline entry: " + e.String()), Classname: "invokeconf.baseline", Time: seconds(0),
+				Failure: &junitxml.Problem{Message: e.String() + " now passes: remove it from " + bc.File, Type: "stale baseline",
 					Text: "The baseline expects " + e.String() + " to fail (reason: " + e.Reason + "), but it passed. A stale entry fails the run, so the file cannot rot."}})
 			su.Tests++
 			su.Failures++
@@ -188,15 +143,15 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 	}
 	if rep.ExitCode == runner.ExitPartial {
 		su := suite("run")
-		su.Cases = append(su.Cases, junitCase{Name: "the run is complete", Classname: "invokeconf.run", Time: seconds(rep.Duration),
-			Failure: &junitProblem{Message: "partial: " + rep.Headline, Type: "partial", Text: rep.Headline}})
+		su.Cases = append(su.Cases, junitxml.Case{Name: "the run is complete", Classname: "invokeconf.run", Time: seconds(rep.Duration),
+			Failure: &junitxml.Problem{Message: "partial: " + rep.Headline, Type: "partial", Text: rep.Headline}})
 		su.Tests++
 		su.Failures++
 	}
 	if rep.ExitCode == runner.ExitUsage || rep.ExitCode == runner.ExitHarness && root.Errors == 0 && !anyHarnessError(rep) {
 		su := suite("run")
-		su.Cases = append(su.Cases, junitCase{Name: "the run", Classname: "invokeconf.run", Time: seconds(rep.Duration),
-			Error: &junitProblem{Message: rep.Outcome + ": " + rep.Headline, Text: rep.Headline}})
+		su.Cases = append(su.Cases, junitxml.Case{Name: "the run", Classname: "invokeconf.run", Time: seconds(rep.Duration),
+			Error: &junitxml.Problem{Message: rep.Outcome + ": " + rep.Headline, Text: rep.Headline}})
 		su.Tests++
 		su.Errors++
 	}
@@ -209,20 +164,7 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 		root.Skipped += su.Skipped
 		root.Suites = append(root.Suites, *su)
 	}
-	return encodeJUnit(w, root)
-}
-
-func encodeJUnit(w io.Writer, root junitSuites) error {
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(root); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return junitxml.Write(w, root)
 }
 
 func anyHarnessError(rep *Report) bool {
@@ -235,7 +177,7 @@ func anyHarnessError(rep *Report) bool {
 }
 
 // junitProperties are the run's facts, on every suite.
-func junitProperties(rep *Report) []junitProperty {
+func junitProperties(rep *Report) []junitxml.Property {
 	kv := [][2]string{
 		{"invokeconf.outcome", rep.Outcome},
 		{"invokeconf.exitCode", fmt.Sprint(rep.ExitCode)},
@@ -255,9 +197,9 @@ func junitProperties(rep *Report) []junitProperty {
 		{"invokeconf.target.productVersion", rep.ProductVersion},
 		{"invokeconf.selection", rep.Selection.String()},
 	}
-	out := make([]junitProperty, 0, len(kv))
+	out := make([]junitxml.Property, 0, len(kv))
 	for _, p := range kv {
-		out = append(out, junitProperty{p[0], printable(p[1])})
+		out = append(out, junitxml.Property{Name: p[0], Value: printable(p[1])})
 	}
 	return out
 }
@@ -323,24 +265,24 @@ func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
 // rule that passed says how many exchanges decided it.
 func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 	stamp := rep.Started.UTC().Format(time.RFC3339)
-	props := append([]junitProperty{{"invokeconf.mode", ModePassive},
-		{"invokeconf.observed", fmt.Sprint(rep.Passive.Observed)},
-		{"invokeconf.note", rep.Passive.Note}}, junitProperties(rep)...)
+	props := append([]junitxml.Property{{Name: "invokeconf.mode", Value: ModePassive},
+		{Name: "invokeconf.observed", Value: fmt.Sprint(rep.Passive.Observed)},
+		{Name: "invokeconf.note", Value: rep.Passive.Note}}, junitProperties(rep)...)
 	byRule := map[string][]Finding{}
 	for _, f := range rep.Findings {
 		byRule[f.RuleID] = append(byRule[f.RuleID], f)
 	}
-	root := junitSuites{Name: "invokeconf passive", Time: seconds(rep.Duration), Timestamp: stamp}
-	suites := map[string]*junitSuite{}
+	root := junitxml.Suites{Name: "invokeconf passive", Time: seconds(rep.Duration), Timestamp: stamp}
+	suites := map[string]*junitxml.Suite{}
 	var order []string
 	for _, r := range rep.Rules {
 		su := suites[r.Area]
 		if su == nil {
-			su = &junitSuite{Name: "passive: " + r.Area, Timestamp: stamp, Properties: props, Time: seconds(0)}
+			su = &junitxml.Suite{Name: "passive: " + r.Area, Timestamp: stamp, Properties: props, Time: seconds(0)}
 			suites[r.Area] = su
 			order = append(order, r.Area)
 		}
-		c := junitCase{Name: printable(fmt.Sprintf("[%s] %s", r.ID, r.Rule.Rule)), Classname: "invokeconf.passive." + r.Area, Time: seconds(0)}
+		c := junitxml.Case{Name: printable(fmt.Sprintf("[%s] %s", r.ID, r.Rule.Rule)), Classname: "invokeconf.passive." + r.Area, Time: seconds(0)}
 		switch r.Verdict {
 		case Pass:
 			c.SystemOut = "pass: " + r.Reason
@@ -358,13 +300,13 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 			if r.Verdict == Warning {
 				typ = "SHOULD (warning)"
 			}
-			c.Failure = &junitProblem{Message: printable(msg), Type: typ, Text: text}
+			c.Failure = &junitxml.Problem{Message: printable(msg), Type: typ, Text: text}
 			su.Failures++
 		case NotDecidable:
-			c.Skipped = &junitProblem{Message: printable(r.Reason)}
+			c.Skipped = &junitxml.Problem{Message: printable(r.Reason)}
 			su.Skipped++
 		default:
-			c.Skipped = &junitProblem{Message: printable(string(r.Verdict) + ": " + r.Reason)}
+			c.Skipped = &junitxml.Problem{Message: printable(string(r.Verdict) + ": " + r.Reason)}
 			su.Skipped++
 		}
 		su.Tests++
@@ -377,7 +319,7 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 		root.Skipped += su.Skipped
 		root.Suites = append(root.Suites, *su)
 	}
-	return encodeJUnit(w, root)
+	return junitxml.Write(w, root)
 }
 
 // writeOutcome writes a finding's check, expected, actual and spec words, a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/junitxml"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
 )
@@ -234,11 +235,11 @@ func TestPassiveReportFiles(t *testing.T) {
 	if doc.Schema != SchemaVersion || doc.Mode != ModePassive || doc.Outcome != PassiveFail || doc.ExitCode != 1 || doc.Passive.Observed != 2 || len(doc.Rules) != len(rep.Rules) {
 		t.Errorf("summary.json: %s %s %s %d %+v", doc.Schema, doc.Mode, doc.Outcome, doc.ExitCode, doc.Passive)
 	}
-	var suites junitSuites
+	var suites junitxml.Suites
 	if err := xml.Unmarshal([]byte(files[JUnitFile]), &suites); err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]junitCase{}
+	cases := map[string]junitxml.Case{}
 	for _, su := range suites.Suites {
 		for _, c := range su.Cases {
 			id := strings.TrimPrefix(strings.Fields(c.Name)[0], "[")
