@@ -17,11 +17,15 @@ import (
 // 'help COMMAND' alike.
 func TestHelp(t *testing.T) {
 	t.Parallel()
-	for name, flags := range map[string][]string{
-		"run": {"--profile", "--spec-only", "--junit-warnings", "--concurrency"}, "serve": {"--defect", "--variant"},
-		"model": {"--addr"}, "rules": {"--format"}, "defects": nil, "variants": nil, "version": {"--profile"},
-		"profile check": {"--profile"}, "profile vars": {"--profile"},
-	} {
+	// Every command has help; these flags, at least, must be in it.
+	flagsOf := map[string][]string{
+		"run": {"--profile", "--spec-only", "--junit-warnings", "--concurrency"}, "serve": {"--defect", "--variant", "--admin-key"},
+		"model": {"--addr"}, "rules": {"--format"}, "version": {"--profile"},
+		"profile check": {"--profile", "--require-complete"}, "profile vars": {"--profile"},
+		"proxy": {"--target", "--quiet"}, "judge": {"--max-record"}, "clients": {"--defects", "--variants", "--timeout"},
+	}
+	for name := range commandDocs {
+		flags := flagsOf[name]
 		args := strings.Fields(name)
 		for _, form := range [][]string{append(args, "-h"), append(args, "--help"), append([]string{"help"}, args...)} {
 			code, stdout, stderr := invoke(t, form...)
