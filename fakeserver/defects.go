@@ -354,7 +354,7 @@ var defectTable = [numDefects]Defect{
 	defMalformedKey400:              {"malformed-key-400", []string{"ERR-03", "ERR-04"}, "a malformed key is 400"},
 	defUnknownKey403:                {"unknown-key-403", []string{"ERR-04"}, "an unknown key is 403"},
 	defExpired403:                   {"expired-403", []string{"ERR-05"}, "an expired key is 403 instead of 401"},
-	defScopeUnchecked:               {"scope-unchecked", []string{"ERR-06", "AUTH-01", "AUTH-02", "AUTH-03"}, "any valid key may invoke any agent its owner can open"},
+	defScopeUnchecked:               {"scope-unchecked", []string{"ERR-06", "AUTH-01", "AUTH-02"}, "any valid key may invoke any agent its owner can open"},
 	defApiDisabledIgnored:           {"api-disabled-ignored", []string{"ERR-07"}, "keys work on an instance with API access disabled"},
 	defUnknown400:                   {"unknown-400", []string{"ERR-08"}, "an unknown agent is 400 instead of 404"},
 	defOpenaiErrors:                 {"openai-errors", []string{"ERR-10"}, "errors use the OpenAI error envelope"},

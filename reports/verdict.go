@@ -529,6 +529,34 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 		return append([]string{causeOf(out[i])}, f.ExplainedBy...)
 	}
 	var picked []string
+	pick := func(r string) {
+		picked = append(picked, r)
+		for i := range uncovered {
+			if slices.Contains(candidates(i), r) {
+				delete(uncovered, i)
+			}
+		}
+	}
+	// A failure that only one failing rule can explain forces that rule
+	// in: it failed whatever else did. Only then does the count decide, so
+	// a rule that merely explains many failures of forced rules is not
+	// picked over them.
+	var forced []string
+	for i := range uncovered {
+		var only []string
+		for _, r := range candidates(i) {
+			if own[r] && !slices.Contains(only, r) {
+				only = append(only, r)
+			}
+		}
+		if len(only) == 1 && !slices.Contains(forced, only[0]) {
+			forced = append(forced, only[0])
+		}
+	}
+	slices.Sort(forced)
+	for _, r := range forced {
+		pick(r)
+	}
 	for len(uncovered) > 0 {
 		best, bestN, bestAsRule := "", 0, 0
 		for r := range own {
@@ -548,12 +576,7 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 		if bestN == 0 {
 			break
 		}
-		picked = append(picked, best)
-		for i := range uncovered {
-			if slices.Contains(candidates(i), best) {
-				delete(uncovered, i)
-			}
-		}
+		pick(best)
 	}
 	// explainsBack reports whether every failure of rule p in its own
 	// scenarios names r as its explanation: two rules that only explain

@@ -139,6 +139,30 @@ func TestReconcile(t *testing.T) {
 	if in[1].Failure.Rule != "AUTH-04" {
 		t.Error("reconcile changed its input")
 	}
+
+	// A rule that explains the most failures is not the cause when the
+	// rules that failed on their own (nothing else explains them) explain
+	// all of its failures: thread-resume-echoed, where the async answer's
+	// threadID (ASYNC-01) is only as wrong as the thread selection.
+	in = []runner.ScenarioResult{
+		failed("t2", "THREAD-02", runner.Failed, []string{"ASYNC-05"}, "THREAD-02"),
+		failed("r4", "ROUTE-04", runner.Failed, []string{"ASYNC-05"}, "ROUTE-04"),
+		failed("t4", "THREAD-04", runner.Failed, []string{"EVT-02"}, "THREAD-04"),
+		failed("t4b", "THREAD-04", runner.Failed, []string{"ASYNC-01"}, "THREAD-04"),
+		failed("a1", "ASYNC-01", runner.Failed, []string{"THREAD-02"}, "ASYNC-01"),
+		failed("a3", "ASYNC-01", runner.Blocked, []string{"ROUTE-04"}, "ASYNC-03"),
+		failed("a3b", "ASYNC-01", runner.Blocked, []string{"ROUTE-04"}, "ASYNC-03"),
+	}
+	out = reconcile(in)
+	for i, want := range []struct {
+		rule   string
+		status runner.Status
+	}{{"THREAD-02", runner.Failed}, {"ROUTE-04", runner.Failed}, {"THREAD-04", runner.Failed}, {"THREAD-04", runner.Failed},
+		{"THREAD-02", runner.Blocked}, {"ROUTE-04", runner.Blocked}, {"ROUTE-04", runner.Blocked}} {
+		if out[i].Failure.Rule != want.rule || out[i].Status != want.status {
+			t.Errorf("%s: %s %s, want %s %s", out[i].ID, out[i].Failure.Rule, out[i].Status, want.rule, want.status)
+		}
+	}
 }
 
 func TestAreaVerdict(t *testing.T) {

@@ -131,6 +131,7 @@ func (w *World) rememberAsync(run, thread string) error {
 		return fmt.Errorf("the async answer passed ASYNC-01 but does not decode: %w", err)
 	}
 	w.threads[thread], w.runs[run] = ack.ThreadID, ack.RunID
+	w.chosenBy[ack.RunID] = w.threadRules(r)
 	return nil
 }
 
@@ -253,7 +254,10 @@ func (w *World) lastRunIDIsNot(run string) error {
 		return outcome.Failf("the thread", "a JSON object", "%s", abbreviate(r.Body))
 	}
 	if got == id {
-		return outcome.Fail("lastRunID while run "+run+" is still going", "not run "+run+" (it reports completion)", id)
+		// A thread that was not the run's own (another call's, reused)
+		// reports another story of runs.
+		return outcome.Fail("lastRunID while run "+run+" is still going", "not run "+run+" (it reports completion)", id).
+			Explained(w.chosenBy[id]...)
 	}
 	return nil
 }

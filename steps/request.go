@@ -236,6 +236,9 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 			Breaks(w.on(resp, "THREAD-04"))
 	}
 	w.threads[thread] = id
+	if k := w.route(resp); k != routeThreadSegment && k != routeThreadsSegment && k != routeProjectThread && w.madeBy[id] == "" {
+		w.madeBy[id] = w.routeRuleOf(resp)
+	}
 	items, err := w.envelopeOf(resp)
 	if err != nil {
 		return fmt.Errorf("set-up run on thread %q: %w", thread, err)

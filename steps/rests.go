@@ -708,9 +708,36 @@ func (w *World) heldBackUpTo(r *Response, n int) error {
 		"it had arrived already: the answer was held back until the run ended").Breaks(rule)
 }
 
+// threadRules are the rules r's request chose its thread by: the
+// selectionRules of a thread it named, or THREAD-03 ("Without thread
+// context, a new thread is created") when it named none.
+func (w *World) threadRules(r *Response) []string {
+	if sel := w.selectionRules(r); len(sel) > 0 {
+		return sel
+	}
+	switch w.route(r) {
+	case routeAgentID, routeAlias, routeProject:
+		return []string{w.on(r, "THREAD-03")}
+	}
+	return nil
+}
+
 // selections is lastSelection, read under its lock.
 func (w *World) selections() []string {
 	w.histMu.Lock()
 	defer w.histMu.Unlock()
 	return slices.Clone(w.lastSelection)
+}
+
+// threadInPath is the thread a request of r names in its path (the
+// /thread/{thread} or /threads/{thread} segment), or "".
+func (w *World) threadInPath(r *Response) string {
+	switch w.route(r) {
+	case routeThreadSegment, routeThreadsSegment, routeProjectThread:
+		if u, err := url.Parse(r.URL); err == nil {
+			segs := apiSegments(u.Path)
+			return segs[len(segs)-1]
+		}
+	}
+	return ""
 }

@@ -393,7 +393,8 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 
 // toolRules are the rules that the tools a run listed show broken, beside
 // the scenario's own: tools of the other agent, or none of the main
-// agent's, show a route that ran another agent; the project's tasks on a
+// agent's, show a route that ran another agent (on a thread, maybe the
+// route that opened it); the project's tasks on a
 // bare-agent run, PROJ-04; a credential-backed tool the key may not use,
 // CRED-01; one it may use missing, CRED-02; plain tools missing without a
 // narrowing header, a narrowing that stuck (TOOLS-03); tools beyond a
@@ -418,6 +419,9 @@ func (w *World) toolRules(got []string) []string {
 		}
 		if foreign || len(got) == 0 {
 			out = append(out, w.routeRuleOf(r))
+			if made := w.madeBy[w.threadInPath(r)]; made != "" {
+				out = append(out, made) // the thread's agent came from the route that opened it
+			}
 		}
 	}
 	if bare {

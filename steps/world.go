@@ -54,6 +54,14 @@ type World struct {
 	resp *Response // last response
 
 	threads map[string]string // name -> thread ID
+	// madeBy is, per thread ID a set-up run opened, the rule of the route
+	// that opened it: a run on that thread runs the agent it was opened
+	// with, so a wrong agent there may be the opening route's fault.
+	madeBy map[string]string
+	// chosenBy is, per run ID of an async start, the rules its thread was
+	// chosen by (threadRules): what the thread reports of the run rests
+	// on them.
+	chosenBy map[string][]string
 	runs    map[string]string // name -> run ID
 	markers map[string]string // name -> unique text
 
@@ -112,7 +120,8 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.keyRole, w.noKey, w.rawAuth = "", false, nil
 	w.headers, w.noHeaders = map[string]string{}, map[string]bool{}
 	w.resp = nil
-	w.threads, w.runs = map[string]string{}, map[string]string{}
+	w.threads, w.runs, w.madeBy = map[string]string{}, map[string]string{}, map[string]string{}
+	w.chosenBy = map[string][]string{}
 	w.markers = map[string]string{}
 	w.lastPrompt, w.abortStatus, w.abortResp = "", 0, nil
 	w.hist = checks.History{}
