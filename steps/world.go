@@ -62,8 +62,8 @@ type World struct {
 	// chosen by (threadRules): what the thread reports of the run rests
 	// on them.
 	chosenBy map[string][]string
-	runs    map[string]string // name -> run ID
-	markers map[string]string // name -> unique text
+	runs     map[string]string // name -> run ID
+	markers  map[string]string // name -> unique text
 
 	// lastPrompt is the last prompt sent, expanded (prompt).
 	lastPrompt string
