@@ -176,31 +176,34 @@ func want(got, wanted string) error {
 	return nil
 }
 
-func testStream(c *client) error {
-	resp, err := c.invoke(c.agentPath(), "text/event-stream", "@say Hello\n@say , world", nil)
+// ask posts a prompt to the agent with an Accept header ("" for none) and
+// reads the answer with read.
+func (c *client) ask(accept, prompt string, read func(io.Reader) (string, error)) (string, error) {
+	resp, err := c.invoke(c.agentPath(), accept, prompt, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer resp.Body.Close()
-	answer, err := stream(resp.Body)
+	return read(resp.Body)
+}
+
+// answerIs checks an answer read by ask.
+func answerIs(got string, err error, wanted string) error {
 	if err != nil {
 		return err
 	}
-	return want(answer, "Hello, world")
+	return want(got, wanted)
+}
+
+func testStream(c *client) error {
+	got, err := c.ask("text/event-stream", "@say Hello\n@say , world", stream)
+	return answerIs(got, err, "Hello, world")
 }
 
 // testQuietStream: a pause long enough for keepalive comments.
 func testQuietStream(c *client) error {
-	resp, err := c.invoke(c.agentPath(), "text/event-stream", "@say before\n@pause 1200ms\n@say after", nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	answer, err := stream(resp.Body)
-	if err != nil {
-		return err
-	}
-	return want(answer, "beforeafter")
+	got, err := c.ask("text/event-stream", "@say before\n@pause 1200ms\n@say after", stream)
+	return answerIs(got, err, "beforeafter")
 }
 
 // envelope reads a JSON envelope's answer: the concatenated content.
@@ -217,29 +220,19 @@ func envelope(body io.Reader) (string, error) {
 }
 
 func testEnvelope(c *client) error {
-	resp, err := c.invoke(c.agentPath(), "application/json", "@say Hello\n@say , world", nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	answer, err := envelope(resp.Body)
-	if err != nil {
-		return err
-	}
-	return want(answer, "Hello, world")
+	got, err := c.ask("application/json", "@say Hello\n@say , world", envelope)
+	return answerIs(got, err, "Hello, world")
+}
+
+// plain reads a plain-text answer: the body is the text.
+func plain(body io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(body, 1<<20))
+	return string(b), err
 }
 
 func testPlain(c *client) error {
-	resp, err := c.invoke(c.agentPath(), "", "@say Hello\n@pause 100ms\n@say , world", nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	return want(string(b), "Hello, world")
+	got, err := c.ask("", "@say Hello\n@pause 100ms\n@say , world", plain)
+	return answerIs(got, err, "Hello, world")
 }
 
 // idString reads an ID that the spec types as a string but a service may
