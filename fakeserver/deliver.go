@@ -217,45 +217,80 @@ func (s *Server) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) 
 var errCut = errors.New("the stream was cut")
 
 // sseEventFrame renders one event: an id line with the run ID (":after" on
-// the final event, SSE-03), then the data line (SSE-02).
+// the final event, SSE-03), then the data line (SSE-02), then the
+// deviations of a frame (sseFrameRewrites).
 func sseEventFrame(s *Server, wire *sseWire, ev Event) []byte {
-	id := ev.RunID
-	if s.defect(defAfterOnEveryId) && !ev.RunComplete {
-		id += ":after" // Defect: the final suffix on every event.
-	}
+	f := eventFrame{ev: ev, id: ev.RunID}
 	if ev.RunComplete {
-		id += ":after"
-		if s.defect(defFinalIdSuffix) {
-			id = ev.RunID + ":end"
-		}
-		if s.defect(defFinalNotComplete) {
-			ev.RunComplete = false
+		f.id += ":after"
+	}
+	f.data = string(s.encodeEvent(ev))
+	for _, rw := range sseFrameRewrites {
+		if rw.on(s) {
+			rw.f(s, &f)
 		}
 	}
-	data := string(s.encodeEvent(ev))
-	if s.defect(defContentDataRaw) && ev.Content != "" {
-		data = ev.Content
-	}
-	return wire.event(id, s.defect(defNoEventId), data)
+	return wire.event(f.id, f.noID, f.data)
+}
+
+// eventFrame is one event frame before it is written: the event, the id
+// line's value (no id line when noID) and the data line.
+type eventFrame struct {
+	ev   Event
+	id   string
+	noID bool
+	data string
+}
+
+// sseFrameRewrite reshapes an event frame when its defect or variant is on.
+type sseFrameRewrite struct {
+	on func(*Server) bool
+	f  func(*Server, *eventFrame)
+}
+
+// sseFrameRewrites are the output-only deviations of an SSE event frame, in
+// the order they apply. Each sees the event as the rows before it left it.
+var sseFrameRewrites = []sseFrameRewrite{
+	{defectOn(defAfterOnEveryId), func(_ *Server, f *eventFrame) {
+		if !f.ev.RunComplete {
+			f.id += ":after" // the final suffix on every event
+		}
+	}},
+	{defectOn(defFinalIdSuffix), func(_ *Server, f *eventFrame) {
+		if f.ev.RunComplete {
+			f.id = f.ev.RunID + ":end"
+		}
+	}},
+	{defectOn(defFinalNotComplete), func(s *Server, f *eventFrame) {
+		if f.ev.RunComplete {
+			f.ev.RunComplete = false
+			f.data = string(s.encodeEvent(f.ev))
+		}
+	}},
+	{defectOn(defContentDataRaw), func(_ *Server, f *eventFrame) {
+		if f.ev.Content != "" {
+			f.data = f.ev.Content
+		}
+	}},
+	{defectOn(defNoEventId), func(_ *Server, f *eventFrame) { f.noID = true }},
 }
 
 // encodeEvent renders an event object as JSON: the spec's shape, then the
 // defects and variants that reshape it (eventRewrites), so that every
 // delivery form shows them.
 func (s *Server) encodeEvent(ev Event) []byte {
-	if s.defect(defEventThreadMissing) {
-		ev.ThreadID = ""
-	}
-	if s.defect(defNoThreadHeaderWrongThread) {
-		ev.ThreadID += "-other"
-	}
-	data, _ := json.Marshal(ev)
 	var on []func(map[string]any)
 	for _, rw := range eventRewrites {
-		if rw.on(s) {
+		if !rw.on(s) {
+			continue
+		}
+		if rw.ev != nil {
+			rw.ev(&ev)
+		} else {
 			on = append(on, rw.f)
 		}
 	}
+	data, _ := json.Marshal(ev)
 	if len(on) == 0 {
 		return data
 	}
@@ -268,19 +303,26 @@ func (s *Server) encodeEvent(ev Event) []byte {
 	})
 }
 
-// eventRewrite reshapes an event object when its defect or variant is on.
+// eventRewrite reshapes an event object when its defect or variant is on:
+// ev changes the event before it is encoded (its JSON keeps the struct's
+// member order), f the decoded object after.
 type eventRewrite struct {
 	on func(*Server) bool
 	f  func(map[string]any)
+	ev func(*Event)
 }
 
 func defectOn(d defectID) func(*Server) bool   { return func(s *Server) bool { return s.defect(d) } }
 func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { return s.variant(v) } }
 
 // eventRewrites are the output-only deviations of an event object, in the
-// order they apply: the defects first, then the variants, richer-nulls last
-// so that no other variant fills its empty objects.
+// order they apply: the rows on the event (ev) before the encoding, then the
+// defects, then the variants, richer-nulls last so that no other variant
+// fills its empty objects.
 var eventRewrites = []eventRewrite{
+	{on: defectOn(defEventThreadMissing), ev: func(ev *Event) { ev.ThreadID = "" }},
+	// The event half of no-thread-header-wrong-thread; syncStatus drops the header.
+	{on: defectOn(defNoThreadHeaderWrongThread), ev: func(ev *Event) { ev.ThreadID += "-other" }},
 	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
 	{on: defectOn(defToolcallNameEmpty), f: func(m map[string]any) {
 		if tc, ok := m["toolCall"].(map[string]any); ok {
