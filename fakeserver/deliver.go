@@ -535,24 +535,77 @@ func (s *Server) envelope(run *run) map[string]any {
 	evs, _, _ := run.snapshot(0)
 	items := make([]json.RawMessage, 0, len(evs))
 	for _, ev := range evs {
-		if s.defect(defEnvelopeContentOnly) && ev.Content == "" && !ev.RunComplete {
-			continue
+		if item := s.envelopeItem(ev); item != nil {
+			items = append(items, item)
 		}
-		if s.defect(defEnvelopeDropsError) && ev.Error != "" {
-			continue
-		}
-		item := s.encodeEvent(ev)
-		if s.defect(defEnvelopeItemIdsMissing) {
-			item = remarshal(item, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
-		}
-		items = append(items, item)
 	}
 	env := map[string]any{"items": items}
-	if s.variant(varExtraMembers) {
-		env["object"] = "list"
-		env["x_vendor"] = map[string]any{"count": len(items)}
+	for _, rw := range envelopeRewrites {
+		if rw.on(s) {
+			rw.f(env, items)
+		}
 	}
 	return env
+}
+
+// envelopeItem is an event as an envelope item, after the rewrites of an
+// item (envelopeItemRewrites); nil when one leaves it out.
+func (s *Server) envelopeItem(ev Event) json.RawMessage {
+	item := json.RawMessage(s.encodeEvent(ev))
+	for _, rw := range envelopeItemRewrites {
+		if item == nil {
+			break
+		}
+		if rw.on(s) {
+			item = rw.f(ev, item)
+		}
+	}
+	return item
+}
+
+// envelopeItemRewrite reshapes, or leaves out (nil), the envelope item of
+// an event when its defect or variant is on.
+type envelopeItemRewrite struct {
+	on func(*Server) bool
+	f  func(ev Event, item json.RawMessage) json.RawMessage
+}
+
+// envelopeItemRewrites are the output-only deviations of the envelope's
+// items (on the invoke and the events routes), in the order they apply.
+var envelopeItemRewrites = []envelopeItemRewrite{
+	{defectOn(defEnvelopeContentOnly), func(ev Event, item json.RawMessage) json.RawMessage {
+		return keepItem(item, ev.Content != "" || ev.RunComplete)
+	}},
+	{defectOn(defEnvelopeDropsError), func(ev Event, item json.RawMessage) json.RawMessage {
+		return keepItem(item, ev.Error == "")
+	}},
+	{defectOn(defEnvelopeItemIdsMissing), func(_ Event, item json.RawMessage) json.RawMessage {
+		return remarshal(item, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
+	}},
+}
+
+// keepItem is item when keep holds, else nil: the item is left out.
+func keepItem(item json.RawMessage, keep bool) json.RawMessage {
+	if !keep {
+		return nil
+	}
+	return item
+}
+
+// envelopeRewrite reshapes the envelope object (env, whose items are
+// items) when its defect or variant is on.
+type envelopeRewrite struct {
+	on func(*Server) bool
+	f  func(env map[string]any, items []json.RawMessage)
+}
+
+// envelopeRewrites are the output-only deviations of the envelope object
+// around the items.
+var envelopeRewrites = []envelopeRewrite{
+	{variantOn(varExtraMembers), func(env map[string]any, items []json.RawMessage) {
+		env["object"] = "list"
+		env["x_vendor"] = map[string]any{"count": len(items)}
+	}},
 }
 
 // writePlain streams the content of each event as plain text, flushed as it
