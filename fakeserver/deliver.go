@@ -79,18 +79,60 @@ func (s *Server) abandon(run *run) {
 	}
 }
 
-// syncStatus is the status of a successful synchronous invoke: the spec
-// names none, so the sync-2xx variant answers 203. Called just before the
-// headers go out, it also drops X-SVC-Thread-Id for the
-// no-thread-header-wrong-thread defect.
-func (s *Server) syncStatus(w http.ResponseWriter) int {
-	if s.defect(defNoThreadHeaderWrongThread) {
-		w.Header().Del(hdrThreadID)
+// answerStatus sets the head of an invoke answer just before it goes out,
+// the deviations of answerHeadRewrites applied, and returns its status. ack
+// is the async acknowledgement, else it is a synchronous answer in form.
+func (s *Server) answerStatus(w http.ResponseWriter, form responseForm, ack bool) int {
+	a := answerHead{h: w.Header(), status: http.StatusOK, form: form, ack: ack}
+	for _, rw := range answerHeadRewrites {
+		if rw.on(s) {
+			rw.f(&a)
+		}
 	}
-	if s.variant(varSync2xx) {
-		return http.StatusNonAuthoritativeInfo
-	}
-	return http.StatusOK
+	return a.status
+}
+
+// answerHead is the status and header of an invoke answer.
+type answerHead struct {
+	h      http.Header
+	status int
+	form   responseForm
+	ack    bool // the async acknowledgement (form is then formJSON)
+}
+
+// answerHeadRewrite reshapes an invoke answer's head when its defect or
+// variant is on.
+type answerHeadRewrite struct {
+	on func(*Server) bool
+	f  func(*answerHead)
+}
+
+// answerHeadRewrites are the output-only deviations of an invoke answer's
+// status and header, in the order they apply. The spec names no status for
+// a successful answer, so the 2xx variants pick others.
+var answerHeadRewrites = []answerHeadRewrite{
+	{defectOn(defNoThreadHeader), func(a *answerHead) { a.h.Del(hdrThreadID) }},
+	// The header half of no-thread-header-wrong-thread; eventRewrites has the event half.
+	{defectOn(defNoThreadHeaderWrongThread), func(a *answerHead) {
+		if !a.ack {
+			a.h.Del(hdrThreadID)
+		}
+	}},
+	{defectOn(defSseAsTextPlain), func(a *answerHead) {
+		if a.form == formSSE && !a.ack {
+			a.h.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}},
+	{variantOn(varSync2xx), func(a *answerHead) {
+		if !a.ack {
+			a.status = http.StatusNonAuthoritativeInfo
+		}
+	}},
+	{variantOn(varAsync202), func(a *answerHead) {
+		if a.ack {
+			a.status = http.StatusAccepted
+		}
+	}},
 }
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
@@ -98,8 +140,8 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.sseHoldBack(w, r, run) {
 		return
 	}
-	status := s.syncStatus(w)
-	setSSEHeader(w, s.defect(defSseAsTextPlain))
+	setSSEHeader(w)
+	status := s.answerStatus(w, formSSE, false)
 	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
@@ -146,14 +188,10 @@ func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) b
 	return true
 }
 
-// setSSEHeader sets the SSE response's header fields. asPlain is the
-// sse-as-text-plain defect.
-func setSSEHeader(w http.ResponseWriter, asPlain bool) {
+// setSSEHeader sets the SSE response's header fields.
+func setSSEHeader(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
-	if asPlain {
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-	}
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 }
@@ -321,7 +359,7 @@ func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { r
 // fills its empty objects.
 var eventRewrites = []eventRewrite{
 	{on: defectOn(defEventThreadMissing), ev: func(ev *Event) { ev.ThreadID = "" }},
-	// The event half of no-thread-header-wrong-thread; syncStatus drops the header.
+	// The event half of no-thread-header-wrong-thread; answerHeadRewrites has the header half.
 	{on: defectOn(defNoThreadHeaderWrongThread), ev: func(ev *Event) { ev.ThreadID += "-other" }},
 	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
 	{on: defectOn(defToolcallNameEmpty), f: func(m map[string]any) {
@@ -508,14 +546,14 @@ func runFailed(run *run) bool {
 func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
 	if s.defect(defEnvelopeEarly) {
 		// Defect: answer with what exists now instead of waiting.
-		writeJSON(w, s.syncStatus(w), s.envelope(run))
+		writeJSON(w, s.answerStatus(w, formJSON, false), s.envelope(run))
 		return
 	}
 	if !run.wait(r.Context()) {
 		s.abandon(run)
 		return
 	}
-	status := s.syncStatus(w)
+	status := s.answerStatus(w, formJSON, false)
 	if s.defect(defEnvelopeRepeatedTail) {
 		// Defect: a second envelope with the final event follows the first.
 		evs, _, _ := run.snapshot(0)
@@ -614,7 +652,7 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(s.syncStatus(w))
+	w.WriteHeader(s.answerStatus(w, formPlain, false))
 	// The headers go out with the first text, or alone once the run has
 	// been quiet for plainHeaderWait: a quick answer then costs one write.
 	if !waitForOutput(r, run, plainHeaderWait) {

@@ -255,10 +255,9 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	}
 	run, resumed := s.startRun(t, k, prompt, tools, notices...)
 
-	// THREAD-04: every response carries X-SVC-Thread-Id.
-	if !s.defect(defNoThreadHeader) {
-		w.Header().Set(hdrThreadID, t.id)
-	}
+	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
+	// may drop it).
+	w.Header().Set(hdrThreadID, t.id)
 	if async && !s.defect(defAsyncIgnored) {
 		s.writeAck(w, t, run, resumed)
 		return
@@ -332,10 +331,7 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 
 // writeAck answers an async invoke with the thread and run IDs (ASYNC-01).
 func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed bool) {
-	status := http.StatusOK
-	if s.variant(varAsync202) {
-		status = http.StatusAccepted
-	}
+	status := s.answerStatus(w, formJSON, true)
 	ack := map[string]any{"threadID": t.id, "runID": run.id}
 	if s.defect(defAsyncAckNewThread) && resumed {
 		ack["threadID"] = newID("thr")
