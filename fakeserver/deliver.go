@@ -79,18 +79,60 @@ func (s *Server) abandon(run *run) {
 	}
 }
 
-// syncStatus is the status of a successful synchronous invoke: the spec
-// names none, so the sync-2xx variant answers 203. Called just before the
-// headers go out, it also drops X-SVC-Thread-Id for the
-// no-thread-header-wrong-thread defect.
-func (s *Server) syncStatus(w http.ResponseWriter) int {
-	if s.defect(defNoThreadHeaderWrongThread) {
-		w.Header().Del(hdrThreadID)
+// answerStatus sets the head of an invoke answer just before it goes out,
+// the deviations of answerHeadRewrites applied, and returns its status. ack
+// is the async acknowledgement, else it is a synchronous answer in form.
+func (s *Server) answerStatus(w http.ResponseWriter, form responseForm, ack bool) int {
+	a := answerHead{h: w.Header(), status: http.StatusOK, form: form, ack: ack}
+	for _, rw := range answerHeadRewrites {
+		if rw.on(s) {
+			rw.f(&a)
+		}
 	}
-	if s.variant(varSync2xx) {
-		return http.StatusNonAuthoritativeInfo
-	}
-	return http.StatusOK
+	return a.status
+}
+
+// answerHead is the status and header of an invoke answer.
+type answerHead struct {
+	h      http.Header
+	status int
+	form   responseForm
+	ack    bool // the async acknowledgement (form is then formJSON)
+}
+
+// answerHeadRewrite reshapes an invoke answer's head when its defect or
+// variant is on.
+type answerHeadRewrite struct {
+	on func(*Server) bool
+	f  func(*answerHead)
+}
+
+// answerHeadRewrites are the output-only deviations of an invoke answer's
+// status and header, in the order they apply. The spec names no status for
+// a successful answer, so the 2xx variants pick others.
+var answerHeadRewrites = []answerHeadRewrite{
+	{defectOn(defNoThreadHeader), func(a *answerHead) { a.h.Del(hdrThreadID) }},
+	// The header half of no-thread-header-wrong-thread; eventRewrites has the event half.
+	{defectOn(defNoThreadHeaderWrongThread), func(a *answerHead) {
+		if !a.ack {
+			a.h.Del(hdrThreadID)
+		}
+	}},
+	{defectOn(defSseAsTextPlain), func(a *answerHead) {
+		if a.form == formSSE && !a.ack {
+			a.h.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}},
+	{variantOn(varSync2xx), func(a *answerHead) {
+		if !a.ack {
+			a.status = http.StatusNonAuthoritativeInfo
+		}
+	}},
+	{variantOn(varAsync202), func(a *answerHead) {
+		if a.ack {
+			a.status = http.StatusAccepted
+		}
+	}},
 }
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
@@ -98,8 +140,8 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.sseHoldBack(w, r, run) {
 		return
 	}
-	status := s.syncStatus(w)
-	setSSEHeader(w, s.defect(defSseAsTextPlain))
+	setSSEHeader(w)
+	status := s.answerStatus(w, formSSE, false)
 	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
@@ -146,14 +188,10 @@ func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) b
 	return true
 }
 
-// setSSEHeader sets the SSE response's header fields. asPlain is the
-// sse-as-text-plain defect.
-func setSSEHeader(w http.ResponseWriter, asPlain bool) {
+// setSSEHeader sets the SSE response's header fields.
+func setSSEHeader(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
-	if asPlain {
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-	}
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 }
@@ -217,45 +255,80 @@ func (s *Server) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) 
 var errCut = errors.New("the stream was cut")
 
 // sseEventFrame renders one event: an id line with the run ID (":after" on
-// the final event, SSE-03), then the data line (SSE-02).
+// the final event, SSE-03), then the data line (SSE-02), then the
+// deviations of a frame (sseFrameRewrites).
 func sseEventFrame(s *Server, wire *sseWire, ev Event) []byte {
-	id := ev.RunID
-	if s.defect(defAfterOnEveryId) && !ev.RunComplete {
-		id += ":after" // Defect: the final suffix on every event.
-	}
+	f := eventFrame{ev: ev, id: ev.RunID}
 	if ev.RunComplete {
-		id += ":after"
-		if s.defect(defFinalIdSuffix) {
-			id = ev.RunID + ":end"
-		}
-		if s.defect(defFinalNotComplete) {
-			ev.RunComplete = false
+		f.id += ":after"
+	}
+	f.data = string(s.encodeEvent(ev))
+	for _, rw := range sseFrameRewrites {
+		if rw.on(s) {
+			rw.f(s, &f)
 		}
 	}
-	data := string(s.encodeEvent(ev))
-	if s.defect(defContentDataRaw) && ev.Content != "" {
-		data = ev.Content
-	}
-	return wire.event(id, s.defect(defNoEventId), data)
+	return wire.event(f.id, f.noID, f.data)
+}
+
+// eventFrame is one event frame before it is written: the event, the id
+// line's value (no id line when noID) and the data line.
+type eventFrame struct {
+	ev   Event
+	id   string
+	noID bool
+	data string
+}
+
+// sseFrameRewrite reshapes an event frame when its defect or variant is on.
+type sseFrameRewrite struct {
+	on func(*Server) bool
+	f  func(*Server, *eventFrame)
+}
+
+// sseFrameRewrites are the output-only deviations of an SSE event frame, in
+// the order they apply. Each sees the event as the rows before it left it.
+var sseFrameRewrites = []sseFrameRewrite{
+	{defectOn(defAfterOnEveryId), func(_ *Server, f *eventFrame) {
+		if !f.ev.RunComplete {
+			f.id += ":after" // the final suffix on every event
+		}
+	}},
+	{defectOn(defFinalIdSuffix), func(_ *Server, f *eventFrame) {
+		if f.ev.RunComplete {
+			f.id = f.ev.RunID + ":end"
+		}
+	}},
+	{defectOn(defFinalNotComplete), func(s *Server, f *eventFrame) {
+		if f.ev.RunComplete {
+			f.ev.RunComplete = false
+			f.data = string(s.encodeEvent(f.ev))
+		}
+	}},
+	{defectOn(defContentDataRaw), func(_ *Server, f *eventFrame) {
+		if f.ev.Content != "" {
+			f.data = f.ev.Content
+		}
+	}},
+	{defectOn(defNoEventId), func(_ *Server, f *eventFrame) { f.noID = true }},
 }
 
 // encodeEvent renders an event object as JSON: the spec's shape, then the
 // defects and variants that reshape it (eventRewrites), so that every
 // delivery form shows them.
 func (s *Server) encodeEvent(ev Event) []byte {
-	if s.defect(defEventThreadMissing) {
-		ev.ThreadID = ""
-	}
-	if s.defect(defNoThreadHeaderWrongThread) {
-		ev.ThreadID += "-other"
-	}
-	data, _ := json.Marshal(ev)
 	var on []func(map[string]any)
 	for _, rw := range eventRewrites {
-		if rw.on(s) {
+		if !rw.on(s) {
+			continue
+		}
+		if rw.ev != nil {
+			rw.ev(&ev)
+		} else {
 			on = append(on, rw.f)
 		}
 	}
+	data, _ := json.Marshal(ev)
 	if len(on) == 0 {
 		return data
 	}
@@ -268,19 +341,26 @@ func (s *Server) encodeEvent(ev Event) []byte {
 	})
 }
 
-// eventRewrite reshapes an event object when its defect or variant is on.
+// eventRewrite reshapes an event object when its defect or variant is on:
+// ev changes the event before it is encoded (its JSON keeps the struct's
+// member order), f the decoded object after.
 type eventRewrite struct {
 	on func(*Server) bool
 	f  func(map[string]any)
+	ev func(*Event)
 }
 
 func defectOn(d defectID) func(*Server) bool   { return func(s *Server) bool { return s.defect(d) } }
 func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { return s.variant(v) } }
 
 // eventRewrites are the output-only deviations of an event object, in the
-// order they apply: the defects first, then the variants, richer-nulls last
-// so that no other variant fills its empty objects.
+// order they apply: the rows on the event (ev) before the encoding, then the
+// defects, then the variants, richer-nulls last so that no other variant
+// fills its empty objects.
 var eventRewrites = []eventRewrite{
+	{on: defectOn(defEventThreadMissing), ev: func(ev *Event) { ev.ThreadID = "" }},
+	// The event half of no-thread-header-wrong-thread; answerHeadRewrites has the header half.
+	{on: defectOn(defNoThreadHeaderWrongThread), ev: func(ev *Event) { ev.ThreadID += "-other" }},
 	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
 	{on: defectOn(defToolcallNameEmpty), f: func(m map[string]any) {
 		if tc, ok := m["toolCall"].(map[string]any); ok {
@@ -466,14 +546,14 @@ func runFailed(run *run) bool {
 func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
 	if s.defect(defEnvelopeEarly) {
 		// Defect: answer with what exists now instead of waiting.
-		writeJSON(w, s.syncStatus(w), s.envelope(run))
+		writeJSON(w, s.answerStatus(w, formJSON, false), s.envelope(run))
 		return
 	}
 	if !run.wait(r.Context()) {
 		s.abandon(run)
 		return
 	}
-	status := s.syncStatus(w)
+	status := s.answerStatus(w, formJSON, false)
 	if s.defect(defEnvelopeRepeatedTail) {
 		// Defect: a second envelope with the final event follows the first.
 		evs, _, _ := run.snapshot(0)
@@ -493,24 +573,77 @@ func (s *Server) envelope(run *run) map[string]any {
 	evs, _, _ := run.snapshot(0)
 	items := make([]json.RawMessage, 0, len(evs))
 	for _, ev := range evs {
-		if s.defect(defEnvelopeContentOnly) && ev.Content == "" && !ev.RunComplete {
-			continue
+		if item := s.envelopeItem(ev); item != nil {
+			items = append(items, item)
 		}
-		if s.defect(defEnvelopeDropsError) && ev.Error != "" {
-			continue
-		}
-		item := s.encodeEvent(ev)
-		if s.defect(defEnvelopeItemIdsMissing) {
-			item = remarshal(item, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
-		}
-		items = append(items, item)
 	}
 	env := map[string]any{"items": items}
-	if s.variant(varExtraMembers) {
-		env["object"] = "list"
-		env["x_vendor"] = map[string]any{"count": len(items)}
+	for _, rw := range envelopeRewrites {
+		if rw.on(s) {
+			rw.f(env, items)
+		}
 	}
 	return env
+}
+
+// envelopeItem is an event as an envelope item, after the rewrites of an
+// item (envelopeItemRewrites); nil when one leaves it out.
+func (s *Server) envelopeItem(ev Event) json.RawMessage {
+	item := json.RawMessage(s.encodeEvent(ev))
+	for _, rw := range envelopeItemRewrites {
+		if item == nil {
+			break
+		}
+		if rw.on(s) {
+			item = rw.f(ev, item)
+		}
+	}
+	return item
+}
+
+// envelopeItemRewrite reshapes, or leaves out (nil), the envelope item of
+// an event when its defect or variant is on.
+type envelopeItemRewrite struct {
+	on func(*Server) bool
+	f  func(ev Event, item json.RawMessage) json.RawMessage
+}
+
+// envelopeItemRewrites are the output-only deviations of the envelope's
+// items (on the invoke and the events routes), in the order they apply.
+var envelopeItemRewrites = []envelopeItemRewrite{
+	{defectOn(defEnvelopeContentOnly), func(ev Event, item json.RawMessage) json.RawMessage {
+		return keepItem(item, ev.Content != "" || ev.RunComplete)
+	}},
+	{defectOn(defEnvelopeDropsError), func(ev Event, item json.RawMessage) json.RawMessage {
+		return keepItem(item, ev.Error == "")
+	}},
+	{defectOn(defEnvelopeItemIdsMissing), func(_ Event, item json.RawMessage) json.RawMessage {
+		return remarshal(item, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
+	}},
+}
+
+// keepItem is item when keep holds, else nil: the item is left out.
+func keepItem(item json.RawMessage, keep bool) json.RawMessage {
+	if !keep {
+		return nil
+	}
+	return item
+}
+
+// envelopeRewrite reshapes the envelope object (env, whose items are
+// items) when its defect or variant is on.
+type envelopeRewrite struct {
+	on func(*Server) bool
+	f  func(env map[string]any, items []json.RawMessage)
+}
+
+// envelopeRewrites are the output-only deviations of the envelope object
+// around the items.
+var envelopeRewrites = []envelopeRewrite{
+	{variantOn(varExtraMembers), func(env map[string]any, items []json.RawMessage) {
+		env["object"] = "list"
+		env["x_vendor"] = map[string]any{"count": len(items)}
+	}},
 }
 
 // writePlain streams the content of each event as plain text, flushed as it
@@ -519,7 +652,7 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(s.syncStatus(w))
+	w.WriteHeader(s.answerStatus(w, formPlain, false))
 	// The headers go out with the first text, or alone once the run has
 	// been quiet for plainHeaderWait: a quick answer then costs one write.
 	if !waitForOutput(r, run, plainHeaderWait) {

@@ -255,10 +255,9 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	}
 	run, resumed := s.startRun(t, k, prompt, tools, notices...)
 
-	// THREAD-04: every response carries X-SVC-Thread-Id.
-	if !s.defect(defNoThreadHeader) {
-		w.Header().Set(hdrThreadID, t.id)
-	}
+	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
+	// may drop it).
+	w.Header().Set(hdrThreadID, t.id)
 	if async && !s.defect(defAsyncIgnored) {
 		s.writeAck(w, t, run, resumed)
 		return
@@ -332,19 +331,35 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 
 // writeAck answers an async invoke with the thread and run IDs (ASYNC-01).
 func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed bool) {
-	status := http.StatusOK
-	if s.variant(varAsync202) {
-		status = http.StatusAccepted
-	}
+	status := s.answerStatus(w, formJSON, true)
 	ack := map[string]any{"threadID": t.id, "runID": run.id}
-	if s.defect(defAsyncAckNewThread) && resumed {
-		ack["threadID"] = newID("thr")
-	}
-	if s.variant(varAsyncAckExtraMembers) {
-		ack["status"] = "running"
-		ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
+	for _, rw := range ackRewrites {
+		if rw.on(s) {
+			rw.f(ack, t, run, resumed)
+		}
 	}
 	writeJSON(w, status, ack)
+}
+
+// ackRewrite reshapes the async acknowledgement of run on thread t (resumed:
+// the request named a thread) when its defect or variant is on.
+type ackRewrite struct {
+	on func(*Server) bool
+	f  func(ack map[string]any, t *thread, run *run, resumed bool)
+}
+
+// ackRewrites are the output-only deviations of an async acknowledgement,
+// in the order they apply.
+var ackRewrites = []ackRewrite{
+	{defectOn(defAsyncAckNewThread), func(ack map[string]any, _ *thread, _ *run, resumed bool) {
+		if resumed {
+			ack["threadID"] = newID("thr") // a thread that is never stored
+		}
+	}},
+	{variantOn(varAsyncAckExtraMembers), func(ack map[string]any, t *thread, run *run, _ bool) {
+		ack["status"] = "running"
+		ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
+	}},
 }
 
 // parseAsync reads the async query parameter (default false).
