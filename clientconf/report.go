@@ -262,7 +262,11 @@ func combinedDetail(run Run, failedAlone map[string]bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "variants on: %s\n", strings.Join(run.Variants, ", "))
 	if len(alone) > 0 {
-		fmt.Fprintf(&b, "holds %s, which fails alone too\n", strings.Join(alone, ", "))
+		if len(alone) == 1 {
+			fmt.Fprintf(&b, "holds %s, which fails alone too\n", alone[0])
+		} else {
+			fmt.Fprintf(&b, "holds %s, which fail alone too\n", strings.Join(alone, ", "))
+		}
 	} else {
 		b.WriteString("each of them passed alone: the client fails on their combination\n")
 	}

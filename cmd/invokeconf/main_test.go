@@ -38,7 +38,7 @@ func TestExitCodes(t *testing.T) {
 		{"zero scenarios", []string{"run", "--tags", "@NO-SUCH-TAG", "--out", dir}, 2, "leaves no scenario to run"},
 		{"only slow scenarios, quick", []string{"run", "--rules", "SSE-04", "--quick", "--out", dir}, 2, "drop --quick"},
 		{"passing rule", []string{"run", "--tags", "@ERR-02", "--out", dir}, 0, "total"},
-		{"broken rule", []string{"run", "--defect", "missing-key-403", "--tags", "@ERR-02", "--out", dir}, 1, "FAIL  errors.feature"},
+		{"broken rule", []string{"run", "--defect", "missing-key-403", "--tags", "@ERR-02", "--out", dir}, 1, "FAIL  ERR-02 MUST"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -147,7 +147,7 @@ func TestDefectRunFails(t *testing.T) {
 	if strings.Contains(failures, "SSE-01 ·") {
 		t.Error("the passing rule SSE-01 is listed as a failure")
 	}
-	if !strings.Contains(stdout, "FAIL  sse.feature") || !strings.Contains(stdout, "spec: At the end") {
+	if !strings.Contains(stdout, "FAIL  SSE-05 MUST") || !strings.Contains(stdout, "seen in:  sse.feature") || !strings.Contains(stdout, "spec:     At the end") {
 		t.Errorf("the console does not show the failure with its spec sentence:\n%s", stdout)
 	}
 }
