@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,6 +136,27 @@ func PlaceholderNeeds(name string) ([]string, error) {
 	if strings.Contains(name, ":") {
 		return nil, nil
 	}
+	// Memoized: the answer depends on the name alone, and finding it
+	// expands the name against every blanked profile (every run's Gaps
+	// asks for each step's placeholders).
+	if v, ok := placeholderNeeds.Load(name); ok {
+		n := v.(neededBy)
+		return slices.Clone(n.paths), n.err
+	}
+	paths, err := placeholderNeedsOf(name)
+	placeholderNeeds.Store(name, neededBy{paths, err})
+	return slices.Clone(paths), err
+}
+
+// placeholderNeeds memoizes PlaceholderNeeds by name.
+var placeholderNeeds sync.Map // name -> neededBy
+
+type neededBy struct {
+	paths []string
+	err   error
+}
+
+func placeholderNeedsOf(name string) ([]string, error) {
 	ref, err := blankedProfiles()
 	if err != nil {
 		return nil, err
