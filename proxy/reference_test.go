@@ -256,9 +256,9 @@ func (r *recording) abortMidStream(t *testing.T, agent, key string) int {
 			break
 		}
 	}
-	if m := regexp.MustCompile(`"runID":"([^"]+)"`).FindSubmatch(got); m != nil && thread != "" {
+	if run := firstRunID(got); run != "" && thread != "" {
 		n++
-		r.call(t, "GET", "/api/threads/"+thread+"/events?runID="+url.QueryEscape(string(m[1])), key, map[string]string{"Accept": "application/json"}, "")
+		r.call(t, "GET", "/api/threads/"+thread+"/events?runID="+url.QueryEscape(run), key, map[string]string{"Accept": "application/json"}, "")
 	}
 	return n
 }
@@ -287,7 +287,11 @@ func (r *recording) callUntilPrompt(t *testing.T, path, key, prompt string) {
 		got = append(got, buf[:k]...)
 		frames, _ := sseframe.ReadAll(got)
 		for _, f := range frames {
-			if d, _ := f.Field("data"); f.Terminated && strings.Contains(d, `"prompt":{"`) {
+			// The event object as a conforming client reads it: data
+			// lines joined, any spacing (variants sse-data-lines,
+			// sse-no-space).
+			var ev struct{ Prompt json.RawMessage }
+			if d, ok := f.Data(); ok && f.Terminated && json.Unmarshal([]byte(d), &ev) == nil && isObject(ev.Prompt) {
 				return
 			}
 		}
@@ -296,6 +300,34 @@ func (r *recording) callUntilPrompt(t *testing.T, path, key, prompt string) {
 			return
 		}
 	}
+}
+
+// firstRunID returns the runID of the first event of an SSE stream that
+// names one, as a string or a number's text (variant numeric-run-ids); ""
+// when none does.
+func firstRunID(stream []byte) string {
+	frames, _ := sseframe.ReadAll(stream)
+	for _, f := range frames {
+		var ev struct{ RunID json.RawMessage }
+		if d, ok := f.Data(); ok && json.Unmarshal([]byte(d), &ev) == nil && len(ev.RunID) > 0 {
+			var id any
+			if json.Unmarshal(ev.RunID, &id) == nil {
+				switch v := id.(type) {
+				case string:
+					return v
+				case float64:
+					return string(bytes.TrimSpace(ev.RunID))
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw json.RawMessage) bool {
+	b := bytes.TrimSpace(raw)
+	return len(b) > 0 && b[0] == '{'
 }
 
 // testReportLag is the report lag the tests judge with: the reference
@@ -338,17 +370,21 @@ var decidedByReference = []string{"FMT-01", "FMT-02", "FMT-03", "FMT-04", "FMT-0
 
 // TestReferenceTrafficPasses: the reference server's traffic, recorded
 // through the proxy, passes every rule it decides, live and from the HAR
-// file, and the HAR file holds no key.
+// file, and the HAR file holds no key. The drive with 23 s of quiet (the
+// keepalive, SSE-04) runs with INVOKECONF_FULL=1; the passive mutation
+// test's no-ping and ping-after-events defects show SSE-04 is judged.
 func TestReferenceTrafficPasses(t *testing.T) {
+	t.Parallel()
+	slow := sweep.Full() && !testing.Short()
 	r := startRecording(t, fakeserver.Config{})
-	xs := r.drive(t, !testing.Short())
+	xs := r.drive(t, slow)
 	live := judge(xs)
 	v := verdicts(live)
 	for _, id := range decidedByReference {
-		if id == "SSE-04" && testing.Short() {
+		if id == "SSE-04" && !slow {
 			continue
 		}
-		if v[id].Verdict != checks.Pass {
+		if v[id].Verdict != checks.Pass && !(v[id].Verdict == checks.Untested && checks.HarnessWasLate(v[id].Reason)) {
 			t.Errorf("%s: %+v", id, v[id])
 		}
 	}
@@ -377,6 +413,9 @@ func TestReferenceTrafficPasses(t *testing.T) {
 	}
 	offline := verdicts(judge(back))
 	for id, lv := range v {
+		if lv.Verdict == checks.Untested && checks.HarnessWasLate(lv.Reason) {
+			continue // the HAR file does not keep the proxy's lateness
+		}
 		if ov := offline[id]; ov.Verdict != lv.Verdict || ov.Decided != lv.Decided {
 			t.Errorf("%s: live %s (%d), from the HAR file %s (%d)", id, lv.Verdict, lv.Decided, ov.Verdict, ov.Decided)
 		}
@@ -397,7 +436,7 @@ var undecidable = map[string]map[string]string{
 // decides, among them those whose faults reach furthest (every event, every
 // answer of a form, the thread header of every answer).
 var samplePassiveDefects = []string{
-	"no-thread-header", "sse-as-text-plain", "plain-flush-750ms", "error-as-status", "event-thread-missing",
+	"no-thread-header", "sse-as-text-plain", "plain-flush-750ms", "error-as-status", "envelope-item-ids-missing", "richer-merged",
 	"abort-stream-only", "openai-errors", "export-nests-project",
 }
 
@@ -533,12 +572,26 @@ func orNone(ids []string) string {
 	return strings.Join(ids, " ")
 }
 
-// TestVariantsPassPassively: legal variants fail no rule.
+// samplePassiveVariants run alone even when the complete sweep is off: the
+// timing variants, whose effect the compatible group could mask.
+var samplePassiveVariants = []string{"plain-flush-timer", "pauses-overrun"}
+
+// TestVariantsPassPassively: legal variants fail no rule. With
+// INVOKECONF_FULL=1 each variant alone and all compatible variants at once;
+// otherwise the compatible ones at once, and alone those that conflict with
+// them and samplePassiveVariants.
 func TestVariantsPassPassively(t *testing.T) {
-	for _, variant := range fakeserver.Variants() {
-		t.Run(variant.Name, func(t *testing.T) {
+	compatible := fakeserver.CompatibleVariants()
+	runs := map[string][]string{"all compatible": compatible}
+	for _, v := range fakeserver.Variants() {
+		if sweep.Includes(v.Name, samplePassiveVariants) || !slices.Contains(compatible, v.Name) {
+			runs[v.Name] = []string{v.Name}
+		}
+	}
+	for name, variants := range runs {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := startRecording(t, fakeserver.Config{Variants: []string{variant.Name}})
+			r := startRecording(t, fakeserver.Config{Variants: variants})
 			s := judge(r.drive(t, false))
 			for _, v := range s.Verdicts {
 				if v.Verdict == checks.Fail {
@@ -554,6 +607,7 @@ func TestVariantsPassPassively(t *testing.T) {
 // caught by the thread's follow-ups alone: GET /api/threads/{id} still
 // reports the thread's earlier run.
 func TestFollowUpsCatchAnEchoedThread(t *testing.T) {
+	t.Parallel()
 	r := startRecording(t, fakeserver.Config{Defects: []string{"thread-resume-echoed"}})
 	j := newJudgement()
 	caught := false
