@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/sweep"
@@ -68,7 +69,8 @@ func describe(res *runner.Result) string {
 }
 
 // TestCleanServerPasses: the reference server passes every scenario, the
-// 20 s keepalive included, and none is left untested.
+// 20 s keepalive included, and none is left untested (but for a timing
+// check the harness's own lateness kept from a verdict: see allPassed).
 func TestCleanServerPasses(t *testing.T) {
 	// Not parallel: it must pass every timing rule, so it does not share the
 	// machine with the mutation runs (parallel tests start after it).
@@ -76,9 +78,30 @@ func TestCleanServerPasses(t *testing.T) {
 	if len(res.Scenarios) == 0 {
 		t.Fatal("no scenario ran")
 	}
-	if res.Count(runner.Passed) != len(res.Scenarios) || exitCode(t, res) != runner.ExitPass {
+	if !allPassed(t, res) || exitCode(t, res) != runner.ExitPass {
 		t.Fatalf("clean server: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
+}
+
+// allPassed reports whether every scenario of res passed, a scenario whose
+// timing check the harness's own lateness left untested aside: on a loaded
+// machine the harness may run too late to judge a timing rule, and then
+// says so (internal/lateness) instead of blaming the target. Those are
+// logged; every other scenario must pass.
+func allPassed(t *testing.T, res *runner.Result) bool {
+	t.Helper()
+	late := 0
+	for _, s := range res.Scenarios {
+		switch {
+		case s.Status == runner.Passed:
+		case s.Status == runner.Untested && checks.HarnessWasLate(s.Error):
+			late++
+			t.Logf("not judged, the harness ran late: %s %s: %s", s.ID, s.Name, s.Error)
+		default:
+			return false
+		}
+	}
+	return late < len(res.Scenarios)
 }
 
 // TestEveryDefectIsCaught is the mutation test: each defect switch, run

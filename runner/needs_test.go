@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
@@ -32,7 +35,10 @@ import (
 // It does not run in parallel with the other tests: its many runs would load
 // the machine while the mutation tests measure timing rules. Its own runs go
 // 8 at a time: a quick run spends most of its time waiting on the scripts'
-// pauses, little on the CPU.
+// pauses, little on the CPU. With INVOKECONF_FULL=1 every field is blanked;
+// otherwise sampleBlanked. A scenario a timing check left untested because
+// the harness itself ran late is left out of the comparison: that is the
+// machine's load, not the profile.
 func TestNeedsPredictUntested(t *testing.T) {
 	full := startReference(t, fakeserver.Config{})
 	plan, err := runner.NewPlan(full, runner.Selection{Quick: true})
@@ -53,6 +59,12 @@ func TestNeedsPredictUntested(t *testing.T) {
 	if len(paths) < 40 {
 		t.Fatalf("only %d fields to blank: %v", len(paths), paths)
 	}
+	for _, path := range sampleBlanked {
+		if !slices.Contains(paths, path) {
+			t.Errorf("sampleBlanked names %s, which is not a field to blank", path)
+		}
+	}
+	paths = slices.DeleteFunc(paths, func(path string) bool { return !sweep.Includes(path, sampleBlanked) })
 
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
@@ -89,6 +101,10 @@ func TestNeedsPredictUntested(t *testing.T) {
 			for _, s := range res.Scenarios {
 				switch s.Status {
 				case runner.Untested:
+					if checks.HarnessWasLate(s.Error) && !slices.Contains(predicted, s.ID) {
+						t.Logf("without %s, %s was not judged: %s", path, s.ID, s.Error)
+						continue
+					}
 					actual = append(actual, s.ID)
 				case runner.HarnessError:
 					t.Errorf("without %s, %s is a harness error: %s", path, s.ID, s.Error)
@@ -103,6 +119,14 @@ func TestNeedsPredictUntested(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// sampleBlanked are the fields TestNeedsPredictUntested blanks when the
+// complete sweep is off: a key that most scenarios use and one few do, a
+// field a step reads without naming it (agents.main.tools), a project and a
+// thread, a capability, the contract's routes, a bundle fixture and an ID
+// only error scenarios read.
+var sampleBlanked = []string{"keys.agent", "keys.threadRead", "agents.main.tools", "projects.main.id",
+	"threads.main.id", "capabilities.researchMode", "routes", "bundles.export.knowledgeAttached", "nonAgentID"}
 
 // TestNeedsResolve: every step of the features has readable needs (its
 // placeholders fill from the reference profile, its declared needs are
