@@ -95,6 +95,10 @@ func buildClients(t *testing.T) map[string]string {
 	return built
 }
 
+// clientsAtOnce is how many runs of a client go at once in these tests:
+// the clients wait on their scripts' pauses far more than they compute.
+const clientsAtOnce = 8
+
 // failedNames are the names of the legal runs a result failed, sorted.
 func failedNames(res *Result) []string {
 	var out []string
@@ -135,14 +139,14 @@ func TestNaiveClientsFailExactlyTheirVariants(t *testing.T) {
 		client string
 		want   []string
 	}{
-		{"naive-split", append([]string{"sse-cr", "sse-crlf"}, combined...)},
-		{"naive-space", append([]string{"sse-no-space"}, combined...)},
+		{"naive-split", append([]string{"sse-cr", "sse-crlf", "sse-mixed-endings"}, combined...)},
+		{"naive-space", append([]string{"sse-no-space", "sse-data-lines"}, combined...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client, func(t *testing.T) {
 			var progress bytes.Buffer
 			res, err := Execute(context.Background(), Config{Command: []string{bins[tt.client]}, Defects: []string{"no-close"},
-				Parallel: 2, Timeout: time.Minute, Progress: &progress})
+				Parallel: clientsAtOnce, Timeout: time.Minute, Progress: &progress})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +185,7 @@ func TestExampleClientPassesEveryVariant(t *testing.T) {
 	}
 	bins := buildClients(t)
 	var progress bytes.Buffer
-	res, err := Execute(context.Background(), Config{Command: []string{bins["goclient"]}, Parallel: 4, NoWire: true,
+	res, err := Execute(context.Background(), Config{Command: []string{bins["goclient"]}, Parallel: clientsAtOnce, NoWire: true,
 		Timeout: time.Minute, Progress: &progress})
 	if err != nil {
 		t.Fatal(err)

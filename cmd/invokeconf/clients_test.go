@@ -180,7 +180,7 @@ func ask(baseURL, key, agent, prompt string) (string, error) {
 }
 
 // TestClientsCommand: `invokeconf clients -- ./naive-client` fails exactly
-// the variants that client mishandles (and the compatible groups, each of
+// the variants that client mishandles (sse-no-space, sse-data-lines) (and the compatible groups, each of
 // which holds one), quoting the spec's words and what each changes on the
 // wire, writes the three reports, and exits 1.
 func TestClientsCommand(t *testing.T) {
@@ -201,15 +201,15 @@ func TestClientsCommand(t *testing.T) {
 	}
 	groups := clientconf.CompatibleGroups()
 	for _, want := range []string{"FAILED variant sse-no-space: exit 1", "the spec allows it: " + spec, "+ data:{",
-		fmt.Sprintf("the client passed %d of %d legal runs", len(fakeserver.Variants()), len(fakeserver.Variants())+1+len(groups)),
-		"holds sse-no-space, which fails alone too",
+		fmt.Sprintf("the client passed %d of %d legal runs", len(fakeserver.Variants())-1, len(fakeserver.Variants())+1+len(groups)),
+		"holds sse-no-space, sse-data-lines, which fails alone too",
 		"defect    no-close", "(breaks SSE-05)", "reports: "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the output lacks %q:\n%s", want, stdout)
 		}
 	}
-	if n := strings.Count(stdout, "\nFAILED "); n != 1+len(groups) {
-		t.Errorf("%d failed runs shown, want sse-no-space and the %d groups:\n%s", n, len(groups), stdout)
+	if n := strings.Count(stdout, "\nFAILED "); n != 2+len(groups) {
+		t.Errorf("%d failed runs shown, want sse-no-space, sse-data-lines and the %d groups:\n%s", n, len(groups), stdout)
 	}
 	for _, f := range []string{"report.html", "junit.xml", "summary.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
