@@ -133,6 +133,7 @@ func combinedRuns(t *testing.T) []string {
 // them each), with the spec's words and the wire example of each; the
 // defect runs never fail the run.
 func TestNaiveClientsFailExactlyTheirVariants(t *testing.T) {
+	t.Parallel()
 	bins := buildClients(t)
 	combined := combinedRuns(t)
 	tests := []struct {
@@ -180,6 +181,7 @@ func TestNaiveClientsFailExactlyTheirVariants(t *testing.T) {
 // TestExampleClientPassesEveryVariant: examples/goclient, written to the
 // spec, passes the default server, every variant and every combined group.
 func TestExampleClientPassesEveryVariant(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the example client about 45 times")
 	}

@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"slices"
 	"sort"
 	"strings"
@@ -25,6 +24,7 @@ import (
 // left untested because the harness itself ran late is left out: that is
 // the machine's load, which no forecast can know.
 func TestForecastAgreesWithTheRun(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		change func(*profile.Profile)
@@ -44,6 +44,7 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := startReference(t, fakeserver.Config{})
 			tc.change(p)
 			plan, err := runner.NewPlan(p, tc.sel)
@@ -54,7 +55,7 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan})
+			res, err := runSuite(runner.Config{Profile: p, Plan: plan})
 			if err != nil {
 				t.Fatal(err)
 			}

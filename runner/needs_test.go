@@ -32,14 +32,14 @@ import (
 // no run: blanking it changes nothing, and the gap report for the reference
 // profile itself must be empty.
 //
-// It does not run in parallel with the other tests: its many runs would load
-// the machine while the mutation tests measure timing rules. Its own runs go
-// 8 at a time: a quick run spends most of its time waiting on the scripts'
-// pauses, little on the CPU. With INVOKECONF_FULL=1 every field is blanked;
+// Its runs share suiteRuns with the other tests' (a timing rule is none of
+// its business: a scenario that fails is not untested). With
+// INVOKECONF_FULL=1 every field is blanked;
 // otherwise sampleBlanked. A scenario a timing check left untested because
 // the harness itself ran late is left out of the comparison: that is the
 // machine's load, not the profile.
 func TestNeedsPredictUntested(t *testing.T) {
+	t.Parallel()
 	full := startReference(t, fakeserver.Config{})
 	plan, err := runner.NewPlan(full, runner.Selection{Quick: true})
 	if err != nil {
@@ -66,14 +66,11 @@ func TestNeedsPredictUntested(t *testing.T) {
 	}
 	paths = slices.DeleteFunc(paths, func(path string) bool { return !sweep.Includes(path, sampleBlanked) })
 
-	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for _, path := range paths {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
 			p := full.Clone()
 			for _, f := range p.Fields() {
 				if f.Path == path {
@@ -92,7 +89,7 @@ func TestNeedsPredictUntested(t *testing.T) {
 				}
 				predicted = append(predicted, g.Scenarios...)
 			}
-			res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan})
+			res, err := runSuite(runner.Config{Profile: p, Plan: plan})
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
 				return

@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
@@ -18,8 +17,8 @@ import (
 // quiet is the script's @pause either way, and TestCleanServerPasses waits
 // it out in the quick run.
 func TestRemoteModelPasses(t *testing.T) {
-	// Not parallel: it must pass every timing rule, so it does not share the
-	// machine with the mutation runs (parallel tests start after it).
+	// As TestCleanServerPasses: parallel, within suiteRuns.
+	t.Parallel()
 	model, err := modelserver.Listen(modelserver.Config{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +29,7 @@ func TestRemoteModelPasses(t *testing.T) {
 	if sweep.Full() {
 		tags = ""
 	}
-	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: tags})
+	res, err := runSuite(runner.Config{Profile: p, Tags: tags})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,22 @@ import (
 // field, or a text that no step definition, or more than one, matches; the
 // fields found are returned with it.
 func StepNeeds(text, arg string) ([]string, error) {
+	// Memoized: the answer depends on the text and arg alone, and every
+	// plan (runner.Gaps) asks it for every step of every scenario.
+	key := [2]string{text, arg}
+	if v, ok := stepNeeds.Load(key); ok {
+		n := v.(neededBy)
+		return slices.Clone(n.paths), n.err
+	}
+	paths, err := stepNeedsOf(text, arg)
+	stepNeeds.Store(key, neededBy{paths, err})
+	return slices.Clone(paths), err
+}
+
+// stepNeeds memoizes StepNeeds by text and arg.
+var stepNeeds sync.Map // [2]string{text, arg} -> neededBy
+
+func stepNeedsOf(text, arg string) ([]string, error) {
 	set := map[string]bool{}
 	var errs []error
 	add := func(paths []string, err error) {

@@ -184,6 +184,7 @@ func ask(baseURL, key, agent, prompt string) (string, error) {
 // which holds one), quoting the spec's words and what each changes on the
 // wire, writes the three reports, and exits 1.
 func TestClientsCommand(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "naive-space")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../clientconf/testdata/naive-space").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

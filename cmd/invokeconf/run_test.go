@@ -454,6 +454,7 @@ func TestScenarioCounts(t *testing.T) {
 // with keys. A rule a timing check left untested because the harness itself
 // ran late (a loaded machine) is left out of the comparison.
 func TestProfileCheckForecastsThePartialRun(t *testing.T) {
+	t.Parallel()
 	_, path := serveProfile(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
