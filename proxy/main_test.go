@@ -12,7 +12,7 @@ import (
 // proxy waits seconds on its scripts' pauses and uses the CPU for well
 // under one, so GOMAXPROCS (go test's default) would leave the machine
 // idle for most of the package's run.
-const drivesAtOnce = 16
+const drivesAtOnce = 24
 
 func TestMain(m *testing.M) {
 	sweep.DefaultParallel(drivesAtOnce)

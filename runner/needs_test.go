@@ -119,11 +119,10 @@ func TestNeedsPredictUntested(t *testing.T) {
 
 // sampleBlanked are the fields TestNeedsPredictUntested blanks when the
 // complete sweep is off: a key that most scenarios use and one few do, a
-// field a step reads without naming it (agents.main.tools), a project and a
-// thread, a capability, the contract's routes, a bundle fixture and an ID
-// only error scenarios read.
-var sampleBlanked = []string{"keys.agent", "keys.threadRead", "agents.main.tools", "projects.main.id",
-	"threads.main.id", "capabilities.researchMode", "routes", "bundles.export.knowledgeAttached", "nonAgentID"}
+// field a step reads without naming it (agents.main.tools), a capability,
+// the contract's routes and a bundle fixture.
+var sampleBlanked = []string{"keys.agent", "keys.threadRead", "agents.main.tools", "capabilities.researchMode",
+	"routes", "bundles.export.knowledgeAttached"}
 
 // TestNeedsResolve: every step of the features has readable needs (its
 // placeholders fill from the reference profile, its declared needs are
