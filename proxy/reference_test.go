@@ -460,6 +460,7 @@ func onlyDefects(t *testing.T) func(string) bool {
 // traffic decides (checks.Rules), less those undecidable explains. With
 // INVOKECONF_FULL=1 every such defect runs; otherwise samplePassiveDefects.
 func TestPassiveMutation(t *testing.T) {
+	t.Parallel()
 	decidable := map[string]bool{}
 	for _, id := range checks.Rules() {
 		decidable[id] = true
@@ -581,6 +582,7 @@ var samplePassiveVariants = []string{"plain-flush-timer", "pauses-overrun"}
 // otherwise the compatible ones at once, and alone those that conflict with
 // them and samplePassiveVariants.
 func TestVariantsPassPassively(t *testing.T) {
+	t.Parallel()
 	compatible := fakeserver.CompatibleVariants()
 	runs := map[string][]string{"all compatible": compatible}
 	for _, v := range fakeserver.Variants() {
