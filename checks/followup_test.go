@@ -68,6 +68,11 @@ func TestThreadFollowUps(t *testing.T) {
 		return get(17500, "http://s/api/threads/t1", fmt.Sprintf(`{"id":"t1","lastRunID":%s}`, last))
 	}
 	events := func(body string) *traffic.Exchange { return get(17500, "http://s/api/threads/t1/events", body) }
+	jsonEvents := func(body string) *traffic.Exchange {
+		x := events(body)
+		x.Request.Header = hdr("Accept", "application/json")
+		return x
+	}
 	evs := func(id string, complete bool) string {
 		s := fmt.Sprintf(`{"items":[{"content":"x","runID":%q,"threadID":"t1"}`, id)
 		if complete {
@@ -99,6 +104,9 @@ func TestThreadFollowUps(t *testing.T) {
 		{"ASYNC-03: the last completed run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r1", true))}, "pass"},
 		{"ASYNC-03: an earlier run", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r0", true))}, "fail"},
 		{"ASYNC-03: a run not completed", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r2", false))}, "fail"},
+		{"ASYNC-03: the last completed run without its final event, Accept: application/json (ASYNC-04 fails it)", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, jsonEvents(evs("r1", false))}, "pass"},
+		{"ASYNC-03: a run not completed, Accept: application/json", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, jsonEvents(evs("r2", false))}, "fail"},
+		{"ASYNC-03: the last completed run without its final event, another Accept (the shape is not shown)", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, events(evs("r1", false))}, "pass"},
 		{"ASYNC-03: a run not completed, the client left", EventsLastCompleted, []*traffic.Exchange{opened, byHeader, getAs(17500, "http://s/api/threads/t1/events", nil, traffic.EndClientGone, evs("r2", false))}, "skip"},
 		{"ASYNC-03: a run not completed, none completed before", EventsLastCompleted, []*traffic.Exchange{unfinished, events(evs("r1", false))}, "skip"},
 		{"ASYNC-03: a run not completed, asked within ReportLag of the only completion", EventsLastCompleted, []*traffic.Exchange{opened, get(500, "http://s/api/threads/t1/events", evs("r1", false))}, "skip"},

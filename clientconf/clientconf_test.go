@@ -96,6 +96,10 @@ func buildClients(t *testing.T) map[string]string {
 	return built
 }
 
+// clientsAtOnce is how many runs of a client go at once in these tests:
+// the clients wait on their scripts' pauses far more than they compute.
+const clientsAtOnce = 8
+
 // failedNames are the names of the legal runs a result failed, sorted.
 func failedNames(res *Result) []string {
 	var out []string
@@ -130,6 +134,7 @@ func combinedRuns(t *testing.T) []string {
 // them each), with the spec's words and the wire example of each; the
 // defect runs never fail the run.
 func TestNaiveClientsFailExactlyTheirVariants(t *testing.T) {
+	t.Parallel()
 	bins := buildClients(t)
 	combined := combinedRuns(t)
 	tests := []struct {
@@ -146,7 +151,7 @@ func TestNaiveClientsFailExactlyTheirVariants(t *testing.T) {
 		t.Run(tt.client, func(t *testing.T) {
 			var progress bytes.Buffer
 			res, err := Execute(context.Background(), Config{Command: []string{bins[tt.client]}, Defects: []string{"no-close"},
-				Parallel: 2, Timeout: time.Minute, Progress: &progress})
+				Parallel: clientsAtOnce, Timeout: time.Minute, Progress: &progress})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,12 +185,13 @@ func TestNaiveClientsFailExactlyTheirVariants(t *testing.T) {
 // TestExampleClientPassesEveryVariant: examples/goclient, written to the
 // spec, passes the default server, every variant and every combined group.
 func TestExampleClientPassesEveryVariant(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the example client about 45 times")
 	}
 	bins := buildClients(t)
 	var progress bytes.Buffer
-	res, err := Execute(context.Background(), Config{Command: []string{bins["goclient"]}, Parallel: 4, NoWire: true,
+	res, err := Execute(context.Background(), Config{Command: []string{bins["goclient"]}, Parallel: clientsAtOnce, NoWire: true,
 		Timeout: time.Minute, Progress: &progress})
 	if err != nil {
 		t.Fatal(err)

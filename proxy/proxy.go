@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/invokeconf/invokeconf/internal/lateness"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -126,6 +127,10 @@ func New(cfg Config) *Proxy {
 			IdleConnTimeout:     90 * time.Second,
 		}
 	}
+	// The times the proxy records are its own reads: a delay its own
+	// process's lateness could explain is not the service's (timing
+	// checks read Exchange.Stalls).
+	lateness.Start()
 	p := &Proxy{cfg: cfg, bufs: &bufPool{}}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -368,6 +373,7 @@ func (p *Proxy) finish(st *state, ctx context.Context) {
 			st.x.Response.End = traffic.EndError
 		}
 	}
+	st.x.Stalls, st.x.Probed = lateness.During(st.x.Start, time.Since(st.x.Start))
 	if p.cfg.Done != nil {
 		p.cfg.Done(st.x)
 	}

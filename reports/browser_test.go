@@ -48,6 +48,7 @@ func chromium(t *testing.T) string {
 // scrolling, a failure's details open on a click and show the spec sentence
 // and a curl command, and nothing is fetched from the network.
 func TestReportInChromium(t *testing.T) {
+	t.Parallel() // a browser mostly waits: its start overlaps the other tests
 	exe := chromium(t)
 	f := defectRun(t)
 	if err := os.MkdirAll(browserOut, 0o755); err != nil {
@@ -324,6 +325,7 @@ func checkPrint(t *testing.T, bctx context.Context) {
 // TestPartialBannerInChromium: a partial run shows an amber PARTIAL banner
 // that says how much it judged, never a certification.
 func TestPartialBannerInChromium(t *testing.T) {
+	t.Parallel() // a browser mostly waits: its start overlaps the other tests
 	exe := chromium(t)
 	rep := synthetic(t, runner.Selection{Areas: []string{"sse"}}, nil, nil)
 	if err := os.MkdirAll(browserOut, 0o755); err != nil {
@@ -400,6 +402,7 @@ func profileDir(t *testing.T) string {
 // blue NO FAILURE, never PASS, says "observed N exchanges; judged M of K
 // rules" and that it is not a certification, all on the first screen.
 func TestPassiveBannerInChromium(t *testing.T) {
+	t.Parallel() // a browser mostly waits: its start overlaps the other tests
 	exe := chromium(t)
 	failed, _ := passiveReport(t)
 	j := checks.NewJudgement()

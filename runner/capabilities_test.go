@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -17,7 +16,7 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 	t.Parallel()
 	p := startReference(t, fakeserver.Config{})
 	p.Capabilities.Script = []string{"say", "pause", "waiting", "toolinput", "tool", "tools", "ask", "fail"}
-	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-05,@ERR-02,@THREAD-02"})
+	res, err := runSuite(runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-05,@ERR-02,@THREAD-02"})
 	if err != nil {
 		t.Fatal(err)
 	}

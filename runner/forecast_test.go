@@ -1,13 +1,14 @@
 package runner_test
 
 import (
-	"context"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
@@ -18,8 +19,12 @@ import (
 // the rules it does not judge (untested, not applicable, not selected) and
 // for whether it is partial: for a profile without the keys threadRead,
 // threadChat and otherProject, and for a --spec-only run of a profile that
-// names no contract routes.
+// names no contract routes; with INVOKECONF_FULL=1 also for profiles whose
+// script lacks directives (sampleForecasts otherwise). A rule a timing check
+// left untested because the harness itself ran late is left out: that is
+// the machine's load, which no forecast can know.
 func TestForecastAgreesWithTheRun(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		change func(*profile.Profile)
@@ -35,7 +40,11 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			p.Capabilities.Script = without(p.Capabilities.Script, "pause", "tool", "waiting")
 		}, runner.Selection{Quick: true}},
 	} {
+		if !sweep.Includes(tc.name, sampleForecasts) {
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := startReference(t, fakeserver.Config{})
 			tc.change(p)
 			plan, err := runner.NewPlan(p, tc.sel)
@@ -46,7 +55,7 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan})
+			res, err := runSuite(runner.Config{Profile: p, Plan: plan})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,16 +63,26 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			late := map[string]bool{} // rules the harness's lateness left untested
+			for _, s := range res.Scenarios {
+				if s.Status == runner.Untested && checks.HarnessWasLate(s.Error) {
+					for _, id := range s.Rules {
+						late[id] = true
+					}
+				}
+			}
 			for _, v := range []struct {
 				status  runner.Status
 				verdict reports.Verdict
 			}{{runner.Untested, reports.Untested}, {runner.NotApplicable, reports.NotApplicable}, {runner.NotSelected, reports.NotSelected}} {
 				var predicted, actual []string
 				for _, r := range fc.With(v.status) {
-					predicted = append(predicted, r.ID+": "+strings.Join(r.Reasons, "; "))
+					if !late[r.ID] {
+						predicted = append(predicted, r.ID+": "+strings.Join(r.Reasons, "; "))
+					}
 				}
 				for _, r := range rep.Rules {
-					if r.Verdict == v.verdict {
+					if r.Verdict == v.verdict && !late[r.ID] {
 						actual = append(actual, r.ID)
 					}
 				}
@@ -80,7 +99,10 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 					}
 				}
 			}
-			if fc.Partial() != rep.Partial() || fc.SpecJudged != rep.Spec.Judged || fc.SpecObservable != rep.Spec.Observable {
+			switch {
+			case len(late) > 0:
+				t.Logf("the harness ran late, so these rules were not judged and the counts not compared: %v", late)
+			case fc.Partial() != rep.Partial() || fc.SpecJudged != rep.Spec.Judged || fc.SpecObservable != rep.Spec.Observable:
 				t.Errorf("forecast judged %d of %d, the run %d of %d", fc.SpecJudged, fc.SpecObservable, rep.Spec.Judged, rep.Spec.Observable)
 			}
 			if len(fc.With(runner.Untested))+len(fc.With(runner.NotApplicable)) == 0 {
@@ -89,6 +111,10 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 		})
 	}
 }
+
+// sampleForecasts are the cases TestForecastAgreesWithTheRun runs when the
+// complete sweep is off: the missing keys, and --spec-only.
+var sampleForecasts = []string{"three keys missing", "spec only without the contract"}
 
 func without(list []string, drop ...string) []string {
 	var out []string

@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -45,7 +44,7 @@ func runHostile(t *testing.T, target http.Handler) (*profile.Profile, *runner.Re
 	}
 	out := t.TempDir()
 	var console bytes.Buffer
-	res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan, OutDir: out, Console: &console, NoColors: true})
+	res, err := runSuite(runner.Config{Profile: p, Plan: plan, OutDir: out, Console: &console, NoColors: true})
 	if err != nil {
 		t.Fatal(err)
 	}

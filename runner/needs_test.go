@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
@@ -29,11 +32,14 @@ import (
 // no run: blanking it changes nothing, and the gap report for the reference
 // profile itself must be empty.
 //
-// It does not run in parallel with the other tests: its many runs would load
-// the machine while the mutation tests measure timing rules. Its own runs go
-// 8 at a time: a quick run spends most of its time waiting on the scripts'
-// pauses, little on the CPU.
+// Its runs share suiteRuns with the other tests' (a timing rule is none of
+// its business: a scenario that fails is not untested). With
+// INVOKECONF_FULL=1 every field is blanked;
+// otherwise sampleBlanked. A scenario a timing check left untested because
+// the harness itself ran late is left out of the comparison: that is the
+// machine's load, not the profile.
 func TestNeedsPredictUntested(t *testing.T) {
+	t.Parallel()
 	full := startReference(t, fakeserver.Config{})
 	plan, err := runner.NewPlan(full, runner.Selection{Quick: true})
 	if err != nil {
@@ -53,15 +59,18 @@ func TestNeedsPredictUntested(t *testing.T) {
 	if len(paths) < 40 {
 		t.Fatalf("only %d fields to blank: %v", len(paths), paths)
 	}
+	for _, path := range sampleBlanked {
+		if !slices.Contains(paths, path) {
+			t.Errorf("sampleBlanked names %s, which is not a field to blank", path)
+		}
+	}
+	paths = slices.DeleteFunc(paths, func(path string) bool { return !sweep.Includes(path, sampleBlanked) })
 
-	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for _, path := range paths {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
 			p := full.Clone()
 			for _, f := range p.Fields() {
 				if f.Path == path {
@@ -80,7 +89,7 @@ func TestNeedsPredictUntested(t *testing.T) {
 				}
 				predicted = append(predicted, g.Scenarios...)
 			}
-			res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan})
+			res, err := runSuite(runner.Config{Profile: p, Plan: plan})
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
 				return
@@ -89,6 +98,10 @@ func TestNeedsPredictUntested(t *testing.T) {
 			for _, s := range res.Scenarios {
 				switch s.Status {
 				case runner.Untested:
+					if checks.HarnessWasLate(s.Error) && !slices.Contains(predicted, s.ID) {
+						t.Logf("without %s, %s was not judged: %s", path, s.ID, s.Error)
+						continue
+					}
 					actual = append(actual, s.ID)
 				case runner.HarnessError:
 					t.Errorf("without %s, %s is a harness error: %s", path, s.ID, s.Error)
@@ -103,6 +116,13 @@ func TestNeedsPredictUntested(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// sampleBlanked are the fields TestNeedsPredictUntested blanks when the
+// complete sweep is off: a key that most scenarios use and one few do, a
+// field a step reads without naming it (agents.main.tools), a capability,
+// the contract's routes and a bundle fixture.
+var sampleBlanked = []string{"keys.agent", "keys.threadRead", "agents.main.tools", "capabilities.researchMode",
+	"routes", "bundles.export.knowledgeAttached"}
 
 // TestNeedsResolve: every step of the features has readable needs (its
 // placeholders fill from the reference profile, its declared needs are

@@ -1,10 +1,10 @@
 package runner_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/modelserver"
 	"github.com/invokeconf/invokeconf/runner"
 )
@@ -12,25 +12,31 @@ import (
 // TestRemoteModelPasses is the vendor's path end to end: the reference
 // server's agent runs on a remote OpenAI-compatible model (`serve
 // --model-url`) that is `invokeconf model`, both on loopback. Every scenario
-// must pass, the 20 s keepalive included: the verdicts TestCleanServerPasses
-// requires of the in-process agent.
+// must pass: the verdicts TestCleanServerPasses requires of the in-process
+// agent. The 20 s keepalive (@slow) runs with INVOKECONF_FULL=1: the model's
+// quiet is the script's @pause either way, and TestCleanServerPasses waits
+// it out in the quick run.
 func TestRemoteModelPasses(t *testing.T) {
-	// Not parallel: it must pass every timing rule, so it does not share the
-	// machine with the mutation runs (parallel tests start after it).
+	// As TestCleanServerPasses: parallel, within suiteRuns.
+	t.Parallel()
 	model, err := modelserver.Listen(modelserver.Config{}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer model.Close()
 	p := startReference(t, fakeserver.Config{ModelURL: model.BaseURL})
-	res, err := runner.Run(context.Background(), runner.Config{Profile: p})
+	tags := "~@slow"
+	if sweep.Full() {
+		tags = ""
+	}
+	res, err := runSuite(runner.Config{Profile: p, Tags: tags})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Scenarios) == 0 {
 		t.Fatal("no scenario ran")
 	}
-	if res.Count(runner.Passed) != len(res.Scenarios) || exitCode(t, res) != runner.ExitPass {
+	if !allPassed(t, res) || exitCode(t, res) != runner.ExitPass {
 		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
 }

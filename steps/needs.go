@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,22 @@ import (
 // field, or a text that no step definition, or more than one, matches; the
 // fields found are returned with it.
 func StepNeeds(text, arg string) ([]string, error) {
+	// Memoized: the answer depends on the text and arg alone, and every
+	// plan (runner.Gaps) asks it for every step of every scenario.
+	key := [2]string{text, arg}
+	if v, ok := stepNeeds.Load(key); ok {
+		n := v.(neededBy)
+		return slices.Clone(n.paths), n.err
+	}
+	paths, err := stepNeedsOf(text, arg)
+	stepNeeds.Store(key, neededBy{paths, err})
+	return slices.Clone(paths), err
+}
+
+// stepNeeds memoizes StepNeeds by text and arg.
+var stepNeeds sync.Map // [2]string{text, arg} -> neededBy
+
+func stepNeedsOf(text, arg string) ([]string, error) {
 	set := map[string]bool{}
 	var errs []error
 	add := func(paths []string, err error) {
@@ -135,6 +152,27 @@ func PlaceholderNeeds(name string) ([]string, error) {
 	if strings.Contains(name, ":") {
 		return nil, nil
 	}
+	// Memoized: the answer depends on the name alone, and finding it
+	// expands the name against every blanked profile (every run's Gaps
+	// asks for each step's placeholders).
+	if v, ok := placeholderNeeds.Load(name); ok {
+		n := v.(neededBy)
+		return slices.Clone(n.paths), n.err
+	}
+	paths, err := placeholderNeedsOf(name)
+	placeholderNeeds.Store(name, neededBy{paths, err})
+	return slices.Clone(paths), err
+}
+
+// placeholderNeeds memoizes PlaceholderNeeds by name.
+var placeholderNeeds sync.Map // name -> neededBy
+
+type neededBy struct {
+	paths []string
+	err   error
+}
+
+func placeholderNeedsOf(name string) ([]string, error) {
 	ref, err := blankedProfiles()
 	if err != nil {
 		return nil, err

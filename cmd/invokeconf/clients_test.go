@@ -129,10 +129,11 @@ func TestServeAdminKeyRefused(t *testing.T) {
 }
 
 // TestClientsCommand: `invokeconf clients -- ./naive-client` fails exactly
-// the variants that client mishandles (and the compatible groups, each of
-// which holds one), quoting the spec's words and what each changes on the
+// the variants that client mishandles (sse-no-space, sse-data-lines, and
+// the compatible groups, each of which holds one), quoting the spec's words and what each changes on the
 // wire, writes the three reports, and exits 1.
 func TestClientsCommand(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "naive-space")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../clientconf/testdata/naive-space").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

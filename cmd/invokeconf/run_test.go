@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
@@ -254,9 +255,12 @@ func TestUnreachableTarget(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "is not reachable") || strings.Contains(stdout, "FAIL") {
 		t.Errorf("exit %d, want 2 with a clear message:\n%s\n%s", code, stdout, stderr)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("took %s", d)
+	// "At once": no scenario ran, none waited on its deadline (counted by
+	// the console's progress lines, not by a clock a loaded machine slows).
+	if ran := regexp.MustCompile(`(?m)^\[\d+/\d+\] `).FindAllString(stdout, -1); len(ran) > 0 {
+		t.Errorf("%d scenarios ran against a target that does not answer:\n%s", len(ran), stdout)
 	}
+	t.Logf("took %s", time.Since(start))
 	if code, _, stderr := invoke(t, "profile", "check", "--profile", path); code != 2 || !strings.Contains(stderr, "not reachable") {
 		t.Errorf("profile check: exit %d: %s", code, stderr)
 	}
@@ -446,8 +450,11 @@ func TestScenarioCounts(t *testing.T) {
 // the run will leave untested, with the missing key, and says the run will
 // be PARTIAL (exit 0, or 4 with --require-complete); the run then leaves
 // exactly those rules untested and, with --require-complete, exits 4 with
-// reports that say so.
+// reports that say so. Both --quick: the 20 s keepalive has nothing to do
+// with keys. A rule a timing check left untested because the harness itself
+// ran late (a loaded machine) is left out of the comparison.
 func TestProfileCheckForecastsThePartialRun(t *testing.T) {
+	t.Parallel()
 	_, path := serveProfile(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -463,7 +470,7 @@ func TestProfileCheckForecastsThePartialRun(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := invoke(t, "profile", "check", "--profile", path)
+	code, stdout, stderr := invoke(t, "profile", "check", "--profile", path, "--quick")
 	if code != 0 || !strings.Contains(stdout, "the run will be PARTIAL") || !strings.Contains(stdout, "profile check passed; the run will be PARTIAL") {
 		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
@@ -475,12 +482,12 @@ func TestProfileCheckForecastsThePartialRun(t *testing.T) {
 	if len(predicted) != 3 || len(forecast) < 5 {
 		t.Fatalf("profile check does not name the untested rules by key:\n%s", stdout)
 	}
-	if code, _, stderr := invoke(t, "profile", "check", "--profile", path, "--require-complete"); code != 4 || !strings.Contains(stderr, "PARTIAL") {
+	if code, _, stderr := invoke(t, "profile", "check", "--profile", path, "--quick", "--require-complete"); code != 4 || !strings.Contains(stderr, "PARTIAL") {
 		t.Errorf("--require-complete: exit %d: %s", code, stderr)
 	}
 
 	out := t.TempDir()
-	code, stdout, stderr = invoke(t, "run", "--profile", path, "--require-complete", "--out", out)
+	code, stdout, stderr = invoke(t, "run", "--profile", path, "--quick", "--require-complete", "--out", out)
 	if code != 4 || !strings.Contains(stdout, "Verdict: PARTIAL (exit 4)") || !strings.Contains(stdout, "this run will be PARTIAL") {
 		t.Fatalf("run --require-complete: exit %d:\n%s\n%s", code, stdout, stderr)
 	}
@@ -489,6 +496,7 @@ func TestProfileCheckForecastsThePartialRun(t *testing.T) {
 		Rules    []struct {
 			ID      string `json:"id"`
 			Verdict string `json:"verdict"`
+			Reason  string `json:"reason"`
 		} `json:"rules"`
 	}
 	b, err = os.ReadFile(filepath.Join(out, "summary.json"))
@@ -500,7 +508,11 @@ func TestProfileCheckForecastsThePartialRun(t *testing.T) {
 	}
 	var untested []string
 	for _, r := range sum.Rules {
-		if r.Verdict == "untested" {
+		switch {
+		case r.Verdict != "untested":
+		case checks.HarnessWasLate(r.Reason) && !slices.Contains(forecast, r.ID):
+			t.Logf("%s was not judged, the harness ran late: %s", r.ID, r.Reason)
+		default:
 			untested = append(untested, r.ID)
 		}
 	}

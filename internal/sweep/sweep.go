@@ -7,8 +7,10 @@
 package sweep
 
 import (
+	"flag"
 	"os"
 	"slices"
+	"strconv"
 )
 
 // Env is the variable that turns the complete sweeps on.
@@ -21,4 +23,19 @@ func Full() bool { return os.Getenv(Env) == "1" }
 // Full, else those of the sample.
 func Includes(name string, sample []string) bool {
 	return Full() || slices.Contains(sample, name)
+}
+
+// DefaultParallel sets go test's -parallel to n unless the command line set
+// it; a TestMain calls it before m.Run. go test's default, GOMAXPROCS, suits
+// tests that compute; tests that mostly wait (on an agent script's pauses,
+// a hanging target, a browser) leave the CPU idle at that.
+func DefaultParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic(err) // not a test binary
+		}
+	}
 }

@@ -1,8 +1,10 @@
 // Command naive-space is a deliberately naive client: it reads only lines
 // that start with "data: ", space included. The SSE grammar drops one space
 // after the colon if there is one and allows none, so it loses every event
-// of a service that writes "data:{...}" (variant sse-no-space). It splits
-// lines and events as the grammar says otherwise.
+// of a service that writes "data:{...}" (variant sse-no-space). It parses
+// each data line alone, so it loses the events of a service that spreads an
+// event object over several data lines too (variant sse-data-lines). It
+// splits lines as the grammar says otherwise.
 package main
 
 import (

@@ -2,8 +2,9 @@
 // stream into events on "\n\n" and each event into lines on "\n", as many
 // hand-written clients do, then joins the event's data lines and parses
 // them as one JSON object. The SSE grammar also ends lines in CRLF and CR:
-// from a service that uses them (variants sse-crlf and sse-cr) it gets one
-// event holding the whole stream, and no answer. It reads data lines
+// from a service that uses them (variants sse-crlf, sse-cr and
+// sse-mixed-endings) it gets one event holding the whole stream, and no
+// answer. It reads data lines
 // correctly otherwise (the space after "data:" is optional).
 package main
 
