@@ -33,6 +33,14 @@ func TestReadmeCommands(t *testing.T) {
 			t.Errorf(".ci/run does not run the README's command %q", cmd)
 		}
 	}
+	// The README's Tests section says CI runs the complete sweeps unless
+	// the switch is 0.
+	if !strings.Contains(string(readme), "\n## Tests\n") || !strings.Contains(string(readme), "`INVOKECONF_FULL=0 bash .ci/run`") {
+		t.Error("the README has no Tests section saying how .ci/run's complete sweeps are switched off")
+	}
+	if !strings.Contains(string(ci), `full="${INVOKECONF_FULL:-1}"`) || !strings.Contains(string(ci), "INVOKECONF_FULL=1 go test ") {
+		t.Error(".ci/run does not run the complete sweeps by default, as the README's Tests section says")
+	}
 }
 
 // TestReadmeListsEveryVariable: the README's table of profile variables
