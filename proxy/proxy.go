@@ -93,6 +93,10 @@ type state struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	stop   func() bool
+	// client is the client's request's own context: AfterFunc cancels ctx
+	// from a goroutine of its own, so a request that had ended before it
+	// came may fail at the service before ctx says so.
+	client context.Context
 }
 
 // copyBufSize is the size of the copy buffers: the transport's read buffer,
@@ -164,7 +168,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the client goes: by net/http while it serves the connection, by the
 	// stream's reader once the stream has taken the connection over.
 	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(r.Context()), ctxKey{}, st))
-	st.ctx, st.cancel = ctx, cancel
+	st.ctx, st.cancel, st.client = ctx, cancel, r.Context()
 	st.stop = context.AfterFunc(r.Context(), cancel)
 	defer p.end(st, r)
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
@@ -316,7 +320,7 @@ func (p *Proxy) response(resp *http.Response) error {
 func (p *Proxy) failed(w http.ResponseWriter, r *http.Request, err error) {
 	st, _ := r.Context().Value(ctxKey{}).(*state)
 	reason := p.cfg.Recorder.Redactor.RedactString(err.Error())
-	if r.Context().Err() != nil {
+	if r.Context().Err() != nil || st != nil && st.client.Err() != nil {
 		if st != nil {
 			st.setError("the proxy dropped the client's connection: the client's request ended before the service answered (" + reason + ")")
 		}
