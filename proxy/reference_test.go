@@ -457,7 +457,8 @@ func onlyDefects(t *testing.T) func(string) bool {
 // TestPassiveMutation: the suite's kind of traffic through the proxy,
 // against each defect switch whose rules traffic can decide: the rules the
 // passive judgement fails are exactly the defect's declared rules that
-// traffic decides (checks.Rules), less those undecidable explains. With
+// traffic decides (checks.Rules), less those undecidable explains and a
+// timing rule the harness's own lateness left untested. With
 // INVOKECONF_FULL=1 every such defect runs; otherwise samplePassiveDefects.
 func TestPassiveMutation(t *testing.T) {
 	t.Parallel()
@@ -497,7 +498,12 @@ func TestPassiveMutation(t *testing.T) {
 			v := verdicts(judge(r.drive(t, slices.Contains(d.Rules, "SSE-04")))) // 23 s of quiet
 			var want, failed []string
 			for _, id := range rules {
-				if _, ok := undecidable[d.Name][id]; !ok {
+				_, unsure := undecidable[d.Name][id]
+				// A timing rule the harness's own lateness left untested
+				// (a loaded machine) is expected neither way.
+				if v[id].Verdict == checks.Untested && checks.HarnessWasLate(v[id].Reason) {
+					t.Logf("%s: %s untested: %s", d.Name, id, v[id].Reason)
+				} else if !unsure {
 					want = append(want, id)
 				}
 			}
