@@ -417,8 +417,8 @@ func (h *History) settle(x *traffic.Exchange) {
 	}
 }
 
-// hold keeps a disputed run until a follow-up settles it; it returns the
-// dispute it evicts when History holds maxDisputes already.
+// hold keeps a disputed answer until a follow-up settles it; past
+// maxDisputes the oldest goes to evicted, for Judgement to blame at once.
 func (h *History) hold(x *traffic.Exchange, n Names, r *runRecord) {
 	inv, _ := InvokeOf(x)
 	d := &dispute{names: n, id: x.ID, request: x.Request.Method + " " + x.Request.URL, status: x.Response.Status,

@@ -163,3 +163,21 @@ func TestPendingThreadNames(t *testing.T) {
 		}
 	}
 }
+
+// TestDisputesAreBounded: past maxDisputes the oldest disputed answer is
+// blamed at once, by default, and leaves the judgement.
+func TestDisputesAreBounded(t *testing.T) {
+	j := NewJudgement()
+	first := answer(0, nil, false, "t1", "t1", "r0")
+	first.ID = 1
+	j.Add(first)
+	var fs []Finding
+	for i := 0; i <= maxDisputes; i++ {
+		x := answer(1000+i, map[string]string{"X-SVC-Thread-Id": "t1"}, true, "t1", fmt.Sprintf("f%d", i), fmt.Sprintf("r%d", i+1))
+		x.ID = i + 2
+		fs = j.Add(x)
+	}
+	if len(fs) != 1 || fs[0].Rule != "ASYNC-01" || fs[0].Exchange != 2 || j.Pending(2) || !j.Pending(3) {
+		t.Errorf("findings %v; pending: the oldest %t, the next %t", fs, j.Pending(2), j.Pending(3))
+	}
+}
