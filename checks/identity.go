@@ -444,7 +444,9 @@ func Settled(rule string) func(*traffic.Exchange, *History) error {
 			if f != nil {
 				return f.Breaks(s.d.rule(rule))
 			}
-			decided = decided || ok
+			// A project route's pass is PROJ-03's, which this check
+			// cannot name: it decides nothing there.
+			decided = decided || ok && s.d.rule(rule) == rule
 		}
 		if !decided {
 			return skip("settles no disputed answer's thread")
