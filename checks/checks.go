@@ -134,12 +134,26 @@ type History struct {
 	// ReportLag, when set, replaces DefaultReportLag: how long after a
 	// run surely completed the thread's follow-ups must show it.
 	ReportLag time.Duration
+	// Defer makes the identity checks wait, on an answer whose names of
+	// its thread disagree, for the follow-ups that show the run's thread
+	// (identity.go): the passive judgement holds the whole recording. An
+	// active step decides at once, each check on its own view, and the
+	// report's reconcile blames one rule.
+	Defer bool
+	// redact hides the body's names in the failures of disputes
+	// (Judgement.RedactBodies).
+	redact bool
 
 	threads  map[string]bool
 	named    map[string]time.Time // when a response surely named the thread
 	resolved map[string]bool
 	runs     map[string][]*runRecord  // by thread, in the order they were added
 	aborts   map[string][]abortRecord // by thread
+	// newThreads are the threads the X-SVC-Thread-Id response header of a
+	// call that named none named, with that exchange's ID.
+	newThreads map[string]int
+	disputes   []*dispute // disputed answers no follow-up settled yet, oldest first
+	evicted    []*dispute // disputes dropped past maxDisputes, for Judgement to blame
 }
 
 // Thread reports whether an earlier response named the thread.
@@ -196,6 +210,7 @@ func (h *History) Add(x *traffic.Exchange) {
 	}
 	// Before the threads below: a run's selection rule reads what came
 	// before it.
+	h.settle(x)
 	h.addRun(x)
 	h.addAbort(x)
 	if inv, ok := InvokeOf(x); ok && x.Response.Status/100 == 2 && inv.ThreadSegment == "" {
@@ -213,6 +228,12 @@ func (h *History) Add(x *traffic.Exchange) {
 	}
 	if t := x.Response.Header.Get(threadHeader); t != "" && x.Response.Gaps.Of(threadHeader) == "" {
 		name(t)
+		if inv, err := invoked(x); err == nil && selectionRule(x, inv, h) == "THREAD-03" && len(h.newThreads) < maxRunThreads {
+			if h.newThreads == nil {
+				h.newThreads = map[string]int{}
+			}
+			h.newThreads[t] = x.ID
+		}
 	}
 	if a, ok := asyncAck(x); ok {
 		name(a.ThreadID)

@@ -385,9 +385,23 @@ func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 // addRun records the run x started.
 func (h *History) addRun(x *traffic.Exchange) {
 	r := runOfExchange(x, h)
-	if r == nil {
-		return
+	if h.Defer {
+		if n, ok := namesOf(x, h); ok && n.Disputed() {
+			// Which thread the run is on waits for the follow-ups.
+			if r != nil && r.run == "" {
+				r.run = n.Run
+			}
+			h.hold(x, n, r)
+			return
+		}
 	}
+	if r != nil {
+		h.keepRun(r)
+	}
+}
+
+// keepRun records a run on its thread.
+func (h *History) keepRun(r *runRecord) {
 	rs, ok := h.runs[r.thread]
 	if !ok && len(h.runs) >= maxRunThreads {
 		return
@@ -558,6 +572,19 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
+// goneNewThread reports whether x is GET /api/threads/{id} answered 404
+// for a thread that the X-SVC-Thread-Id response header of a call naming
+// no thread had named (exchange id) before x was sent.
+func (h *History) goneNewThread(x *traffic.Exchange) (thread string, id int, ok bool) {
+	segs := apiSegments(x.Request.Path())
+	if h == nil || x.Request.Method != "GET" || len(segs) != 3 || segs[0] != "api" || segs[1] != "threads" ||
+		x.Response == nil || x.Response.Status != 404 {
+		return "", 0, false
+	}
+	id, ok = h.newThreads[segs[2]]
+	return segs[2], id, ok && h.NamedBefore(segs[2], earliest(x))
+}
+
 // threadCall returns the thread of a GET /api/threads/{id} answered 2xx.
 func threadCall(x *traffic.Exchange) (string, error) {
 	segs := apiSegments(x.Request.Path())
@@ -603,6 +630,12 @@ func LastRunID(body []byte) (string, bool) {
 // decides which rule is judged.
 func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
 	return func(x *traffic.Exchange, h *History) error {
+		if t, id, ok := h.goneNewThread(x); ok && rule == "THREAD-03" {
+			// "Otherwise a new thread is created": the thread a response
+			// named as the new one does not exist.
+			return outcome.Failf(fmt.Sprintf("thread %q, named new by the %s response header of exchange #%d", t, threadHeader, id),
+				"a thread that exists (GET /api/threads/{id} answers it)", "%d", x.Response.Status)
+		}
 		t, err := threadCall(x)
 		if err != nil {
 			return err

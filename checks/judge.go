@@ -2,8 +2,10 @@ package checks
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,12 +113,16 @@ func (j *Judgement) RedactBodies() *Judgement {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.redact = true
+	j.h.redact = true
 	return j
 }
 
 // NewJudgement returns an empty Judgement.
 func NewJudgement() *Judgement {
 	j := &Judgement{tallies: map[string]*tally{}, levels: map[string]string{}}
+	// The judgement holds the whole recording: an answer whose names of
+	// its thread disagree waits for the follow-ups (identity.go).
+	j.h.Defer = true
 	if idx, err := features.RuleIndex(); err == nil {
 		j.total = len(idx)
 		for id, r := range idx {
@@ -146,11 +152,13 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 	type perRule struct{ decided, failed bool }
 	seen := map[string]*perRule{}
 	for _, r := range Exchange(x, &j.h) {
-		t := j.tallies[r.Rule]
-		if t == nil {
-			t = &tally{untested: map[string]int{}, aspects: map[string]int{}}
-			j.tallies[r.Rule] = t
+		if r.Failure != nil && r.Failure.Rule != "" {
+			// The rule the failure breaks (a check may name another:
+			// the run's events, delivered, naming another thread break
+			// EVT-02, not ASYNC-02), as the active steps count it.
+			r.Rule = r.Failure.Rule
 		}
+		t := j.tally(j.tallies, r.Rule)
 		pr := seen[r.Rule]
 		if pr == nil {
 			pr = &perRule{}
@@ -199,7 +207,68 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 	if len(quoted) > 0 {
 		RedactBodyText(x, quoted...) // one pass over the bodies
 	}
+	// Disputes History could hold no longer are blamed by default now.
+	for _, d := range j.h.evicted {
+		out = append(out, j.blameDefault(j.tallies, d)...)
+	}
+	j.h.evicted = nil
 	return out
+}
+
+// tally returns ts's tally of rule, made when missing.
+func (j *Judgement) tally(ts map[string]*tally, rule string) *tally {
+	t := ts[rule]
+	if t == nil {
+		t = &tally{untested: map[string]int{}, aspects: map[string]int{}}
+		ts[rule] = t
+	}
+	return t
+}
+
+// blameDefault adds to ts the default blame of a dispute that no
+// follow-up settled (dispute.defaultBlame), each rule decided once by its
+// exchange, and returns its findings.
+func (j *Judgement) blameDefault(ts map[string]*tally, d *dispute) []Finding {
+	var out []Finding
+	b := d.defaultBlame(&j.h)
+	rules := make([]string, 0, len(b))
+	for r := range b {
+		rules = append(rules, r)
+	}
+	sort.Strings(rules)
+	for _, base := range rules {
+		rule := d.rule(base)
+		t := j.tally(ts, rule)
+		t.decided++
+		t.aspects[""]++
+		f := b[base]
+		if f == nil {
+			continue
+		}
+		f.Breaks(rule)
+		t.failures++
+		fd := Finding{Rule: rule, Level: j.levels[rule], Exchange: d.id, Request: d.request, Status: d.status, Failure: f}
+		if len(t.fails) < maxFindings {
+			t.fails = append(t.fails, fd)
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// Pending reports whether exchange id's answer named its thread in ways
+// that disagree and no follow-up has settled which one lies yet: its
+// findings come with the follow-up that does, or with the summary. A
+// report keeps it as evidence.
+func (j *Judgement) Pending(id int) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, d := range j.h.disputes {
+		if d.id == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Summary returns the verdict per rule so far.
@@ -215,9 +284,24 @@ func (j *Judgement) Summary() Summary {
 		}
 	}
 	aspects := Aspects()
+	// The disputes no follow-up settled are blamed by default, on a copy:
+	// a later follow-up may still settle them.
+	tallies := j.tallies
+	if len(j.h.disputes) > 0 {
+		tallies = make(map[string]*tally, len(j.tallies))
+		for id, t := range j.tallies {
+			c := *t
+			c.fails = slices.Clone(t.fails)
+			c.aspects = maps.Clone(t.aspects)
+			tallies[id] = &c
+		}
+		for _, d := range j.h.disputes {
+			j.blameDefault(tallies, d)
+		}
+	}
 	for _, id := range Rules() {
 		v := RuleVerdict{Rule: id, Level: j.levels[id], Spec: specs[id], Verdict: NotSeen}
-		if t := j.tallies[id]; t != nil {
+		if t := tallies[id]; t != nil {
 			v.Decided = t.decided
 			missing := ""
 			for _, a := range aspects[id] {

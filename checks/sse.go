@@ -432,6 +432,9 @@ func EventsNameRun(x *traffic.Exchange, h *History) error {
 	if want == "" {
 		return skip("threadID cannot be compared: no %s response header and no thread named by the request", threadHeader)
 	}
+	if n, ok := deferred(x, h); ok {
+		return pending(n)
+	}
 	if thread != want {
 		return outcome.Failf("the events' threadID", fmt.Sprintf("%q, %s", want, why), "%q", thread)
 	}

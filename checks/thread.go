@@ -14,6 +14,14 @@ var threadChecks = []Check{
 	{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Judge: NewThread},
 	{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Judge: ThreadHeader},
 	{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Judge: AsyncAck},
+	// A follow-up that shows on which thread a disputed answer's run is
+	// blames the names that differ (identity.go).
+	{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Judge: Settled("THREAD-01")},
+	{Rule: "THREAD-02", Spec: "Otherwise, when the header X-SVC-Thread-Id is present, it is used.", Judge: Settled("THREAD-02")},
+	{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Judge: Settled("THREAD-03")},
+	{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Judge: Settled("THREAD-04")},
+	{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Judge: Settled("ASYNC-01")},
+	{Rule: "EVT-02", Spec: "runID: Run the event belongs to; threadID: Thread the event belongs to", Judge: Settled("EVT-02")},
 }
 
 // invoked returns x's invoke call when it was answered 2xx, sync or async.
@@ -60,7 +68,7 @@ func answerThreads(x *traffic.Exchange) (string, []string, []string) {
 // ThreadHeader: THREAD-04. Every 2xx invoke response carries X-SVC-Thread-Id
 // once (two values name no one thread), and it names the thread the answer names (the events' threadID, the async
 // acknowledgement's).
-func ThreadHeader(x *traffic.Exchange, _ *History) error {
+func ThreadHeader(x *traffic.Exchange, hist *History) error {
 	if _, err := invoked(x); err != nil {
 		return err
 	}
@@ -70,6 +78,9 @@ func ThreadHeader(x *traffic.Exchange, _ *History) error {
 	h, others, rules := answerThreads(x)
 	if vs := x.Response.Header.Values(threadHeader); len(vs) != 1 || h == "" {
 		return outcome.Failf("the "+threadHeader+" response header", "one value, naming the run's thread", "%q", vs)
+	}
+	if n, ok := deferred(x, hist); ok {
+		return pending(n)
 	}
 	for i, o := range others {
 		if o != h {
@@ -84,9 +95,12 @@ func ThreadHeader(x *traffic.Exchange, _ *History) error {
 }
 
 // usesThread fails unless x's answer runs on thread want.
-func usesThread(x *traffic.Exchange, want, why string) error {
+func usesThread(x *traffic.Exchange, hist *History, want, why string) error {
 	if err := responseGap(x, threadHeader); err != nil {
 		return err
+	}
+	if n, ok := deferred(x, hist); ok {
+		return pending(n)
 	}
 	h, others := answerThread(x)
 	if h == "" && len(others) == 0 {
@@ -106,17 +120,17 @@ func usesThread(x *traffic.Exchange, want, why string) error {
 // rules below use it with the thread the request named; an active
 // scenario uses it with the thread it expects.
 func OnThread(want, why string) func(*traffic.Exchange, *History) error {
-	return func(x *traffic.Exchange, _ *History) error {
+	return func(x *traffic.Exchange, h *History) error {
 		if _, err := invoked(x); err != nil {
 			return err
 		}
-		return usesThread(x, want, why)
+		return usesThread(x, h, want, why)
 	}
 }
 
 // PathThreadWins: THREAD-01. A call with a thread segment runs on that
 // thread, whatever X-SVC-Thread-Id says.
-func PathThreadWins(x *traffic.Exchange, _ *History) error {
+func PathThreadWins(x *traffic.Exchange, h *History) error {
 	inv, err := invoked(x)
 	if err != nil {
 		return err
@@ -128,7 +142,7 @@ func PathThreadWins(x *traffic.Exchange, _ *History) error {
 	if h := x.Request.Header.Get(threadHeader); h != "" && h != inv.ThreadSegment {
 		why += fmt.Sprintf(" (the header named %q)", h)
 	}
-	return usesThread(x, inv.ThreadSegment, why)
+	return usesThread(x, h, inv.ThreadSegment, why)
 }
 
 // HeaderThreadUsed: THREAD-02. Without a thread segment, the call runs on
@@ -152,7 +166,7 @@ func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
 	case !inv.Project && h.Thread(inv.ID):
 		return skip("{id} is a thread")
 	}
-	return usesThread(x, hdr[0], "the thread the "+threadHeader+" request header named")
+	return usesThread(x, h, hdr[0], "the thread the "+threadHeader+" request header named")
 }
 
 // NewThread: THREAD-03. Without thread segment and header, the call runs on
@@ -181,6 +195,9 @@ func NewThread(x *traffic.Exchange, h *History) error {
 		return skip("{id} is a thread")
 	case !h.NamedAnyBefore(earliest(x)):
 		return skip("no response had named a thread before the call")
+	}
+	if n, ok := deferred(x, h); ok {
+		return pending(n)
 	}
 	t, others := answerThread(x)
 	if t == "" && len(others) > 0 {
@@ -222,7 +239,18 @@ func AsyncAck(x *traffic.Exchange, h *History) error {
 			"%d %s", x.Response.Status, quote(b))
 	}
 	// "threadID: Thread of the run (new or resumed)": a resumed thread is
-	// the one the request named.
+	// the one the request named. When every name of the answer is that
+	// threadID, the run is on it, and whether it is the right thread is
+	// the selection rules' (THREAD-01/02); when they disagree, the
+	// passive judgement waits for the follow-ups (identity.go).
+	if n, ok := namesOf(x, h); ok {
+		if _, agreed := n.Agreed(); agreed {
+			return nil
+		}
+		if h != nil && h.Defer {
+			return pending(n)
+		}
+	}
 	if want, why := requestedThread(x, inv, h); want != "" && *a.ThreadID != want {
 		return outcome.Failf("the threadID of the async answer", fmt.Sprintf("%q, %s", want, why), "%q", *a.ThreadID)
 	}

@@ -96,8 +96,10 @@ func New(cfg Config) *Session {
 func (s *Session) Add(x *traffic.Exchange) []checks.Finding {
 	var found []checks.Finding
 	if x.Response != nil {
-		if found = s.j.Add(x); len(found) > 0 {
-			s.evidence.Add(x) // what the report shows of a failure
+		// What the report shows of a failure; an answer whose thread a
+		// follow-up or the summary blames later too.
+		if found = s.j.Add(x); len(found) > 0 || s.j.Pending(x.ID) {
+			s.evidence.Add(x)
 		}
 	}
 	s.mu.Lock()
