@@ -16,22 +16,33 @@ import (
 // internal/lateness), the delay may be the harness's, not the service's:
 // the rule is untested on that exchange, with the reason, never failed.
 //
-// How late the process ran is its longest stall in the window: a read (or
-// the timer or write of a reference server in the same process) falls in
-// one stall and is delayed by it. Summing every late wake-up would excuse
-// anything on a merely busy machine, whose wake-ups come a few
-// milliseconds late all the time.
+// How late the process ran is its longest stall in the window (a read, or
+// the timer or write of a reference server in the same process, falls in
+// one stall and is delayed by it), or, when more, what its stalls lost
+// beyond busyJitter each: a delay made of many hops (a connection accepted,
+// a handler run, a write, a read), each queued behind the process's other
+// work, is as long as their sum. Summing whole stalls would excuse anything
+// on a merely busy machine, whose wake-ups come a few milliseconds late all
+// the time; the part beyond busyJitter is what starvation adds.
 
-// harnessLate returns the longest stall of the recorder's process within
-// the window from..to (offsets from the exchange's start), cut to it.
+// busyJitter is how late a wake-up may come on a busy machine that does not
+// starve the harness; a stall counts towards the sum only beyond it.
+const busyJitter = 5 * time.Millisecond
+
+// harnessLate returns how late the recorder's process ran within the window
+// from..to (offsets from the exchange's start): its longest stall there,
+// cut to the window, or the sum of its stalls' parts beyond busyJitter.
 func harnessLate(x *traffic.Exchange, from, to time.Duration) time.Duration {
-	var late time.Duration
+	var longest, lost time.Duration
 	for _, s := range x.Stalls {
-		if lo, hi := max(s.From, from), min(s.To, to); hi-lo > late {
-			late = hi - lo
+		lo, hi := max(s.From, from), min(s.To, to)
+		if hi <= lo {
+			continue
 		}
+		longest = max(longest, hi-lo)
+		lost += max(0, hi-lo-busyJitter)
 	}
-	return late
+	return max(longest, lost)
 }
 
 // starved returns an untested Skip when the recorder's own lateness within

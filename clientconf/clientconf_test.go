@@ -226,7 +226,9 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cfg := helper("hang")
 	cfg.Env = append(cfg.Env, "CLIENTCONF_PID_FILE="+pidFile)
-	cfg.Variants, cfg.Timeout, cfg.NoWire = []string{}, 500*time.Millisecond, true
+	// Long enough for the test binary, run as the client, to start its
+	// child on a loaded machine (race-built, it took over 500 ms there).
+	cfg.Variants, cfg.Timeout, cfg.NoWire = []string{}, 3*time.Second, true
 	res, err := Execute(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/agentscript"
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/modelserver"
@@ -192,6 +193,9 @@ func TestGuideProfileGivesTheDescribedReport(t *testing.T) {
 		reason, ok := strings.CutPrefix(strings.TrimSpace(line), "untested: ")
 		if !ok {
 			continue
+		}
+		if checks.HarnessWasLate(reason) {
+			continue // a timing rule the harness's own lateness left untested (a loaded machine)
 		}
 		untested++
 		if !strings.Contains(reason, "cannot be made to show @step") && !strings.Contains(reason, "cannot be made to show @ask") {

@@ -1,13 +1,15 @@
 // Package lateness measures how late the harness's own process runs: a probe
 // goroutine sleeps a short period again and again and records each wake-up
 // that came late, a stall. A CPU-starved machine, a long garbage collection
-// or a paused process shows as stalls; so does starvation of a reference
-// server that runs in the same process. Timing checks (package checks) read
+// or a paused process shows as stalls; so does a process whose own
+// goroutines queue for the CPU (a reference server in the same process,
+// many scenarios at once). Timing checks (package checks) read
 // the stalls of an exchange's window (traffic.Exchange.Stalls) and do not
 // blame the service for a delay the harness's own lateness could explain.
 package lateness
 
 import (
+	"runtime"
 	"sync"
 	"time"
 
@@ -91,6 +93,11 @@ func (p *Probe) run() {
 	for {
 		due := time.Now().Add(p.period)
 		p.sleep(p.period)
+		// A goroutine a timer wakes runs next on its processor; a
+		// handler or a read woken by the network queues behind every
+		// goroutine ready to run. Yielding queues the probe there too, so
+		// it also measures how long this process makes its work wait.
+		runtime.Gosched()
 		p.observe(due, time.Now())
 	}
 }
