@@ -24,8 +24,10 @@ var recordedHeaders = []string{"Accept", "Content-Type", hdrThreadID, "X-SVC-Sco
 // Request is one request the server served, as Requests shows it: a key
 // appears only as its ID, never any part of its secret.
 type Request struct {
-	// Seq numbers the requests from 1 in the order they were answered;
-	// Requests(since) returns those after since.
+	// Seq numbers the requests from 1 in the order they were answered
+	// (their handlers returned; an SSE stream written whole may end at the
+	// client a moment before, so a request sent once it ended may come
+	// first); Requests(since) returns those after since.
 	Seq    int64     `json:"seq"`
 	Time   time.Time `json:"time"`
 	Method string    `json:"method"`

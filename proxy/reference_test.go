@@ -440,12 +440,23 @@ var undecidable = map[string]map[string]string{
 	"export-payload-tasks-only":    {"BUNDLE-01": "telling the project itself from its tasks in spec.payload needs the project's name"},
 }
 
+// marginal lists, per defect, the timing rules it breaks by so little that
+// a read the harness made late can hide it: a 750 ms flush timer is 50 ms
+// past FMT-06's 700 ms between reads, and a read late by more shortens the
+// gap after it, where no lateness shows as a stall of the window judged.
+// The passive test expects these rules neither way; the active mutation
+// test (runner) and the clearer defects of the same rule show the check
+// fails.
+var marginal = map[string][]string{
+	"plain-flush-750ms": {"FMT-06"},
+}
+
 // samplePassiveDefects is the passive mutation test's sample when the
 // complete sweep is off (internal/sweep): a defect of each area traffic
 // decides, among them those whose faults reach furthest (every event, every
 // answer of a form, the thread header of every answer).
 var samplePassiveDefects = []string{
-	"no-thread-header", "sse-as-text-plain", "plain-flush-750ms", "error-as-status", "envelope-item-ids-missing", "richer-merged",
+	"no-thread-header", "sse-as-text-plain", "plain-buffered", "error-as-status", "envelope-item-ids-missing", "richer-merged",
 	"abort-stream-only", "openai-errors", "export-nests-project",
 }
 
@@ -510,14 +521,17 @@ func TestPassiveMutation(t *testing.T) {
 				_, unsure := undecidable[d.Name][id]
 				// A timing rule the harness's own lateness left untested
 				// (a loaded machine) is expected neither way.
-				if v[id].Verdict == checks.Untested && checks.HarnessWasLate(v[id].Reason) {
+				switch {
+				case v[id].Verdict == checks.Untested && checks.HarnessWasLate(v[id].Reason):
 					t.Logf("%s: %s untested: %s", d.Name, id, v[id].Reason)
-				} else if !unsure {
+				case slices.Contains(marginal[d.Name], id):
+					t.Logf("%s: %s %s (marginal: expected neither way)", d.Name, id, v[id].Verdict)
+				case !unsure:
 					want = append(want, id)
 				}
 			}
 			for id, rv := range v {
-				if rv.Verdict == checks.Fail {
+				if rv.Verdict == checks.Fail && !slices.Contains(marginal[d.Name], id) {
 					failed = append(failed, id)
 				}
 			}
