@@ -116,20 +116,7 @@ func (d *decoder) kind() (byte, error) {
 // object reads an object, calling member for each of its members with the
 // key (its first maxKey bytes); member reads or skips the value.
 func (d *decoder) object(member func(key string) error) error {
-	if err := d.expect('{'); err != nil {
-		return err
-	}
-	if d.depth++; d.depth > maxDepth {
-		return d.fail("values nested more than %d deep", maxDepth)
-	}
-	defer func() { d.depth-- }()
-	if c, err := d.peek(); err != nil {
-		return err
-	} else if c == '}' {
-		_, err := d.readByte()
-		return err
-	}
-	for {
+	return d.container('{', '}', "an object member", func(int) error {
 		if k, err := d.kind(); err != nil {
 			return err
 		} else if k != '"' {
@@ -142,24 +129,8 @@ func (d *decoder) object(member func(key string) error) error {
 		if err := d.expect(':'); err != nil {
 			return err
 		}
-		if err := member(string(key.kept)); err != nil {
-			return err
-		}
-		c, err := d.peek()
-		if err != nil {
-			return err
-		}
-		if _, err := d.readByte(); err != nil {
-			return err
-		}
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			return d.fail("%q after an object member", c)
-		}
-	}
+		return member(string(key.kept))
+	})
 }
 
 // maxKey bounds the bytes kept of an object key: longer keys are none this
@@ -169,7 +140,14 @@ const maxKey = 64
 // array reads an array, calling elem for each element; elem reads or
 // skips it.
 func (d *decoder) array(elem func(i int) error) error {
-	if err := d.expect('['); err != nil {
+	return d.container('[', ']', "an array element", elem)
+}
+
+// container reads an object or an array between open and end, nested no
+// deeper than maxDepth, calling item for each of its items; what names an
+// item in the error for a bad separator after it.
+func (d *decoder) container(open, end byte, what string, item func(i int) error) error {
+	if err := d.expect(open); err != nil {
 		return err
 	}
 	if d.depth++; d.depth > maxDepth {
@@ -178,12 +156,12 @@ func (d *decoder) array(elem func(i int) error) error {
 	defer func() { d.depth-- }()
 	if c, err := d.peek(); err != nil {
 		return err
-	} else if c == ']' {
+	} else if c == end {
 		_, err := d.readByte()
 		return err
 	}
 	for i := 0; ; i++ {
-		if err := elem(i); err != nil {
+		if err := item(i); err != nil {
 			return err
 		}
 		c, err := d.peek()
@@ -195,10 +173,10 @@ func (d *decoder) array(elem func(i int) error) error {
 		}
 		switch c {
 		case ',':
-		case ']':
+		case end:
 			return nil
 		default:
-			return d.fail("%q after an array element", c)
+			return d.fail("%q after "+what, c)
 		}
 	}
 }
