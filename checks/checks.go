@@ -324,7 +324,13 @@ var projectMirrors = map[string]bool{
 // routes is PROJ-03 (a project route that breaks it breaks PROJ-03, not
 // the agent routes' rule); otherwise rule itself.
 func RuleOn(rule string, x *traffic.Exchange) string {
-	if inv, ok := InvokeOf(x); ok && inv.Project && projectMirrors[rule] {
+	inv, ok := InvokeOf(x)
+	return ruleOnRoute(rule, ok && inv.Project)
+}
+
+// ruleOnRoute is RuleOn for a call known to be on a project route or not.
+func ruleOnRoute(rule string, project bool) string {
+	if project && projectMirrors[rule] {
 		return "PROJ-03"
 	}
 	return rule

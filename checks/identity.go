@@ -243,12 +243,7 @@ func (d *dispute) redactNames(texts ...*string) {
 
 // rule is the rule a check of rule decides on the dispute's route
 // (RuleOn).
-func (d *dispute) rule(rule string) string {
-	if d.project && projectMirrors[rule] {
-		return "PROJ-03"
-	}
-	return rule
-}
+func (d *dispute) rule(rule string) string { return ruleOnRoute(rule, d.project) }
 
 func nameWhat(rule string) string {
 	switch rule {
