@@ -41,18 +41,31 @@ import (
 func StepNeeds(text, arg string) ([]string, error) {
 	// Memoized: the answer depends on the text and arg alone, and every
 	// plan (runner.Gaps) asks it for every step of every scenario.
-	key := [2]string{text, arg}
-	if v, ok := stepNeeds.Load(key); ok {
-		n := v.(neededBy)
-		return slices.Clone(n.paths), n.err
-	}
-	paths, err := stepNeedsOf(text, arg)
-	stepNeeds.Store(key, neededBy{paths, err})
-	return slices.Clone(paths), err
+	return stepNeeds.get([2]string{text, arg}, func() ([]string, error) { return stepNeedsOf(text, arg) })
 }
 
 // stepNeeds memoizes StepNeeds by text and arg.
-var stepNeeds sync.Map // [2]string{text, arg} -> neededBy
+var stepNeeds memo[[2]string]
+
+// memo keeps the answers of a pure function of K that lists profile
+// fields; each caller gets its own copy of the list.
+type memo[K comparable] struct{ m sync.Map } // K -> neededBy
+
+type neededBy struct {
+	paths []string
+	err   error
+}
+
+// get returns the answer for k, computing it with f the first time.
+func (c *memo[K]) get(k K, f func() ([]string, error)) ([]string, error) {
+	v, ok := c.m.Load(k)
+	if !ok {
+		paths, err := f()
+		v, _ = c.m.LoadOrStore(k, neededBy{paths, err})
+	}
+	n := v.(neededBy)
+	return slices.Clone(n.paths), n.err
+}
 
 func stepNeedsOf(text, arg string) ([]string, error) {
 	set := map[string]bool{}
@@ -155,22 +168,11 @@ func PlaceholderNeeds(name string) ([]string, error) {
 	// Memoized: the answer depends on the name alone, and finding it
 	// expands the name against every blanked profile (every run's Gaps
 	// asks for each step's placeholders).
-	if v, ok := placeholderNeeds.Load(name); ok {
-		n := v.(neededBy)
-		return slices.Clone(n.paths), n.err
-	}
-	paths, err := placeholderNeedsOf(name)
-	placeholderNeeds.Store(name, neededBy{paths, err})
-	return slices.Clone(paths), err
+	return placeholderNeeds.get(name, func() ([]string, error) { return placeholderNeedsOf(name) })
 }
 
 // placeholderNeeds memoizes PlaceholderNeeds by name.
-var placeholderNeeds sync.Map // name -> neededBy
-
-type neededBy struct {
-	paths []string
-	err   error
-}
+var placeholderNeeds memo[string]
 
 func placeholderNeedsOf(name string) ([]string, error) {
 	ref, err := blankedProfiles()
