@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/checks"
@@ -691,13 +692,27 @@ func (w *World) heldBackUpTo(r *Response, n int) error {
 	if err != nil || sc.Echo {
 		return nil
 	}
-	last := ""
+	last, lastAt, at := "", time.Duration(0), time.Duration(0)
 	for _, d := range sc.Directives {
-		if d.Kind == agentscript.Say {
-			last = d.Text
+		switch d.Kind {
+		case agentscript.Pause:
+			at += d.Duration
+		case agentscript.Say:
+			last, lastAt = d.Text, at
 		}
 	}
-	if last == "" || !strings.Contains(string(r.Body[:min(n, len(r.Body))]), last) {
+	if last == "" {
+		return nil
+	}
+	if !strings.Contains(string(r.Body[:min(n, len(r.Body))]), last) {
+		// The text may not have been read yet although it had been sent
+		// (one write read in pieces): a client that acted only once the
+		// script's last words were due cannot show that it acted mid-run.
+		if got := r.ArrivalOf(n); lastAt > 0 && got >= lastAt {
+			return &untested{reason: fmt.Sprintf("the client could not act mid-run: what it waited for arrived %s after the request, "+
+				"when the script's last words were due (%s); an answer this late or held back is FMT-01's or FMT-06's to judge",
+				got.Round(time.Millisecond), lastAt)}
+		}
 		return nil
 	}
 	rule := w.on(r, "FMT-06")
