@@ -148,6 +148,7 @@ var chainChecks = []Check{
 	{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-01")},
 	{Rule: "THREAD-02", Spec: "Otherwise, when the header X-SVC-Thread-Id is present, it is used.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-02")},
 	{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-03")},
+	{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Aspect: NewThreadFollowUps, Judge: NewThreadExists},
 	{Rule: "ASYNC-03", Spec: "Without it, returns the thread's last completed run (on a resumed thread, the previous turn's answer).", Judge: EventsLastCompleted},
 	{Rule: "ASYNC-06", Spec: "POST /api/threads/{id}/abort: Cancels a run.", Judge: AbortEndsRun},
 }
@@ -155,6 +156,10 @@ var chainChecks = []Check{
 // FollowUps is the aspect of THREAD-01/02/03 that the thread itself shows
 // the run, not only the response header.
 const FollowUps = "the thread's follow-ups (GET /api/threads/{id} sent more than the report lag after an SSE or envelope answer showed a run on the thread complete)"
+
+// NewThreadFollowUps is the aspect of THREAD-04 that the thread a header
+// named as new exists.
+const NewThreadFollowUps = "the new thread's follow-ups (GET /api/threads/{id} of a thread a header named as new)"
 
 // AbortTolerance is how long after its abort was answered a run may still
 // produce content. The spec gives cancelling no time; the active scenario
@@ -585,6 +590,27 @@ func (h *History) goneNewThread(x *traffic.Exchange) (thread string, id int, ok 
 	return segs[2], id, ok && h.NamedBefore(segs[2], earliest(x))
 }
 
+// NewThreadExists: THREAD-04, the new thread's follow-ups. The header of a
+// call that named no thread names the run's thread, a new one that exists
+// ("Every response carries the header X-SVC-Thread-Id, for new and resumed
+// threads"): GET /api/threads/{id} of it, sent after the header came,
+// answers 2xx; 404 shows an ID that no thread has. Without it THREAD-03
+// cannot be judged (the run's thread is not known), and is not failed.
+func NewThreadExists(x *traffic.Exchange, h *History) error {
+	if t, id, ok := h.goneNewThread(x); ok {
+		return outcome.Failf(fmt.Sprintf("thread %q, named new by the %s response header of exchange #%d", t, threadHeader, id),
+			"a thread that exists (GET /api/threads/{id} answers it)", "%d", x.Response.Status)
+	}
+	t, err := threadCall(x)
+	if err != nil {
+		return err
+	}
+	if _, ok := h.newThreads[t]; !ok || !h.NamedBefore(t, earliest(x)) {
+		return skip("not a thread a header named as new before the call")
+	}
+	return nil
+}
+
 // threadCall returns the thread of a GET /api/threads/{id} answered 2xx.
 func threadCall(x *traffic.Exchange) (string, error) {
 	segs := apiSegments(x.Request.Path())
@@ -630,11 +656,11 @@ func LastRunID(body []byte) (string, bool) {
 // decides which rule is judged.
 func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
 	return func(x *traffic.Exchange, h *History) error {
-		if t, id, ok := h.goneNewThread(x); ok && rule == "THREAD-03" {
-			// "Otherwise a new thread is created": the thread a response
-			// named as the new one does not exist.
-			return outcome.Failf(fmt.Sprintf("thread %q, named new by the %s response header of exchange #%d", t, threadHeader, id),
-				"a thread that exists (GET /api/threads/{id} answers it)", "%d", x.Response.Status)
+		if t, id, ok := h.goneNewThread(x); ok {
+			// The header named no thread: THREAD-04's failure
+			// (NewThreadExists); which thread holds the run is not known.
+			return skip("thread %q, named new by the %s response header of exchange #%d, does not exist: the header is THREAD-04's to judge, and the run's thread is not known",
+				t, threadHeader, id)
 		}
 		t, err := threadCall(x)
 		if err != nil {

@@ -127,7 +127,14 @@ func TestThreadNamesBlameOneRule(t *testing.T) {
 		// thread that does not exist.
 		{"a new thread's header names a thread that is none", []*traffic.Exchange{opened(),
 			answer(1000, nil, false, "p1", "n1", "r1"), missing(2000, "http://s/api/threads/p1")},
-			[]string{"THREAD-03", "THREAD-04"}},
+			[]string{"THREAD-04"}},
+		// Every name agrees on a thread that is none (as in plain text,
+		// where only the header names it): the header's failure
+		// (THREAD-04); the run's thread is not known, so THREAD-03 is not
+		// judged.
+		{"a new thread's names agree on none", []*traffic.Exchange{opened(),
+			answer(1000, nil, false, "p1", "p1", "r1"), missing(2000, "http://s/api/threads/p1")},
+			[]string{"THREAD-04"}},
 		{"a new thread's header differs, nothing follows", []*traffic.Exchange{opened(),
 			answer(1000, nil, false, "p1", "n1", "r1")}, []string{"THREAD-04"}},
 	}

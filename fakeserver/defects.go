@@ -271,7 +271,7 @@ var defectTable = [numDefects]Defect{
 	defNoThreadHeader:      {"no-thread-header", []string{"THREAD-04", "PROJ-03"}, "responses lack X-SVC-Thread-Id"},
 	defThreadResumeEchoed: {"thread-resume-echoed", []string{"ROUTE-03", "ROUTE-04", "ROUTE-05", "THREAD-01", "THREAD-02", "PROJ-02", "PROJ-03", "THREAD-04"},
 		"a resumed thread runs as a fresh conversation on a new thread, and the response echoes the requested thread ID"},
-	defNewThreadIdInvented: {"new-thread-id-invented", []string{"THREAD-03", "THREAD-04"}, "in the streaming forms (SSE, plain text), a new thread's response header X-SVC-Thread-Id names a provisional ID that no thread has"},
+	defNewThreadIdInvented: {"new-thread-id-invented", []string{"THREAD-04"}, "in the streaming forms (SSE, plain text), a new thread's response header X-SVC-Thread-Id names a provisional ID that no thread has"},
 	// Response forms.
 	defSseBuffered:            {"sse-buffered", []string{"FMT-01", "SSE-01"}, "the SSE stream is written only after the run ends"},
 	defEnvelopeEarly:          {"envelope-early", []string{"FMT-02", "PROJ-03"}, "the JSON envelope is sent before the run ends"},

@@ -319,10 +319,15 @@ func (w *World) threadContinued(thread, said string) error {
 }
 
 // threadHolds: a thread a response header named as new really exists and
-// holds the run (THREAD-03): an invented ID in the header names no thread.
+// holds the run. The header is the only name a call without thread context
+// gets of its new thread: one that names no thread, or not the run's, is
+// THREAD-04's failure ("the header names the run's thread"), and it leaves
+// THREAD-03 (a new thread was created) unknown, so a THREAD-03 scenario
+// that meets it is blocked by THREAD-04 when THREAD-04's own scenarios
+// fail too.
 func (w *World) threadHolds(thread, said string) error {
-	return w.threadRan(thread, said, "",
-		"Otherwise a new thread is created; Every response carries the header X-SVC-Thread-Id")
+	return outcome.Explain(w.threadRan(thread, said, "",
+		"Otherwise a new thread is created; Every response carries the header X-SVC-Thread-Id"), "THREAD-04")
 }
 
 // threadRan: the thread's lastRunID moves on from before (polled: it
