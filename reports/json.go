@@ -18,7 +18,8 @@ import (
 // scenario or the recorded exchange it was seen in, whether it broke in a
 // step the scenario rests on (prerequisite) and the rules it blocked; rules
 // carry blockedBy, failedRules the rules each blocked; scenarios may be
-// "blocked".
+// "blocked"; a failed scenario's checked lists its other rules it had
+// checked in full (each a pass).
 const SchemaVersion = "invokeconf.summary/v3"
 
 // WriteJSON writes the summary: the whole Report (rules with verdicts and

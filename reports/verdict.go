@@ -408,11 +408,15 @@ func Build(in Input) (*Report, error) {
 	for _, s := range scenarios {
 		cause := causeOf(s)
 		for _, id := range s.Rules {
-			if cause != "" && id != cause {
+			switch {
+			case cause != "" && id != cause && contains(s.Checked, id):
+				// Checked in full before the failure: a pass of id.
+				ev(id).own = append(ev(id).own, passedAs(s))
+			case cause != "" && id != cause:
 				ev(id).blocked = append(ev(id).blocked, blockedBy{s, cause})
-				continue
+			default:
+				ev(id).own = append(ev(id).own, s)
 			}
-			ev(id).own = append(ev(id).own, s)
 		}
 		if cause != "" && !contains(s.Rules, cause) {
 			ev(cause).elsewhere = append(ev(cause).elsewhere, s)
@@ -472,6 +476,9 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 			for _, id := range s.Rules {
 				passed[id] = true
 			}
+		}
+		for _, id := range s.Checked {
+			passed[id] = true
 		}
 	}
 	// failedOwn: the rules that failed in a scenario of their own, as its
@@ -606,6 +613,13 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 		}
 	}
 	return out
+}
+
+// passedAs is s as the evidence of a rule it checked in full before its
+// failure (ScenarioResult.Checked): a passed scenario of that rule.
+func passedAs(s runner.ScenarioResult) runner.ScenarioResult {
+	s.Status, s.Error, s.Failure = runner.Passed, "", nil
+	return s
 }
 
 // causeOf is the rule a failed or blocked scenario's failure breaks; "" for
@@ -943,7 +957,7 @@ func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]fe
 				f.Baseline = reason
 			}
 			for _, id := range s.Rules {
-				if id != cause {
+				if id != cause && !contains(s.Checked, id) {
 					f.Blocked = append(f.Blocked, id)
 				}
 			}

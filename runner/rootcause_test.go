@@ -113,3 +113,46 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestCheckedBeforeTheFailure: a scenario about several rules that fails on
+// one of them in its last step had checked the others in full: they pass,
+// they are not blocked. One whose failure came before their checks leaves
+// them blocked.
+func TestCheckedBeforeTheFailure(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		defect, tags string
+		want         map[string]reports.Verdict
+	}{
+		// EVT-01's step passed before EVT-04's, the last, failed.
+		{"toolinput-with-toolcall", "@EVT-01", map[string]reports.Verdict{"EVT-01": reports.Pass, "EVT-04": reports.Fail}},
+		// One step judges BUNDLE-02/03/05/08 each on its own.
+		{"export-nests-project", "@BUNDLE-08", map[string]reports.Verdict{"BUNDLE-08": reports.Pass, "BUNDLE-05": reports.Fail}},
+		// Without the agent child, BUNDLE-08 cannot be judged.
+		{"agent-inlined", "@BUNDLE-08", map[string]reports.Verdict{"BUNDLE-08": reports.Untested, "BUNDLE-02": reports.Fail}},
+		// The envelope came early: its content, FMT-07's, was short, so
+		// FMT-07 was not checked.
+		{"envelope-early", "@FMT-02 && @FMT-07", map[string]reports.Verdict{"FMT-07": reports.Untested, "FMT-02": reports.Fail}},
+	} {
+		t.Run(tc.defect, func(t *testing.T) {
+			t.Parallel()
+			res := runWith(t, tc.tags, fakeserver.Config{Defects: []string{tc.defect}})
+			rep, err := reports.Build(reports.Input{Result: res, Profile: &profile.Profile{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Rules {
+				if want, ok := tc.want[r.ID]; ok && r.Verdict != want {
+					t.Errorf("%s: %s (%s), want %s", r.ID, r.Verdict, r.Reason, want)
+				}
+			}
+			for _, f := range rep.Findings {
+				for _, id := range f.Blocked {
+					if tc.want[id] == reports.Pass {
+						t.Errorf("the finding of %s lists %s as blocked", f.RuleID, id)
+					}
+				}
+			}
+		})
+	}
+}

@@ -94,9 +94,13 @@ type ScenarioResult struct {
 	// step made it: the rule it breaks, keys as their variables, bytes
 	// bounded and printable. A Blocked scenario's Failure.Rule is none of
 	// its own rules: it blocked them.
-	Failure  *outcome.Failure `json:"failure,omitempty"`
-	Started  time.Time        `json:"started,omitzero"`
-	Duration time.Duration    `json:"-"`
+	Failure *outcome.Failure `json:"failure,omitempty"`
+	// Checked are the scenario's own rules, other than Failure.Rule, that
+	// it checked in full before failing (steps.World.Checked): each is a
+	// pass of that rule, not blocked by the failure.
+	Checked  []string      `json:"checked,omitempty"`
+	Started  time.Time     `json:"started,omitzero"`
+	Duration time.Duration `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
 	// references to their environment variables ($INVOKECONF_KEYS_AGENT).
 	Transcript []transcript.Exchange `json:"transcript,omitempty"`
@@ -172,7 +176,8 @@ func (c *collector) begin(sc *godog.Scenario) {
 	c.mu.Unlock()
 }
 
-func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []transcript.Exchange) {
+func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
+	err := d.Err
 	tags := make([]string, 0, len(sc.Tags))
 	for _, t := range sc.Tags {
 		tags = append(tags, t.Name)
@@ -182,7 +187,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []tra
 		stepTexts = append(stepTexts, features.StepText(st))
 	}
 	uri := path.Clean(strings.TrimPrefix(sc.Uri, "./"))
-	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: transcript}
+	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript}
 	r.Feature = strings.TrimSuffix(path.Base(uri), ".feature")
 	r.ID = uri
 	if pl, ok := c.planned[features.PickleKey(uri, sc.Name, stepTexts)]; ok {
@@ -194,6 +199,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, err error, transcript []tra
 		if !contains(r.Rules, f.Rule) {
 			r.Status = Blocked
 		}
+		r.Checked = d.Checked
 	}
 	c.mu.Lock()
 	if t, ok := c.started[sc.Id]; ok {

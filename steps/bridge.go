@@ -66,9 +66,13 @@ func (w *World) decide(c checks.Check) error {
 	if err != nil {
 		return err
 	}
+	x := r.Exchange()
 	w.histMu.Lock()
 	defer w.histMu.Unlock()
-	err = c.Decide(r.Exchange(), &w.hist)
+	err = c.Decide(x, &w.hist)
+	if err == nil && c.Rule != "" {
+		w.stepChecked = append(w.stepChecked, checks.RuleOn(c.Rule, x))
+	}
 	var s *checks.Skip
 	if errors.As(err, &s) {
 		rule := c.Rule
@@ -132,6 +136,9 @@ func (w *World) judgeIfDecided(cs ...func(*traffic.Exchange, *checks.History) er
 		var s *checks.Skip
 		if err != nil && !errors.As(err, &s) {
 			return err
+		}
+		if err == nil && c.Rule != "" {
+			w.stepChecked = append(w.stepChecked, checks.RuleOn(c.Rule, x))
 		}
 	}
 	return nil

@@ -327,7 +327,9 @@ func (bw *bundleWorld) payloadLacks(task string) error {
 // at most one app, no project, no type outside the table. The spec spells
 // only knowledge, connector and project, so the agent child is the one that
 // mentions the export agent, the app child the one that mentions the export
-// app, and their types are whatever the export gives them.
+// app, and their types are whatever the export gives them. Each rule is
+// judged on its own: one that holds is checked in full whichever other
+// fails, and the step fails on the first that broke.
 func (bw *bundleWorld) cardinality() error {
 	e, err := bw.exportProject()
 	if err != nil {
@@ -338,26 +340,50 @@ func (bw *bundleWorld) cardinality() error {
 		return err
 	}
 	// BUNDLE-05 is the passive check's; the rest needs the profile's names.
-	if err := bw.w.judgeIfDecided(checks.ExportNestsNoProject); err != nil {
-		return err
+	first := bw.w.judgeIfDecided(checks.ExportNestsNoProject)
+	if first == nil {
+		bw.w.checkedInFull()
 	}
-	return judgeChildren(includesOf(tree), e)
+	for _, v := range judgeChildren(includesOf(tree), e) {
+		switch {
+		case v.err == nil:
+			bw.w.checkedInFull(v.rule)
+		case first == nil:
+			first = v.err
+		}
+	}
+	return first
 }
 
-// judgeChildren is the cardinality check on an export's children.
-func judgeChildren(cs []map[string]any, e profile.ExportProject) error {
+// ruleVerdict is one rule's verdict: nil when it holds.
+type ruleVerdict struct {
+	rule string
+	err  error
+}
+
+// judgeChildren is the cardinality check on an export's children: the
+// verdicts of BUNDLE-02, BUNDLE-03 and BUNDLE-08, in that order. Without
+// exactly one agent child the others are not judged. A project child is
+// BUNDLE-05's (ExportNestsNoProject), not a type outside the table.
+func judgeChildren(cs []map[string]any, e profile.ExportProject) []ruleVerdict {
 	got := "children: " + childSummary(cs)
 	agents := namedChildren(cs, e.AgentName, e.AgentID)
 	if len(agents) != 1 {
-		return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child (one mentioning %s)", nameList(e.AgentName, e.AgentID)), got).
-			Breaks("BUNDLE-02")
+		return []ruleVerdict{{"BUNDLE-02", outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child (one mentioning %s)", nameList(e.AgentName, e.AgentID)), got).
+			Breaks("BUNDLE-02")}}
+	}
+	out := []ruleVerdict{{rule: "BUNDLE-02"}, {rule: "BUNDLE-03"}, {rule: "BUNDLE-08"}}
+	fail := func(i int, expected string) {
+		if out[i].err == nil {
+			out[i].err = outcome.Fail("the export's spec.includes", expected, got).Breaks(out[i].rule)
+		}
 	}
 	var app map[string]any
 	for _, c := range namedChildren(cs, e.AppName, e.AppPublicID) {
 		if !sameChild(c, agents[0]) {
 			if app != nil {
-				return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child (children mentioning %s)", nameList(e.AppName, e.AppPublicID)), got).
-					Breaks("BUNDLE-03")
+				fail(1, fmt.Sprintf("at most 1 app child (children mentioning %s)", nameList(e.AppName, e.AppPublicID)))
+				continue
 			}
 			app = c
 		}
@@ -368,19 +394,16 @@ func judgeChildren(cs []map[string]any, e profile.ExportProject) error {
 			continue
 		}
 		switch t := childType(c); {
-		case literalChildTypes[t]:
+		case literalChildTypes[t], t == "project":
 		case t != "" && t == agentType:
-			return outcome.Fail("the export's spec.includes", fmt.Sprintf("exactly 1 agent child: no second child of the agent's type %q", t), got).
-				Breaks("BUNDLE-02")
+			fail(0, fmt.Sprintf("exactly 1 agent child: no second child of the agent's type %q", t))
 		case t != "" && t == appType:
-			return outcome.Fail("the export's spec.includes", fmt.Sprintf("at most 1 app child: no second child of the app's type %q", t), got).
-				Breaks("BUNDLE-03")
+			fail(1, fmt.Sprintf("at most 1 app child: no second child of the app's type %q", t))
 		default:
-			return outcome.Fail("the export's spec.includes", fmt.Sprintf("children of the spec's types only: the agent (%q), the app, knowledge, connector", agentType), got).
-				Breaks("BUNDLE-08")
+			fail(2, fmt.Sprintf("children of the spec's types only: the agent (%q), the app, knowledge, connector", agentType))
 		}
 	}
-	return nil
+	return out
 }
 
 // literalChildTypes are the child types the spec spells out; project is

@@ -3,6 +3,8 @@ package steps
 import (
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/outcome"
@@ -72,31 +74,37 @@ func TestJudgeChildren(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		children string
-		ok       bool
+		broken   string // the rule broken, "" for none
 	}{
-		{"agent and knowledge", `[` + kb + `,` + agent + `]`, true},
-		{"agent typed assistant", `[` + kb + `,{"metadata":{"name":"ag-ledger"},"spec":{"type":"assistant"}}]`, true},
-		{"an app that names its agent", `[` + agent + `,` + app + `]`, true},
-		{"app typed application", `[` + agent + `,{"metadata":{"name":"app-ledger"},"spec":{"type":"application"}}]`, true},
-		{"no agent", `[` + kb + `]`, false},
-		{"agent twice", `[` + agent + `,` + agent + `]`, false},
-		{"a second agent of another name", `[` + agent + `,{"metadata":{"name":"helper"},"spec":{"type":"agent"}}]`, false},
-		{"two apps", `[` + agent + `,` + app + `,` + app + `]`, false},
-		{"a project child", `[` + agent + `,{"metadata":{"name":"p"},"spec":{"type":"project"}}]`, false},
-		{"a task child", `[` + agent + `,{"metadata":{"name":"t"},"spec":{"type":"task"}}]`, false},
+		{"agent and knowledge", `[` + kb + `,` + agent + `]`, ""},
+		{"agent typed assistant", `[` + kb + `,{"metadata":{"name":"ag-ledger"},"spec":{"type":"assistant"}}]`, ""},
+		{"an app that names its agent", `[` + agent + `,` + app + `]`, ""},
+		{"app typed application", `[` + agent + `,{"metadata":{"name":"app-ledger"},"spec":{"type":"application"}}]`, ""},
+		{"no agent", `[` + kb + `]`, "BUNDLE-02"},
+		{"agent twice", `[` + agent + `,` + agent + `]`, "BUNDLE-02"},
+		{"a second agent of another name", `[` + agent + `,{"metadata":{"name":"helper"},"spec":{"type":"agent"}}]`, "BUNDLE-02"},
+		{"two apps", `[` + agent + `,` + app + `,` + app + `]`, "BUNDLE-03"},
+		{"a project child is BUNDLE-05's", `[` + agent + `,{"metadata":{"name":"p"},"spec":{"type":"project"}}]`, ""},
+		{"a task child", `[` + agent + `,{"metadata":{"name":"t"},"spec":{"type":"task"}}]`, "BUNDLE-08"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var raw []map[string]any
 			if err := json.Unmarshal([]byte(tc.children), &raw); err != nil {
 				t.Fatal(err)
 			}
-			err := judgeChildren(raw, e)
-			if (err == nil) != tc.ok {
-				t.Fatalf("judgeChildren = %v, want ok=%v", err, tc.ok)
+			var broken []string
+			for _, v := range judgeChildren(raw, e) {
+				if v.err == nil {
+					continue
+				}
+				var f *outcome.Failure
+				if !errors.As(v.err, &f) || f.Rule != v.rule {
+					t.Fatalf("%s: not an outcome.Failure of it: %v", v.rule, v.err)
+				}
+				broken = append(broken, v.rule)
 			}
-			var f *outcome.Failure
-			if err != nil && !errors.As(err, &f) {
-				t.Fatalf("not an outcome.Failure: %v", err)
+			if want := strings.Fields(tc.broken); !slices.Equal(broken, want) {
+				t.Fatalf("judgeChildren broke %v, want %v", broken, want)
 			}
 		})
 	}

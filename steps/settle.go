@@ -85,8 +85,11 @@ func Untested(err error) (string, bool) {
 // target's doing too (the steps turn what they cannot read into failures
 // where they can name a better rule) and becomes a failure the same way.
 func (w *World) settle(d *Def, err error) error {
+	passed := w.stepChecked
+	w.stepChecked = nil
 	switch {
 	case err == nil:
+		w.checked = append(append(w.checked, passed...), d.Rule)
 		return nil
 	case errors.Is(err, godog.ErrPending):
 		return err
@@ -144,4 +147,39 @@ func (w *World) ownRule() string {
 		return rules[0]
 	}
 	return ""
+}
+
+// passed records that the running step's check of rule passed: the rule
+// is checked once the step passes (stepChecked, as decide records it).
+func (w *World) passed(rule string) { w.stepChecked = append(w.stepChecked, rule) }
+
+// checkedInFull records, in a step that judges several rules each on its
+// own, that the rules its checks passed so far (decide) and rules hold
+// whatever the step's later checks find.
+func (w *World) checkedInFull(rules ...string) {
+	w.checked = append(append(w.checked, w.stepChecked...), rules...)
+	w.stepChecked = nil
+}
+
+// Checked returns the scenario's own rules, other than the one its failure
+// breaks, that it checked in full before failing: a step that asserts the
+// rule (Def.Rule), or a check of it, passed, and the failing step was the
+// scenario's last, so no later step had more of the rule to check. Each
+// counts as a pass of the rule, not as blocked by the failure. Nil for a
+// scenario that did not fail on its last step.
+func (w *World) Checked() []string {
+	if w.firstErr == nil || !w.failedLast {
+		return nil
+	}
+	cause := ""
+	if f, ok := outcome.AsFailure(w.firstErr); ok {
+		cause = f.Rule
+	}
+	var out []string
+	for _, id := range features.RulesOf(w.tags) {
+		if id != cause && slices.Contains(w.checked, id) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }

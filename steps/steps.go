@@ -12,7 +12,18 @@ import (
 // Observer hears how each scenario ended, with the transcript of its
 // exchanges (secrets redacted). The runner builds its reports from it.
 type Observer interface {
-	ScenarioDone(sc *godog.Scenario, err error, transcript []Exchange)
+	ScenarioDone(sc *godog.Scenario, d Done)
+}
+
+// Done is what a scenario left when it ended.
+type Done struct {
+	// Err is the first step error (nil when every step passed).
+	Err error
+	// Transcript is every exchange, keys as their variables.
+	Transcript []Exchange
+	// Checked are the scenario's own rules it checked in full before its
+	// failure (World.Checked): passes, not blocked.
+	Checked []string
 }
 
 // Suite binds the step table to one target.
@@ -41,9 +52,10 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	// earlier step was skipped as untested: keep the first error ourselves.
 	// The hook returns nil: godog would join a returned error to the step's
 	// own, and every failure message would read twice.
-	sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+	var failedStep string
+	sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 		if err != nil && w.firstErr == nil {
-			w.firstErr = err
+			w.firstErr, failedStep = err, st.Id
 		}
 		return ctx, nil
 	})
@@ -51,11 +63,15 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if err == nil {
 			err = w.firstErr
 		}
+		if n := len(gsc.Steps); n > 0 && failedStep != "" {
+			w.failedLast = gsc.Steps[n-1].Id == failedStep
+		}
+		failedStep = ""
 		// What the scenario installed is removed as far as the target
 		// lets (bundle.go); a clean-up that fails changes no verdict.
 		w.cleanUp()
 		if s.Observer != nil {
-			s.Observer.ScenarioDone(gsc, err, w.Transcript())
+			s.Observer.ScenarioDone(gsc, Done{Err: err, Transcript: w.Transcript(), Checked: w.Checked()})
 		}
 		return ctx, nil
 	})

@@ -77,8 +77,14 @@ type World struct {
 	hist   checks.History
 	histMu sync.Mutex
 
-	// firstErr is the first step error of the scenario.
-	firstErr error
+	// firstErr is the first step error of the scenario; failedLast says
+	// the step that made it is the scenario's last one.
+	firstErr   error
+	failedLast bool
+	// stepChecked are the rules the running step's checks passed (decide);
+	// checked are those of the steps that passed, with the rule each
+	// asserts (Def.Rule): what the scenario checked in full.
+	stepChecked, checked []string
 	// echoSent: a prompt without directives was sent (capabilities.go).
 	echoSent bool
 
@@ -125,7 +131,8 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.markers = map[string]string{}
 	w.lastPrompt, w.abortStatus, w.abortResp = "", 0, nil
 	w.hist = checks.History{}
-	w.transcript, w.firstErr = nil, nil
+	w.transcript, w.firstErr, w.failedLast = nil, nil, false
+	w.stepChecked, w.checked = nil, nil
 	w.echoSent = false
 	w.answers, w.orphans, w.lastSelection = map[string]*Response{}, false, nil
 	w.bundleWorld = bundleWorld{w: w}
