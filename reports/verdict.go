@@ -708,8 +708,13 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 	case len(e.blocked) > 0 || len(by[runner.Untested]) > 0:
 		var parts []string
 		if len(e.blocked) > 0 {
-			parts = append(parts, fmt.Sprintf("blocked by %s: it failed in a step the rule's scenarios rest on",
-				strings.Join(rr.BlockedBy, ", ")))
+			// A scenario about both rules that failed on the other one
+			// first did not reach this one's check; any other rested on it.
+			where := "in a step the rule's scenarios rest on"
+			if !slices.ContainsFunc(e.blocked, func(b blockedBy) bool { return !contains(b.s.Rules, b.cause) }) {
+				where = "first, in a scenario about both, before this rule's check"
+			}
+			parts = append(parts, fmt.Sprintf("blocked by %s: it failed %s", strings.Join(rr.BlockedBy, ", "), where))
 		}
 		if len(by[runner.Untested]) > 0 {
 			parts = append(parts, reasonsOf(by[runner.Untested]))

@@ -86,6 +86,10 @@ func TestBlockedAndElsewhere(t *testing.T) {
 		!strings.Contains(blocked.Reason, "1 of 2 scenarios passed; the rest: blocked by ROUTE-01") {
 		t.Errorf("blocked: %s (%s), blockedBy %v", blocked.Verdict, blocked.Reason, blocked.BlockedBy)
 	}
+	sibling := judge(must, all, 1, &ruleEvidence{blocked: []blockedBy{{sc("b", runner.Failed, "x", "X-01", "X-02"), "X-02"}}}, &Baseline{})
+	if sibling.Verdict != Untested || !strings.Contains(sibling.Reason, "blocked by X-02: it failed first, in a scenario about both") {
+		t.Errorf("blocked by a rule of the same scenario: %s (%s)", sibling.Verdict, sibling.Reason)
+	}
 	own := sc("a", runner.Passed, "")
 	own.Transcript = []transcript.Exchange{{Method: "POST", URL: "http://t/api/invoke/agt_1", Header: http.Header{"Authorization": {"Bearer $K"}}}}
 	other := sc("b", runner.Blocked, "404", "SSE-05")
