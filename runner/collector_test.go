@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -67,5 +69,28 @@ func TestClassify(t *testing.T) {
 	c.ctx = ctx
 	if got, _ := c.classify(fmt.Errorf("POST /x: %w", context.Canceled)); got != HarnessError {
 		t.Errorf("interrupted: %s", got)
+	}
+}
+
+// TestProgressNamesWhatMayExplainAFailure: a progress line is printed as
+// the scenario ends, before the verdict reconciles; a failure another rule
+// would explain says so, so a reader is not surprised when the verdict
+// blames that rule.
+func TestProgressNamesWhatMayExplainAFailure(t *testing.T) {
+	for _, tc := range []struct {
+		explained []string
+		want      string
+	}{
+		{nil, ""},
+		{[]string{"THREAD-04"}, "(THREAD-04 would explain this too: if it fails in its own scenarios"},
+		{[]string{"ASYNC-05", "THREAD-04"}, "(ASYNC-05 or THREAD-04 would explain this too: if one fails in its own scenarios"},
+	} {
+		var b strings.Builder
+		c := &collector{console: &b, total: 1, noColors: true}
+		c.progress(1, ScenarioResult{ID: "threads.feature:28", Rules: []string{"THREAD-03"}, Status: Failed, Error: "404",
+			Failure: &outcome.Failure{Rule: "THREAD-03", ExplainedBy: tc.explained}})
+		if got := b.String(); tc.want == "" && strings.Contains(got, "explain") || !strings.Contains(got, tc.want) {
+			t.Errorf("ExplainedBy %v: progress line\n%s\nwant %q", tc.explained, got, tc.want)
+		}
 	}
 }

@@ -264,6 +264,14 @@ func (c *collector) progress(n int, r ScenarioResult) {
 			first = "blocked by " + r.Failure.Rule + ": " + first
 		}
 		line += "\n      " + first
+		if r.Failure != nil && len(r.Failure.ExplainedBy) > 0 {
+			// The verdict reconciles at the end: say where it may go.
+			who := r.Failure.ExplainedBy[0] + " would explain this too: if it fails"
+			if n := len(r.Failure.ExplainedBy); n > 1 {
+				who = strings.Join(r.Failure.ExplainedBy[:n-1], ", ") + " or " + r.Failure.ExplainedBy[n-1] + " would explain this too: if one fails"
+			}
+			line += "\n      (" + who + " in its own scenarios, the verdict blames it and this scenario is blocked by it)"
+		}
 	}
 	fmt.Fprintln(c.console, line)
 }
