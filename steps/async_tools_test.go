@@ -1,7 +1,10 @@
 package steps
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/invokeconf/invokeconf/profile"
 )
 
 // TestLastRunIDOf: lastRunID's type is not shown; a string and a number
@@ -61,6 +64,33 @@ func TestLastCompletedOrWaited(t *testing.T) {
 		w.resp = &Response{Method: "GET", URL: "http://x/events", Status: 200, Body: []byte(tc.body), Complete: true}
 		if err := w.lastCompletedOrWaited("second", "first", "third", "R3", "T"); (err == nil) != tc.pass {
 			t.Errorf("%q: %v, want pass %v", tc.body, err, tc.pass)
+		}
+	}
+}
+
+// TestToolRulesOfAnotherAgentsRun: a run of the other agent that shows
+// another agent's tools, or none, is its route's fault alone; the main
+// agent's narrowing, credentials and tools do not explain it (a service
+// that ran a third agent with none of the main agent's tools once made
+// TOOLS-03 and ROUTE-01 explain each other).
+func TestToolRulesOfAnotherAgentsRun(t *testing.T) {
+	tests := []struct {
+		path string
+		got  []string
+		want []string
+	}{
+		{"/api/invoke/agt_2", []string{"mail"}, nil},
+		{"/api/invoke/agt_2", []string{"calc", "web"}, []string{"ROUTE-01"}},
+		{"/api/invoke/agt_2", nil, []string{"ROUTE-01"}},
+		{"/api/invoke/other-alias", []string{"lookup"}, []string{"ROUTE-02"}},
+		{"/api/invoke/agt_1", []string{"lookup"}, []string{"TOOLS-04", "TOOLS-03"}}, // the main agent: unchanged
+	}
+	for _, tc := range tests {
+		w := testWorld(t)
+		w.P.Agents.Other = profile.Agent{ID: "agt_2", Alias: "other-alias", Tools: []string{"mail"}}
+		w.resp = &Response{Method: "POST", URL: "http://127.0.0.1:1" + tc.path, Status: 200, Complete: true}
+		if got := w.toolRules(tc.got); !slices.Equal(got, tc.want) {
+			t.Errorf("%s, tools %v: %v, want %v", tc.path, tc.got, got, tc.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -412,6 +413,21 @@ func (w *World) toolRules(got []string) []string {
 	k := w.route(r)
 	bare := k != routeProject && k != routeProjectThread
 	var out []string
+	if other, err := w.P.Agent("other"); err == nil && w.namesAgent(r, &other) {
+		// A run of the other agent: only its route can be wrong (tools of
+		// the main agent it lacks, or none of its own); what the main
+		// agent's tools, credentials and narrowing would show does not
+		// apply.
+		for _, t := range got {
+			if slices.Contains(main.Tools, t) && !slices.Contains(other.Tools, t) {
+				return []string{w.routeRuleOf(r)}
+			}
+		}
+		if !slices.ContainsFunc(got, func(t string) bool { return slices.Contains(other.Tools, t) }) {
+			return []string{w.routeRuleOf(r)}
+		}
+		return nil
+	}
 	if other, err := w.P.Agent("other"); err == nil {
 		foreign := false
 		for _, t := range got {
@@ -469,6 +485,20 @@ func (w *World) toolRules(got []string) []string {
 		out = append(out, "TOOLS-03")
 	}
 	return out
+}
+
+// namesAgent reports whether r's invoke path names agent a by its ID or
+// alias ({id}, with or without a thread segment).
+func (w *World) namesAgent(r *Response, a *profile.Agent) bool {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return false
+	}
+	segs := apiSegments(u.Path)
+	if len(segs) < 3 || segs[0] != "api" || segs[1] != "invoke" || segs[2] == "" {
+		return false
+	}
+	return segs[2] == a.ID || a.Alias != "" && segs[2] == a.Alias
 }
 
 func (w *World) modelIs(not, want string) error {
