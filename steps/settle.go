@@ -85,11 +85,14 @@ func Untested(err error) (string, bool) {
 // target's doing too (the steps turn what they cannot read into failures
 // where they can name a better rule) and becomes a failure the same way.
 func (w *World) settle(d *Def, err error) error {
-	passed := w.stepChecked
+	held := w.stepChecked
 	w.stepChecked = nil
 	switch {
 	case err == nil:
-		w.checked = append(append(w.checked, passed...), d.Rule)
+		w.checked = append(w.checked, held...)
+		if d.Rule != "" {
+			w.checked = append(w.checked, d.Rule)
+		}
 		return nil
 	case errors.Is(err, godog.ErrPending):
 		return err
