@@ -167,19 +167,23 @@ func (w *World) checkedInFull(rules ...string) {
 // Checked returns the scenario's own rules, other than the one its failure
 // breaks, that it checked in full before failing: a step that asserts the
 // rule (Def.Rule), or a check of it, passed, and the failing step was the
-// scenario's last, so no later step had more of the rule to check. Each
-// counts as a pass of the rule, not as blocked by the failure. Nil for a
-// scenario that did not fail on its last step.
+// scenario's last, failing on one of the scenario's own rules, so no later
+// step had more of the rule to check. (A last step that failed on a
+// prerequisite never reached its own check, whatever rule that was.) Each
+// counts as a pass of the rule, not as blocked by the failure. Nil for any
+// other scenario.
 func (w *World) Checked() []string {
 	if w.firstErr == nil || !w.failedLast {
 		return nil
 	}
-	cause := ""
-	if f, ok := outcome.AsFailure(w.firstErr); ok {
-		cause = f.Rule
+	f, ok := outcome.AsFailure(w.firstErr)
+	own := features.RulesOf(w.tags)
+	if !ok || !slices.Contains(own, f.Rule) {
+		return nil
 	}
+	cause := f.Rule
 	var out []string
-	for _, id := range features.RulesOf(w.tags) {
+	for _, id := range own {
 		if id != cause && slices.Contains(w.checked, id) && !slices.Contains(out, id) {
 			out = append(out, id)
 		}
