@@ -25,9 +25,9 @@ var recordedHeaders = []string{"Accept", "Content-Type", hdrThreadID, "X-SVC-Sco
 // appears only as its ID, never any part of its secret.
 type Request struct {
 	// Seq numbers the requests from 1 in the order they were answered
-	// (their handlers returned; an SSE stream written whole may end at the
-	// client a moment before, so a request sent once it ended may come
-	// first); Requests(since) returns those after since.
+	// (their handlers returned, or an SSE stream began: a request is
+	// listed before its answer ends at the client); Requests(since)
+	// returns those after since.
 	Seq    int64     `json:"seq"`
 	Time   time.Time `json:"time"`
 	Method string    `json:"method"`
@@ -40,8 +40,8 @@ type Request struct {
 	// Headers are the spec's request headers that were sent (Accept,
 	// Content-Type, X-SVC-Thread-Id, X-SVC-Scoped-Tools, X-SVC-Run-Mode).
 	Headers map[string]string `json:"headers,omitempty"`
-	// ElapsedMS is how long the handler took: an SSE stream goes on
-	// after it returned.
+	// ElapsedMS is how long the handler took, up to the start of an SSE
+	// stream, which goes on after it.
 	ElapsedMS float64 `json:"elapsedMs"`
 	// Defects and Variants are the switches the request was served with.
 	Defects  []string `json:"defects,omitempty"`

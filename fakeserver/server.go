@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/invokeconf/invokeconf/internal/httpserve"
@@ -221,16 +222,37 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := s.view()
-	r = r.WithContext(context.WithValue(r.Context(), viewKey{}, v))
 	start := time.Now()
+	var once sync.Once
+	logged := func(status int) {
+		once.Do(func() {
+			elapsed := time.Since(start)
+			key := v.keyIDForLog(r.Header.Get("Authorization"))
+			s.ctl.recent.add(v, r, status, key, start, elapsed)
+			if s.log.Enabled(r.Context(), slog.LevelInfo) {
+				s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
+					"key", key, "elapsed", elapsed.Round(time.Millisecond))
+			}
+		})
+	}
+	ctx := context.WithValue(context.WithValue(r.Context(), viewKey{}, v), logKey{}, logged)
+	r = r.WithContext(ctx)
 	rec := &httpserve.StatusRecorder{ResponseWriter: w}
 	v.mux.ServeHTTP(v.headerVariants(rec), r)
-	elapsed := time.Since(start)
-	key := v.keyIDForLog(r.Header.Get("Authorization"))
-	s.ctl.recent.add(v, r, rec.Status, key, start, elapsed)
-	if s.log.Enabled(r.Context(), slog.LevelInfo) {
-		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Status,
-			"key", key, "elapsed", elapsed.Round(time.Millisecond))
+	logged(rec.Status)
+}
+
+// logKey keys, in a request's context, the function that logs the request
+// once (ServeHTTP).
+type logKey struct{}
+
+// logNow logs r with its status at once, before its answer ends: a stream
+// written on a connection taken over may reach its end at the client
+// before its handler returns, and a client that then reads the recent
+// requests must find it there.
+func logNow(r *http.Request, status int) {
+	if logged, ok := r.Context().Value(logKey{}).(func(int)); ok {
+		logged(status)
 	}
 }
 

@@ -53,6 +53,7 @@ func (s *Server) hijackSSE(w http.ResponseWriter, r *http.Request, run *run, sta
 	_ = buf
 	c := &sseConn{s: s, run: run, conn: conn}
 	c.release = httpserve.Track(r, conn)
+	logNow(r, status)
 	if err := c.write(append(head, chunk(first)...)); err != nil {
 		s.abandon(run)
 		c.hangUp()
