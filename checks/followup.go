@@ -163,8 +163,9 @@ const NewThreadFollowUps = "the new thread's follow-ups (GET /api/threads/{id} o
 
 // AbortTolerance is how long after its abort was answered a run may still
 // produce content. The spec gives cancelling no time; the active scenario
-// pauses 3 s after the content it aborts at, so a service that takes up to
-// 2 s to say that content still has a second to cancel.
+// pauses 5 s after the content it aborts at, so a service that takes up to
+// 4 s to say that content and answer the abort still has a second to
+// cancel.
 const AbortTolerance = time.Second
 
 // DefaultReportLag is how long after a run's answer showed it complete the

@@ -413,27 +413,19 @@ func (w *World) toolRules(got []string) []string {
 	k := w.route(r)
 	bare := k != routeProject && k != routeProjectThread
 	var out []string
-	if other, err := w.P.Agent("other"); err == nil && w.namesAgent(r, &other) {
-		// A run of the other agent: only its route can be wrong (tools of
-		// the main agent it lacks, or none of its own); what the main
-		// agent's tools, credentials and narrowing would show does not
-		// apply.
-		for _, t := range got {
-			if slices.Contains(main.Tools, t) && !slices.Contains(other.Tools, t) {
+	if other, err := w.P.Agent("other"); err == nil {
+		if w.namesAgent(r, &other) {
+			// A run of the other agent: only its route can be wrong (tools
+			// of the main agent it lacks, or none of its own); what the
+			// main agent's tools, credentials and narrowing would show
+			// does not apply.
+			if foreignTools(got, main.Tools, other.Tools) ||
+				!slices.ContainsFunc(got, func(t string) bool { return slices.Contains(other.Tools, t) }) {
 				return []string{w.routeRuleOf(r)}
 			}
+			return nil
 		}
-		if !slices.ContainsFunc(got, func(t string) bool { return slices.Contains(other.Tools, t) }) {
-			return []string{w.routeRuleOf(r)}
-		}
-		return nil
-	}
-	if other, err := w.P.Agent("other"); err == nil {
-		foreign := false
-		for _, t := range got {
-			foreign = foreign || (slices.Contains(other.Tools, t) && !slices.Contains(main.Tools, t))
-		}
-		if foreign || len(got) == 0 {
+		if foreignTools(got, other.Tools, main.Tools) || len(got) == 0 {
 			out = append(out, w.routeRuleOf(r))
 			if made := w.madeBy[w.threadInPath(r)]; made != "" {
 				out = append(out, made) // the thread's agent came from the route that opened it
@@ -485,6 +477,12 @@ func (w *World) toolRules(got []string) []string {
 		out = append(out, "TOOLS-03")
 	}
 	return out
+}
+
+// foreignTools reports whether got holds a tool of the stranger agent that
+// the run's own agent lacks: the run ran on another agent.
+func foreignTools(got, stranger, own []string) bool {
+	return slices.ContainsFunc(got, func(t string) bool { return slices.Contains(stranger, t) && !slices.Contains(own, t) })
 }
 
 // namesAgent reports whether r's invoke path names agent a by its ID or
