@@ -142,7 +142,11 @@ func (j *Judgement) SetReportLag(d time.Duration) {
 }
 
 // Add judges x and returns the rules it broke.
-func (j *Judgement) Add(x *traffic.Exchange) []Finding {
+func (j *Judgement) Add(x *traffic.Exchange) []Finding { return j.AddView(NewView(x)) }
+
+// AddView judges an exchange already viewed (the active suite judges the
+// views its steps read) and returns the rules it broke.
+func (j *Judgement) AddView(x *View) []Finding {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.n++
@@ -354,7 +358,7 @@ func commonest(m map[string]int) string {
 	return keys[0]
 }
 
-func statusOf(x *traffic.Exchange) int {
+func statusOf(x *View) int {
 	if x.Response == nil {
 		return 0
 	}
@@ -375,7 +379,7 @@ const minBodyRun = 8
 // header's thread ID, a run ID in the query), and so does what a check
 // writes of its own: status codes, lengths, timings, the spec's words.
 // Failures are few, so the bodies are scanned per call.
-func RedactBodyText(x *traffic.Exchange, texts ...*string) {
+func RedactBodyText(x *View, texts ...*string) {
 	want := map[uint64]bool{} // the texts' windows of minBodyRun bytes
 	for _, t := range texts {
 		for i := 0; i+minBodyRun <= len(*t); i++ {
@@ -390,7 +394,7 @@ func RedactBodyText(x *traffic.Exchange, texts ...*string) {
 		bodies = append(bodies, string(x.Request.Body.Bytes()))
 	}
 	if x.Response != nil && !x.Response.Body.Redacted {
-		bodies = append(bodies, string(x.Response.Body.Bytes()))
+		bodies = append(bodies, string(x.Body()))
 	}
 	// Windows not found yet, counted per hash slot: most of a long body's
 	// windows need no map lookup.
@@ -446,7 +450,7 @@ func window(s string, i int) uint64 {
 
 // keptValues are what an exchange shows outside its bodies, raw and as %q
 // writes them: header values, the URL's path segments and query values.
-func keptValues(x *traffic.Exchange) []string {
+func keptValues(x *View) []string {
 	var vs []string
 	headers := []http.Header{x.Request.Header}
 	if x.Response != nil {
