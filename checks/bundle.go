@@ -33,10 +33,7 @@ func exportDocument(x *View) (map[string]any, error) {
 }
 
 func parseExport(x *View) (map[string]any, error) {
-	segs := x.apiPath().all
-	n := len(segs)
-	if x.Request.Method != "GET" || n < 6 || segs[n-6] != "api" || segs[n-5] != "assistants" || segs[n-3] != "projects" ||
-		segs[n-1] != "bundle" || segs[n-4] == "" || segs[n-2] == "" {
+	if x.Route().Kind != RouteExport {
 		return nil, skip("not the export route")
 	}
 	if x.Response == nil || x.Response.Status/100 != 2 {

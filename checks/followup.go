@@ -18,14 +18,14 @@ var followupChecks = append([]Check{
 // eventsCall returns the thread of a GET /api/threads/{id}/events answered
 // 2xx, or a Skip.
 func eventsCall(x *View) (string, error) {
-	segs := x.segments()
-	if x.Request.Method != "GET" || len(segs) != 4 || segs[0] != "api" || segs[1] != "threads" || segs[3] != "events" || segs[2] == "" {
+	rt := x.Route()
+	if rt.Kind != RouteEvents {
 		return "", skip("not the events route")
 	}
 	if x.Response == nil || x.Response.Status/100 != 2 {
 		return "", skip("not answered 2xx")
 	}
-	return segs[2], nil
+	return rt.ID, nil
 }
 
 // followupEvents returns the event objects of an events-route answer. Its
@@ -52,7 +52,7 @@ func eventsOfRun(x *View, _ *History) error {
 	if err != nil {
 		return err
 	}
-	vs := x.apiPath().query["runID"]
+	vs := x.Route().Query["runID"]
 	if len(vs) != 1 || vs[0] == "" {
 		return skip("no runID")
 	}
@@ -232,7 +232,7 @@ type abortRecord struct {
 // in its query or its JSON body is read as naming the run it cancels.
 func abortOfExchange(x *View) abortRecord {
 	ab := abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)}
-	for _, v := range x.apiPath().query["runID"] {
+	for _, v := range x.Route().Query["runID"] {
 		ab.runs = append(ab.runs, v)
 	}
 	b := &x.Request.Body
@@ -428,7 +428,7 @@ func (h *History) addAbort(x *View) {
 		return
 	}
 	t, err := eventsCall(x)
-	vs := x.apiPath().query["runID"]
+	vs := x.Route().Query["runID"]
 	if err != nil || len(vs) != 1 || !endedWhole(x) {
 		return
 	}
@@ -582,13 +582,12 @@ func quoteAll(ss []string) []string {
 // for a thread that the X-SVC-Thread-Id response header of a call naming
 // no thread had named (exchange id) before x was sent.
 func (h *History) goneNewThread(x *View) (thread string, id int, ok bool) {
-	segs := x.segments()
-	if h == nil || x.Request.Method != "GET" || len(segs) != 3 || segs[0] != "api" || segs[1] != "threads" ||
-		x.Response == nil || x.Response.Status != 404 {
+	rt := x.Route()
+	if h == nil || rt.Kind != RouteThread || x.Response == nil || x.Response.Status != 404 {
 		return "", 0, false
 	}
-	id, ok = h.newThreads[segs[2]]
-	return segs[2], id, ok && h.NamedBefore(segs[2], earliest(x))
+	id, ok = h.newThreads[rt.ID]
+	return rt.ID, id, ok && h.NamedBefore(rt.ID, earliest(x))
 }
 
 // NewThreadExists: THREAD-04, the new thread's follow-ups. The header of a
@@ -616,26 +615,24 @@ func newThreadExists(x *View, h *History) error {
 
 // threadCall returns the thread of a GET /api/threads/{id} answered 2xx.
 func threadCall(x *View) (string, error) {
-	segs := x.segments()
-	if x.Request.Method != "GET" || len(segs) != 3 || segs[0] != "api" || segs[1] != "threads" || segs[2] == "" {
+	rt := x.Route()
+	if rt.Kind != RouteThread {
 		return "", skip("not GET /api/threads/{id}")
 	}
 	if x.Response == nil || x.Response.Status/100 != 2 {
 		return "", skip("not answered 2xx")
 	}
-	return segs[2], nil
+	return rt.ID, nil
 }
 
 // abortCall returns the thread of a POST /api/threads/{id}/abort answered
 // 2xx.
 func abortCall(x *View) (string, bool) {
-	segs := x.segments()
-	ok := x.Request.Method == "POST" && len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "abort" &&
-		segs[2] != "" && x.Response != nil && x.Response.Status/100 == 2
-	if !ok {
+	rt := x.Route()
+	if rt.Kind != RouteAbort || x.Response == nil || x.Response.Status/100 != 2 {
 		return "", false
 	}
-	return segs[2], true
+	return rt.ID, true
 }
 
 // LastRunID reads lastRunID from a thread's JSON: "" when absent or null.
@@ -710,7 +707,7 @@ func eventsLastCompleted(x *View, h *History) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := x.apiPath().query["runID"]; ok {
+	if _, ok := x.Route().Query["runID"]; ok {
 		return skip("with runID (ASYNC-02)")
 	}
 	evs, err := followupEvents(x, true)
@@ -804,7 +801,7 @@ func abortEndsRun(x *View, h *History) error {
 		return skip("several runs of thread %q were going (the spec says the abort cancels a run)", t)
 	}
 	if t, err := eventsCall(x); err == nil {
-		vs := x.apiPath().query["runID"]
+		vs := x.Route().Query["runID"]
 		if len(vs) != 1 {
 			return skip("no single runID")
 		}

@@ -130,10 +130,32 @@ func acceptOther(x *View, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if present && (namesLoosely(v, "text/event-stream") || namesLoosely(v, "application/json")) {
+	if AcceptRule(v, present) != "FMT-03" {
 		return skip("Accept names an SSE or JSON type, in any case or spacing (FMT-01/02/04/05)")
 	}
 	return notPlain(x, v)
+}
+
+// AcceptRule returns the rule that decides what an Accept value gives: FMT-01
+// for exactly text/event-stream, FMT-02 for exactly application/json,
+// FMT-04 for another value that names text/event-stream (in any case or
+// spacing), FMT-05 for another that names application/json, FMT-03 for
+// anything else or none (present false). The active steps name the same
+// rule for what a request rests on.
+func AcceptRule(v string, present bool) string {
+	switch {
+	case !present:
+		return "FMT-03"
+	case v == "text/event-stream":
+		return "FMT-01"
+	case v == "application/json":
+		return "FMT-02"
+	case namesLoosely(v, "text/event-stream"):
+		return "FMT-04"
+	case namesLoosely(v, "application/json"):
+		return "FMT-05"
+	}
+	return "FMT-03"
 }
 
 // namesLoosely reports whether an Accept value names a media type once case
@@ -152,7 +174,7 @@ func acceptSSELiteral(x *View, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if v == "text/event-stream" || !namesLoosely(v, "text/event-stream") {
+	if AcceptRule(v, true) != "FMT-04" {
 		return skip("Accept is exactly text/event-stream or does not name it")
 	}
 	return notPlain(x, v)
@@ -167,7 +189,7 @@ func acceptJSONLiteral(x *View, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if v == "application/json" || !namesLoosely(v, "application/json") || namesLoosely(v, "text/event-stream") {
+	if AcceptRule(v, true) != "FMT-05" {
 		return skip("Accept is exactly application/json or does not name it")
 	}
 	return notPlain(x, v)

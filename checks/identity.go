@@ -332,15 +332,12 @@ func (h *History) settlements(x *View) []settling {
 	if h == nil || len(h.disputes) == 0 || x.Response == nil || x.Request.Method != "GET" {
 		return nil
 	}
-	segs := x.segments()
-	if len(segs) < 3 || segs[0] != "api" || segs[1] != "threads" || segs[2] == "" {
+	rt := x.Route()
+	if rt.Kind != RouteThread && rt.Kind != RouteEvents {
 		return nil
 	}
-	t := segs[2]
-	isEvents := len(segs) == 4 && segs[3] == "events"
-	if len(segs) != 3 && !isEvents {
-		return nil
-	}
+	t := rt.ID
+	isEvents := rt.Kind == RouteEvents
 	var out []settling
 	for _, d := range h.disputes {
 		if !slices.Contains(d.left(), t) {
@@ -352,7 +349,7 @@ func (h *History) settlements(x *View) []settling {
 			s.out = map[string]string{t: fmt.Sprintf("%s %s answered 404 (exchange #%d)", x.Request.Method, x.Request.Path(), x.ID)}
 		case st/100 != 2 || d.names.Run == "":
 		case isEvents:
-			vs := x.apiPath().query["runID"]
+			vs := x.Route().Query["runID"]
 			evs, ok := eventsOf(x)
 			if len(vs) == 1 && vs[0] == d.names.Run && ok && slices.ContainsFunc(evs, func(e eventObject) bool {
 				return e.RunID != nil && *e.RunID == d.names.Run

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/url"
 	"strings"
 	"time"
 
@@ -29,70 +30,124 @@ type Invoke struct {
 	Async bool
 }
 
+// RouteKind is which of the spec's routes a request addresses.
+type RouteKind int
+
+// The routes, in the spec's order.
+const (
+	RouteOther         RouteKind = iota
+	RouteInvoke                  // POST /api/invoke/{id}, with /thread/{thread} or /threads/{thread}
+	RouteProjectInvoke           // POST /api/projects/{project_id}/invoke, with /thread/{thread_id}
+	RouteEvents                  // GET /api/threads/{id}/events
+	RouteAbort                   // POST /api/threads/{id}/abort
+	RouteThread                  // GET /api/threads/{id}
+	RouteExport                  // GET /api/assistants/{assistant_id}/projects/{project_id}/bundle
+	RouteUninstall               // DELETE /api/bundles/installations/{id}
+	RouteTaskDelete              // DELETE /api/tasks/{id}
+)
+
+// Route is what a request addresses, read from its method and URL once:
+// the one grammar of the spec's routes, which the checks and the active
+// steps both read (the reference server keeps a parser of its own, so the
+// implementation stays independent of the oracle).
+type Route struct {
+	Kind RouteKind
+	// ID is the route's {id}: the agent's (or an alias, or a thread's) of
+	// an agent invoke, {project_id} of a project invoke and of the export,
+	// the thread's of a thread route, the installation's or task's.
+	ID string
+	// Thread is an invoke's thread segment ("" when none); Threads is true
+	// for the /threads/{thread} form.
+	Thread  string
+	Threads bool
+	// Assistant is the export's {assistant_id}.
+	Assistant string
+	// Query is the URL's query.
+	Query url.Values
+}
+
+// collections are the first segments after "api" of the spec's routes:
+// where a path's "/api/" is, when the base URL has a path of its own.
+var collections = map[string]bool{"invoke": true, "projects": true, "threads": true, "assistants": true, "bundles": true, "tasks": true}
+
+// ParseRoute reads a request's method and URL as one of the spec's routes.
+func ParseRoute(method, rawURL string) Route {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return Route{Query: url.Values{}}
+	}
+	rt := Route{Query: u.Query()}
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	for i := 0; i+1 < len(segs); i++ {
+		if segs[i] == "api" && collections[segs[i+1]] {
+			segs = segs[i+1:]
+			break
+		}
+	}
+	id := func(s string) bool { return s != "" }
+	switch n := len(segs); {
+	case method == "POST" && n >= 2 && segs[0] == "invoke" && id(segs[1]):
+		switch rest := segs[2:]; {
+		case len(rest) == 0:
+		case len(rest) == 2 && (rest[0] == "thread" || rest[0] == "threads") && id(rest[1]):
+			rt.Thread, rt.Threads = rest[1], rest[0] == "threads"
+		default:
+			return Route{Query: rt.Query}
+		}
+		rt.Kind, rt.ID = RouteInvoke, segs[1]
+	case method == "POST" && n >= 3 && segs[0] == "projects" && segs[2] == "invoke" && id(segs[1]):
+		switch rest := segs[3:]; {
+		case len(rest) == 0:
+		case len(rest) == 2 && rest[0] == "thread" && id(rest[1]):
+			rt.Thread = rest[1]
+		default:
+			return Route{Query: rt.Query}
+		}
+		rt.Kind, rt.ID = RouteProjectInvoke, segs[1]
+	case n == 3 && segs[0] == "threads" && id(segs[1]) && method == "GET" && segs[2] == "events":
+		rt.Kind, rt.ID = RouteEvents, segs[1]
+	case n == 3 && segs[0] == "threads" && id(segs[1]) && method == "POST" && segs[2] == "abort":
+		rt.Kind, rt.ID = RouteAbort, segs[1]
+	case n == 2 && segs[0] == "threads" && id(segs[1]) && method == "GET":
+		rt.Kind, rt.ID = RouteThread, segs[1]
+	case n == 5 && segs[0] == "assistants" && segs[2] == "projects" && segs[4] == "bundle" && id(segs[1]) && id(segs[3]) && method == "GET":
+		rt.Kind, rt.Assistant, rt.ID = RouteExport, segs[1], segs[3]
+	case n == 3 && segs[0] == "bundles" && segs[1] == "installations" && id(segs[2]) && method == "DELETE":
+		rt.Kind, rt.ID = RouteUninstall, segs[2]
+	case n == 2 && segs[0] == "tasks" && id(segs[1]) && method == "DELETE":
+		rt.Kind, rt.ID = RouteTaskDelete, segs[1]
+	}
+	return rt
+}
+
+// Route returns what the request addresses.
+func (v *View) Route() Route {
+	return v.route.get(v, "route", func() Route { return ParseRoute(v.Request.Method, v.Request.URL) })
+}
+
 // InvokeOf reads x's request as an invoke call. The second result is false
 // for any other request, and for an async value the spec does not name
 // (only true and false are: "async | boolean").
 func InvokeOf(x *View) (Invoke, bool) {
 	p := x.invoke.get(x, "invoke", func() invokeParse {
-		inv, ok := invokeOf(x)
+		inv, ok := invokeOf(x.Route())
 		return invokeParse{inv, ok}
 	})
 	return p.inv, p.ok
 }
 
-func invokeOf(x *View) (Invoke, bool) {
-	if x.Request.Method != "POST" {
+func invokeOf(rt Route) (Invoke, bool) {
+	if rt.Kind != RouteInvoke && rt.Kind != RouteProjectInvoke {
 		return Invoke{}, false
 	}
-	segs := x.segments()
-	var inv Invoke
-	switch {
-	case len(segs) >= 3 && segs[0] == "api" && segs[1] == "invoke":
-		inv.ID = segs[2]
-		switch rest := segs[3:]; {
-		case len(rest) == 0:
-		case len(rest) == 2 && (rest[0] == "thread" || rest[0] == "threads") && rest[1] != "":
-			inv.ThreadSegment = rest[1]
-		default:
-			return Invoke{}, false
-		}
-	case len(segs) >= 4 && segs[0] == "api" && segs[1] == "projects" && segs[3] == "invoke":
-		inv.Project, inv.ID = true, segs[2]
-		switch rest := segs[4:]; {
-		case len(rest) == 0:
-		case len(rest) == 2 && rest[0] == "thread" && rest[1] != "":
-			inv.ThreadSegment = rest[1]
-		default:
-			return Invoke{}, false
-		}
-	default:
-		return Invoke{}, false
-	}
-	if inv.ID == "" {
-		return Invoke{}, false
-	}
-	q := x.apiPath().query
-	if vs, ok := q["async"]; ok {
+	inv := Invoke{Project: rt.Kind == RouteProjectInvoke, ID: rt.ID, ThreadSegment: rt.Thread}
+	if vs, ok := rt.Query["async"]; ok {
 		if len(vs) != 1 || (vs[0] != "true" && vs[0] != "false") {
 			return Invoke{}, false
 		}
 		inv.Async = vs[0] == "true"
 	}
 	return inv, true
-}
-
-// apiSegments returns the path's segments from its "/api/" on, so a service
-// whose base URL has a path of its own (https://host/svc) is read alike.
-func apiSegments(segs []string) []string {
-	for i := 0; i+1 < len(segs); i++ {
-		if segs[i] == "api" {
-			switch segs[i+1] {
-			case "invoke", "projects", "threads":
-				return segs[i:]
-			}
-		}
-	}
-	return segs
 }
 
 // syncInvoke returns x's invoke call when it is synchronous and answered

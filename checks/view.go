@@ -2,8 +2,6 @@ package checks
 
 import (
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 
 	"github.com/invokeconf/invokeconf/agentscript"
@@ -22,7 +20,7 @@ import (
 type View struct {
 	*traffic.Exchange
 
-	path     memo[requestPath]
+	route    memo[Route]
 	invoke   memo[invokeParse]
 	body     memo[[]byte]
 	frames   memo[[]Frame]
@@ -59,29 +57,6 @@ func (m *memo[T]) get(v *View, part string, parse func() T) T {
 	})
 	return m.v
 }
-
-// requestPath is the request URL's path segments, whole and from "/api/"
-// on, and its query.
-type requestPath struct {
-	all, segs []string
-	query     url.Values
-}
-
-// apiPath returns the request's path segments from its "/api/" on (so a
-// service whose base URL has a path of its own reads alike) and its query.
-func (v *View) apiPath() requestPath {
-	return v.path.get(v, "path", func() requestPath {
-		u, err := url.Parse(v.Request.URL)
-		if err != nil {
-			return requestPath{query: url.Values{}}
-		}
-		all := strings.Split(strings.Trim(u.Path, "/"), "/")
-		return requestPath{all: all, segs: apiSegments(all), query: u.Query()}
-	})
-}
-
-// segments returns apiPath's segments.
-func (v *View) segments() []string { return v.apiPath().segs }
 
 type invokeParse struct {
 	inv Invoke

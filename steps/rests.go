@@ -72,48 +72,45 @@ var routeRule = map[routeKind]string{
 	routeBundleUpdate:    "UPDATE-01",
 }
 
-// route classifies the request of r by its path and the profile: which of
-// the spec's routes, and for {id}, an agent ID, an alias or a thread.
+// route classifies the request of r by the one route grammar
+// (checks.View.Route) and the profile: which of the spec's routes, and for
+// {id}, an agent ID, an alias or a thread.
 func (w *World) route(r *Response) routeKind {
-	u, err := url.Parse(r.URL())
-	if err != nil {
-		return routeOther
-	}
-	segs := apiSegments(u.Path)
-	switch {
-	case len(segs) >= 3 && segs[0] == "api" && segs[1] == "invoke":
-		switch rest := segs[3:]; {
-		case len(rest) == 2 && rest[0] == "thread":
-			return routeThreadSegment
-		case len(rest) == 2 && rest[0] == "threads":
+	switch rt := r.Route(); rt.Kind {
+	case checks.RouteInvoke:
+		switch {
+		case rt.Thread != "" && rt.Threads:
 			return routeThreadsSegment
-		case len(rest) == 0:
-			return w.idKind(segs[2])
+		case rt.Thread != "":
+			return routeThreadSegment
 		}
-	case len(segs) >= 4 && segs[0] == "api" && segs[1] == "projects" && segs[3] == "invoke":
-		if len(segs) == 6 && segs[4] == "thread" {
+		return w.idKind(rt.ID)
+	case checks.RouteProjectInvoke:
+		if rt.Thread != "" {
 			return routeProjectThread
 		}
 		return routeProject
-	case len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "events":
+	case checks.RouteEvents:
 		return routeEvents
-	case len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "abort":
+	case checks.RouteAbort:
 		return routeAbort
-	case len(segs) == 3 && segs[0] == "api" && segs[1] == "threads":
+	case checks.RouteThread:
 		return routeThreadGet
-	case len(segs) == 6 && segs[0] == "api" && segs[1] == "assistants" && segs[3] == "projects" && segs[5] == "bundle":
-		if segs[4] == w.P.Bundles.Export.ProjectID {
+	case checks.RouteExport:
+		if rt.ID == w.P.Bundles.Export.ProjectID {
 			return routeExport
 		}
 		return routeExportInstalled
-	case len(segs) == 4 && segs[0] == "api" && segs[1] == "bundles" && segs[2] == "installations" && r.Method() == "DELETE":
+	case checks.RouteUninstall:
 		return routeUninstall
-	case len(segs) == 3 && segs[0] == "api" && segs[1] == "tasks" && r.Method() == "DELETE":
+	case checks.RouteTaskDelete:
 		return routeTaskDelete
 	}
-	for name, kind := range map[string]routeKind{profile.RouteBundleInstall: routeBundleInstall, profile.RouteBundleUpdate: routeBundleUpdate} {
-		if method, tmpl, err := w.P.Route(name); err == nil && method == r.Method() && pathMatches(tmpl, u.Path) {
-			return kind
+	if u, err := url.Parse(r.URL()); err == nil {
+		for name, kind := range map[string]routeKind{profile.RouteBundleInstall: routeBundleInstall, profile.RouteBundleUpdate: routeBundleUpdate} {
+			if method, tmpl, err := w.P.Route(name); err == nil && method == r.Method() && pathMatches(tmpl, u.Path) {
+				return kind
+			}
 		}
 	}
 	return routeOther
@@ -134,18 +131,6 @@ func pathMatches(tmpl, path string) bool {
 		}
 	}
 	return true
-}
-
-// apiSegments returns a path's segments from its "/api/" on, so a target
-// whose base URL has a path of its own is read alike.
-func apiSegments(path string) []string {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for i := 0; i+1 < len(segs); i++ {
-		if segs[i] == "api" {
-			return segs[i:]
-		}
-	}
-	return segs
 }
 
 // idKind tells what an {id} names: an agent ID or alias of the profile, or a
@@ -175,7 +160,7 @@ func (w *World) idKind(id string) routeKind {
 func (w *World) routeRuleOf(r *Response) string {
 	k := w.route(r)
 	if k == routeEvents {
-		if u, err := url.Parse(r.URL()); err == nil && u.Query().Has("runID") {
+		if r.Route().Query.Has("runID") {
 			return "ASYNC-02"
 		}
 		return "ASYNC-03"
@@ -296,29 +281,16 @@ func (w *World) headerRules(r *Response) []string {
 		out = append(out, "TOOLS-02")
 	}
 	if vs, ok := r.Request.Header["Accept"]; ok && len(vs) == 1 {
-		switch v := vs[0]; {
-		case v == "text/event-stream":
-			out = append(out, "FMT-01")
-		case v == "application/json":
-			out = append(out, "FMT-02")
-		case strings.Contains(strings.ToLower(v), "event-stream"):
-			out = append(out, "FMT-04")
-		case strings.Contains(strings.ToLower(v), "json"):
-			out = append(out, "FMT-05")
-		default:
-			out = append(out, "FMT-03")
-		}
+		out = append(out, checks.AcceptRule(vs[0], true))
 	}
 	if r.Request.Header.Get("X-SVC-Thread-Id") != "" {
 		out = append(out, "THREAD-02")
 	}
-	if u, err := url.Parse(r.URL()); err == nil {
-		switch u.Query().Get("async") {
-		case "true":
-			out = append(out, "ASYNC-01")
-		case "false":
-			out = append(out, "ASYNC-07")
-		}
+	switch r.Route().Query.Get("async") {
+	case "true":
+		out = append(out, "ASYNC-01")
+	case "false":
+		out = append(out, "ASYNC-07")
 	}
 	if b := strings.TrimSpace(string(r.Prompt())); strings.HasPrefix(b, "{") || strings.HasPrefix(b, "[") {
 		out = append(out, "BODY-02")
@@ -387,7 +359,7 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 		}
 		ownOnly = append(ownOnly, "UNINSTALL-01")
 	case routeExportInstalled:
-		if u, err := url.Parse(r.URL()); err == nil && u.Query().Has("app") {
+		if r.Route().Query.Has("app") {
 			// An app an update no longer declares is left untouched
 			// (UPDATE-05) and exports with ?app= (EXPORT-04).
 			ownOnly = append(ownOnly, "UPDATE-05", "EXPORT-04")
@@ -495,12 +467,8 @@ func (w *World) pathRules(r *Response) []string {
 		return nil
 	case routeThreadSegment, routeThreadsSegment:
 		out = append(out, w.routeRuleOf(r))
-		if u, err := url.Parse(r.URL()); err == nil {
-			if segs := apiSegments(u.Path); len(segs) >= 3 {
-				if rule, ok := routeRule[w.idKind(segs[2])]; ok {
-					out = append(out, rule)
-				}
-			}
+		if rule, ok := routeRule[w.idKind(r.Route().ID)]; ok {
+			out = append(out, rule)
 		}
 	case routeThreadID, routeEvents, routeThreadGet, routeAbort:
 		// A thread the scenario opened on the main agent's ID.
@@ -750,10 +718,7 @@ func (w *World) selections() []string {
 func (w *World) threadInPath(r *Response) string {
 	switch w.route(r) {
 	case routeThreadSegment, routeThreadsSegment, routeProjectThread:
-		if u, err := url.Parse(r.URL()); err == nil {
-			segs := apiSegments(u.Path)
-			return segs[len(segs)-1]
-		}
+		return r.Route().Thread
 	}
 	return ""
 }

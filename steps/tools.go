@@ -2,7 +2,6 @@ package steps
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -488,15 +487,11 @@ func foreignTools(got, stranger, own []string) bool {
 // namesAgent reports whether r's invoke path names agent a by its ID or
 // alias ({id}, with or without a thread segment).
 func (w *World) namesAgent(r *Response, a *profile.Agent) bool {
-	u, err := url.Parse(r.URL())
-	if err != nil {
+	rt := r.Route()
+	if rt.Kind != checks.RouteInvoke {
 		return false
 	}
-	segs := apiSegments(u.Path)
-	if len(segs) < 3 || segs[0] != "api" || segs[1] != "invoke" || segs[2] == "" {
-		return false
-	}
-	return segs[2] == a.ID || a.Alias != "" && segs[2] == a.Alias
+	return rt.ID == a.ID || a.Alias != "" && rt.ID == a.Alias
 }
 
 func (w *World) modelIs(not, want string) error {
