@@ -61,8 +61,8 @@ func TestViewParsesOnce(t *testing.T) {
 func TestPrimitivesOnlyInTheView(t *testing.T) {
 	allowed := map[string][]string{
 		`sseframe\.ReadAll\(`:       {"view.go"},
-		`url\.Parse\(`:              {"route.go"},
-		`agentscript\.Parse\(`:      {"live.go"}, // program, which the view memoizes
+		`url\.Parse\(`:              {"route.go", "judge.go"}, // judge.go: --redact-bodies reads the path whole, per failure
+		`agentscript\.Parse\(`:      {"live.go"},              // program, which the view memoizes
 		`\.Response\.Body\.Bytes\(`: {"view.go"},
 	}
 	files, err := filepath.Glob("*.go")
