@@ -189,6 +189,9 @@ type ExchangeRef struct {
 // ID names where the finding was seen: the scenario's ID, or
 // "exchange-N-RULE".
 func (f Finding) ID() string {
+	if f.Scenario != nil && f.Exchange != nil {
+		return fmt.Sprintf("%s-exchange-%d-%s", f.Scenario.ID, f.Exchange.ID, f.RuleID)
+	}
 	if f.Scenario != nil {
 		return f.Scenario.ID
 	}
@@ -201,6 +204,9 @@ func (f Finding) ID() string {
 // Title names it for people: the scenario's title, or the exchange's
 // request line.
 func (f Finding) Title() string {
+	if f.Scenario != nil && f.Exchange != nil {
+		return fmt.Sprintf("exchange #%d of %s: %s", f.Exchange.ID, f.Scenario.Title(), f.Exchange.Request)
+	}
 	if f.Scenario != nil {
 		return f.Scenario.Title()
 	}
@@ -420,6 +426,13 @@ func Build(in Input) (*Report, error) {
 		}
 		if cause != "" && !contains(s.Rules, cause) {
 			ev(cause).elsewhere = append(ev(cause).elsewhere, s)
+		}
+		seen := map[string]bool{}
+		for _, o := range s.Observed {
+			if !seen[o.Rule] {
+				seen[o.Rule] = true
+				ev(o.Rule).observed = append(ev(o.Rule).observed, s)
+			}
 		}
 		lean := s
 		lean.Transcript = nil
@@ -644,6 +657,9 @@ type ruleEvidence struct {
 	own       []runner.ScenarioResult
 	blocked   []blockedBy
 	elsewhere []runner.ScenarioResult
+	// observed are the scenarios in whose exchanges the run's judgement of
+	// every exchange found the rule broken (runner.Observation).
+	observed []runner.ScenarioResult
 }
 
 type blockedBy struct {
@@ -667,7 +683,7 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 	for _, s := range e.own {
 		by[s.Status] = append(by[s.Status], s)
 	}
-	failed := append(append([]runner.ScenarioResult(nil), by[runner.Failed]...), e.elsewhere...)
+	failed := append(append(append([]runner.ScenarioResult(nil), by[runner.Failed]...), e.elsewhere...), e.observed...)
 	switch {
 	case !r.Observable:
 		rr.Verdict, rr.Reason = NotObservable, r.Why
@@ -739,13 +755,16 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 // only the others failed on it while its own scenarios passed, it says what
 // their requests carried that its own did not.
 func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence) string {
-	nOwn, nElse := len(own[runner.Failed]), len(e.elsewhere)
+	nOwn, nElse, nSeen := len(own[runner.Failed]), len(e.elsewhere), len(e.observed)
 	var parts []string
 	if nOwn > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d scenarios failed", nOwn, len(e.own)+len(e.blocked)))
 	}
 	if nElse > 0 {
 		parts = append(parts, fmt.Sprintf("it failed in a step that %s of other rules rest on", plural(nElse, "scenario", "scenarios")))
+	}
+	if nSeen > 0 {
+		parts = append(parts, fmt.Sprintf("the judgement of every exchange found it broken in the traffic of %s", plural(nSeen, "scenario", "scenarios")))
 	}
 	if nOwn == 0 && nElse > 0 && len(own[runner.Passed]) > 0 {
 		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[runner.Passed]), "scenario", "scenarios")))
@@ -975,7 +994,39 @@ func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]fe
 		f.Scenario = &lean
 		out = append(out, f)
 	}
+	for _, s := range scenarios {
+		out = append(out, observedFindings(s, bl, idx)...)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return severity(out[i].Verdict) < severity(out[j].Verdict) })
+	return out
+}
+
+// observedFindings are the findings of the rules the run's judgement of
+// every exchange found broken in s's exchanges: each with the exchange,
+// its transcript and curl command, and the scenario that made it.
+func observedFindings(s runner.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+	var out []Finding
+	lean := s
+	lean.Transcript = nil
+	for _, o := range s.Observed {
+		f := Finding{Rule: idx[o.Rule], RuleID: o.Rule, Scenario: &lean, Curl: []string{}, Transcript: []transcript.Exchange{},
+			Exchange: &ExchangeRef{ID: o.Exchange, Request: o.Request, Status: o.Status}}
+		if o.Failure != nil {
+			f.Check, f.Expected, f.Actual, f.Spec = o.Failure.Check, o.Failure.Expected, o.Failure.Actual, o.Failure.Spec
+		}
+		reason, expected := bl.expects(o.Rule, s)
+		f.Verdict = failedVerdict(idx[o.Rule].Level, expected)
+		if expected {
+			f.Baseline = reason
+		}
+		for _, ex := range s.Transcript {
+			if ex.ID == o.Exchange {
+				f.Transcript = append(f.Transcript, ex)
+				f.Curl = append(f.Curl, Curl(ex))
+			}
+		}
+		out = append(out, f)
+	}
 	return out
 }
 

@@ -98,7 +98,11 @@ type ScenarioResult struct {
 	// Checked are the scenario's own rules, other than Failure.Rule, that
 	// it checked in full before failing (steps.World.Checked): each is a
 	// pass of that rule, not blocked by the failure.
-	Checked  []string      `json:"checked,omitempty"`
+	Checked []string `json:"checked,omitempty"`
+	// Observed are the rules the run's judgement of every exchange found
+	// broken in this scenario's exchanges, whatever the scenario's own
+	// rules (observe.go).
+	Observed []Observation `json:"observed,omitempty"`
 	Started  time.Time     `json:"started,omitzero"`
 	Duration time.Duration `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
@@ -165,9 +169,10 @@ type collector struct {
 	console  io.Writer
 	noColors bool
 
-	mu      sync.Mutex
-	started map[string]time.Time // by godog pickle ID
-	results []ScenarioResult
+	mu       sync.Mutex
+	started  map[string]time.Time // by godog pickle ID
+	results  []ScenarioResult
+	byPickle map[string]int // index in results, by godog pickle ID
 }
 
 func (c *collector) begin(sc *godog.Scenario) {
@@ -206,6 +211,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 		r.Started, r.Duration = t, time.Since(t)
 	}
 	c.results = append(c.results, r)
+	c.byPickle[sc.Id] = len(c.results) - 1
 	c.progress(len(c.results), r) // under the lock: lines come out in order
 	c.mu.Unlock()
 }
@@ -301,11 +307,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]Planned{}, total: plan.ToRun(),
-		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}}
+		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}, byPickle: map[string]int{}}
 	for _, pl := range plan.Scenarios {
 		col.planned[pl.Key()] = pl
 	}
-	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col}
+	obs := newObserver(cfg.Profile)
+	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col, Exchanges: obs.add}
 	res := &Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
 		format, output, closeOutput, err := cucumberOutput(cfg.OutDir)
@@ -328,6 +335,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Duration = time.Since(res.Started)
+	obs.attach(col.results, col.byPickle)
 	res.Scenarios = col.results
 	reported := map[string]bool{}
 	for _, r := range col.results {

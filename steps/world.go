@@ -167,7 +167,7 @@ func (w *World) record(r *Response) {
 		return safetext.Clean(w.redact.Cut(s, maxTranscriptBody, "\n[... truncated]"))
 	}
 	x := r.Exchange
-	e := Exchange{Method: clean(x.Request.Method), URL: clean(x.Request.URL), Header: cleanHeader(clean, x.Request.Header),
+	e := Exchange{ID: x.ID, Method: clean(x.Request.Method), URL: clean(x.Request.URL), Header: cleanHeader(clean, x.Request.Header),
 		Body: clean(transcriptText(x.Request.Body.Bytes())), Error: clean(x.Error)}
 	if x.Response != nil {
 		e.Status, e.RespHeader = x.Response.Status, cleanHeader(clean, x.Response.Header)

@@ -1,0 +1,75 @@
+package runner
+
+import (
+	"sync"
+
+	"github.com/invokeconf/invokeconf/internal/safetext"
+	"github.com/invokeconf/invokeconf/profile"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/steps"
+)
+
+// Observation is a rule broken in an exchange a scenario made, found by the
+// run's judgement of every exchange: each is judged by every check that
+// traffic can decide (checks.Judgement, as invokeconf judge judges a
+// recording), whichever scenario made it, so a rule the spec states for
+// every route, form or run fails wherever the suite's traffic breaks it.
+type Observation struct {
+	Rule string `json:"rule"`
+	// Exchange numbers the exchange in the run (its transcript's ID).
+	Exchange int    `json:"exchange"`
+	Request  string `json:"request"`
+	Status   int    `json:"status"`
+	// Failure is the check's, naming Rule.
+	Failure *outcome.Failure `json:"failure"`
+}
+
+// observer judges a run's exchanges as they end and remembers which
+// scenario made each.
+type observer struct {
+	j     *checks.Judgement
+	clean func(string) string
+	mu    sync.Mutex
+	owner map[int]string // godog pickle ID, by exchange ID
+}
+
+// newObserver returns an observer whose findings are cleaned as a step's
+// failure is: keys redacted (a Judgement of the harness's own traffic sees
+// them whole), then cut, then made safe to show.
+func newObserver(p *profile.Profile) *observer {
+	red := p.Redactor()
+	clean := func(s string) string { return safetext.Clean(red.Cut(s, maxErrorMessage, " [... cut]")) }
+	return &observer{j: checks.NewJudgement(), clean: clean, owner: map[int]string{}}
+}
+
+// add is the steps' Suite.Exchanges hook.
+func (o *observer) add(sc steps.Scenario, v *checks.View) {
+	o.mu.Lock()
+	o.owner[v.ID] = sc.ID
+	o.mu.Unlock()
+	if v.Response != nil {
+		o.j.AddView(v)
+	}
+}
+
+// attach hands every failure the judgement found (those it settled at the
+// end included) to the scenario whose exchange showed it.
+func (o *observer) attach(results []ScenarioResult, byPickle map[string]int) {
+	sum := o.j.Summary()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, v := range sum.Verdicts {
+		for _, f := range v.Failures {
+			i, ok := byPickle[o.owner[f.Exchange]]
+			if !ok {
+				continue
+			}
+			fl := *f.Failure
+			fl.Check, fl.Expected, fl.Actual = o.clean(fl.Check), o.clean(fl.Expected), o.clean(fl.Actual)
+			results[i].Observed = append(results[i].Observed, Observation{Rule: f.Rule, Exchange: f.Exchange,
+				Request: o.clean(f.Request), Status: f.Status, Failure: &fl})
+		}
+	}
+}
