@@ -104,6 +104,8 @@ type Judgement struct {
 	total   int
 	errs    []string
 	redact  bool
+	// unsettled leaves disputes no follow-up settled undecided.
+	unsettled bool
 }
 
 // RedactBodies makes every finding and error the judgement returns or
@@ -229,12 +231,35 @@ func (j *Judgement) tally(ts map[string]*tally, rule string) *tally {
 	return t
 }
 
+// Unsettled is why a rule is left untested where an answer named its
+// thread in places that disagree and no follow-up showed which is the
+// run's (a Judgement that does not guess: LeaveUnsettled).
+const Unsettled = "the answer names its thread in places that disagree, and no follow-up shows which is the run's"
+
+// LeaveUnsettled makes the judgement leave a dispute no follow-up settled
+// undecided rather than blame it by default: a run of the active suite,
+// whose own scenarios judge the names of a run's thread, guesses nothing.
+// Call it before the first Add.
+func (j *Judgement) LeaveUnsettled() *Judgement {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.unsettled = true
+	return j
+}
+
 // blameDefault adds to ts the default blame of a dispute that no
 // follow-up settled (dispute.defaultBlame), each rule decided once by its
-// exchange, and returns its findings.
+// exchange, and returns its findings; with LeaveUnsettled the rules are
+// left untested instead.
 func (j *Judgement) blameDefault(ts map[string]*tally, d *dispute) []Finding {
 	var out []Finding
 	b := d.defaultBlame(&j.h)
+	if j.unsettled {
+		for base := range b {
+			j.tally(ts, d.rule(base)).untested[Unsettled]++
+		}
+		return nil
+	}
 	rules := make([]string, 0, len(b))
 	for r := range b {
 		rules = append(rules, r)

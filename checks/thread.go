@@ -145,7 +145,15 @@ func pathThreadWins(x *View, h *History) error {
 	if h := x.Request.Header.Get(threadHeader); h != "" && h != inv.ThreadSegment {
 		why += fmt.Sprintf(" (the header named %q)", h)
 	}
-	return usesThread(x, h, inv.ThreadSegment, why)
+	// The route's own row says it too: its failure explains this one.
+	route := "ROUTE-04"
+	switch rt := x.Route(); {
+	case rt.Kind == RouteProjectInvoke:
+		route = "PROJ-02"
+	case rt.Threads:
+		route = "ROUTE-05"
+	}
+	return outcome.Explain(usesThread(x, h, inv.ThreadSegment, why), route)
 }
 
 // HeaderThreadUsed: THREAD-02. Without a thread segment, the call runs on
@@ -171,7 +179,14 @@ func headerThreadUsed(x *View, h *History) error {
 	case !inv.Project && h.Thread(inv.ID):
 		return skip("{id} is a thread")
 	}
-	return usesThread(x, h, hdr[0], "the thread the "+threadHeader+" request header named")
+	err = usesThread(x, h, hdr[0], "the thread the "+threadHeader+" request header named")
+	if !h.Thread(hdr[0]) {
+		// No response showed the named thread to exist: a service that does
+		// not find it answers 404 (ERR-08), and running elsewhere instead
+		// is that rule's failure as well.
+		err = outcome.Explain(err, "ERR-08")
+	}
+	return err
 }
 
 // NewThread: THREAD-03. Without thread segment and header, the call runs on

@@ -410,7 +410,7 @@ func Build(in Input) (*Report, error) {
 		}
 		return byRule[id]
 	}
-	scenarios := reconcile(res.Scenarios)
+	scenarios := explainObserved(reconcile(res.Scenarios))
 	for _, s := range scenarios {
 		cause := causeOf(s)
 		for _, id := range s.Rules {
@@ -626,6 +626,32 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 		}
 	}
 	return out
+}
+
+// explainObserved drops the observations (runner.Observation) that a rule
+// which failed in its own scenarios explains as well (their ExplainedBy):
+// the judgement of every exchange blames one rule for a fault, as
+// reconcile does for the scenarios.
+func explainObserved(in []runner.ScenarioResult) []runner.ScenarioResult {
+	failedOwn := map[string]bool{}
+	for _, s := range in {
+		if s.Status == runner.Failed && s.Failure != nil {
+			failedOwn[causeOf(s)] = true
+		}
+	}
+	for i, s := range in {
+		if len(s.Observed) == 0 {
+			continue
+		}
+		var kept []runner.Observation
+		for _, o := range s.Observed {
+			if o.Failure == nil || !slices.ContainsFunc(o.Failure.ExplainedBy, func(r string) bool { return failedOwn[r] }) {
+				kept = append(kept, o)
+			}
+		}
+		in[i].Observed = kept
+	}
+	return in
 }
 
 // passedAs is s as the evidence of a rule it checked in full before its
