@@ -371,7 +371,9 @@ func TestNothingTestedNeverPasses(t *testing.T) {
 		p.DeclareCapability("bundles")
 		p.DeclareCapability("bundleTestHooks")
 	}
-	untested := func(s *runner.ScenarioResult) { s.Status, s.Error = runner.Untested, "the target's agent cannot be made to show @say" }
+	untested := func(s *runner.ScenarioResult) {
+		s.Status, s.Error = runner.Untested, "the target's agent cannot be made to show @say"
+	}
 	for _, tc := range []struct {
 		name      string
 		change    func(*profile.Profile)
