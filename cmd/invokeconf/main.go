@@ -266,7 +266,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass
 	default:
-		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s\n\n%s", args[0], suggestCommand(args[0]), usage)
+		// The suggestion and where the commands are listed, not the whole
+		// usage: the one line that matters stays on the screen.
+		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s (see 'invokeconf help')\n", args[0], suggestCommand(args[0]))
 		return runner.ExitUsage
 	}
 	if err != nil {
@@ -393,8 +395,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 			var known []string
 			fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-			msg = "unknown flag " + bad
-			if best := runner.Closest(strings.TrimLeft(bad, "-"), known); best != "" {
+			// The flag package writes every flag with one dash; the
+			// commands' help writes them with two, as users type them.
+			bad = strings.TrimLeft(bad, "-")
+			msg = "unknown flag --" + bad
+			if best := runner.Closest(bad, known); best != "" {
 				msg += " (did you mean --" + best + "?)"
 			}
 		}
