@@ -211,6 +211,12 @@ func clip(s string, n int) string {
 // traffic cannot decide as one count (report.html says why of each); and
 // the verdict line, which is never a certification.
 func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
+	if rep.Outcome == PassiveNothing {
+		// No exchange: every rule is not seen, which says nothing the
+		// verdict line does not.
+		writePassiveEnd(w, rep, paths)
+		return
+	}
 	byVerdict := map[Verdict][]RuleResult{}
 	for _, r := range rep.Rules {
 		byVerdict[r.Verdict] = append(byVerdict[r.Verdict], r)
@@ -277,6 +283,12 @@ func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
 	if n := len(byVerdict[NotDecidable]); n > 0 {
 		fmt.Fprintf(w, "Not decidable from traffic: %s (invokeconf run judges them; report.html says why of each)\n", plural(n, "rule", "rules"))
 	}
+	writePassiveEnd(w, rep, paths)
+}
+
+// writePassiveEnd prints a passive report's last lines: the harness, the
+// traffic, the verdict line, that it is no certification, the reports.
+func writePassiveEnd(w io.Writer, rep *Report, paths []string) {
 	fmt.Fprintf(w, "\nHarness:  %s; spec %s; catalog %s\n", rep.Harness, rep.Identity.Spec(), rep.Identity.Catalog())
 	fmt.Fprintf(w, "Traffic:  %s\n", rep.Target)
 	fmt.Fprintf(w, "Verdict: %s (exit %d): %s\n", strings.ToUpper(rep.Outcome), rep.ExitCode, rep.Headline)

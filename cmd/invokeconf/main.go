@@ -158,13 +158,15 @@ var commandDocs = map[string]commandDoc{
 			"(report.html, summary.json with mode passive, junit.xml) and " + passiveSummaryFile + ": a verdict per rule, pass\n" +
 			"with the number of exchanges that decided it, fail with the exchange, untested, not seen, or not decidable\n" +
 			"from traffic with why.\n" +
-			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification.\n" +
+			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification; one that\n" +
+			"observed no exchange says NOTHING OBSERVED and exits 2, as 'invokeconf judge' does on an empty recording.\n" +
 			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys in bodies\n" +
 			"are hidden.\n" +
 			"See docs/passive.md.",
 		examples: []string{"invokeconf proxy --target https://svc.staging.example --listen 127.0.0.1:8089",
 			"invokeconf proxy --target http://127.0.0.1:8080 --duration 10m --out passive/ --redact-bodies"},
-		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, 3 the proxy broke.\n"},
+		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, or nothing observed (no client went through the\n" +
+			"proxy: nothing judged, which is no pass), 3 the proxy broke.\n"},
 	"judge": {synopsis: "invokeconf judge [flags] FILE.har",
 		description: "Judges recorded traffic offline against every rule that traffic can decide: the same judgement as\n" +
 			"'invokeconf proxy', on a HAR 1.2 file written by the proxy, by browser developer tools or by mitmproxy.\n" +
@@ -173,7 +175,8 @@ var commandDocs = map[string]commandDoc{
 			"the rules that need it untested. The file is read as a stream, each body up to --max-record bytes.\n" +
 			"--out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
 		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
-		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file or one with no exchange, 3 a report could not be written.\n"},
+		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file, or nothing observed (a file\n" +
+			"with no exchange, or none with a response: nothing judged, which is no pass), 3 a report could not be written.\n"},
 	"clients": {synopsis: "invokeconf clients [flags] -- COMMAND [ARGS...]",
 		description: "Runs a client's own test command once against the default reference server, once per legal variant\n" +
 			"(a behaviour the spec allows a service: CRLF line endings, comments, numeric IDs, 202 for async...) and\n" +
