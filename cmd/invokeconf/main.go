@@ -19,7 +19,7 @@
 //
 // Exit codes of run: 0 every applicable MUST rule passed; 1 a rule failed;
 // 2 bad usage (a selection that leaves no scenario included), a bad profile,
-// or a target that does not answer; 3 harness error or no scenario ran; 4 a
+// or a target that does not answer; 3 harness error or no rule tested; 4 a
 // partial run with --require-complete. Every other command's help lists its
 // own.
 package main
@@ -45,7 +45,8 @@ const exitCodes = `Exit codes:
   1  a MUST rule failed, or a baseline entry is stale
   2  bad usage (a selection that leaves no scenario included), a bad profile or baseline, or a target that
      does not answer
-  3  the harness broke, or no scenario ran (the profile made every selected scenario untested or not applicable)
+  3  the harness broke, or no rule was tested (no scenario ran: the profile made every selected scenario
+     untested or not applicable; or every scenario that ran was untested)
   4  with --require-complete: the run is PARTIAL (it did not judge every observable spec rule)
 `
 
