@@ -86,7 +86,16 @@ func TestCIRecipes(t *testing.T) {
 			work := t.TempDir()
 			gopath := filepath.Join(work, ".gopath")
 			ghPath := filepath.Join(work, ".github_path")
-			base := append(os.Environ(), "GOPATH="+gopath, "GOMODCACHE="+modCache, "GITHUB_PATH="+ghPath,
+			// The job's environment, not the tester's: an INVOKECONF_*
+			// variable of this test run (INVOKECONF_FULL) is none of the
+			// job's, and would be warned about as one that sets no field.
+			var inherited []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "INVOKECONF_") {
+					inherited = append(inherited, kv)
+				}
+			}
+			base := append(inherited, "GOPATH="+gopath, "GOMODCACHE="+modCache, "GITHUB_PATH="+ghPath,
 				"GOPROXY=file://"+proxy+",file://"+filepath.Join(realCache, "cache", "download"),
 				// Offline: the dependencies were checked against the checksum
 				// database when they entered the module cache; this checkout
