@@ -190,7 +190,8 @@ var commandDocs = map[string]commandDoc{
 		examples: []string{"invokeconf clients -- go test ./client/...", "invokeconf clients --defects no-close,stream-cut-mid-frame -- npm test",
 			"invokeconf clients --variants sse-crlf,sse-cr --timeout 30s -- ./run-client-tests.sh"},
 		exits: "Exit codes: 0 the client passed every legal run, 1 it failed one (the default server, a variant or a group),\n" +
-			"2 bad usage (no command, an unknown variant or defect), 3 the harness could not run it.\n"},
+			"2 bad usage (no command, an unknown variant or defect, a command not found or not executable), 3 the harness\n" +
+			"could not run it.\n"},
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
