@@ -315,12 +315,7 @@ func exportIsProjectBundle(x *View, _ *History) error {
 		return outcome.Failf("the export's spec.payload", "the project and its tasks (present and set)", "%s", showTree(spec["payload"]))
 	}
 	if !treeSet(spec["includes"]) {
-		err := outcome.Failf("the export's spec.includes", "the child bundles needed to run the project, an agent among them (present and set)", "%s", showTree(spec["includes"]))
-		if list, ok := spec["includes"].([]any); ok && len(list) == 0 {
-			// Present but empty: without its one agent (BUNDLE-02).
-			return err.Explained("BUNDLE-02")
-		}
-		return err
+		return outcome.Failf("the export's spec.includes", "the child bundles needed to run the project, an agent among them (present and set)", "%s", showTree(spec["includes"]))
 	}
 	return nil
 }

@@ -106,6 +106,8 @@ type Judgement struct {
 	redact  bool
 	// unsettled leaves disputes no follow-up settled undecided.
 	unsettled bool
+	// decided hears each rule an exchange decided (OnDecided).
+	decided func(x *View, rule string)
 }
 
 // RedactBodies makes every finding and error the judgement returns or
@@ -213,6 +215,13 @@ func (j *Judgement) AddView(x *View) []Finding {
 	if len(quoted) > 0 {
 		RedactBodyText(x, quoted...) // one pass over the bodies
 	}
+	if j.decided != nil {
+		for rule, pr := range seen {
+			if pr.decided {
+				j.decided(x, rule)
+			}
+		}
+	}
 	// Disputes History could hold no longer are blamed by default now.
 	for _, d := range j.h.evicted {
 		out = append(out, j.blameDefault(j.tallies, d)...)
@@ -244,6 +253,16 @@ func (j *Judgement) LeaveUnsettled() *Judgement {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.unsettled = true
+	return j
+}
+
+// OnDecided sets a function that hears, for every exchange judged, each
+// rule it decided (held or broke): where a rule was judged. It is called
+// with the judgement locked. Call it before the first Add.
+func (j *Judgement) OnDecided(f func(x *View, rule string)) *Judgement {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.decided = f
 	return j
 }
 

@@ -674,7 +674,11 @@ func explainObserved(in []runner.ScenarioResult) []runner.ScenarioResult {
 		}
 		var kept []runner.Observation
 		for _, o := range s.Observed {
-			if o.Failure == nil || !slices.ContainsFunc(o.Failure.ExplainedBy, func(r string) bool { return failedOwn[r] }) {
+			switch {
+			case o.Rule == causeOf(s):
+				// The scenario's own failure shows it already.
+			case o.Failure != nil && slices.ContainsFunc(o.Failure.ExplainedBy, func(r string) bool { return failedOwn[r] }):
+			default:
 				kept = append(kept, o)
 			}
 		}

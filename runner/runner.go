@@ -20,6 +20,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
@@ -103,6 +104,10 @@ type ScenarioResult struct {
 	// broken in this scenario's exchanges, whatever the scenario's own
 	// rules (observe.go).
 	Observed []Observation `json:"observed,omitempty"`
+	// Cell is where the scenario's last invoke sits among the spec's
+	// quantifiers (checks.Cell): a passing scenario judged its own rules
+	// there. Nil when it made no invoke.
+	Cell     *checks.Cell  `json:"cell,omitempty"`
 	Started  time.Time     `json:"started,omitzero"`
 	Duration time.Duration `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
@@ -123,7 +128,11 @@ func (s ScenarioResult) Title() string {
 type Result struct {
 	// Scenarios holds every scenario the plan selected: those that ran and
 	// those the profile made not applicable or untested before the run.
-	Scenarios   []ScenarioResult
+	Scenarios []ScenarioResult
+	// Cells are, per rule, the cells (checks.Cell.String) it was judged on:
+	// by the judgement of every exchange, and by its own scenarios that
+	// passed or checked it in full.
+	Cells       map[string][]string
 	Plan        *Plan
 	GodogStatus int
 	Started     time.Time
@@ -192,7 +201,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 		stepTexts = append(stepTexts, features.StepText(st))
 	}
 	uri := path.Clean(strings.TrimPrefix(sc.Uri, "./"))
-	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript}
+	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript, Cell: d.Cell}
 	r.Feature = strings.TrimSuffix(path.Base(uri), ".feature")
 	r.ID = uri
 	if pl, ok := c.planned[features.PickleKey(uri, sc.Name, stepTexts)]; ok {
@@ -337,6 +346,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Duration = time.Since(res.Started)
 	obs.attach(col.results, col.byPickle)
 	res.Scenarios = col.results
+	res.Cells = obs.cells(col.results)
 	reported := map[string]bool{}
 	for _, r := range col.results {
 		reported[r.ID] = true

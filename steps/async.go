@@ -53,6 +53,9 @@ func asyncDefs() []Def {
 			return err
 		}),
 		step1(`^I abort thread "(\w+)"$`, func(w *World, thread string) error {
+			if t, err := w.thread(thread); err == nil {
+				w.abortingThread(t)
+			}
 			_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
 			return err
 		}),
@@ -386,6 +389,8 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 // sure the run is under way when the abort lands. The stream's thread and
 // run (when an event names it) are remembered under the names given.
 func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.DocString) error {
+	w.aborting = true // the stream's run, and the abort in its cell
+	defer func() { w.aborting = false }()
 	content, err := w.expand(content)
 	if err != nil {
 		return err

@@ -277,12 +277,14 @@ func (w *World) do(rq request) (*Response, error) {
 		br.Add([]byte(*rq.body), start)
 		x.Request.Body = br.Finish()
 	}
+	// The cell is the request's: a view of it alone, before any answer.
+	cell, inCell := w.cellOf(checks.NewView(x), w.aborting)
 	resp := &Response{Role: rq.role}
 	hr, err := w.client.Do(req)
 	if err != nil {
 		x.Error = err.Error()
 		resp.View = checks.NewView(x)
-		w.finish(resp, err)
+		w.finish(resp, cell, inCell)
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no response within %s", w.deadline)
 		}
@@ -290,6 +292,9 @@ func (w *World) do(rq request) (*Response, error) {
 	}
 	defer hr.Body.Close()
 	x.Response = &traffic.Response{Status: hr.StatusCode, Header: rc.Header(hr.Header), HeaderAt: time.Since(start)}
+	if inCell {
+		w.noteThreadCell(x, cell)
+	}
 	body := io.Reader(hr.Body)
 	if rq.maxBody > 0 {
 		body = &limitedBody{rc: hr.Body, left: rq.maxBody, limit: rq.maxBody}
@@ -311,19 +316,23 @@ func (w *World) do(rq request) (*Response, error) {
 	if resp.Err != nil && resp.Err != errStopped {
 		x.Error = resp.Err.Error()
 	}
+	if x.Response.End == traffic.EndClientGone && inCell {
+		cell.Outcome = checks.OutcomeAborted // the client went away: FMT-08 cancels the run
+	}
 	resp.View = checks.NewView(x)
-	w.finish(resp, nil)
+	w.finish(resp, cell, inCell)
 	return resp, nil
 }
 
 // finish keeps a recorded exchange: the run's lateness probe's stalls while
-// it lasted, the transcript, the scenario's history and the run's.
-func (w *World) finish(r *Response, sendErr error) {
+// it lasted, the transcript, the scenario's history and the run's (with its
+// cell, when it is in one).
+func (w *World) finish(r *Response, cell checks.Cell, inCell bool) {
 	x := r.Exchange
 	x.Stalls, x.Probed = lateness.During(x.Start, r.End())
 	w.record(r)
 	if w.shared.exchanges != nil {
-		w.shared.exchanges(w.scenario, r.judged())
+		w.shared.exchanges(w.scenario, r.judged(), cell, inCell)
 	}
 	if x.Response == nil {
 		return

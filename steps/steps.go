@@ -28,6 +28,9 @@ type Done struct {
 	// Checked are the scenario's own rules it checked in full before its
 	// failure (World.Checked): passes, not blocked.
 	Checked []string
+	// Cell is the cell of the scenario's last invoke (nil for none): where
+	// a passing scenario judged its own rules.
+	Cell *checks.Cell
 }
 
 // Suite binds the step table to one target.
@@ -39,7 +42,7 @@ type Suite struct {
 	// ends, with the scenario that made it: the run judges each with every
 	// check traffic can decide (and may keep it as evidence). It may be
 	// called from several scenarios at once.
-	Exchanges func(sc Scenario, v *checks.View)
+	Exchanges func(sc Scenario, v *checks.View, cell checks.Cell, ok bool)
 
 	once   sync.Once
 	shared *shared
@@ -56,7 +59,7 @@ type Scenario struct {
 type shared struct {
 	recorder  *traffic.Recorder
 	ids       atomic.Int64
-	exchanges func(sc Scenario, v *checks.View)
+	exchanges func(sc Scenario, v *checks.View, cell checks.Cell, ok bool)
 }
 
 // nextID numbers the run's exchanges from 1, in the order they start.
@@ -74,7 +77,7 @@ func (s *Suite) run() *shared {
 
 // newShared returns the state of a run whose exchanges go to exchanges
 // (nil: nowhere).
-func newShared(exchanges func(Scenario, *checks.View)) *shared {
+func newShared(exchanges func(Scenario, *checks.View, checks.Cell, bool)) *shared {
 	// Keys are kept in memory (the checks judge the bytes as they passed);
 	// every report redacts them.
 	rc := &traffic.Recorder{MaxRecord: MaxBody, KeepKeys: true, Grain: readGrain}
@@ -120,7 +123,7 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		// lets (bundle.go); a clean-up that fails changes no verdict.
 		w.cleanUp()
 		if s.Observer != nil {
-			s.Observer.ScenarioDone(gsc, Done{Err: err, Transcript: w.Transcript(), Checked: w.Checked()})
+			s.Observer.ScenarioDone(gsc, Done{Err: err, Transcript: w.Transcript(), Checked: w.Checked(), Cell: w.LastCell()})
 		}
 		return ctx, nil
 	})

@@ -103,6 +103,16 @@ type World struct {
 	// bundleWorld is the state of the bundle steps (bundle.go).
 	bundleWorld
 
+	// threadCells is, per thread, the cell of the run the scenario last
+	// made on it (cell.go); aborting says the next invoke's run is
+	// aborted by the scenario.
+	threadCells map[string]checks.Cell
+	aborting    bool
+	// lastCell is the cell of the last invoke the scenario made: where its
+	// own rules were judged when it passes.
+	lastCell *checks.Cell
+	cellMu      sync.Mutex
+
 	mu         sync.Mutex
 	transcript []Exchange
 }
@@ -142,6 +152,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.stepChecked, w.checked = nil, nil
 	w.echoSent = false
 	w.answers, w.orphans, w.lastSelection = map[string]*Response{}, false, nil
+	w.threadCells, w.aborting, w.lastCell = map[string]checks.Cell{}, false, nil
 	w.bundleWorld = bundleWorld{w: w}
 	w.bundleWorld.reset()
 }
