@@ -339,14 +339,13 @@ func stepAhead(x *View, _ *History) error {
 		return skip("no event with step set (EVT-06's shape check)")
 	}
 	said, step := "", -1
+	var j joiner
 	for _, e := range evs {
 		if step < 0 && IsSet(e.obj["step"]) {
 			step = len(said)
 		}
-		var c string
-		if json.Unmarshal(e.obj["content"], &c) == nil {
-			said += c
-		}
+		j.add(e.obj["content"])
+		said = j.out.String()
 		if step < 0 && len(said) > len(before) {
 			// Content of the step arrived while no step was announced.
 			if said == (before + after)[:min(len(said), len(before+after))] {
@@ -356,7 +355,7 @@ func stepAhead(x *View, _ *History) error {
 			return skip("the events' content is not the script's text")
 		}
 	}
-	if said != before+after {
+	if said = j.text(); said != before+after {
 		return skip("the events' content is not the script's text")
 	}
 	return nil

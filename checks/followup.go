@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -363,8 +364,18 @@ func runOfExchange(x *View, h *History) *runRecord {
 			if e.complete() && !r.complete {
 				r.complete, r.done = true, at
 			}
-			if r.sc != nil && e.Content != nil && *e.Content != "" && len(r.content) < maxContentPieces {
-				r.content = append(r.content, timedText{at, *e.Content})
+		}
+		if text, pieces, ok := x.Answer(); ok && r.sc != nil {
+			// The answer as it arrived, however the events split it.
+			for _, p := range pieces {
+				if len(r.content) == maxContentPieces {
+					break
+				}
+				var at time.Time
+				if body.Timed && p.At >= 0 {
+					at = when(x, p.At)
+				}
+				r.content = append(r.content, timedText{at, text[p.Start:p.End]})
 			}
 		}
 	case surelyEnvelope(x):
@@ -925,15 +936,13 @@ func abortedEvents(r *runRecord, ab abortRecord, x *View) error {
 	if !ok {
 		return skip("the answer is neither an SSE stream nor an envelope of events (its shape is not shown)")
 	}
-	var b strings.Builder
+	var contents []json.RawMessage
 	terminal := false
 	for _, e := range evs {
-		if e.Content != nil {
-			b.WriteString(*e.Content)
-		}
+		contents = append(contents, e.ContentRaw)
 		terminal = terminal || e.complete() || e.failed()
 	}
-	got := b.String()
+	got := joinContent(contents)
 	text, may, ok := afterAbort(r, ab)
 	if !ok {
 		return skip("the script says nothing later than %s after the abort", AbortTolerance)

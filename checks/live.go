@@ -153,17 +153,14 @@ func fragmentArrivals(pieces []piece, frags []fragment) ([]time.Duration, bool) 
 	return out, true
 }
 
-// contentPieces returns the content events of an SSE stream with their
-// arrival times.
-func contentPieces(frames []Frame) []piece {
-	var out []piece
-	for _, f := range frames {
-		if !f.Terminated || !isEventFrame(f.Frame) {
-			continue
-		}
-		if e, ok := f.event(); ok && e.Content != nil && *e.Content != "" {
-			out = append(out, piece{*e.Content, f.At})
-		}
+// contentPieces returns the answer of an SSE stream as it arrived: each
+// event's part of it (however the events split the text, View.Answer) with
+// its arrival time.
+func contentPieces(x *View) []piece {
+	text, pieces, _ := x.Answer()
+	out := make([]piece, 0, len(pieces))
+	for _, p := range pieces {
+		out = append(out, piece{text[p.Start:p.End], p.At})
 	}
 	return out
 }
@@ -194,7 +191,7 @@ func scriptedStream(x *View) (script, []Frame, error) {
 var LiveSSE = Check{Rule: "FMT-01", Spec: "text/event-stream (exactly): SSE stream, live during the run", Aspect: Live, Judge: liveSSE}
 
 func liveSSE(x *View, _ *History) error {
-	s, frames, err := scriptedStream(x)
+	s, _, err := scriptedStream(x)
 	if err != nil {
 		return err
 	}
@@ -202,7 +199,7 @@ func liveSSE(x *View, _ *History) error {
 	if n < 2 || s.frags[n-1].at <= LiveTolerance {
 		return skip("the script spreads its events over %s or less", LiveTolerance)
 	}
-	arrived, ok := fragmentArrivals(contentPieces(frames), s.frags)
+	arrived, ok := fragmentArrivals(contentPieces(x), s.frags)
 	if !ok {
 		return skip("the answer is not the script's text")
 	}
@@ -240,7 +237,7 @@ func startAtOnce(x *View, _ *History) error {
 			break
 		}
 	}
-	pieces := contentPieces(frames)
+	pieces := contentPieces(x)
 	if startAt < 0 || len(pieces) == 0 {
 		return skip("no start frame or no content (SSE-01's order check)")
 	}

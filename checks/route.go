@@ -300,6 +300,9 @@ type eventObject struct {
 	RunComplete *bool           `json:"runComplete"`
 	Content     *string         `json:"content"`
 	Error       json.RawMessage `json:"error"`
+	// ContentRaw is the content member as written, for joining with the
+	// next events' (joinContent).
+	ContentRaw json.RawMessage `json:"-"`
 }
 
 // idText returns an ID written as a JSON string or number; nil otherwise.
@@ -390,8 +393,11 @@ func eventFrom(m map[string]json.RawMessage) (eventObject, bool) {
 	if raw, ok := member("runComplete"); ok && json.Unmarshal(raw, &e.RunComplete) != nil {
 		return eventObject{}, false
 	}
-	if raw, ok := member("content"); ok && json.Unmarshal(raw, &e.Content) != nil {
-		return eventObject{}, false
+	if raw, ok := member("content"); ok {
+		if json.Unmarshal(raw, &e.Content) != nil {
+			return eventObject{}, false
+		}
+		e.ContentRaw = raw
 	}
 	return e, true
 }

@@ -231,8 +231,9 @@ func lastEvent(frames []Frame) (Frame, bool, bool) {
 // FinalAfter: SSE-03. The last event of a run has id <runID>:after,
 // runComplete true and content empty, null or missing. The event judged is
 // the one with runComplete true (an event after it is SSE-06's), else the
-// last. A failed run is left to SSE-05: the spec does not say that its last
-// event completes it; a stream that ends inside a frame is SSE-02's.
+// last. "The last event of a run" names no exception: a failed run's last
+// event completes it too (after its error event). A stream that ends inside
+// a frame is SSE-02's.
 var FinalAfter = Check{Rule: "SSE-03", Spec: "The last event of a run: id: is the run ID with the suffix :after, and the event object has runComplete true", Judge: finalAfter}
 
 func finalAfter(x *View, _ *History) error {
@@ -254,14 +255,12 @@ func finalAfter(x *View, _ *History) error {
 			return skip("the stream ends inside a frame (SSE-02)")
 		}
 	}
-	last, found, failed := lastEvent(frames)
+	last, found, _ := lastEvent(frames)
 	switch {
 	case !found && x.Response.End == traffic.EndUnknown:
 		return ended(x)
 	case !found:
 		return skip("no event frame")
-	case failed:
-		return skip("the run failed")
 	}
 	for _, f := range frames {
 		if f.Terminated && isEventFrame(f.Frame) {

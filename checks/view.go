@@ -29,6 +29,7 @@ type View struct {
 	envelope memo[envelopeParse]
 	recorded memo[recordedParse]
 	document memo[documentParse]
+	answer   memo[answerParse]
 	prompt   memo[promptParse]
 	prog     memo[programParse]
 	script   memo[scriptParse]

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Model is what the reference server's agent runs on. Play plays one turn of
@@ -89,6 +91,8 @@ type emitter struct {
 	heldWaiting bool
 	heldInput   *ToolInput
 	heldStep    *Step
+	// rnd cuts content for the content-resplit variant.
+	rnd *rand.Rand
 }
 
 func (e *emitter) emit(ev Event) {
@@ -157,8 +161,40 @@ func (e *emitter) append(ev Event) {
 	if e.s.defect(defContentCumulative) {
 		ev.Content = e.sofar
 	}
+	if e.s.variant(varContentResplit) && ev.Content != "" {
+		for _, piece := range e.resplit(ev.Content) {
+			p := ev
+			p.Content = piece
+			e.r.append(p)
+		}
+		return
+	}
 	e.r.append(ev)
 }
+
+// resplit cuts a content event's text at random points between its
+// characters (variant content-resplit), from a source seeded per run, so a
+// run splits the same way each time.
+func (e *emitter) resplit(text string) []string {
+	if e.rnd == nil {
+		e.rnd = rand.New(rand.NewPCG(resplitSeed, uint64(len(e.r.id))))
+	}
+	var out []string
+	for text != "" {
+		n := 1 + e.rnd.IntN(8) // characters in this piece
+		cut := 0
+		for i := 0; i < n && cut < len(text); i++ {
+			_, size := utf8.DecodeRuneInString(text[cut:])
+			cut += size
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	return out
+}
+
+// resplitSeed seeds the content-resplit variant's cuts.
+const resplitSeed = 20261127
 
 // hasRicher reports whether a model's event sets a richer field.
 func hasRicher(ev Event) bool {

@@ -69,6 +69,7 @@ const (
 	varProblemErrorMessage
 	varNumericRunIDs
 	varNumericThreadIDs
+	varContentResplit
 	// Bundles (docs/bundles.md, the contract).
 	varBundleIntegerIDs
 	varRemovedInstallation410
@@ -121,6 +122,8 @@ var variantTable = [numVariants]Variant{
 	varSseIgnoredFields: {"sse-ignored-fields", `"Comment lines are dropped by conformant SSE parsers"; the SSE grammar's parser also ignores fields it does not know ("The field is ignored"), an id holding U+0000, a retry that is not digits, and a frame without data ("If the data buffer is an empty string ... return"); an empty event line is the default type, message`,
 		"every frame carries an unknown field, a nameless unknown field and a comment; every event frame an id holding U+0000 before its real id and an empty event line; a frame without data (event, empty id, retry) comes before the start frame and before every event frame", ""},
 	// Event objects.
+	varContentResplit: {"content-resplit", `"content: Output text. Concatenating content across events gives the answer"; "The full answer is the concatenation of content of all items": how the text is split into events is not shown`,
+		"the agent's text is split into events at random points (seeded), inside words and between the characters of multi-byte text, one character to a whole line per event", ""},
 	varOmitEmptyFields: {"omit-empty-fields", `"The full answer is the concatenation of content of all items (missing content counts as empty)"`,
 		"event objects leave out the fields that are empty or false (content, runComplete false, contentID, a prompt's sensitive false)", "empty-fields"},
 	varRicherNulls: {"richer-nulls", `"Richer fields: at most one of them is set per event": a field that is null or false is not set`,

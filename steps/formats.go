@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -63,11 +64,10 @@ func (w *World) sseAnswerIs(want string) error {
 	if err != nil {
 		return err
 	}
-	evs, err := w.resp.Events()
-	if err != nil {
-		return err
+	if _, err := w.resp.Events(); err != nil {
+		return err // a data frame that is no JSON object: EVT-01
 	}
-	if got := concatContent(evs); got != want {
+	if got, _, _ := w.resp.Answer(); got != want {
 		// "Concatenating content across events gives the answer": EVT-03.
 		return outcome.Fail("the concatenated content of the SSE events", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got)))).Explained("EVT-03")
 	}
@@ -134,11 +134,10 @@ func (w *World) envelopeAnswerIs(want string) error {
 	if err != nil {
 		return err
 	}
-	items, err := w.envelope()
-	if err != nil {
+	if _, err := w.envelope(); err != nil {
 		return err
 	}
-	if got := concatContent(items); got != want {
+	if got, _, _ := w.resp.Answer(); got != want {
 		// An envelope sent before the run ended (FMT-02) holds less: the
 		// failure is the scenario's (FMT-02 where it is about both).
 		return outcome.Fail("the concatenated content of the envelope's items", strconv.Quote(want), strconv.Quote(abbreviate([]byte(got)))).
@@ -290,13 +289,30 @@ func (w *World) fragmentsOnTime(list, every, within string) error {
 	return w.plainFlush(quotedList(list), step)
 }
 
-// hasContent reports whether a frame is a complete event with that content.
-func hasContent(f Frame, content string) bool {
-	if !f.Terminated || !f.IsEvent() {
-		return false
+// contentWatch follows the answer of an SSE stream as it arrives: every
+// complete event's content joined (checks.Joiner), however the service
+// splits the agent's text into events.
+type contentWatch struct{ j checks.Joiner }
+
+// see adds a frame's content; it reports whether the answer so far holds
+// text.
+func (c *contentWatch) see(f Frame, text string) bool {
+	if f.Terminated && f.IsEvent() {
+		if data, ok := f.Field("data"); ok {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal([]byte(data), &obj) == nil {
+				c.j.Add(obj["content"])
+			}
+		}
 	}
-	obj, err := f.Object()
-	return err == nil && obj["content"] == content
+	return strings.Contains(c.j.Text(), text)
+}
+
+// hasContentSoFar returns a frame matcher that is true once the stream's
+// answer so far holds text.
+func hasContentSoFar(text string) func(Frame) bool {
+	var c contentWatch
+	return func(f Frame) bool { return c.see(f, text) }
 }
 
 // invokeAndDisconnect reads an SSE stream until an event carries the given
@@ -310,7 +326,7 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 	if err != nil {
 		return err
 	}
-	resp, err := w.invokeStopping(path, prompt, watchFor(func(f Frame) bool { return hasContent(f, content) }))
+	resp, err := w.invokeStopping(path, prompt, watchFor(hasContentSoFar(content)))
 	if err != nil {
 		return err
 	}

@@ -386,6 +386,16 @@ func (w *World) plainIsExactly(want string) error {
 	return nil
 }
 
+// answerOrBody is the text a response carries for the steps that look for
+// the agent's words: its answer when it is an SSE stream, an envelope of
+// events or plain text (however the events split the text), else its body.
+func answerOrBody(r *Response) string {
+	if text, _, ok := r.Answer(); ok {
+		return text
+	}
+	return string(r.Body())
+}
+
 func (w *World) bodyContains(want, notWant string) error {
 	r, err := w.finished()
 	if err != nil {
@@ -405,7 +415,7 @@ func (w *World) bodyContains(want, notWant string) error {
 	if notWant, err = w.expand(notWant); err != nil {
 		return err
 	}
-	body := string(r.Body())
+	body := answerOrBody(r)
 	check := r.Method() + " " + r.URL() + ": the body"
 	// On a follow-up route the answer holds what the thread's runs said: a
 	// thread another call reused (THREAD-03), a run reported complete too

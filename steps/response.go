@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"mime"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -145,17 +144,6 @@ func (r *Response) EnvelopeItems() ([]map[string]any, error) {
 		return nil, outcome.Fail("the response body", "a JSON envelope {items:[...]}", strconv.Quote(abbreviate(r.Body())))
 	}
 	return *env.Items, nil
-}
-
-// concatContent joins the content of events; missing content counts as empty.
-func concatContent(evs []map[string]any) string {
-	var b strings.Builder
-	for _, ev := range evs {
-		if s, ok := ev["content"].(string); ok {
-			b.WriteString(s)
-		}
-	}
-	return b.String()
 }
 
 func decodeObject(b []byte) (map[string]any, error) {

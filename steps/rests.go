@@ -12,6 +12,7 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/sseframe"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -654,6 +655,21 @@ func (w *World) selectionRules(r *Response) []string {
 // run") for SSE, FMT-06 (flushed at most every 500 ms) for plain text.
 func (w *World) heldBack(r *Response) error { return w.heldBackUpTo(r, len(r.Body())) }
 
+// answerUpTo returns the answer the first n bytes of r's body hold: an SSE
+// stream's events' content joined, else the bytes themselves.
+func answerUpTo(r *Response, n int) string {
+	b := r.Body()[:min(n, len(r.Body()))]
+	if r.MediaType() != "text/event-stream" {
+		return string(b)
+	}
+	var c contentWatch
+	frames, _ := sseframe.ReadAll(b)
+	for _, f := range frames {
+		c.see(Frame{Frame: f}, "")
+	}
+	return c.j.Text()
+}
+
 // heldBackUpTo is heldBack on the first n bytes of r's body: what the
 // client had when it acted.
 func (w *World) heldBackUpTo(r *Response, n int) error {
@@ -673,7 +689,7 @@ func (w *World) heldBackUpTo(r *Response, n int) error {
 	if last == "" {
 		return nil
 	}
-	if !strings.Contains(string(r.Body()[:min(n, len(r.Body()))]), last) {
+	if !strings.Contains(answerUpTo(r, n), last) {
 		// The text may not have been read yet although it had been sent
 		// (one write read in pieces): a client that acted only once the
 		// script's last words were due cannot show that it acted mid-run.

@@ -206,11 +206,12 @@ func (w *World) invokeUntilPing(path, content string, doc *godog.DocString) erro
 func untilPing(content string) stopFunc {
 	var quietFrom time.Duration
 	quiet, over := false, false
+	var answer contentWatch
 	return watchFor(func(f Frame) bool {
 		switch {
 		case over:
 		case !quiet:
-			quiet = hasContent(f, content)
+			quiet = answer.see(f, content)
 			quietFrom = f.At
 		case !f.IsComment():
 			over = true

@@ -127,7 +127,7 @@ func TestWatchParsesOnce(t *testing.T) {
 	stream := "event: start\r\ndata: {}\r\n\r\n: ping\r\nid: r\r\ndata: {\"content\":\"hit\"}\r\n\r\n"
 	rd := &reading{}
 	found := -1
-	seen := watchFor(func(f Frame) bool { return hasContent(f, "hit") })
+	seen := watchFor(hasContentSoFar("hit"))
 	for i := 0; i < len(stream); i++ {
 		rd.body, rd.at = append(rd.body, stream[i]), time.Duration(i)
 		if seen(rd) && found < 0 {

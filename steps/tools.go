@@ -223,19 +223,16 @@ func (w *World) splitList(list string) ([]string, error) {
 }
 
 // answerText returns the answer of a complete response in any form: the
-// concatenated content of an SSE stream or a JSON envelope, else the body.
+// joined content of an SSE stream or a JSON envelope (checks.View.Answer),
+// else the body.
 func answerText(r *Response) (string, error) {
 	if r.MediaType() == "text/event-stream" {
-		evs, err := r.Events()
-		if err != nil {
-			return "", err
+		if _, err := r.Events(); err != nil {
+			return "", err // a data frame that is no JSON object: EVT-01
 		}
-		return concatContent(evs), nil
 	}
-	if r.MediaType() == "application/json" {
-		if items, err := r.EnvelopeItems(); err == nil {
-			return concatContent(items), nil
-		}
+	if text, _, ok := r.Answer(); ok {
+		return text, nil
 	}
 	return string(r.Body()), nil
 }

@@ -111,7 +111,7 @@ type World struct {
 	// lastCell is the cell of the last invoke the scenario made: where its
 	// own rules were judged when it passes.
 	lastCell *checks.Cell
-	cellMu      sync.Mutex
+	cellMu   sync.Mutex
 
 	mu         sync.Mutex
 	transcript []Exchange
