@@ -24,7 +24,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cucumber/godog"
 
@@ -39,7 +43,7 @@ func godogOptions(ctx context.Context, format string, output io.Writer, tags str
 	return &godog.Options{
 		Format:         format,
 		Output:         output,
-		Paths:          []string{"."},
+		Paths:          featureOrder(),
 		FS:             features.FS,
 		Tags:           tags,
 		Concurrency:    concurrency,
@@ -47,6 +51,58 @@ func godogOptions(ctx context.Context, format string, output io.Writer, tags str
 		NoColors:       true,
 		DefaultContext: ctx,
 	}
+}
+
+// featureOrder lists the feature files for godog, those with the longest
+// scenarios first: godog runs features in the order of its paths, and
+// scenarios in file order, as slots of its concurrency free up, so a run
+// lasts about as long as its longest scenario only when that one starts
+// early. A scenario's length is what its agent scripts pause for.
+var featureOrder = sync.OnceValue(func() []string {
+	pickles, err := features.Pickles()
+	if err != nil {
+		return []string{"."} // godog reports the same error
+	}
+	longest := map[string]time.Duration{}
+	for _, p := range pickles {
+		longest[p.File] = max(longest[p.File], scriptLength(p.Steps))
+	}
+	files := make([]string, 0, len(longest))
+	for f := range longest {
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		a, b := files[i], files[j]
+		if longest[a] != longest[b] {
+			return longest[a] > longest[b]
+		}
+		return a < b
+	})
+	return files
+})
+
+var (
+	pauseLine = regexp.MustCompile(`@pause (\S+)`)
+	everyLine = regexp.MustCompile(`(\d+) times, every (\S+)`)
+)
+
+// scriptLength is how long a scenario's agent scripts pause, in all.
+func scriptLength(steps []string) time.Duration {
+	var d time.Duration
+	for _, st := range steps {
+		for _, m := range pauseLine.FindAllStringSubmatch(st, -1) {
+			if p, err := time.ParseDuration(m[1]); err == nil {
+				d += p
+			}
+		}
+		for _, m := range everyLine.FindAllStringSubmatch(st, -1) {
+			n, _ := strconv.Atoi(m[1])
+			if p, err := time.ParseDuration(m[2]); err == nil {
+				d += time.Duration(n) * p
+			}
+		}
+	}
+	return d
 }
 
 // stepPanicked reports whether godog says a step panicked: it wraps the

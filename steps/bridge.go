@@ -57,12 +57,13 @@ func (w *World) remember(r *Response) {
 // maxJudged bounds the body bytes the scenario's History and the run's
 // judgement of every exchange read, as the proxy records at most
 // --max-record of a body: what a History keeps of a run is small, and
-// parsing a huge body for it would hold it several times over. A step's
-// own checks read the whole body.
-const maxJudged = 1 << 20
+// parsing a huge body for it would hold it several times over while the
+// scenario lasts. A step's own checks read the whole body.
+const maxJudged = 256 << 10
 
 // judged returns the view the History and the run judge: r's own, or for a
-// body past maxJudged a view of its first maxJudged bytes, marked cut.
+// body past maxJudged a view of a copy of its first maxJudged bytes, marked
+// cut.
 func (r *Response) judged() *checks.View {
 	r.cutOnce.Do(func() {
 		r.cut = r.View
@@ -72,7 +73,9 @@ func (r *Response) judged() *checks.View {
 		}
 		cx := *x
 		resp := *x.Response
-		resp.Body = traffic.Cut(x.Response.Body, maxJudged)
+		// A copy of the bytes kept: the cut view outlives the response
+		// (the scenario's history, the run's judgement).
+		resp.Body = traffic.Compact(traffic.Cut(x.Response.Body, maxJudged))
 		cx.Response = &resp
 		r.cut = checks.NewView(&cx)
 	})

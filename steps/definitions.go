@@ -114,7 +114,7 @@ func step5[A, B, C, D, E arg](expr string, fn func(*World, A, B, C, D, E) error)
 func stepTable() []Def {
 	var all []Def
 	for _, group := range [][]Def{
-		requestDefs(), formatDefs(), sseDefs(), eventDefs(), asyncDefs(), errorDefs(), toolDefs(), bundleDefs(), exportDefs(),
+		requestDefs(), formatDefs(), sseDefs(), eventDefs(), asyncDefs(), errorDefs(), toolDefs(), bundleDefs(), exportDefs(), cellDefs(),
 	} {
 		all = append(all, group...)
 	}

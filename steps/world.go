@@ -115,6 +115,9 @@ type World struct {
 
 	mu         sync.Mutex
 	transcript []Exchange
+	// views are the scenario's exchanges as the run judges them, in the
+	// order they ended (holdsEveryRule).
+	views []*checks.View
 }
 
 // Exchange is one request and its response, as a report shows it. It
@@ -148,7 +151,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.markers = map[string]string{}
 	w.lastPrompt, w.abortStatus, w.abortResp = "", 0, nil
 	w.hist = checks.History{}
-	w.transcript, w.firstErr, w.failedLast = nil, nil, false
+	w.transcript, w.views, w.firstErr, w.failedLast = nil, nil, nil, false
 	w.stepChecked, w.checked = nil, nil
 	w.echoSent = false
 	w.answers, w.orphans, w.lastSelection = map[string]*Response{}, false, nil
@@ -188,6 +191,7 @@ func (w *World) record(r *Response) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.transcript = append(w.transcript, e)
+	w.views = append(w.views, r.judged())
 }
 
 // transcriptText is what a transcript can keep of a body (record cuts it),

@@ -227,6 +227,28 @@ func Cut(b Body, n int) Body {
 	return b
 }
 
+// Compact returns b with its recorded bytes copied into one array of their
+// own, so that b no longer holds the arrays it shared (with a longer body
+// it was cut from, say).
+func Compact(b Body) Body {
+	n := 0
+	for _, c := range b.Chunks {
+		n += len(c.Data)
+	}
+	buf := make([]byte, 0, n)
+	chunks := make([]Chunk, len(b.Chunks))
+	for i, c := range b.Chunks {
+		chunks[i] = c
+		if c.Data != nil {
+			start := len(buf)
+			buf = append(buf, c.Data...)
+			chunks[i].Data = buf[start:len(buf)] // Bytes joins them without a copy
+		}
+	}
+	b.Chunks = chunks
+	return b
+}
+
 // Complete reports whether the recording holds the whole body.
 func (b *Body) Complete() bool { return !b.Truncated && !b.Redacted && !b.Missing }
 

@@ -1,0 +1,271 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/gomega"
+
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/outcome"
+)
+
+// cellDefs: the cell scenarios (cells.feature). The spec states many rules
+// for every route, every response form, every run and every response; each
+// row of cells.feature makes one run on one cell (a route, a form, how the
+// run ends, a request header), and its traffic is judged by every check
+// traffic can decide, in the row's own last step and in the run's judgement
+// of every exchange (package runner).
+func cellDefs() []Def {
+	return []Def{
+		step3(`^I make a run that (completes|fails|is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
+			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun(),
+		step5(`^I make a run that (completes|fails|is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
+			(*World).cellRun).AboutRun(),
+		step2(`^I make a run that completes on "([^"]*)" with the Accept header "([^"]*)"$`, func(w *World, path, accept string) error {
+			return w.cellRun("completes", path, "plain text", "Accept", accept)
+		}).AboutRun(),
+		step2(`^I make a timed run on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`, func(w *World, path, form string) error {
+			return w.cellRun("timed "+form, path, form, "", "")
+		}).AboutRun(),
+		step3(`^a thread "(\w+)" opened on "([^"]*)" with the "(\w+)" key$`, func(w *World, name, path, role string) error {
+			return w.openThreadWith(role, name, path)
+		}),
+		step0(`^every exchange of the scenario holds every rule traffic decides$`, (*World).holdsEveryRule),
+		step0(`^the run's thread reports it through lastRunID$`, (*World).cellRunReported).Asserts("ASYNC-05"),
+	}
+}
+
+// cellScripts are the agent scripts of a cell's run, by how it ends: two
+// pieces of text, a failure after text, or text and a long pause the
+// scenario's abort cuts short.
+var cellScripts = map[string]string{
+	"completes":  "@say ${marker:a} \n@say ${marker:b}",
+	"fails":      "@say ${marker:a}\n@fail the cell's failure ${marker:f}",
+	"is aborted": "@say ${marker:a}\n@pause 5s\n@say ${marker:late}",
+	// The timed runs: what the timing rules decide on, form by form (the
+	// start frame at once and events live; plain text flushed; the
+	// envelope after the run; the async answer at once).
+	"timed an SSE stream":   "@pause 1s\n@say ${marker:a}\n@pause 1s\n@say ${marker:b}",
+	"timed plain text":      "@say ${marker:a}\n@pause 800ms\n@say ${marker:b}\n@pause 800ms\n@say ${marker:c}",
+	"timed a JSON envelope": "@say ${marker:a}\n@pause 1s\n@say ${marker:b}",
+	"timed an async run":    "@pause 1500ms\n@say ${marker:a}",
+}
+
+// cellForms are the request settings of each response form.
+var cellForms = map[string]struct{ accept, query string }{
+	"an SSE stream":   {accept: "text/event-stream"},
+	"a JSON envelope": {accept: "application/json"},
+	"plain text":      {},
+	"an async run":    {query: "async=true"},
+}
+
+// cellRun makes one run on a cell: the script of how it ends, on path, in
+// a form, with one more request header when name is set; a run the
+// scenario aborts is aborted through POST /api/threads/{id}/abort once its
+// first text arrived (an SSE stream or plain text: the scenario reads on to
+// the stream's end) or once it was acknowledged (async). The run's thread
+// and run are remembered as "cell".
+func (w *World) cellRun(how, path, form, name, value string) error {
+	f, ok := cellForms[form]
+	if !ok {
+		return scenarioErrorf("unknown form %q", form)
+	}
+	script, ok := cellScripts[how]
+	if !ok {
+		return scenarioErrorf("unknown run %q", how)
+	}
+	prompt, err := w.prompt(script)
+	if err != nil {
+		return err
+	}
+	rq, err := w.prepared("POST", path, &prompt)
+	if err != nil {
+		return err
+	}
+	if f.accept != "" {
+		rq.header.Set("Accept", f.accept)
+	}
+	if name != "" {
+		if value, err = w.expand(value); err != nil {
+			return err
+		}
+		rq.header.Set(name, value)
+	}
+	rq.query = f.query
+	aborting := how == "is aborted"
+	var abortErr error
+	if aborting && f.query == "" {
+		if f.accept == "application/json" {
+			return scenarioErrorf("a JSON envelope comes after its run ends: a client cannot abort the run once it has begun")
+		}
+		first := w.marker("a")
+		var seen contentWatch
+		sse := f.accept == "text/event-stream"
+		var sw *streamWatch
+		if sse {
+			sw = &streamWatch{match: func(fr Frame) bool { return seen.see(fr, first) }}
+		}
+		aborted := false
+		rq.stop = func(rd *reading) bool {
+			if aborted {
+				return false
+			}
+			got := sse && sw.seen(rd) || !sse && strings.Contains(string(rd.body), first)
+			if !got {
+				return false
+			}
+			aborted = true
+			abortErr = w.cellAbort(rd.x.Response.Header.Get("X-SVC-Thread-Id"), w.onRoute(rd))
+			return false // read on: the stream ends as the abort ends the run
+		}
+	}
+	w.aborting = aborting
+	resp, err := w.do(rq)
+	w.aborting = false
+	if err != nil {
+		return err
+	}
+	w.resp = resp
+	if abortErr != nil {
+		return abortErr
+	}
+	thread := resp.Header().Get("X-SVC-Thread-Id")
+	if thread != "" {
+		w.threads["cell"] = thread
+	}
+	if run := answerRunID(resp); run != "" {
+		w.runs["cell"] = run
+	}
+	if aborting && f.query != "" {
+		if err := w.readWhole(resp); err != nil {
+			return err
+		}
+		if t, _ := asyncThread(resp); t != "" {
+			thread = t
+		}
+		return w.cellAbort(thread, w.on(resp, "ASYNC-06"))
+	}
+	return nil
+}
+
+// onRoute is rule as it stands on the route of a response being read.
+func (w *World) onRoute(rd *reading) string {
+	return checks.RuleOn("ASYNC-06", checks.NewView(rd.x))
+}
+
+// cellAbort aborts a cell's run on its thread with the agent key (abort "is
+// covered by agent:chat"; every cell's run is the main agent's): a refusal
+// or no thread to abort fails rule, the abort's.
+func (w *World) cellAbort(thread, rule string) error {
+	if thread == "" {
+		return outcome.Fail("the run to abort", "an X-SVC-Thread-Id header naming its thread", "none").Breaks(checks.RuleOn("THREAD-04", w.resp.View))
+	}
+	w.abortingThread(thread)
+	rq, err := w.keyed("agent", nil, "POST", "/api/threads/"+thread+"/abort", nil)
+	if err != nil {
+		return err
+	}
+	rq.maxBody = maxFollowUpBody
+	r, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	if err := w.readWhole(r); err != nil {
+		return err
+	}
+	if r.Status()/100 != 2 {
+		return outcome.Failf("POST /api/threads/{id}/abort of the run's thread with the agent key", "2xx: the abort is covered by agent:chat",
+			"%d", r.Status()).Breaks("AUTH-07").Explained(rule)
+	}
+	return nil
+}
+
+// answerRunID returns the run an answer names: an async acknowledgement's
+// runID, or its events' (the first that names one); "" for none (plain
+// text names none).
+func answerRunID(r *Response) string {
+	if _, run := asyncThread(r); run != "" {
+		return run
+	}
+	if evs, err := r.Events(); err == nil && r.MediaType() == "text/event-stream" {
+		for _, ev := range evs {
+			if id, ok := idString(ev["runID"]); ok {
+				return id
+			}
+		}
+	}
+	if items, err := r.EnvelopeItems(); err == nil {
+		for _, it := range items {
+			if id, ok := idString(it["runID"]); ok {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// asyncThread returns the threadID and runID of an async acknowledgement.
+func asyncThread(r *Response) (thread, run string) {
+	var ack struct {
+		ThreadID json.RawMessage `json:"threadID"`
+		RunID    json.RawMessage `json:"runID"`
+	}
+	if inv, ok := checks.InvokeOf(r.View); !ok || !inv.Async || json.Unmarshal(r.Body(), &ack) != nil {
+		return "", ""
+	}
+	text := func(raw json.RawMessage) string {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return ""
+		}
+		s, _ := idString(v)
+		if n, ok := v.(float64); ok {
+			s = fmt.Sprint(int64(n))
+		}
+		return s
+	}
+	return text(ack.ThreadID), text(ack.RunID)
+}
+
+// holdsEveryRule judges every exchange of the scenario, in order, with
+// every check traffic can decide, as the passive judge would (a History of
+// the scenario's own): the first broken rule fails the step, naming it; a
+// check that cannot decide on an exchange leaves it out.
+func (w *World) holdsEveryRule() error {
+	w.mu.Lock()
+	views := append([]*checks.View(nil), w.views...)
+	w.mu.Unlock()
+	var h checks.History
+	for _, v := range views {
+		for _, c := range checks.All() {
+			err := c.Decide(v, &h)
+			if f, ok := outcome.AsFailure(err); ok {
+				return f
+			}
+			if err == nil && v.Response != nil {
+				w.passed(checks.RuleOn(c.Rule, v))
+			}
+		}
+		h.Add(v)
+	}
+	return nil
+}
+
+// cellRunReported: ASYNC-05, "reports completion through lastRunID": the
+// thread of the cell's run reports it (its run ID when the answer named
+// one; any run, on a thread the scenario had not seen before, when it did
+// not: plain text names none).
+func (w *World) cellRunReported() error {
+	if _, err := w.thread("cell"); err != nil {
+		return err
+	}
+	if _, err := w.run("cell"); err == nil {
+		return w.waitFinished("cell", "cell")
+	}
+	return w.pollLastRunID("cell", gomega.Not(gomega.BeEmpty()), func(got string) error {
+		return outcome.Fail("lastRunID of the run's thread within "+w.deadline.String(), "the run, reported complete", fmt.Sprintf("%q", got)).
+			Explained("THREAD-04")
+	})
+}
