@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -155,4 +157,98 @@ func ScriptOutcome(x *View) string {
 		}
 	}
 	return OutcomeCompleted
+}
+
+// Need is a combination of dimension values a rule must be judged on: one
+// value per dimension it names.
+type Need map[string]string
+
+// String names the need: "route=alias form=sse", dimensions in order.
+func (n Need) String() string {
+	var parts []string
+	for _, d := range dimOrder {
+		if v, ok := n[d]; ok {
+			parts = append(parts, d+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// MetBy reports whether a judged cell meets the need.
+func (n Need) MetBy(c Cell) bool {
+	for d, v := range n {
+		if !c.Has(d, v) {
+			return false
+		}
+	}
+	return true
+}
+
+var dimOrder = []string{DimRoute, DimForm, DimOutcome, DimHeaders}
+
+// ruledOut says why the suite does not visit a combination, or "" when it
+// does: "One JSON envelope {items:[...]} after the run ends": a client sees
+// nothing of a run it asked an envelope of until the run has ended, so it
+// cannot abort the run once it began.
+func ruledOut(n Need) string {
+	if n[DimForm] == FormJSON && n[DimOutcome] == OutcomeAborted {
+		return "an envelope comes after the run ends: a client cannot abort a run it sees nothing of"
+	}
+	return ""
+}
+
+// Needs expands a rule's cells (features.Rule.Cells: products such as
+// "route form=sse outcome") into every combination it must be judged on,
+// leaving out the combinations the suite cannot make (ruledOut).
+func Needs(products []string) ([]Need, error) {
+	var out []Need
+	for _, p := range products {
+		combos := []Need{{}}
+		for _, f := range strings.Fields(p) {
+			dim, vals, restricted := strings.Cut(f, "=")
+			all, ok := Dimensions[dim]
+			if !ok {
+				return nil, fmt.Errorf("cells %q: no dimension %q (route, form, outcome, headers)", p, dim)
+			}
+			values := all
+			if restricted {
+				values = strings.Split(vals, ",")
+				for _, v := range values {
+					if !slices.Contains(all, v) {
+						return nil, fmt.Errorf("cells %q: %s has no value %q (%s)", p, dim, v, strings.Join(all, ", "))
+					}
+				}
+			}
+			var next []Need
+			for _, c := range combos {
+				for _, v := range values {
+					n := maps.Clone(c)
+					n[dim] = v
+					next = append(next, n)
+				}
+			}
+			combos = next
+		}
+		for _, c := range combos {
+			if ruledOut(c) == "" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Unmet returns the needs of products that no judged cell meets.
+func Unmet(products []string, judged []Cell) ([]Need, error) {
+	needs, err := Needs(products)
+	if err != nil {
+		return nil, err
+	}
+	var out []Need
+	for _, n := range needs {
+		if !slices.ContainsFunc(judged, n.MetBy) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }

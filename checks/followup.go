@@ -365,19 +365,12 @@ func runOfExchange(x *View, h *History) *runRecord {
 				r.complete, r.done = true, at
 			}
 		}
-		if text, pieces, ok := x.Answer(); ok && r.sc != nil {
-			// The answer as it arrived, however the events split it.
-			for _, p := range pieces {
-				if len(r.content) == maxContentPieces {
-					break
-				}
-				var at time.Time
-				if body.Timed && p.At >= 0 {
-					at = when(x, p.At)
-				}
-				r.content = append(r.content, timedText{at, text[p.Start:p.End]})
-			}
-		}
+		r.noteContent(x)
+	case FormOf(x) == FormPlain && x.Response.Status/100 == 2:
+		// Plain text streams the run's content too (an abort's effect shows
+		// in it); it marks no completion.
+		r.streamed = true
+		r.noteContent(x)
 	case surelyEnvelope(x):
 		evs, ok := eventsOf(x)
 		if !ok || len(evs) == 0 {
@@ -832,7 +825,7 @@ func abortEndsRun(x *View, h *History) error {
 	}
 	r := runOfExchange(x, h)
 	if r == nil || !r.streamed {
-		return skip("not an SSE answer naming its thread")
+		return skip("not an SSE or plain-text answer naming its thread")
 	}
 	ab, ok := abortOf(r, h)
 	if !ok {
@@ -842,6 +835,25 @@ func abortEndsRun(x *View, h *History) error {
 		return skip("no abort of the thread met the run")
 	}
 	return abortedStream(r, ab)
+}
+
+// noteContent keeps the answer of a run's stream as it arrived, however
+// the events (or reads) split it, for a run of an agent script.
+func (r *runRecord) noteContent(x *View) {
+	text, pieces, ok := x.Answer()
+	if !ok || r.sc == nil {
+		return
+	}
+	for _, p := range pieces {
+		if len(r.content) == maxContentPieces {
+			break
+		}
+		var at time.Time
+		if x.Response.Body.Timed && p.At >= 0 {
+			at = when(x, p.At)
+		}
+		r.content = append(r.content, timedText{at, text[p.Start:p.End]})
+	}
 }
 
 // untimedScript reports whether a run is an agent script whose content

@@ -57,6 +57,13 @@ type Rule struct {
 	Passive string `yaml:"passive" json:"passive"`
 	// PassiveWhy says, for partly and no, what traffic alone cannot show.
 	PassiveWhy string `yaml:"passive_why,omitempty" json:"passiveWhy,omitempty"`
+	// Cells says where the spec states the rule: each entry a product of
+	// the dimensions it is quantified over (route, form, outcome, headers;
+	// checks.Cell), a dimension alone standing for all its values and
+	// dim=a,b for those values ("route form=sse outcome"). Every
+	// combination must be judged in a complete run against the reference
+	// server; none for a rule the spec states once.
+	Cells []string `yaml:"cells,omitempty" json:"cells,omitempty"`
 }
 
 // Whether recorded traffic can decide a rule (Rule.Passive).

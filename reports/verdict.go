@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
@@ -131,6 +132,12 @@ type RuleResult struct {
 	// Traffic is what the recorded traffic showed of the rule, in a
 	// passive report for a rule that traffic can decide; nil otherwise.
 	Traffic *RuleTraffic `json:"traffic,omitempty"`
+	// JudgedCells are the cells (checks.Cell: route, form, run outcome,
+	// request headers) the run judged the rule on; UnjudgedCells the
+	// combinations the catalog states it for (Rule.Cells) that none of them
+	// meets.
+	JudgedCells   []string `json:"judgedCells,omitempty"`
+	UnjudgedCells []string `json:"unjudgedCells,omitempty"`
 }
 
 // AreaResult sums the verdicts of one spec area.
@@ -471,6 +478,7 @@ func Build(in Input) (*Report, error) {
 			e = &ruleEvidence{}
 		}
 		rr := judge(r, res.Plan, inCatalog[r.ID], e, bl)
+		rr.JudgedCells, rr.UnjudgedCells = cellsOf(r, rr.Verdict, res.Cells[r.ID])
 		rep.Rules = append(rep.Rules, rr)
 		rep.Counts[rr.Verdict]++
 	}
@@ -655,6 +663,25 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 		}
 	}
 	return out
+}
+
+// cellsOf names the cells a rule was judged on and, for a rule the run
+// judged, the combinations of its catalog cells none of them meets.
+func cellsOf(r features.Rule, v Verdict, cells []checks.Cell) (names, unmet []string) {
+	for _, c := range cells {
+		names = append(names, c.String())
+	}
+	if !judged(v) || len(r.Cells) == 0 {
+		return names, nil
+	}
+	needs, err := checks.Unmet(r.Cells, cells)
+	if err != nil {
+		return names, []string{err.Error()}
+	}
+	for _, n := range needs {
+		unmet = append(unmet, n.String())
+	}
+	return names, unmet
 }
 
 // explainObserved drops the observations (runner.Observation) that a rule

@@ -86,6 +86,32 @@ func TestCleanServerPasses(t *testing.T) {
 	if !allPassed(t, res) || exitCode(t, res) != runner.ExitPass {
 		t.Fatalf("clean server: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
+	everyCellJudged(t, res)
+}
+
+// everyCellJudged: a complete run judges every rule on every cell the
+// catalog states it for (features.Rule.Cells): a cell no scenario visits
+// fails, naming the rule and the cell.
+func everyCellJudged(t *testing.T, res *runner.Result) {
+	t.Helper()
+	rules, err := features.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules {
+		unmet, err := checks.Unmet(r.Cells, res.Cells[r.ID])
+		if err != nil {
+			t.Errorf("%s: %v", r.ID, err)
+			continue
+		}
+		if len(unmet) > 0 {
+			names := make([]string, len(unmet))
+			for i, n := range unmet {
+				names[i] = n.String()
+			}
+			t.Errorf("%s is stated for %d cells the run did not judge it on: %s", r.ID, len(unmet), strings.Join(names, "; "))
+		}
+	}
 }
 
 // allPassed reports whether every scenario of res passed, a scenario whose

@@ -37,7 +37,7 @@ type observer struct {
 	// cellOf is each exchange's cell, when it is in one; judged the cells
 	// each rule was decided on, by rule and cell name.
 	cellOf map[int]checks.Cell
-	judged map[string]map[string]bool
+	judged map[string]map[string]checks.Cell
 }
 
 // newObserver returns an observer whose findings are cleaned as a step's
@@ -48,7 +48,7 @@ func newObserver(p *profile.Profile) *observer {
 	clean := func(s string) string { return safetext.Clean(red.Cut(s, maxErrorMessage, " [... cut]")) }
 	// The scenarios judge the names of a run's thread themselves: a dispute
 	// no follow-up settled is left undecided, never guessed.
-	o := &observer{clean: clean, owner: map[int]string{}, cellOf: map[int]checks.Cell{}, judged: map[string]map[string]bool{}}
+	o := &observer{clean: clean, owner: map[int]string{}, cellOf: map[int]checks.Cell{}, judged: map[string]map[string]checks.Cell{}}
 	o.j = checks.NewJudgement().LeaveUnsettled().OnDecided(o.decided)
 	return o
 }
@@ -66,15 +66,15 @@ func (o *observer) decided(x *checks.View, rule string) {
 // judge notes that a rule was judged on a cell. The caller holds o.mu.
 func (o *observer) judge(rule string, c checks.Cell) {
 	if o.judged[rule] == nil {
-		o.judged[rule] = map[string]bool{}
+		o.judged[rule] = map[string]checks.Cell{}
 	}
-	o.judged[rule][c.String()] = true
+	o.judged[rule][c.String()] = c
 }
 
 // cells returns, per rule, the cells it was judged on: by the judgement of
 // every exchange, and by its own scenarios that passed (or checked it in
 // full before failing) on their last invoke's cell.
-func (o *observer) cells(results []ScenarioResult) map[string][]string {
+func (o *observer) cells(results []ScenarioResult) map[string][]checks.Cell {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, r := range results {
@@ -90,12 +90,12 @@ func (o *observer) cells(results []ScenarioResult) map[string][]string {
 			o.judge(id, *r.Cell)
 		}
 	}
-	out := make(map[string][]string, len(o.judged))
+	out := make(map[string][]checks.Cell, len(o.judged))
 	for rule, cs := range o.judged {
-		for c := range cs {
+		for _, c := range cs {
 			out[rule] = append(out[rule], c)
 		}
-		sort.Strings(out[rule])
+		sort.Slice(out[rule], func(i, j int) bool { return out[rule][i].String() < out[rule][j].String() })
 	}
 	return out
 }

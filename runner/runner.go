@@ -129,10 +129,10 @@ type Result struct {
 	// Scenarios holds every scenario the plan selected: those that ran and
 	// those the profile made not applicable or untested before the run.
 	Scenarios []ScenarioResult
-	// Cells are, per rule, the cells (checks.Cell.String) it was judged on:
-	// by the judgement of every exchange, and by its own scenarios that
-	// passed or checked it in full.
-	Cells       map[string][]string
+	// Cells are, per rule, the cells it was judged on: by the judgement of
+	// every exchange, and by its own scenarios that passed or checked it in
+	// full.
+	Cells       map[string][]checks.Cell
 	Plan        *Plan
 	GodogStatus int
 	Started     time.Time
