@@ -624,7 +624,7 @@ func (e *entry) ours() bool { return e.id > 0 || e.resp.end != "" }
 func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 	rec := r.rec
 	ours := e.ours()
-	x := traffic.Exchange{ID: e.id, Error: e.err}
+	x := traffic.Exchange{ID: e.id, Error: rec.Redactor.RedactString(e.err)}
 	start, prec, ok := parseStart(e.started)
 	if ok {
 		x.Start = start
@@ -641,10 +641,11 @@ func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 		}
 	}
 	req := e.req
-	x.Request = traffic.Request{Method: req.method, URL: rec.URL(string(req.url.kept))}
 	var reqHeader http.Header
 	reqHeader, x.Request.Gaps = headerOf(req, ours, !e.hasReq, "request")
 	x.Request.Header = rec.Header(reqHeader) // learns the keys first
+	x.Request.Method, x.Request.URL = rec.Method(req.method), rec.URL(string(req.url.kept))
+	x.Error = rec.Redactor.RedactString(x.Error)
 	x.Request.Body = r.bodyOf(req, ours, true)
 	resp := e.resp
 	switch {
@@ -653,7 +654,7 @@ func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 			// Browsers write status 0 for a request that got no response.
 			x.Error = "no response"
 			if resp.errText != "" {
-				x.Error += " (" + resp.errText + ")"
+				x.Error += " (" + rec.Redactor.RedactString(resp.errText) + ")"
 			}
 		}
 		return x
@@ -910,6 +911,7 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 		}
 		return out
 	}
+
 	out.Timed = true
 	off, sum := 0, int64(0)
 	for _, c := range b.chunks {
@@ -919,7 +921,7 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 		ch := traffic.Chunk{At: fromMS(c.Time), Size: c.Size}
 		if !b.redacted {
 			if take := min(c.Size, len(data)-off); take > 0 {
-				ch.Data = rec.Redactor.Redact(data[off : off+take])
+				ch.Data = data[off : off+take]
 				off += take
 			}
 			sum += int64(c.Size)
@@ -932,6 +934,7 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 	if !b.redacted && !b.chunksCut && sum != full {
 		return missing(fmt.Sprintf("the recording's %s._chunks hold %d bytes, its text %d", what, sum, full))
 	}
+	out.Chunks = rec.Redactor.Chunks(out.Chunks) // keys hidden in the body as a whole, across its chunks
 	return out
 }
 

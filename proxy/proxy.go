@@ -186,7 +186,10 @@ func (p *Proxy) begin(r *http.Request) *state {
 	st.x = traffic.Exchange{ID: int(p.next.Add(1)), Start: start}
 	target := p.cfg.Target.JoinPath(r.URL.Path)
 	target.RawQuery = r.URL.RawQuery
-	st.x.Request = traffic.Request{Method: r.Method, URL: rc.URL(target.String()), Header: rc.Header(r.Header)}
+	// The headers first: the request's own key is learnt before its URL
+	// is recorded.
+	st.x.Request.Header = rc.Header(r.Header)
+	st.x.Request.Method, st.x.Request.URL = rc.Method(r.Method), rc.URL(target.String())
 	st.req = rc.Body(start)
 	st.h11 = r.ProtoMajor == 1 && r.ProtoMinor == 1 && r.Method != http.MethodHead
 	if r.Body != nil && r.Body != http.NoBody {

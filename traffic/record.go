@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"hash"
 	"net/http"
+	"net/url"
+	"slices"
 	"time"
 )
 
@@ -12,7 +14,9 @@ import (
 const DefaultMaxRecord = 1 << 20
 
 // maxChunks caps the chunk entries of one body past MaxRecord: an endless
-// stream still passes whole, but its recording stops growing.
+// stream still passes whole, but its recording stops growing. Reads past
+// the cap join the last entry, which takes their time: the body's last
+// byte keeps its arrival.
 const maxChunks = 4096
 
 // Recorder makes the parts of an exchange safe and bounded.
@@ -59,48 +63,105 @@ func NewRecorder(maxRecord int64, r *Redactor) *Recorder {
 }
 
 // Header returns a copy of h as a recording keeps it: Authorization as the
-// key's ID or shape, cookies dropped, keys hidden in every other value. The
-// keys of Authorization headers are learnt first, so a body recorded later
-// in the exchange has them hidden too.
+// key's ID or shape, cookies dropped, the values of hidden headers
+// (DefaultHidden, Redactor.Hide) as Hidden, keys hidden in every other
+// value and name. The keys of Authorization headers and the values of
+// hidden ones are learnt first, so what is recorded later in the exchange
+// has them hidden too.
 func (rc *Recorder) Header(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for name, vs := range h {
-		switch http.CanonicalHeaderKey(name) {
-		case "Authorization", "Proxy-Authorization":
+		switch {
+		case http.CanonicalHeaderKey(name) == "Authorization", http.CanonicalHeaderKey(name) == "Proxy-Authorization":
 			for _, v := range vs {
 				rc.Redactor.Learn(v)
 			}
+		case rc.Redactor.hides(name):
+			for _, v := range vs {
+				rc.Redactor.learnCredential(v)
+			}
+		}
+	}
+	for name, vs := range h {
+		switch {
+		case http.CanonicalHeaderKey(name) == "Authorization", http.CanonicalHeaderKey(name) == "Proxy-Authorization":
 			out[name] = []string{AuthValue(vs)}
-		case "Cookie", "Set-Cookie":
+		case http.CanonicalHeaderKey(name) == "Cookie", http.CanonicalHeaderKey(name) == "Set-Cookie":
 			out[name] = []string{"[cookie not recorded]"}
+		case rc.Redactor.hides(name):
+			cp := make([]string, len(vs))
+			for i, v := range vs {
+				cp[i] = Hidden
+				if a, id := ClassifyAuth([]string{v}); a == AuthWellFormed {
+					cp[i] = authKeyPrefix + id + "]"
+				}
+			}
+			out[name] = cp
 		default:
 			cp := make([]string, len(vs))
 			for i, v := range vs {
 				cp[i] = rc.Redactor.RedactString(v)
 			}
-			out[name] = cp
+			name = rc.Redactor.RedactString(name)
+			out[name] = append(out[name], cp...)
 		}
 	}
 	return out
 }
 
-// URL returns u with keys hidden.
-func (rc *Recorder) URL(u string) string { return rc.Redactor.RedactString(u) }
+// Method returns a request's method with keys hidden (a method is any
+// token, a key's shape included).
+func (rc *Recorder) Method(m string) string { return rc.Redactor.RedactString(m) }
+
+// URL returns u with keys hidden, as it stands and once decoded (a key
+// percent-encoded in a query value or a path), the values of hidden query
+// parameters as Hidden and the password of its user information dropped.
+// Call it after Header, so the request's own key is known. A URL that
+// holds nothing to hide is returned byte for byte.
+func (rc *Recorder) URL(raw string) string {
+	s := rc.Redactor.RedactString(raw)
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	changed := false
+	if _, has := u.User.Password(); has {
+		u.User, changed = url.UserPassword(u.User.Username(), Hidden), true
+	}
+	if p := rc.Redactor.RedactString(u.Path); p != u.Path {
+		u.Path, u.RawPath, changed = p, "", true
+	}
+	if q := rc.Redactor.hiddenQuery(u.RawQuery); q != u.RawQuery {
+		u.RawQuery, changed = q, true
+	}
+	if !changed {
+		return s
+	}
+	return u.String()
+}
 
 // BodyRecorder records one body as it passes. It is not safe for concurrent
 // use: one goroutine reads a body.
 //
+// Keys are hidden in the body's text as a whole, across its chunks: a key
+// that arrives a byte at a time is hidden as one sent whole (Finish).
+//
 // With Recorder.SpillDir set, a body holds at most SpillThreshold recorded
-// bytes (and spillChunks chunk entries) in memory: past that its chunks, keys
-// already hidden, go to a temporary file in SpillDir, read back by Finish.
+// bytes (and spillChunks chunk entries) in memory, beside the tail whose
+// redaction what comes next could change (Redactor.holdTail): past that its chunks,
+// keys already hidden, go to a temporary file in SpillDir, read back by
+// Finish.
 type BodyRecorder struct {
 	rc    *Recorder
 	start time.Time
-	body  Body // body.Chunks holds the chunks not spilled
+	body  Body // body.Chunks holds the chunks not spilled, keys not yet hidden
 	kept  int64
 	held  int64 // recorded bytes in body.Chunks
 	hash  hash.Hash
 	spill *spillFile
+	// retry is the held bytes from which a spill is tried again after one
+	// that could move nothing out (a tail that may still be a key).
+	retry int64
 	done  bool // Finish was called: Add records nothing more
 }
 
@@ -122,7 +183,11 @@ func (br *BodyRecorder) Add(p []byte, t time.Time) {
 		br.body.Truncated = true
 	}
 	if keep <= 0 && br.chunks() >= maxChunks {
-		return
+		if n := len(br.body.Chunks); n > 0 {
+			last := &br.body.Chunks[n-1]
+			last.At, last.Size = t.Sub(br.start), last.Size+len(p)
+			return
+		}
 	}
 	c := Chunk{At: t.Sub(br.start), Size: len(p)}
 	if keep > 0 {
@@ -131,7 +196,7 @@ func (br *BodyRecorder) Add(p []byte, t time.Time) {
 		br.held += keep
 	}
 	br.body.Chunks = append(br.body.Chunks, c)
-	if br.rc.SpillDir != "" && (br.held > br.rc.spillThreshold() || len(br.body.Chunks) >= spillChunks) {
+	if br.rc.SpillDir != "" && (br.held > max(br.rc.spillThreshold(), br.retry) || len(br.body.Chunks) >= spillChunks) {
 		br.spillHeld()
 	}
 }
@@ -146,39 +211,61 @@ func (br *BodyRecorder) chunks() int {
 }
 
 // spillHeld moves the chunks held in memory to the spill file, keys hidden
-// first. When the file cannot be written the body keeps what it holds and
-// records no more bytes (it is marked truncated), so memory stays bounded.
+// first, but for the tail whose redaction what comes next could change
+// (holdTail). When the file cannot be written the body keeps what it holds
+// and records no more bytes (it is marked truncated), so memory stays
+// bounded.
 func (br *BodyRecorder) spillHeld() {
 	if br.spill == nil {
 		br.spill = &spillFile{}
 	}
 	if br.spill.err == nil {
-		for i := range br.body.Chunks {
-			if br.body.Chunks[i].Data != nil {
-				br.body.Chunks[i].Data = br.rc.Redactor.Redact(br.body.Chunks[i].Data)
-			}
+		final := br.kept >= br.rc.MaxRecord // no more bytes will be recorded
+		n, chunks, skip := br.rc.Redactor.release(br.body.Chunks, final)
+		if n == 0 {
+			// Nothing can go yet: try again once the threshold's worth
+			// more is held (or the chunk entries are many).
+			br.retry = br.held + br.rc.spillThreshold()
+			return
 		}
-		br.spill.write(br.rc.SpillDir, br.body.Chunks)
+		br.spill.write(br.rc.SpillDir, chunks)
+		if br.spill.err == nil {
+			br.body.Chunks = dropData(slices.Clone(br.body.Chunks[n:]), skip)
+			br.held, br.retry = dataLen(br.body.Chunks), 0
+			return
+		}
 	}
-	if br.spill.err != nil {
-		br.kept = br.rc.MaxRecord // record times and sizes only from now on
-		return
-	}
-	br.body.Chunks, br.held = nil, 0
+	br.kept = br.rc.MaxRecord // record times and sizes only from now on
 }
 
-// Finish returns the recorded body, keys hidden chunk by chunk, and removes
-// its spill file. A key split across two chunks loses its whole form but not
-// its pieces: each piece of its secret from profile.FragmentMin characters
-// on is still hidden.
+// dropData drops the first n bytes of the chunks' data (a span hidden in
+// the chunks before them covers them).
+func dropData(chunks []Chunk, n int) []Chunk {
+	for i := 0; n > 0 && i < len(chunks); i++ {
+		d := min(n, len(chunks[i].Data))
+		if chunks[i].Data != nil {
+			chunks[i].Data = chunks[i].Data[d:]
+		}
+		n -= d
+	}
+	return chunks
+}
+
+// dataLen is the recorded bytes of chunks.
+func dataLen(chunks []Chunk) int64 {
+	var n int64
+	for _, c := range chunks {
+		n += int64(len(c.Data))
+	}
+	return n
+}
+
+// Finish returns the recorded body, keys hidden in its text as a whole
+// (Redactor.Chunks), and removes its spill file.
 func (br *BodyRecorder) Finish() Body {
 	b := br.body
 	b.SHA256 = hex.EncodeToString(br.hash.Sum(nil))
-	for i := range b.Chunks {
-		if b.Chunks[i].Data != nil {
-			b.Chunks[i].Data = br.rc.Redactor.Redact(b.Chunks[i].Data)
-		}
-	}
+	b.Chunks = br.rc.Redactor.Chunks(b.Chunks)
 	if br.spill != nil {
 		spilled, err := br.spill.readAll()
 		if err != nil {
