@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +101,19 @@ func pieceOf(s, secret string) string {
 		}
 	}
 	return ""
+}
+
+// TestPassiveDocListsWhatIsHidden: docs/passive.md names every name hidden
+// by default.
+func TestPassiveDocListsWhatIsHidden(t *testing.T) {
+	b, err := os.ReadFile("../docs/passive.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, n := range DefaultHidden {
+		if !strings.Contains(doc, "`"+n+"`") {
+			t.Errorf("docs/passive.md does not name %s among the names hidden by default", n)
+		}
+	}
 }

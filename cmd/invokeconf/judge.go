@@ -27,6 +27,8 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 	reportLag := fs.Duration("report-lag", checks.DefaultReportLag, "how long after a run surely completed its thread's follow-ups must show it (the spec gives no time)")
 	redactBodies := fs.Bool("redact-bodies", false, "keep body text out of every output: reports show only bodies' lengths, findings say "+checks.BodyTextRedacted)
 	maxRecord := fs.Int64("max-record", traffic.DefaultMaxRecord, "bytes read of each body (the rest is counted, not kept: rules that need the whole body are untested)")
+	var hide multiFlag
+	fs.Var(&hide, "hide", hideUsage)
 	var file string
 	parse := func(args []string) error {
 		if err := fs.Parse(args); err != nil {
@@ -65,7 +67,9 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 	s := passive.New(passive.Config{Source: "har", Target: "HAR file " + file, ReportLag: *reportLag,
 		RedactBodies: *redactBodies, Out: *out, Report: reports.Options{JUnitWarnings: *junitWarnings}, Console: stdout})
 	// The file is read entry by entry, each judged as it comes.
-	r := har.NewReader(f, traffic.NewRecorder(*maxRecord, nil))
+	rec := traffic.NewRecorder(*maxRecord, nil)
+	rec.Redactor.Hide(splitValues(hide)...)
+	r := har.NewReader(f, rec)
 	for {
 		x, err := r.Next()
 		if errors.Is(err, io.EOF) {

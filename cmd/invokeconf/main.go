@@ -159,8 +159,9 @@ var commandDocs = map[string]commandDoc{
 			"with the number of exchanges that decided it, fail with the exchange, untested, not seen, or not decidable\n" +
 			"from traffic with why.\n" +
 			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification.\n" +
-			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys in bodies\n" +
-			"are hidden.\n" +
+			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys are hidden\n" +
+			"wherever they appear; the values of common credential headers, query parameters and JSON members\n" +
+			"(X-Api-Key, api_key, \"password\"...; --hide adds names) are recorded as [hidden].\n" +
 			"See docs/passive.md.",
 		examples: []string{"invokeconf proxy --target https://svc.staging.example --listen 127.0.0.1:8089",
 			"invokeconf proxy --target http://127.0.0.1:8080 --duration 10m --out passive/ --redact-bodies"},

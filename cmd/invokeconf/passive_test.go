@@ -415,3 +415,46 @@ func checkPassiveReports(t *testing.T, dir, headline string, exit int) {
 		t.Errorf("junit.xml: %+v (%v)", suites, err)
 	}
 }
+
+// TestJudgeHidesCredentials: the credentials hidden by default (a header,
+// a query parameter, a JSON member) reach no output of judge, and --hide
+// adds a name: without it, that header's value is shown as the file has it.
+func TestJudgeHidesCredentials(t *testing.T) {
+	entry := `{"startedDateTime":"2026-11-20T09:00:00.000Z","time":9,"timings":{"wait":8,"receive":1},` +
+		`"request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01?api_key=QueryHiddenValue3",` +
+		`"headers":[{"name":"X-Api-Key","value":"DefaultHiddenValue2"},{"name":"X-Session-Secret","value":"SessionSecretValue1"}],` +
+		`"bodySize":35,"postData":{"text":"{\"password\":\"BodyHiddenValue4\"}"}},` +
+		`"response":{"status":500,"headers":[{"name":"Content-Type","value":"application/json"},{"name":"X-SVC-Thread-Id","value":"t1"}],` +
+		`"content":{"size":70,"text":"{\"error\":{\"message\":\"no\",\"type\":\"server_error\",\"param\":null,\"code\":null}}"}}}`
+	file := filepath.Join(t.TempDir(), "creds.har")
+	if err := os.WriteFile(file, []byte(`{"log":{"version":"1.2","creator":{"name":"a recorder","version":"1"},"entries":[`+entry+`]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, hide := range []bool{false, true} {
+		dir := t.TempDir()
+		args := []string{"judge", "--out", dir, file}
+		if hide {
+			args = append(args, "--hide", "x-session-secret")
+		}
+		code, out := runCLI(t, args...)
+		if code != 1 || !strings.Contains(out, "ERR-10") {
+			t.Fatalf("hide %v: exit %d:\n%s", hide, code, out)
+		}
+		all := out
+		for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, passiveSummaryFile} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			all += string(b)
+		}
+		for _, v := range []string{"QueryHiddenValue3", "DefaultHiddenValue2", "BodyHiddenValue4"} {
+			if strings.Contains(all, v) {
+				t.Errorf("hide %v: an output holds %s", hide, v)
+			}
+		}
+		if shown := strings.Contains(all, "SessionSecretValue1"); shown == hide {
+			t.Errorf("--hide %v: X-Session-Secret's value shown: %v", hide, shown)
+		}
+	}
+}
