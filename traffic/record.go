@@ -222,6 +222,11 @@ func (br *BodyRecorder) spillHeld() {
 	if br.spill.err == nil {
 		final := br.kept >= br.rc.MaxRecord // no more bytes will be recorded
 		n, chunks, skip := br.rc.Redactor.release(br.body.Chunks, final)
+		if final && n > 1 && chunks[n-1].Data == nil {
+			// The last entry stays for the reads past maxChunks to join.
+			n--
+			chunks = chunks[:n]
+		}
 		if n == 0 {
 			// Nothing can go yet: try again once the threshold's worth
 			// more is held (or the chunk entries are many).

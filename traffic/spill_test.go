@@ -40,7 +40,7 @@ func spillDirHolds(t *testing.T, dir string) (string, int) {
 // in memory, its spill file holds no piece of a key while it is recorded,
 // and it is gone after Finish.
 func TestSpillMatchesMemory(t *testing.T) {
-	many := make([]string, 3*spillChunks)
+	many := make([]string, maxChunks+2*spillChunks)
 	for i := range many {
 		many[i] = "x"
 	}
@@ -54,6 +54,7 @@ func TestSpillMatchesMemory(t *testing.T) {
 			" and sk-svc-bob-k2-Other0Secret99 end", strings.Repeat("tail ", 20), key}},
 		{"past max-record", 50, []string{strings.Repeat("a", 30), key, strings.Repeat("b", 40), "c"}},
 		{"tiny chunks", 0, many},
+		{"past the chunk entries' cap", 10, many[:maxChunks+3*spillChunks/2]},
 		{"not UTF-8", 0, []string{"\xff\xfe", strings.Repeat("\x00", 100), "\xc3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
