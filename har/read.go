@@ -735,7 +735,7 @@ func headerOf(m message, ours, absent bool, what string) (http.Header, traffic.H
 		}
 		gaps[name] = why
 	}
-	if !m.hasHdrs && !ours {
+	if !m.hasHdrs { // missing, null or not a list, in any recorder's file: not recorded, not "none"
 		gap("", "the recording has no "+what+" header list")
 		if absent {
 			gap("", "the recording has no "+what)

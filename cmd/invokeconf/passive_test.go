@@ -74,6 +74,16 @@ func TestJudgeOddFiles(t *testing.T) {
 	file := func(entries ...string) string {
 		return `{"log":{"version":"1.2","creator":{"name":"chrome-har","version":"1"},"entries":[` + strings.Join(entries, ",") + `]}}`
 	}
+	ownFile := func(entries ...string) string {
+		return `{"log":{"version":"1.2","creator":{"name":"invokeconf","version":"dev"},"entries":[` + strings.Join(entries, ",") + `]}}`
+	}
+	own := func(reqHeaders, respHeaders, text string) string {
+		return `{"startedDateTime":"2026-11-20T09:00:00.000Z","time":900,"_id":1,` +
+			`"request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01",` + reqHeaders + `"bodySize":2,` +
+			`"postData":{"mimeType":"","text":"hi","_chunks":[{"time":0,"size":2}]}},` +
+			`"response":{"status":200,` + respHeaders + `"_end":"complete","content":{"size":` + fmt.Sprint(len(strings.ReplaceAll(text, `\n`, "\n"))-strings.Count(text, `\"`)) +
+			`,"mimeType":"text/event-stream","text":"` + text + `"}}}`
+	}
 	for _, tc := range []struct {
 		name     string
 		file     string
@@ -86,6 +96,13 @@ func TestJudgeOddFiles(t *testing.T) {
 			[]string{"holds 1 entry, none with a response"}, nil},
 		{"HAR 1.1-style entry", file(`{"startedDateTime":"2026-11-20T09:00:00Z","request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01"},"response":{"status":200}}`), 0,
 			nil, []string{"ERR-02", "THREAD-04"}},
+		// The harness's own format (_id, _end): a header list missing, null
+		// or not a list is not recorded, never "no headers".
+		{"own entry without request headers", ownFile(own(``, respHeaders, stream)), 0, nil, []string{"ERR-02"}},
+		{"own entry with null request headers", ownFile(own(`"headers":null,`, respHeaders, stream)), 0, nil, []string{"ERR-02"}},
+		{"own entry without response headers", ownFile(own(withHeaders, ``, stream)), 0, nil, []string{"THREAD-04"}},
+		{"own entry with null response headers", ownFile(own(withHeaders, `"headers":null,`, stream)), 0, nil, []string{"THREAD-04"}},
+		{"own entry with response headers not a list", ownFile(own(withHeaders, `"headers":{"Content-Type":"text/event-stream"},`, stream)), 0, nil, []string{"THREAD-04"}},
 		{"a body the recorder could not fetch", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"mimeType":"text/event-stream"}`)), 0,
 			[]string{"none of the 786 bytes Chrome received"}, []string{"SSE-05", "SSE-03"}},
 		{"a body the recorder cut", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"text":"`+stream+`"}`)), 0,
