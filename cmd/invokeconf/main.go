@@ -120,9 +120,10 @@ var commandDocs = map[string]commandDoc{
 		"Runs the reference server on loopback and prints its URL, keys by role, IDs and a curl command.",
 		[]string{"invokeconf serve", "invokeconf serve --addr 127.0.0.1:0 --write-profile ref.yaml",
 			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202",
-			"invokeconf serve --admin-key \"$ADMIN_KEY\"   # switch variants at run time: docs/clients.md"}, `Exit codes:
+			"invokeconf serve --admin-key-file admin.key   # switch variants at run time: docs/clients.md",
+			"INVOKECONF_ADMIN_KEY=\"$ADMIN_KEY\" invokeconf serve   # the same, the key from the environment"}, `Exit codes:
   0  stopped by Ctrl-C or SIGTERM
-  2  bad usage: an unknown defect or variant, a seed file that cannot be read, an address it cannot listen on, an admin key that could be a service key
+  2  bad usage: an unknown defect or variant, a seed file that cannot be read, an address it cannot listen on, an admin key that could be a service key, an admin key file that cannot be read
   3  the server failed, or --write-profile could not be written
 `},
 	"model": {"invokeconf model [flags]",

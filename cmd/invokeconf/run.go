@@ -175,7 +175,7 @@ func warnUnknownVars(w io.Writer, p *profile.Profile, environ []string) {
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") {
+		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") || name == adminKeyEnv {
 			continue
 		}
 		fmt.Fprintf(w, "invokeconf: warning: %s is set but overrides no profile field%s (see 'invokeconf profile vars')\n", name, didYouMean(name, names))
