@@ -181,14 +181,17 @@ var commandDocs = map[string]commandDoc{
 			"(a behaviour the spec allows a service: CRLF line endings, comments, numeric IDs, 202 for async...) and\n" +
 			"once per compatible group of them, each against a fresh server with the variant on. The command finds\n" +
 			"the server in the INVOKECONF_* variables ('invokeconf profile vars': INVOKECONF_BASE_URL,\n" +
-			"INVOKECONF_KEYS_AGENT, INVOKECONF_AGENTS_MAIN_ID...). Each run gets a verdict: the exit code, the tail of\n" +
-			"its output (keys redacted), the spec's words that allow the variant and what it changes on the wire.\n" +
-			"--defects also runs it against broken servers, reported apart and never failing the run. Reports land in\n" +
-			"--out: report.html, junit.xml, summary.json. See docs/clients.md.",
+			"INVOKECONF_KEYS_AGENT, INVOKECONF_AGENTS_MAIN_ID...), beside the rest of the environment. Each run gets a\n" +
+			"verdict: the exit code (or the signal that ended it), the tail of its output (keys, and environment values\n" +
+			"that look like secrets or --secret-env names, redacted), the spec's words that allow the variant and what\n" +
+			"it changes on the wire. Nothing the command starts outlives its run. --defects also runs it against broken\n" +
+			"servers, reported apart and never failing the run. Reports land in --out: report.html, junit.xml,\n" +
+			"summary.json. On Ctrl-C or SIGTERM the run under way is killed and reported interrupted (no verdict on\n" +
+			"the client), the rest not run, and the reports are written. See docs/clients.md.",
 		examples: []string{"invokeconf clients -- go test ./client/...", "invokeconf clients --defects no-close,stream-cut-mid-frame -- npm test",
 			"invokeconf clients --variants sse-crlf,sse-cr --timeout 30s -- ./run-client-tests.sh"},
 		exits: "Exit codes: 0 the client passed every legal run, 1 it failed one (the default server, a variant or a group),\n" +
-			"2 bad usage (no command, an unknown variant or defect), 3 the harness could not run it.\n"},
+			"2 bad usage (no command, an unknown variant or defect), 3 the harness could not run it or was interrupted.\n"},
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
