@@ -229,6 +229,10 @@ func (c *collector) status(err error) (status Status, msg string) {
 	switch {
 	case err == nil:
 		return Passed, ""
+	case c.ctx.Err() != nil:
+		// Whatever the step made of it (a cut stream is also "could not
+		// decide"), the harness stopped this scenario, not the target.
+		return HarnessError, "the run was interrupted: " + err.Error()
 	case untested:
 		return Untested, reason
 	case steps.IsHarnessError(err):
@@ -240,8 +244,6 @@ func (c *collector) status(err error) (status Status, msg string) {
 	case stepPanicked(err):
 		// A harness bug, whatever the target answered.
 		return HarnessError, "a step panicked: " + err.Error()
-	case c.ctx.Err() != nil:
-		return HarnessError, "the run was interrupted: " + err.Error()
 	}
 	return Failed, err.Error()
 }
@@ -337,6 +339,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		switch {
 		case pl.Status == NotApplicable || pl.Status == Untested:
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
+		case pl.Status == Runs && !reported[pl.ID] && ctx.Err() != nil:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, HarnessError, "the run was interrupted before the scenario started"))
 		case pl.Status == Runs && !reported[pl.ID] && res.GodogStatus != 2:
 			// Planned but never reported: godog and the plan disagree.
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, HarnessError, "the scenario was planned but godog did not run it"))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/har"
@@ -20,7 +21,7 @@ import (
 // reports.
 const passiveSummaryFile = passive.SummaryFile
 
-func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func cmdJudge(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("judge", stderr)
 	out := fs.String("out", "", "write report.html, summary.json, junit.xml and "+passiveSummaryFile+" into this directory")
 	junitWarnings := fs.String("junit-warnings", reports.JUnitWarningsPass, "how junit.xml shows a failed SHOULD rule: pass or failure")
@@ -64,15 +65,22 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return runner.ExitUsage, usageError{err}
 	}
 	defer f.Close()
+	// Ctrl-C or SIGTERM stops the reading, even mid-entry and on a pipe
+	// that sends nothing more: what was judged is reported.
+	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+	defer stop()
 	s := passive.New(passive.Config{Source: "har", Target: "HAR file " + file, ReportLag: *reportLag,
 		RedactBodies: *redactBodies, Out: *out, Report: reports.Options{JUnitWarnings: *junitWarnings}, Console: stdout})
 	// The file is read entry by entry, each judged as it comes.
 	rec := traffic.NewRecorder(*maxRecord, nil)
 	rec.Redactor.Hide(splitValues(hide)...)
-	r := har.NewReader(f, rec)
-	for {
+	r := har.NewReader(ctxReader{ctx, f}, rec)
+	for ctx.Err() == nil {
 		x, err := r.Next()
 		if errors.Is(err, io.EOF) {
+			break
+		}
+		if ctx.Err() != nil {
 			break
 		}
 		if err != nil {
@@ -80,13 +88,47 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		s.Add(&x)
 	}
-	switch added, judged := s.Exchanges(); {
+	added, judged := s.Exchanges()
+	if ctx.Err() != nil {
+		return judgeInterrupted(s, file, added, stderr)
+	}
+	switch {
 	case added == 0:
 		return runner.ExitUsage, usageError{fmt.Errorf("%s holds no exchange (log.entries is empty): nothing to judge", file)}
 	case judged == 0:
 		return runner.ExitUsage, usageError{fmt.Errorf("%s holds %s, none with a response: nothing to judge", file, plural(added, "entry", "entries"))}
 	}
 	return s.Finish()
+}
+
+// judgeInterrupted writes the reports of what was judged before Ctrl-C or
+// SIGTERM and says so. The exit code is 1 when a MUST rule failed in what
+// was judged, else 3: the file was not judged whole.
+func judgeInterrupted(s *passive.Session, file string, added int, stderr io.Writer) (int, error) {
+	s.Interrupted(fmt.Sprintf("Ctrl-C or SIGTERM after %s; the rest not read", plural(added, "entry", "entries")))
+	code, err := s.Finish()
+	if err != nil {
+		return code, err
+	}
+	fmt.Fprintf(stderr, "invokeconf judge: interrupted (Ctrl-C or SIGTERM) after %s of %s: the reports hold those; the rest of the file was not read\n",
+		plural(added, "entry", "entries"), file)
+	if code == runner.ExitPass {
+		code = runner.ExitHarness
+	}
+	return code, nil
+}
+
+// ctxReader reads r until ctx ends, then fails every read with ctx's error.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // usageCode is the exit code of a parse error: 0 for help, else 2.

@@ -45,7 +45,8 @@ const exitCodes = `Exit codes:
   1  a MUST rule failed, or a baseline entry is stale
   2  bad usage (a selection that leaves no scenario included), a bad profile or baseline, or a target that
      does not answer
-  3  the harness broke, or no scenario ran (the profile made every selected scenario untested or not applicable)
+  3  the harness broke, or no scenario ran (the profile made every selected scenario untested or not applicable),
+     or the run was interrupted (Ctrl-C, SIGTERM: the reports hold what ran before)
   4  with --require-complete: the run is PARTIAL (it did not judge every observable spec rule)
 `
 
@@ -175,7 +176,8 @@ var commandDocs = map[string]commandDoc{
 			"the rules that need it untested. The file is read as a stream, each body up to --max-record bytes.\n" +
 			"--out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
 		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
-		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file or one with no exchange, 3 a report could not be written.\n"},
+		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file or one with no exchange, 3 a report could not be written,\n" +
+			"or Ctrl-C or SIGTERM stopped the reading (the reports hold the entries judged before).\n"},
 	"clients": {synopsis: "invokeconf clients [flags] -- COMMAND [ARGS...]",
 		description: "Runs a client's own test command once against the default reference server, once per legal variant\n" +
 			"(a behaviour the spec allows a service: CRLF line endings, comments, numeric IDs, 202 for async...) and\n" +
@@ -210,6 +212,12 @@ var commandDocs = map[string]commandDoc{
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal asks the command to stop and write what it has; a
+	// second one ends the process at once, as without the handler.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -473,5 +474,77 @@ func TestJudgeHidesCredentials(t *testing.T) {
 		if shown := strings.Contains(all, "SessionSecretValue1"); shown == hide {
 			t.Errorf("--hide %v: X-Session-Secret's value shown: %v", hide, shown)
 		}
+	}
+}
+
+// TestJudgeStopsOnSignal: Ctrl-C or SIGTERM (the context ends) stops judge
+// while it reads, even on a pipe that sends nothing more: it writes the
+// reports of what it judged, says it was interrupted, and exits 1 (a rule
+// failed in what it judged) or 3.
+func TestJudgeStopsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "traffic.har")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	// An answer that breaks ERR-10 (the OpenAI error envelope), printed as
+	// soon as it is judged.
+	entry := `{"startedDateTime":"2026-11-20T09:00:00.000Z","time":9,"request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01",` +
+		`"headers":[],"bodySize":0},"response":{"status":500,"headers":[{"name":"Content-Type","value":"application/json"}],` +
+		`"content":{"size":70,"text":"{\"error\":{\"message\":\"no\",\"type\":\"server_error\",\"param\":null,\"code\":null}}"}}}`
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		// Two entries, then nothing more: the file never ends.
+		_, _ = io.WriteString(w, `{"log":{"version":"1.2","creator":{"name":"a recorder","version":"1"},"entries":[`+entry+","+entry+",")
+		<-t.Context().Done()
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		code, err := cmdJudge(ctx, []string{"--out", filepath.Join(dir, "out"), fifo}, pw, &stderr)
+		if err != nil {
+			stderr.WriteString(err.Error())
+		}
+		pw.Close()
+		done <- code
+	}()
+	var console strings.Builder
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		seen := 0
+		for sc.Scan() {
+			console.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), "ERR-10 MUST") {
+				if seen++; seen == 2 {
+					cancel() // both entries judged: the reader now waits for more
+				}
+			}
+		}
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("judge did not stop within a minute of the interrupt")
+	}
+	<-read
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted (Ctrl-C or SIGTERM) after 2 entries") {
+		t.Fatalf("exit %d, stderr %q, console:\n%s", code, stderr.String(), console.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", reports.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "interrupted: Ctrl-C or SIGTERM after 2 entries") {
+		t.Errorf("summary.json does not say the judgement was interrupted")
 	}
 }

@@ -70,6 +70,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if notRun != nil {
 		return 0, usageError{notRun}
 	}
+	if ctx.Err() != nil {
+		cut := res.Count(runner.HarnessError)
+		return 0, exitError{max(rep.ExitCode, runner.ExitHarness), fmt.Errorf("interrupted (Ctrl-C or SIGTERM): %s cut or never started "+
+			"(harness errors, \"the run was interrupted\"); the reports hold what ran before", plural(cut, "scenario was", "scenarios were"))}
+	}
 	return rep.ExitCode, nil
 }
 
