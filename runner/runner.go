@@ -405,16 +405,29 @@ func StepLocation(text string) string {
 	return ""
 }
 
+// MemoryLimit is the soft memory limit `invokeconf run` sets for its
+// process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT is set: a target
+// that answers every request with as much as the harness reads (MaxBody,
+// 16 scenarios at once) then keeps the process under 512 MB, the collector
+// working harder instead of letting the heap double.
+const MemoryLimit = 384 << 20
+
+// MaxResponseHeader bounds the status line and headers of one answer the
+// harness reads (net/http's own default is 10 MB: a target flooding its
+// headers at 16 scenarios at once would hold hundreds of MB).
+const MaxResponseHeader = 1 << 20
+
 // newClient returns the HTTP client the steps use: no overall timeout (that
 // would cut streams; every request carries its own deadline), a dial timeout
-// so an unreachable target fails fast, and no proxy: targets are reached
-// directly.
+// so an unreachable target fails fast, headers bounded, and no proxy:
+// targets are reached directly.
 func newClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-		MaxIdleConnsPerHost:   32,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 0,
-		DisableCompression:    true,
+		DialContext:            (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConnsPerHost:    32,
+		IdleConnTimeout:        30 * time.Second,
+		ResponseHeaderTimeout:  0,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: MaxResponseHeader,
 	}}
 }

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -236,5 +237,31 @@ func TestRedirectIsAnAnswer(t *testing.T) {
 	}
 	if again := w.settle(&Def{}, err).Error(); strings.Count(again, "Location") != 1 {
 		t.Errorf("settling twice repeats the note: %s", again)
+	}
+}
+
+// TestTranscriptHeadersAreBounded: a flood of response headers keeps at
+// most maxTranscriptHeaders bytes of them in the transcript, and says how
+// many lines it left out; an ordinary header set is kept whole.
+func TestTranscriptHeadersAreBounded(t *testing.T) {
+	flood := http.Header{}
+	for i := range 5000 {
+		flood.Set(fmt.Sprintf("X-Flood-%04d", i), strings.Repeat("h", 150))
+	}
+	w := testWorld(t)
+	w.record(Exchange{Method: "POST", URL: "http://x/", Status: 200, RespHeader: flood,
+		Header: http.Header{"Accept": {"text/event-stream"}}})
+	e := w.Transcript()[0]
+	size := 0
+	for k, vs := range e.RespHeader {
+		for _, v := range vs {
+			size += len(k) + len(v)
+		}
+	}
+	if size > maxTranscriptHeaders+200 || !strings.Contains(e.RespHeader.Get(headersNotKept), "more header lines not kept") {
+		t.Errorf("the transcript keeps %d bytes of a 5000-line header flood (note %q)", size, e.RespHeader.Get(headersNotKept))
+	}
+	if e.Header.Get("Accept") != "text/event-stream" || len(e.Header) != 1 {
+		t.Errorf("an ordinary header set: %v", e.Header)
 	}
 }

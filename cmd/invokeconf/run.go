@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
@@ -43,6 +44,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	opts, err := parseRun(args, stderr)
 	if err != nil {
 		return 0, err
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(runner.MemoryLimit))
 	}
 	var bl *reports.Baseline
 	if opts.baseline != "" {
