@@ -6,7 +6,6 @@ import (
 	"hash"
 	"net/http"
 	"net/url"
-	"slices"
 	"time"
 )
 
@@ -19,7 +18,9 @@ const DefaultMaxRecord = 1 << 20
 // byte keeps its arrival.
 const maxChunks = 4096
 
-// Recorder makes the parts of an exchange safe and bounded.
+// Recorder makes the parts of an exchange safe and bounded. The proxy
+// records its clients' traffic with one, and the active suite its own (with
+// KeepKeys): one way to record an exchange.
 type Recorder struct {
 	// MaxRecord caps the recorded bytes of each body; 0 means
 	// DefaultMaxRecord.
@@ -28,6 +29,17 @@ type Recorder struct {
 	// advance (it still learns every key it sees in an Authorization
 	// header).
 	Redactor *Redactor
+	// KeepKeys records headers, URLs and bodies as they passed, keys
+	// included: for a harness that judges its own traffic in memory and
+	// redacts whatever it writes out (reports, evidence). Hiding a piece of
+	// a secret could change what a check reads.
+	KeepKeys bool
+	// Grain, when set, joins a piece of a body that arrives less than Grain
+	// after the chunk before it to that chunk, so a service that sends a
+	// byte at a time cannot grow a recording's chunk list without bound:
+	// timing rules have tolerances of tens of milliseconds. 0 keeps every
+	// piece a chunk of its own.
+	Grain time.Duration
 	// SpillDir, when set, is the directory where a body past
 	// SpillThreshold recorded bytes spills (keys hidden first): the caller
 	// creates it and removes it at the end. "" keeps bodies in memory.
@@ -62,23 +74,46 @@ func NewRecorder(maxRecord int64, r *Redactor) *Recorder {
 	return &Recorder{MaxRecord: maxRecord, Redactor: r}
 }
 
+// maxRecord is MaxRecord, DefaultMaxRecord when unset.
+func (rc *Recorder) maxRecord() int64 {
+	if rc.MaxRecord <= 0 {
+		return DefaultMaxRecord
+	}
+	return rc.MaxRecord
+}
+
+// redactor is Redactor, a new one when unset.
+func (rc *Recorder) redactor() *Redactor {
+	if rc.Redactor == nil {
+		rc.Redactor = NewRedactor()
+	}
+	return rc.Redactor
+}
+
 // Header returns a copy of h as a recording keeps it: Authorization as the
 // key's ID or shape, cookies dropped, the values of hidden headers
 // (DefaultHidden, Redactor.Hide) as Hidden, keys hidden in every other
 // value and name. The keys of Authorization headers and the values of
 // hidden ones are learnt first, so what is recorded later in the exchange
-// has them hidden too.
+// has them hidden too. With KeepKeys it is a copy of h.
 func (rc *Recorder) Header(h http.Header) http.Header {
+	if rc.KeepKeys {
+		if h == nil {
+			return http.Header{}
+		}
+		return h.Clone()
+	}
+	red := rc.redactor()
 	out := make(http.Header, len(h))
 	for name, vs := range h {
 		switch {
 		case http.CanonicalHeaderKey(name) == "Authorization", http.CanonicalHeaderKey(name) == "Proxy-Authorization":
 			for _, v := range vs {
-				rc.Redactor.Learn(v)
+				red.Learn(v)
 			}
-		case rc.Redactor.hides(name):
+		case red.hides(name):
 			for _, v := range vs {
-				rc.Redactor.learnCredential(v)
+				red.learnCredential(v)
 			}
 		}
 	}
@@ -88,7 +123,7 @@ func (rc *Recorder) Header(h http.Header) http.Header {
 			out[name] = []string{AuthValue(vs)}
 		case http.CanonicalHeaderKey(name) == "Cookie", http.CanonicalHeaderKey(name) == "Set-Cookie":
 			out[name] = []string{"[cookie not recorded]"}
-		case rc.Redactor.hides(name):
+		case red.hides(name):
 			cp := make([]string, len(vs))
 			for i, v := range vs {
 				cp[i] = Hidden
@@ -100,9 +135,9 @@ func (rc *Recorder) Header(h http.Header) http.Header {
 		default:
 			cp := make([]string, len(vs))
 			for i, v := range vs {
-				cp[i] = rc.Redactor.RedactString(v)
+				cp[i] = red.RedactString(v)
 			}
-			name = rc.Redactor.RedactString(name)
+			name = red.RedactString(name)
 			out[name] = append(out[name], cp...)
 		}
 	}
@@ -110,16 +145,25 @@ func (rc *Recorder) Header(h http.Header) http.Header {
 }
 
 // Method returns a request's method with keys hidden (a method is any
-// token, a key's shape included).
-func (rc *Recorder) Method(m string) string { return rc.Redactor.RedactString(m) }
+// token, a key's shape included); m itself with KeepKeys.
+func (rc *Recorder) Method(m string) string {
+	if rc.KeepKeys {
+		return m
+	}
+	return rc.redactor().RedactString(m)
+}
 
 // URL returns u with keys hidden, as it stands and once decoded (a key
 // percent-encoded in a query value or a path), the values of hidden query
-// parameters as Hidden and the password of its user information dropped.
-// Call it after Header, so the request's own key is known. A URL that
-// holds nothing to hide is returned byte for byte.
+// parameters as Hidden and the password of its user information dropped
+// (raw itself with KeepKeys). Call it after Header, so the request's own
+// key is known. A URL that holds nothing to hide is returned byte for byte.
 func (rc *Recorder) URL(raw string) string {
-	s := rc.Redactor.RedactString(raw)
+	if rc.KeepKeys {
+		return raw
+	}
+	red := rc.redactor()
+	s := red.RedactString(raw)
 	u, err := url.Parse(s)
 	if err != nil {
 		return s
@@ -128,10 +172,10 @@ func (rc *Recorder) URL(raw string) string {
 	if _, has := u.User.Password(); has {
 		u.User, changed = url.UserPassword(u.User.Username(), Hidden), true
 	}
-	if p := rc.Redactor.RedactString(u.Path); p != u.Path {
+	if p := red.RedactString(u.Path); p != u.Path {
 		u.Path, u.RawPath, changed = p, "", true
 	}
-	if q := rc.Redactor.hiddenQuery(u.RawQuery); q != u.RawQuery {
+	if q := red.hiddenQuery(u.RawQuery); q != u.RawQuery {
 		u.RawQuery, changed = q, true
 	}
 	if !changed {
@@ -143,26 +187,39 @@ func (rc *Recorder) URL(raw string) string {
 // BodyRecorder records one body as it passes. It is not safe for concurrent
 // use: one goroutine reads a body.
 //
+// The bytes it keeps in memory lie end to end in one buffer, and the chunks
+// it returns are pieces of that buffer, so a recorded body costs its bytes
+// once (Body.Bytes returns the buffer itself).
+//
 // Keys are hidden in the body's text as a whole, across its chunks: a key
 // that arrives a byte at a time is hidden as one sent whole (Finish).
 //
 // With Recorder.SpillDir set, a body holds at most SpillThreshold recorded
 // bytes (and spillChunks chunk entries) in memory, beside the tail whose
-// redaction what comes next could change (Redactor.holdTail): past that its chunks,
-// keys already hidden, go to a temporary file in SpillDir, read back by
-// Finish.
+// redaction what comes next could change (Redactor.holdTail): past that its
+// chunks, keys already hidden, go to a temporary file in SpillDir, read
+// back by Finish.
 type BodyRecorder struct {
 	rc    *Recorder
 	start time.Time
-	body  Body // body.Chunks holds the chunks not spilled, keys not yet hidden
+	body  Body        // the body's facts; body.Chunks is unused until Finish
+	held  []heldChunk // the chunks held in memory, not spilled
+	buf   []byte      // the recorded bytes of held, end to end
 	kept  int64
-	held  int64 // recorded bytes in body.Chunks
 	hash  hash.Hash
 	spill *spillFile
 	// retry is the held bytes from which a spill is tried again after one
 	// that could move nothing out (a tail that may still be a key).
 	retry int64
 	done  bool // Finish was called: Add records nothing more
+}
+
+// heldChunk is a chunk held in memory: its data is buf[off:off+n], or none
+// when off is -1.
+type heldChunk struct {
+	at     time.Duration
+	size   int
+	off, n int
 }
 
 // Body returns a recorder for a body of the exchange that started at start.
@@ -178,50 +235,107 @@ func (br *BodyRecorder) Add(p []byte, t time.Time) {
 	}
 	br.body.Size += int64(len(p))
 	br.hash.Write(p)
-	keep := min(int64(len(p)), br.rc.MaxRecord-br.kept)
+	keep := min(int64(len(p)), br.rc.maxRecord()-br.kept)
 	if keep < int64(len(p)) {
 		br.body.Truncated = true
 	}
-	if keep <= 0 && br.chunks() >= maxChunks {
-		if n := len(br.body.Chunks); n > 0 {
-			last := &br.body.Chunks[n-1]
-			last.At, last.Size = t.Sub(br.start), last.Size+len(p)
-			return
-		}
+	at := t.Sub(br.start)
+	if br.join(at, p, keep) {
+		return
 	}
-	c := Chunk{At: t.Sub(br.start), Size: len(p)}
+	if keep <= 0 && br.chunks() >= maxChunks && len(br.held) > 0 {
+		last := &br.held[len(br.held)-1]
+		last.at, last.size = at, last.size+len(p)
+		return
+	}
+	c := heldChunk{at: at, size: len(p), off: -1}
 	if keep > 0 {
-		c.Data = append([]byte(nil), p[:keep]...)
+		c.off, c.n = len(br.buf), int(keep)
+		br.buf = append(br.buf, p[:keep]...)
 		br.kept += keep
-		br.held += keep
 	}
-	br.body.Chunks = append(br.body.Chunks, c)
-	if br.rc.SpillDir != "" && (br.held > max(br.rc.spillThreshold(), br.retry) || len(br.body.Chunks) >= spillChunks) {
+	br.held = append(br.held, c)
+	if br.rc.SpillDir != "" && (int64(len(br.buf)) > max(br.rc.spillThreshold(), br.retry) || len(br.held) >= spillChunks) {
 		br.spillHeld()
 	}
 }
 
+// join adds a piece to the last chunk held when it arrived within the
+// Recorder's Grain of it and its kept bytes would follow the chunk's own.
+func (br *BodyRecorder) join(at time.Duration, p []byte, keep int64) bool {
+	if br.rc.Grain <= 0 || len(br.held) == 0 {
+		return false
+	}
+	last := &br.held[len(br.held)-1]
+	if at-last.at >= br.rc.Grain {
+		return false
+	}
+	switch {
+	case keep > 0 && last.off >= 0 && last.off+last.n == len(br.buf):
+		br.buf = append(br.buf, p[:keep]...)
+		last.n += int(keep)
+		br.kept += keep
+	case keep <= 0 && last.off < 0:
+	default:
+		return false
+	}
+	last.size += len(p)
+	return true
+}
+
 // chunks counts the chunk entries recorded so far, spilled or not.
 func (br *BodyRecorder) chunks() int {
-	n := len(br.body.Chunks)
+	n := len(br.held)
 	if br.spill != nil {
 		n += br.spill.n
 	}
 	return n
 }
 
+// Bytes returns the recorded bytes held in memory, end to end: the whole
+// recorded body so far when nothing spilled. The caller must not modify
+// them; they are valid until the next Add.
+func (br *BodyRecorder) Bytes() []byte { return br.buf }
+
+// chunksHeld returns the chunks held in memory, their data pieces of buf
+// (each with the rest of buf as its capacity: Body.Bytes finds them end to
+// end in one array and joins them without copying).
+func (br *BodyRecorder) chunksHeld() []Chunk {
+	out := make([]Chunk, len(br.held))
+	for i, c := range br.held {
+		out[i] = Chunk{At: c.at, Size: c.size}
+		if c.off >= 0 {
+			out[i].Data = br.buf[c.off : c.off+c.n]
+		}
+	}
+	return out
+}
+
+// redacted returns chunks with keys hidden in their data as a whole
+// (Redactor.Chunks), unless the Recorder keeps keys.
+func (br *BodyRecorder) redacted(chunks []Chunk) []Chunk {
+	if br.rc.KeepKeys {
+		return chunks
+	}
+	return br.rc.redactor().Chunks(chunks)
+}
+
 // spillHeld moves the chunks held in memory to the spill file, keys hidden
 // first, but for the tail whose redaction what comes next could change
-// (holdTail). When the file cannot be written the body keeps what it holds
-// and records no more bytes (it is marked truncated), so memory stays
-// bounded.
+// (Redactor.holdTail). When the file cannot be written the body keeps what
+// it holds and records no more bytes (it is marked truncated), so memory
+// stays bounded.
 func (br *BodyRecorder) spillHeld() {
 	if br.spill == nil {
 		br.spill = &spillFile{}
 	}
 	if br.spill.err == nil {
-		final := br.kept >= br.rc.MaxRecord // no more bytes will be recorded
-		n, chunks, skip := br.rc.Redactor.release(br.body.Chunks, final)
+		final := br.kept >= br.rc.maxRecord() // no more bytes will be recorded
+		held := br.chunksHeld()
+		n, chunks, skip := len(held), held, 0
+		if !br.rc.KeepKeys {
+			n, chunks, skip = br.rc.redactor().release(held, final)
+		}
 		if final && n > 1 && chunks[n-1].Data == nil {
 			// The last entry stays for the reads past maxChunks to join.
 			n--
@@ -230,39 +344,37 @@ func (br *BodyRecorder) spillHeld() {
 		if n == 0 {
 			// Nothing can go yet: try again once the threshold's worth
 			// more is held (or the chunk entries are many).
-			br.retry = br.held + br.rc.spillThreshold()
+			br.retry = int64(len(br.buf)) + br.rc.spillThreshold()
 			return
 		}
 		br.spill.write(br.rc.SpillDir, chunks)
 		if br.spill.err == nil {
-			br.body.Chunks = dropData(slices.Clone(br.body.Chunks[n:]), skip)
-			br.held, br.retry = dataLen(br.body.Chunks), 0
+			br.keep(n, skip)
 			return
 		}
 	}
-	br.kept = br.rc.MaxRecord // record times and sizes only from now on
+	br.kept = br.rc.maxRecord() // record times and sizes only from now on
 }
 
-// dropData drops the first n bytes of the chunks' data (a span hidden in
-// the chunks before them covers them).
-func dropData(chunks []Chunk, n int) []Chunk {
-	for i := 0; n > 0 && i < len(chunks); i++ {
-		d := min(n, len(chunks[i].Data))
-		if chunks[i].Data != nil {
-			chunks[i].Data = chunks[i].Data[d:]
+// keep drops the first n chunks held (spilled) and the first skip bytes of
+// the data of those after them (a span hidden in the chunks spilled covers
+// them), and holds the rest in a buffer of their own.
+func (br *BodyRecorder) keep(n, skip int) {
+	rest := br.held[n:]
+	var buf []byte
+	out := make([]heldChunk, len(rest))
+	for i, c := range rest {
+		out[i] = heldChunk{at: c.at, size: c.size, off: -1}
+		if c.off < 0 {
+			continue
 		}
-		n -= d
+		d := br.buf[c.off : c.off+c.n]
+		drop := min(skip, len(d))
+		skip -= drop
+		out[i].off, out[i].n = len(buf), len(d)-drop
+		buf = append(buf, d[drop:]...)
 	}
-	return chunks
-}
-
-// dataLen is the recorded bytes of chunks.
-func dataLen(chunks []Chunk) int64 {
-	var n int64
-	for _, c := range chunks {
-		n += int64(len(c.Data))
-	}
-	return n
+	br.held, br.buf, br.retry = out, buf, 0
 }
 
 // Finish returns the recorded body, keys hidden in its text as a whole
@@ -270,7 +382,7 @@ func dataLen(chunks []Chunk) int64 {
 func (br *BodyRecorder) Finish() Body {
 	b := br.body
 	b.SHA256 = hex.EncodeToString(br.hash.Sum(nil))
-	b.Chunks = br.rc.Redactor.Chunks(b.Chunks)
+	b.Chunks = br.redacted(br.chunksHeld())
 	if br.spill != nil {
 		spilled, err := br.spill.readAll()
 		if err != nil {
@@ -279,7 +391,7 @@ func (br *BodyRecorder) Finish() Body {
 		b.Chunks = append(spilled, b.Chunks...)
 		br.spill = nil
 	}
-	br.body, br.done = Body{}, true
+	br.body, br.held, br.buf, br.done = Body{}, nil, nil, true
 	return b
 }
 

@@ -88,22 +88,19 @@ func cmdJudge(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 		s.Add(&x)
 	}
-	added, judged := s.Exchanges()
 	if ctx.Err() != nil {
+		added, _ := s.Exchanges()
 		return judgeInterrupted(s, file, added, stderr)
 	}
-	switch {
-	case added == 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("%s holds no exchange (log.entries is empty): nothing to judge", file)}
-	case judged == 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("%s holds %s, none with a response: nothing to judge", file, plural(added, "entry", "entries"))}
-	}
+	// A file of no exchange is judged as the proxy judges a recording of
+	// none: the verdict NOTHING OBSERVED, exit 2, reports written.
 	return s.Finish()
 }
 
 // judgeInterrupted writes the reports of what was judged before Ctrl-C or
 // SIGTERM and says so. The exit code is 1 when a MUST rule failed in what
-// was judged, else 3: the file was not judged whole.
+// was judged, else 3: the file was not judged whole (nothing observed
+// included).
 func judgeInterrupted(s *passive.Session, file string, added int, stderr io.Writer) (int, error) {
 	s.Interrupted(fmt.Sprintf("Ctrl-C or SIGTERM after %s; the rest not read", plural(added, "entry", "entries")))
 	code, err := s.Finish()
@@ -112,7 +109,7 @@ func judgeInterrupted(s *passive.Session, file string, added int, stderr io.Writ
 	}
 	fmt.Fprintf(stderr, "invokeconf judge: interrupted (Ctrl-C or SIGTERM) after %s of %s: the reports hold those; the rest of the file was not read\n",
 		plural(added, "entry", "entries"), file)
-	if code == runner.ExitPass {
+	if code != runner.ExitFail {
 		code = runner.ExitHarness
 	}
 	return code, nil
