@@ -168,7 +168,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 // up to MaxBody each.
 func (w *World) release() {
 	w.mu.Lock()
-	w.resp, w.abortResp, w.answers, w.transcript = nil, nil, nil, nil
+	w.resp, w.abortResp, w.answers, w.transcript, w.views = nil, nil, nil, nil, nil
 	w.bundleWorld = bundleWorld{w: w}
 	w.mu.Unlock()
 	w.histMu.Lock()
