@@ -142,6 +142,18 @@ const (
 	defProjectRouteWorkspaceAgent
 	defProjectThreadHeaderWins
 	defProjectAcceptCaseFolded
+	// One cell only (defects_cells.go): a rule broken where a suite that
+	// tries it on one representative exchange does not look.
+	defAliasNoThreadHeader
+	defScopedToolsNoThreadHeader
+	defProjectThreadNoClose
+	defAbortedNoClose
+	defRunModeNoClose
+	defFailedRunNoFinal
+	defThreadIDAsyncNoRun
+	defFailedEnvelopeNoThread
+	defProjectPlainBuffered
+	defAliasStartLate
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -379,6 +391,17 @@ var defectTable = [numDefects]Defect{
 	defProjectRouteWorkspaceAgent:  {"project-route-workspace-agent", []string{"PROJ-01"}, "the project route runs a workspace agent that has every agent's tools instead of the project's agent"},
 	defProjectThreadHeaderWins:     {"project-thread-header-wins", []string{"PROJ-03"}, "on the project thread route X-SVC-Thread-Id beats the thread path segment"},
 	defProjectAcceptCaseFolded:     {"project-accept-case-folded", []string{"PROJ-03"}, "project routes compare Accept ignoring case, so Text/Event-Stream gets SSE"},
+	// One cell only.
+	defAliasNoThreadHeader:       {"alias-no-thread-header", []string{"THREAD-04"}, "answers to the alias route lack X-SVC-Thread-Id (the agent-ID route's carry it)"},
+	defScopedToolsNoThreadHeader: {"scoped-tools-no-thread-header", []string{"THREAD-04", "PROJ-03"}, "answers to a request with X-SVC-Scoped-Tools lack X-SVC-Thread-Id"},
+	defProjectThreadNoClose:      {"project-thread-sse-no-close", []string{"SSE-05"}, "SSE streams of the project thread route end without event: close"},
+	defAbortedNoClose:            {"aborted-stream-no-close", []string{"SSE-05"}, "the SSE stream of a run its thread's abort cancelled ends without event: close"},
+	defRunModeNoClose:            {"run-mode-no-close", []string{"SSE-05"}, "SSE streams of a request with X-SVC-Run-Mode end without event: close"},
+	defFailedRunNoFinal:          {"failed-run-no-final", []string{"SSE-03"}, "the SSE stream of a failed run ends on its error event: no final event with runComplete true"},
+	defThreadIDAsyncNoRun:        {"thread-id-async-no-run", []string{"ASYNC-01"}, "on the thread-ID route ({id} a thread) the async answer lacks runID"},
+	defFailedEnvelopeNoThread:    {"failed-envelope-no-thread", []string{"EVT-02"}, "the envelope of a failed run holds items without threadID"},
+	defProjectPlainBuffered:      {"project-plain-buffered", []string{"PROJ-03"}, "plain text on the project routes is held until the run ends (only a run that pauses shows it)"},
+	defAliasStartLate:            {"alias-start-late", []string{"SSE-01"}, "on the alias route the SSE stream's start frame waits for the agent's first output (only a run that pauses first shows it)"},
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
 	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},

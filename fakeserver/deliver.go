@@ -145,13 +145,13 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	wire := s.sseWire()
 	// SSE-01: "event: start" with data {} at once, before the agent produces
 	// anything.
-	if s.defect(defStartLate) {
+	if s.defect(defStartLate) || s.defect(defAliasStartLate) && s.aliasPath(r) {
 		// Defect: nothing is written until the agent's first output.
 		waitForContent(r, run)
 	}
 	if c, ok := s.hijackSSE(w, r, run, status, wire.open()); ok {
 		if c != nil { // sse_conn.go: the run's callbacks write the rest
-			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run) })
+			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run, s.sseNoClose(r, run)) })
 		}
 		return
 	}
@@ -163,7 +163,7 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.stream(r, run, 0, s.sseEvents(wire, frame), nil, s.ssePing(wire, frame)) {
 		return
 	}
-	s.sseEnd(wire, frame, run)
+	s.sseEnd(wire, frame, run, s.sseNoClose(r, run))
 }
 
 // sseHoldBack serves the defects that hold the stream back until the run
@@ -219,11 +219,11 @@ func (s *Server) ssePing(wire *sseWire, frame func([]byte) error) func() error {
 
 // sseEnd writes "event: close" with data {} at the end, also after an error
 // (SSE-05).
-func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run) {
+func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run, noClose bool) {
 	if s.defect(defEventsAfterComplete) {
 		_ = frame(sseEventFrame(s, wire, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
-	if s.defect(defNoClose) || (s.defect(defNoCloseAfterError) && runFailed(run)) {
+	if noClose { // defects: sseNoClose
 		return
 	}
 	if s.variant(varSseComments) {
@@ -235,7 +235,12 @@ func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run) {
 // sseEvents returns the writer of a stream's event frames (SSE-02), with
 // the comments variant and the cut-frame defect.
 func (s *Server) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) error {
+	failed := false
 	return func(ev Event) error {
+		failed = failed || ev.Error != ""
+		if failed && ev.RunComplete && s.defect(defFailedRunNoFinal) {
+			return nil // Defect: a failed run ends on its error event.
+		}
 		b := sseEventFrame(s, wire, ev)
 		if s.defect(defStreamCutMidFrame) && ev.RunComplete {
 			// Defect: the stream ends before the final frame's blank line.
@@ -554,6 +559,16 @@ func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run)
 		return
 	}
 	status := s.answerStatus(w, formJSON, false)
+	if s.defect(defFailedEnvelopeNoThread) && runFailed(run) {
+		// Defect: a failed run's items lack threadID.
+		env := s.envelope(run)
+		items, _ := env["items"].([]json.RawMessage)
+		for i, it := range items {
+			items[i] = remarshal(it, func(m map[string]any) { delete(m, "threadID") })
+		}
+		writeJSON(w, status, env)
+		return
+	}
 	if s.defect(defEnvelopeRepeatedTail) {
 		// Defect: a second envelope with the final event follows the first.
 		evs, _, _ := run.snapshot(0)
@@ -658,7 +673,8 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	if !waitForOutput(r, run, plainHeaderWait) {
 		_ = rc.Flush()
 	}
-	if s.defect(defPlainBuffered) || (s.defect(defPlainBufferedDefault) && len(r.Header.Values("Accept")) == 0) {
+	if s.defect(defPlainBuffered) || (s.defect(defPlainBufferedDefault) && len(r.Header.Values("Accept")) == 0) ||
+		s.defect(defProjectPlainBuffered) && projectRoute(r) {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
 			s.abandon(run)

@@ -277,6 +277,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 		case s.abortsStreamOnly():
 			endMirrors(run)
 		case !s.defect(defAbortIgnored):
+			run.aborted.Store(true)
 			run.cancel()
 		}
 		aborted = append(aborted, idValue(run.id, s.variant(varNumericRunIDs)))

@@ -256,10 +256,11 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 	run, resumed := s.startRun(t, k, prompt, tools, notices...)
 
 	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
-	// may drop it).
+	// may drop it, and the defects of one cell).
+	w = s.cellHeaderDefects(w, r)
 	w.Header().Set(hdrThreadID, t.id)
 	if async && !s.defect(defAsyncIgnored) {
-		s.writeAck(w, t, run, resumed)
+		s.writeAck(w, t, run, resumed, s.defect(defThreadIDAsyncNoRun) && s.threadInID(r))
 		return
 	}
 	if s.abortsStreamOnly() {
@@ -330,9 +331,12 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 }
 
 // writeAck answers an async invoke with the thread and run IDs (ASYNC-01).
-func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed bool) {
+func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed, noRun bool) {
 	status := s.answerStatus(w, formJSON, true)
 	ack := map[string]any{"threadID": t.id, "runID": run.id}
+	if noRun {
+		delete(ack, "runID") // Defect: thread-id-async-no-run.
+	}
 	for _, rw := range ackRewrites {
 		if rw.on(s) {
 			rw.f(ack, t, run, resumed)

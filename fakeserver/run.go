@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/invokeconf/invokeconf/agentscript"
@@ -98,6 +99,8 @@ type run struct {
 	// keepOnDisconnect: the run goes on when its client goes away (the
 	// disconnect-ignored-plain defect).
 	keepOnDisconnect bool
+	// aborted: an abort of its thread cancelled it (ASYNC-06).
+	aborted atomic.Bool
 
 	mu      sync.Mutex
 	events  []Event

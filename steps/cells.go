@@ -117,7 +117,8 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 				return false
 			}
 			aborted = true
-			abortErr = w.cellAbort(rd.x.Response.Header.Get("X-SVC-Thread-Id"), w.onRoute(rd))
+			v := checks.NewView(rd.x) // the request's route, its answer still arriving
+			abortErr = w.cellAbort(rd.x.Response.Header.Get("X-SVC-Thread-Id"), checks.RuleOn("THREAD-04", v), checks.RuleOn("ASYNC-06", v))
 			return false // read on: the stream ends as the abort ends the run
 		}
 	}
@@ -145,22 +146,18 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 		if t, _ := asyncThread(resp); t != "" {
 			thread = t
 		}
-		return w.cellAbort(thread, w.on(resp, "ASYNC-06"))
+		return w.cellAbort(thread, w.on(resp, "THREAD-04"), w.on(resp, "ASYNC-06"))
 	}
 	return nil
 }
 
-// onRoute is rule as it stands on the route of a response being read.
-func (w *World) onRoute(rd *reading) string {
-	return checks.RuleOn("ASYNC-06", checks.NewView(rd.x))
-}
-
 // cellAbort aborts a cell's run on its thread with the agent key (abort "is
-// covered by agent:chat"; every cell's run is the main agent's): a refusal
-// or no thread to abort fails rule, the abort's.
-func (w *World) cellAbort(thread, rule string) error {
+// covered by agent:chat"; every cell's run is the main agent's). No thread
+// to abort breaks the header's rule (threadRule, as it stands on the run's
+// route); a refused abort, AUTH-07, explained by the abort's (rule) too.
+func (w *World) cellAbort(thread, threadRule, rule string) error {
 	if thread == "" {
-		return outcome.Fail("the run to abort", "an X-SVC-Thread-Id header naming its thread", "none").Breaks(checks.RuleOn("THREAD-04", w.resp.View))
+		return outcome.Fail("the run to abort", "an X-SVC-Thread-Id header naming its thread", "none").Breaks(threadRule)
 	}
 	w.abortingThread(thread)
 	rq, err := w.keyed("agent", nil, "POST", "/api/threads/"+thread+"/abort", nil)

@@ -1,0 +1,57 @@
+package fakeserver
+
+import (
+	"net/http"
+)
+
+// The defects of one cell break one rule only on one cell of the spec's
+// quantifiers: one route, what {id} names, one response form, one way a run
+// ends, one request header. Each is what a lazy implementation gets wrong
+// where a suite that tries each rule on one representative exchange does
+// not look (cells.feature looks). The reference server reads the request
+// with its own routing (r.PathValue), never the harness's grammar.
+
+// aliasPath reports whether {id} of an agent route is an agent's alias.
+func (s *Server) aliasPath(r *http.Request) bool {
+	value := r.PathValue("id")
+	if value == "" {
+		return false
+	}
+	a, t, err := s.resolve(value)
+	return err == nil && t == nil && a != nil && a.alias == value && a.id != value
+}
+
+// threadInID reports whether {id} of an agent route is a thread.
+func (s *Server) threadInID(r *http.Request) bool {
+	value := r.PathValue("id")
+	if value == "" {
+		return false
+	}
+	_, t, err := s.resolve(value)
+	return err == nil && t != nil
+}
+
+// projectRoute reports whether r came by a project route; projectThread,
+// by the project thread route.
+func projectRoute(r *http.Request) bool  { return r.PathValue("project_id") != "" }
+func projectThread(r *http.Request) bool { return r.PathValue("thread_id") != "" }
+
+// cellHeaderDefects serves the defects that drop X-SVC-Thread-Id on one
+// cell: the alias route, a request with X-SVC-Scoped-Tools.
+func (s *Server) cellHeaderDefects(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	if s.defect(defAliasNoThreadHeader) && s.aliasPath(r) ||
+		s.defect(defScopedToolsNoThreadHeader) && len(r.Header.Values(hdrScopedTools)) > 0 {
+		return &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
+	}
+	return w
+}
+
+// sseNoClose reports whether a stream ends without event: close: the
+// defects no-close, no-close-after-error and those of one cell.
+func (s *Server) sseNoClose(r *http.Request, run *run) bool {
+	return s.defect(defNoClose) ||
+		s.defect(defNoCloseAfterError) && runFailed(run) ||
+		s.defect(defProjectThreadNoClose) && projectThread(r) ||
+		s.defect(defAbortedNoClose) && run.aborted.Load() ||
+		s.defect(defRunModeNoClose) && len(r.Header.Values(hdrRunMode)) > 0
+}
