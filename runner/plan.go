@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -264,7 +265,7 @@ func applicability(p *profile.Profile, tags []string) (status Status, reason, ta
 		}
 		on, known := p.Capability(name)
 		if !known {
-			return Runs, "", "", fmt.Errorf("tag %s names no capability of the profile%s", t, didYouMean(name, profile.CapabilityNames()))
+			return Runs, "", "", fmt.Errorf("tag %s names no capability of the profile%s", t, suggest.DidYouMean(name, profile.CapabilityNames()))
 		}
 		switch {
 		case on:
@@ -298,7 +299,7 @@ func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
 	for _, id := range sel.Rules {
 		id = strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(id), "@"))
 		if _, ok := byID[id]; !ok {
-			problems = append(problems, "unknown rule "+id+didYouMean(id, ids))
+			problems = append(problems, "unknown rule "+id+suggest.DidYouMean(id, ids))
 			continue
 		}
 		scope[id] = true
@@ -309,7 +310,7 @@ func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
 	for _, a := range sel.Areas {
 		a = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(a), "@"))
 		if !areas[a] {
-			problems = append(problems, "unknown area "+a+didYouMean(a, areaNames))
+			problems = append(problems, "unknown area "+a+suggest.DidYouMean(a, areaNames))
 			continue
 		}
 		for _, r := range rules {

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
@@ -294,7 +295,7 @@ func suggestCommand(name string) string {
 	for n := range commandDocs {
 		names = append(names, strings.Fields(n)[0])
 	}
-	if best := runner.Closest(name, names); best != "" {
+	if best := suggest.Closest(name, names); best != "" {
 		return " (did you mean " + best + "?)"
 	}
 	return ""
@@ -394,7 +395,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			var known []string
 			fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
 			msg = "unknown flag " + bad
-			if best := runner.Closest(strings.TrimLeft(bad, "-"), known); best != "" {
+			if best := suggest.Closest(strings.TrimLeft(bad, "-"), known); best != "" {
 				msg += " (did you mean --" + best + "?)"
 			}
 		}

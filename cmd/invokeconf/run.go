@@ -13,6 +13,7 @@ import (
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
@@ -178,15 +179,8 @@ func warnUnknownVars(w io.Writer, p *profile.Profile, environ []string) {
 		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") {
 			continue
 		}
-		fmt.Fprintf(w, "invokeconf: warning: %s is set but overrides no profile field%s (see 'invokeconf profile vars')\n", name, didYouMean(name, names))
+		fmt.Fprintf(w, "invokeconf: warning: %s is set but overrides no profile field%s (see 'invokeconf profile vars')\n", name, suggest.DidYouMean(name, names))
 	}
-}
-
-func didYouMean(name string, known []string) string {
-	if best := runner.Closest(name, known); best != "" {
-		return " (did you mean " + best + "?)"
-	}
-	return ""
 }
 
 // planRun decides what runs and says so.
