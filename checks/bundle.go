@@ -7,9 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/traffic"
-	"gopkg.in/yaml.v3"
 )
 
 // The export checks judge what an exported document shows by itself,

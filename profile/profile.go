@@ -21,7 +21,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/invokeconf/invokeconf/agentscript"
 )
