@@ -16,20 +16,20 @@ import (
 
 // synthetic builds a report from a plan whose runnable scenarios all end
 // as status says, except those change sets otherwise: no target needed.
-func synthetic(t *testing.T, sel runner.Selection, bl *Baseline, change func(*runner.ScenarioResult)) *Report {
+func synthetic(t *testing.T, sel outcome.Selection, bl *Baseline, change func(*outcome.ScenarioResult)) *Report {
 	t.Helper()
 	p := reference(t)
 	plan, err := runner.NewPlan(p, sel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &runner.Result{Plan: plan}
+	res := &outcome.Result{Plan: plan}
 	for _, pl := range plan.Scenarios {
-		if pl.Status != runner.Runs {
+		if pl.Status != outcome.Runs {
 			continue
 		}
-		s := runner.ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
-			Line: pl.Line, Example: pl.Example, Tags: pl.Tags, Rules: pl.Rules, Status: runner.Passed}
+		s := outcome.ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
+			Line: pl.Line, Example: pl.Example, Tags: pl.Tags, Rules: pl.Rules, Status: outcome.Passed}
 		if change != nil {
 			change(&s)
 		}
@@ -42,10 +42,10 @@ func synthetic(t *testing.T, sel runner.Selection, bl *Baseline, change func(*ru
 	return rep
 }
 
-func failRule(id, msg string) func(*runner.ScenarioResult) {
-	return func(s *runner.ScenarioResult) {
+func failRule(id, msg string) func(*outcome.ScenarioResult) {
+	return func(s *outcome.ScenarioResult) {
 		if contains(s.Rules, id) {
-			s.Status, s.Error = runner.Failed, msg
+			s.Status, s.Error = outcome.Failed, msg
 			s.Failure = outcome.Fail("the check", "the spec's value", msg).Breaks(id)
 			s.Transcript = []transcript.Exchange{{Method: "GET", URL: "http://t/x", Status: 200, RespBody: msg}}
 		}
@@ -86,12 +86,12 @@ func junitOf(t *testing.T, rep *Report, opts Options) junitDoc {
 // and stale-baseline run, the outcome, the exit code, JUnit's failures and
 // the HTML banner tell the same story.
 func TestFormatsAgreeWithTheExitCode(t *testing.T) {
-	all := runner.Selection{}
+	all := outcome.Selection{}
 	for _, tc := range []struct {
 		name          string
-		sel           runner.Selection
+		sel           outcome.Selection
 		bl            *Baseline
-		change        func(*runner.ScenarioResult)
+		change        func(*outcome.ScenarioResult)
 		opts          Options
 		outcome       string
 		exit          int
@@ -99,7 +99,7 @@ func TestFormatsAgreeWithTheExitCode(t *testing.T) {
 		banner        string
 	}{
 		{"full pass", all, nil, nil, Options{}, "pass", 0, 0, "certification report"},
-		{"partial", runner.Selection{Areas: []string{"sse"}}, nil, nil, Options{}, "partial", 0, 0, "partial, not a certification"},
+		{"partial", outcome.Selection{Areas: []string{"sse"}}, nil, nil, Options{}, "partial", 0, 0, "partial, not a certification"},
 		{"MUST failure", all, nil, failRule("SSE-05", "no close frame"), Options{}, "fail", 1, -1, "FAIL"},
 		{"SHOULD warning", all, nil, failRule("EVT-08", "no waitingOnModel"), Options{}, "pass", 0, 0, "certification report"},
 		{"SHOULD warning as failure", all, nil, failRule("EVT-08", "no waitingOnModel"), Options{JUnitWarnings: JUnitWarningsFailure}, "pass", 0, 1, "certification report"},
@@ -153,15 +153,15 @@ func TestFormatsAgreeWithTheExitCode(t *testing.T) {
 // junit.xml shows an error, not an empty green suite. (A selection that
 // selects nothing is bad usage before any run: runner.NewPlan refuses it.)
 func TestNothingRanIsAnError(t *testing.T) {
-	plan, err := runner.NewPlan(reference(t), runner.Selection{Tags: "@ERR-02"})
+	plan, err := runner.NewPlan(reference(t), outcome.Selection{Tags: "@ERR-02"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(Input{Result: &runner.Result{Plan: plan}, Profile: reference(t), Target: "synthetic"})
+	rep, err := Build(Input{Result: &outcome.Result{Plan: plan}, Profile: reference(t), Target: "synthetic"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Outcome != "harness error" || rep.ExitCode != runner.ExitHarness {
+	if rep.Outcome != "harness error" || rep.ExitCode != outcome.ExitHarness {
 		t.Fatalf("outcome %s, exit %d", rep.Outcome, rep.ExitCode)
 	}
 	if doc := junitOf(t, rep, Options{}); doc.Errors != 1 {
@@ -172,7 +172,7 @@ func TestNothingRanIsAnError(t *testing.T) {
 // TestPartialSaysHowMuch: a run of one area is partial everywhere it is
 // shown, with how many observable spec rules it judged.
 func TestPartialSaysHowMuch(t *testing.T) {
-	rep := synthetic(t, runner.Selection{Areas: []string{"sse"}}, nil, nil)
+	rep := synthetic(t, outcome.Selection{Areas: []string{"sse"}}, nil, nil)
 	want := "judged " + itoa(rep.Spec.Judged) + " of " + itoa(rep.Spec.Observable) + " observable spec rules"
 	if rep.Spec.Judged == 0 || rep.Spec.Judged >= rep.Spec.Observable || !strings.Contains(rep.Headline, want) {
 		t.Fatalf("spec %+v, headline %q", rep.Spec, rep.Headline)
@@ -227,9 +227,9 @@ func TestBlockedBy(t *testing.T) {
 		t.Skip("no scenario checks two rules")
 	}
 	first, second := pk.Rules[0], pk.Rules[1]
-	rep := synthetic(t, runner.Selection{}, nil, func(s *runner.ScenarioResult) {
+	rep := synthetic(t, outcome.Selection{}, nil, func(s *outcome.ScenarioResult) {
 		if s.ID == pk.ID {
-			s.Status, s.Error = runner.Failed, "boom"
+			s.Status, s.Error = outcome.Failed, "boom"
 			s.Failure = outcome.Fail("a check", "x", "y").WithSpec(idx[first].Spec).Breaks(first)
 		}
 	})
@@ -243,9 +243,9 @@ func TestBlockedBy(t *testing.T) {
 	if r := verdicts[second]; r.Verdict != Untested || !strings.Contains(r.Reason, "blocked by "+first) {
 		t.Errorf("%s: %s (%s), want untested, blocked by %s", second, r.Verdict, r.Reason, first)
 	}
-	prereq := synthetic(t, runner.Selection{}, nil, func(s *runner.ScenarioResult) {
+	prereq := synthetic(t, outcome.Selection{}, nil, func(s *outcome.ScenarioResult) {
 		if s.ID == pk.ID {
-			s.Status, s.Error = runner.Blocked, "404"
+			s.Status, s.Error = outcome.Blocked, "404"
 			s.Failure = outcome.Fail("the status", "a 2xx status", "404").Breaks("ROUTE-01")
 		}
 	})
@@ -269,7 +269,7 @@ func TestBlockedBy(t *testing.T) {
 // every format valid and never reach a terminal raw.
 func TestHostileBytes(t *testing.T) {
 	evil := "bad \x00 \x1b[31mred\x1b[0m \r over \xff\xfe \u202e end"
-	rep := synthetic(t, runner.Selection{}, nil, failRule("SSE-05", evil))
+	rep := synthetic(t, outcome.Selection{}, nil, failRule("SSE-05", evil))
 	var console, html, js bytes.Buffer
 	WriteConsole(&console, rep, nil)
 	_ = WriteHTML(&html, rep)
@@ -296,24 +296,24 @@ func TestRequireComplete(t *testing.T) {
 	p := reference(t)
 	for _, tc := range []struct {
 		name    string
-		sel     runner.Selection
-		change  func(*runner.ScenarioResult)
+		sel     outcome.Selection
+		change  func(*outcome.ScenarioResult)
 		outcome string
 		code    int
 	}{
-		{"partial", runner.Selection{Areas: []string{"sse"}}, nil, "partial", runner.ExitPartial},
-		{"complete", runner.Selection{}, nil, "pass", runner.ExitPass},
-		{"partial and failed", runner.Selection{Areas: []string{"sse"}}, failRule("SSE-01", "boom"), "fail", runner.ExitFail},
+		{"partial", outcome.Selection{Areas: []string{"sse"}}, nil, "partial", outcome.ExitPartial},
+		{"complete", outcome.Selection{}, nil, "pass", outcome.ExitPass},
+		{"partial and failed", outcome.Selection{Areas: []string{"sse"}}, failRule("SSE-01", "boom"), "fail", outcome.ExitFail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := runner.NewPlan(p, tc.sel)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := &runner.Result{Plan: plan}
+			res := &outcome.Result{Plan: plan}
 			for _, pl := range plan.Scenarios {
-				if pl.Status == runner.Runs {
-					s := runner.ScenarioResult{ID: pl.ID, URI: pl.File, Line: pl.Line, Tags: pl.Tags, Rules: pl.Rules, Status: runner.Passed}
+				if pl.Status == outcome.Runs {
+					s := outcome.ScenarioResult{ID: pl.ID, URI: pl.File, Line: pl.Line, Tags: pl.Tags, Rules: pl.Rules, Status: outcome.Passed}
 					if tc.change != nil {
 						tc.change(&s)
 					}
@@ -327,12 +327,12 @@ func TestRequireComplete(t *testing.T) {
 			if rep.Outcome != tc.outcome || rep.ExitCode != tc.code {
 				t.Errorf("outcome %s, exit %d; want %s, %d", rep.Outcome, rep.ExitCode, tc.outcome, tc.code)
 			}
-			if tc.code == runner.ExitPartial && !strings.Contains(rep.Headline, "--require-complete") {
+			if tc.code == outcome.ExitPartial && !strings.Contains(rep.Headline, "--require-complete") {
 				t.Errorf("headline %q does not say why the run fails", rep.Headline)
 			}
 			// junit.xml agrees with the exit code: a partial run that fails
 			// is a failed test case.
-			if doc := junitOf(t, rep, Options{}); (doc.Failures > 0) != (tc.code != runner.ExitPass) {
+			if doc := junitOf(t, rep, Options{}); (doc.Failures > 0) != (tc.code != outcome.ExitPass) {
 				t.Errorf("junit: %d failures with exit %d", doc.Failures, tc.code)
 			}
 		})

@@ -15,7 +15,6 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
-	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/transcript"
 )
 
@@ -161,7 +160,7 @@ type Finding struct {
 	Actual   string `json:"actual"`
 	Spec     string `json:"spec,omitempty"`
 	// Scenario is where an active run saw it; nil in a passive judgement.
-	Scenario *runner.ScenarioResult `json:"scenario,omitempty"`
+	Scenario *outcome.ScenarioResult `json:"scenario,omitempty"`
 	// Exchange is the recorded exchange a passive judgement saw it in; nil
 	// in an active run.
 	Exchange *ExchangeRef `json:"exchange,omitempty"`
@@ -313,9 +312,9 @@ type Report struct {
 	Duration float64   `json:"durationSeconds"`
 	// Profile is the profile with every key replaced by a reference to its
 	// environment variable; ProfileYAML the same as YAML, for people.
-	Profile     map[string]any   `json:"profile"`
-	ProfileYAML string           `json:"-"`
-	Selection   runner.Selection `json:"selection"`
+	Profile     map[string]any    `json:"profile"`
+	ProfileYAML string            `json:"-"`
+	Selection   outcome.Selection `json:"selection"`
 	// Outcome is "pass", "partial" (no MUST rule failed, but not every
 	// observable spec rule was judged: not a certification), "fail",
 	// "harness error" or "not run" (the target never answered); Headline
@@ -331,13 +330,17 @@ type Report struct {
 	FailedRules []FailedRule   `json:"failedRules"`
 	Rules       []RuleResult   `json:"rules"`
 	Findings    []Finding      `json:"findings"`
-	Gaps        []runner.Gap   `json:"profileGaps"`
+	Gaps        []outcome.Gap  `json:"profileGaps"`
 	Baseline    *BaselineCheck `json:"baseline,omitempty"`
 	// Scenarios is every scenario of the run with its status; transcripts
 	// are kept only in Findings.
-	Scenarios []runner.ScenarioResult `json:"scenarios"`
+	Scenarios []outcome.ScenarioResult `json:"scenarios"`
 	// Passive is set in a passive report only.
 	Passive *Passive `json:"passive,omitempty"`
+	// stepLocations are the run's step definitions' places in the step
+	// table, by step text (outcome.Result.StepLocations), for the Cucumber
+	// JSON.
+	stepLocations map[string]string
 }
 
 // Partial reports whether the run judged less than every observable spec
@@ -346,7 +349,7 @@ func (r *Report) Partial() bool { return r.Spec.Judged < r.Spec.Observable }
 
 // Input is what Build judges.
 type Input struct {
-	Result  *runner.Result
+	Result  *outcome.Result
 	Profile *profile.Profile
 	// Target describes the target for people ("http://127.0.0.1:8080 (the
 	// embedded reference server)", or the profile's base URL).
@@ -356,7 +359,7 @@ type Input struct {
 	// NotRun says why the run never started (the target did not answer);
 	// "" for a run that ran.
 	NotRun string
-	// RequireComplete makes a partial run fail with runner.ExitPartial.
+	// RequireComplete makes a partial run fail with outcome.ExitPartial.
 	RequireComplete bool
 }
 
@@ -379,13 +382,14 @@ func Build(in Input) (*Report, error) {
 	rep := &Report{
 		Schema: SchemaVersion, Mode: ModeActive, Harness: id.Harness, Identity: id, Target: printable(in.Target), BaseURL: redactURL(p.BaseURL),
 		Started: res.Started.UTC().Truncate(time.Second), Duration: res.Duration.Round(time.Millisecond).Seconds(),
-		ProfileYAML: p.RedactEnv(string(profYAML)), Selection: res.Plan.Selection, Gaps: runner.Gaps(p, res.Plan),
+		ProfileYAML: p.RedactEnv(string(profYAML)), Selection: res.Plan.Selection, Gaps: res.Plan.Gaps,
+		stepLocations: res.StepLocations,
 	}
 	if err := yaml.Unmarshal([]byte(rep.ProfileYAML), &rep.Profile); err != nil {
 		return nil, fmt.Errorf("render profile: %w", err)
 	}
 	if rep.Gaps == nil {
-		rep.Gaps = []runner.Gap{}
+		rep.Gaps = []outcome.Gap{}
 	}
 	idx := map[string]features.Rule{}
 	for _, r := range catalog {
@@ -447,7 +451,7 @@ func Build(in Input) (*Report, error) {
 	rep.Baseline = bl.check(rep.Rules, scenarios)
 	rep.Outcome, rep.Headline, rep.ExitCode = decide(rep, res, in.NotRun)
 	if in.RequireComplete && rep.Outcome == "partial" {
-		rep.ExitCode, rep.Headline = runner.ExitPartial, rep.Headline+"; --require-complete: a partial run fails"
+		rep.ExitCode, rep.Headline = outcome.ExitPartial, rep.Headline+"; --require-complete: a partial run fails"
 	}
 	return rep, nil
 }
@@ -467,12 +471,12 @@ func Build(in Input) (*Report, error) {
 //     their own rule, then by ID).
 //  3. A failure whose rule was not chosen goes to the first chosen rule its
 //     ExplainedBy names; one that names none keeps its rule.
-func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
-	out := make([]runner.ScenarioResult, len(in))
+func reconcile(in []outcome.ScenarioResult) []outcome.ScenarioResult {
+	out := make([]outcome.ScenarioResult, len(in))
 	copy(out, in)
 	passed := map[string]bool{}
 	for _, s := range in {
-		if s.Status == runner.Passed {
+		if s.Status == outcome.Passed {
 			for _, id := range s.Rules {
 				passed[id] = true
 			}
@@ -486,7 +490,7 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 	failedOwn := func() map[string]bool {
 		m := map[string]bool{}
 		for _, s := range out {
-			if s.Status != runner.Failed || s.Failure == nil {
+			if s.Status != outcome.Failed || s.Failure == nil {
 				continue
 			}
 			m[causeOf(s)] = true
@@ -504,9 +508,9 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 		f.Rule, f.ExplainedBy, f.Tentative = rule, nil, false
 		f.Check = "(" + why + ") " + f.Check
 		out[i].Failure = &f
-		out[i].Status = runner.Failed
+		out[i].Status = outcome.Failed
 		if !contains(s.Rules, rule) {
-			out[i].Status = runner.Blocked
+			out[i].Status = outcome.Blocked
 		}
 	}
 	own := failedOwn()
@@ -591,7 +595,7 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 	explainsBack := func(p, r string) bool {
 		n := 0
 		for _, s := range out {
-			if s.Status == runner.Failed && causeOf(s) == p && !s.Failure.Tentative {
+			if s.Status == outcome.Failed && causeOf(s) == p && !s.Failure.Tentative {
 				if !slices.Contains(s.Failure.ExplainedBy, r) {
 					return false // p failed on its own somewhere r does not explain
 				}
@@ -617,15 +621,15 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 
 // passedAs is s as the evidence of a rule it checked in full before its
 // failure (ScenarioResult.Checked): a passed scenario of that rule.
-func passedAs(s runner.ScenarioResult) runner.ScenarioResult {
-	s.Status, s.Error, s.Failure = runner.Passed, "", nil
+func passedAs(s outcome.ScenarioResult) outcome.ScenarioResult {
+	s.Status, s.Error, s.Failure = outcome.Passed, "", nil
 	return s
 }
 
 // causeOf is the rule a failed or blocked scenario's failure breaks; "" for
 // a scenario that did not fail (or broke the harness).
-func causeOf(s runner.ScenarioResult) string {
-	if s.Status != runner.Failed && s.Status != runner.Blocked {
+func causeOf(s outcome.ScenarioResult) string {
+	if s.Status != outcome.Failed && s.Status != outcome.Blocked {
 		return ""
 	}
 	if s.Failure != nil && s.Failure.Rule != "" {
@@ -641,20 +645,20 @@ func causeOf(s runner.ScenarioResult) string {
 // failed on it, untested...), those blocked by another rule's failure, and
 // the scenarios of other rules that failed on it in a step they rest on.
 type ruleEvidence struct {
-	own       []runner.ScenarioResult
+	own       []outcome.ScenarioResult
 	blocked   []blockedBy
-	elsewhere []runner.ScenarioResult
+	elsewhere []outcome.ScenarioResult
 }
 
 type blockedBy struct {
-	s     runner.ScenarioResult
+	s     outcome.ScenarioResult
 	cause string
 }
 
 // judge decides one rule's verdict from what the run showed of it. A
 // failure is a failure wherever it was seen; a rule whose scenarios a
 // prerequisite's failure stopped is untested, blocked by that rule.
-func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, bl *Baseline) RuleResult {
+func judge(r features.Rule, plan *outcome.Plan, inCatalog int, e *ruleEvidence, bl *Baseline) RuleResult {
 	rr := RuleResult{Rule: r, Scenarios: []string{}}
 	for _, s := range e.own {
 		rr.Scenarios = append(rr.Scenarios, s.ID)
@@ -663,11 +667,11 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 		rr.Scenarios = append(rr.Scenarios, b.s.ID)
 		rr.BlockedBy = appendUnique(rr.BlockedBy, b.cause)
 	}
-	by := map[runner.Status][]runner.ScenarioResult{}
+	by := map[outcome.Status][]outcome.ScenarioResult{}
 	for _, s := range e.own {
 		by[s.Status] = append(by[s.Status], s)
 	}
-	failed := append(append([]runner.ScenarioResult(nil), by[runner.Failed]...), e.elsewhere...)
+	failed := append(append([]outcome.ScenarioResult(nil), by[outcome.Failed]...), e.elsewhere...)
 	switch {
 	case !r.Observable:
 		rr.Verdict, rr.Reason = NotObservable, r.Why
@@ -703,9 +707,9 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 		if expected {
 			rr.Reason = "baseline: " + strings.Join(reasons, "; ")
 		}
-	case len(by[runner.HarnessError]) > 0:
-		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[runner.HarnessError])
-	case len(e.blocked) > 0 || len(by[runner.Untested]) > 0:
+	case len(by[outcome.HarnessError]) > 0:
+		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[outcome.HarnessError])
+	case len(e.blocked) > 0 || len(by[outcome.Untested]) > 0:
 		var parts []string
 		if len(e.blocked) > 0 {
 			// A scenario about both rules that failed on the other one
@@ -716,18 +720,18 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 			}
 			parts = append(parts, fmt.Sprintf("blocked by %s: it failed %s", strings.Join(rr.BlockedBy, ", "), where))
 		}
-		if len(by[runner.Untested]) > 0 {
-			parts = append(parts, reasonsOf(by[runner.Untested]))
+		if len(by[outcome.Untested]) > 0 {
+			parts = append(parts, reasonsOf(by[outcome.Untested]))
 		}
 		rr.Verdict, rr.Reason = Untested, strings.Join(parts, "; ")
-		if n := len(by[runner.Passed]); n > 0 {
+		if n := len(by[outcome.Passed]); n > 0 {
 			rr.Reason = fmt.Sprintf("%d of %d scenarios passed; the rest: %s", n, ran, rr.Reason)
 		}
-	case len(by[runner.Passed]) == 0:
-		rr.Verdict, rr.Reason = NotApplicable, reasonsOf(by[runner.NotApplicable])
+	case len(by[outcome.Passed]) == 0:
+		rr.Verdict, rr.Reason = NotApplicable, reasonsOf(by[outcome.NotApplicable])
 	default:
 		rr.Verdict = Pass
-		if n := len(by[runner.NotApplicable]); n > 0 {
+		if n := len(by[outcome.NotApplicable]); n > 0 {
 			rr.Reason = fmt.Sprintf("%d scenarios not applicable", n)
 		}
 	}
@@ -738,8 +742,8 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 // scenarios, in steps that other rules' scenarios rest on, or both. When
 // only the others failed on it while its own scenarios passed, it says what
 // their requests carried that its own did not.
-func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence) string {
-	nOwn, nElse := len(own[runner.Failed]), len(e.elsewhere)
+func failedReason(own map[outcome.Status][]outcome.ScenarioResult, e *ruleEvidence) string {
+	nOwn, nElse := len(own[outcome.Failed]), len(e.elsewhere)
 	var parts []string
 	if nOwn > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d scenarios failed", nOwn, len(e.own)+len(e.blocked)))
@@ -747,9 +751,9 @@ func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence
 	if nElse > 0 {
 		parts = append(parts, fmt.Sprintf("it failed in a step that %s of other rules rest on", plural(nElse, "scenario", "scenarios")))
 	}
-	if nOwn == 0 && nElse > 0 && len(own[runner.Passed]) > 0 {
-		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[runner.Passed]), "scenario", "scenarios")))
-		if d := differs(own[runner.Passed], e.elsewhere); d != "" {
+	if nOwn == 0 && nElse > 0 && len(own[outcome.Passed]) > 0 {
+		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[outcome.Passed]), "scenario", "scenarios")))
+		if d := differs(own[outcome.Passed], e.elsewhere); d != "" {
 			parts = append(parts, "the failing requests carried what its own did not: "+d)
 		}
 	}
@@ -759,7 +763,7 @@ func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence
 // differs says what the last request of the failing scenarios carried that
 // no request of the passing ones did: a header with its value, a query
 // parameter, the method and route shape.
-func differs(passed, failing []runner.ScenarioResult) string {
+func differs(passed, failing []outcome.ScenarioResult) string {
 	seen := map[string]bool{}
 	for _, s := range passed {
 		for _, ex := range s.Transcript {
@@ -841,7 +845,7 @@ func failedVerdict(level string, expected bool) Verdict {
 	return Warning
 }
 
-func reasonsOf(ss []runner.ScenarioResult) string {
+func reasonsOf(ss []outcome.ScenarioResult) string {
 	var out []string
 	for _, s := range ss {
 		first, _, _ := strings.Cut(s.Error, "\n")
@@ -942,10 +946,10 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 // findings turns the failed, blocked and broken scenarios into findings:
 // each with the rule its failure breaks, its verdict, the scenario's own
 // rules it blocked, the transcript and curl commands.
-func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+func findings(scenarios []outcome.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
 	out := []Finding{}
 	for _, s := range scenarios {
-		if s.Status != runner.Failed && s.Status != runner.Blocked && s.Status != runner.HarnessError {
+		if s.Status != outcome.Failed && s.Status != outcome.Blocked && s.Status != outcome.HarnessError {
 			continue
 		}
 		s := s
@@ -1010,10 +1014,10 @@ func failedRules(rules []RuleResult, fs []Finding) []FailedRule {
 // scenario ran, 1 when a MUST rule failed (spec or contract) or a baseline
 // entry is stale, 2 when the target never answered, else 0, a partial run
 // included (it is reported amber and never called a certification).
-func decide(rep *Report, res *runner.Result, notRun string) (string, string, int) {
+func decide(rep *Report, res *outcome.Result, notRun string) (string, string, int) {
 	harness := 0
 	for _, s := range res.Scenarios {
-		if s.Status == runner.HarnessError {
+		if s.Status == outcome.HarnessError {
 			harness++
 		}
 	}
@@ -1023,11 +1027,11 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 	}
 	switch {
 	case notRun != "":
-		return "not run", notRun, runner.ExitUsage
+		return "not run", notRun, outcome.ExitUsage
 	case res.Ran() == 0:
-		return "harness error", "no scenario ran: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", runner.ExitHarness
+		return "harness error", "no scenario ran: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", outcome.ExitHarness
 	case harness > 0 || res.GodogStatus == 2:
-		return "harness error", fmt.Sprintf("the harness broke in %d scenarios: their rules could not be judged", harness), runner.ExitHarness
+		return "harness error", fmt.Sprintf("the harness broke in %d scenarios: their rules could not be judged", harness), outcome.ExitHarness
 	case rep.Counts[Fail] > 0 || stale > 0:
 		var parts []string
 		if n := rep.Counts[Fail]; n > 0 {
@@ -1039,7 +1043,7 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 		if stale > 0 {
 			parts = append(parts, plural(stale, "baseline entry is", "baseline entries are")+" stale (now passing)")
 		}
-		return "fail", strings.Join(parts, "; "), runner.ExitFail
+		return "fail", strings.Join(parts, "; "), outcome.ExitFail
 	}
 	var parts []string
 	result := "pass"
@@ -1058,7 +1062,7 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 	if n := rep.Counts[Untested]; n > 0 {
 		parts = append(parts, plural(n, "rule", "rules")+" untested")
 	}
-	return result, strings.Join(parts, "; "), runner.ExitPass
+	return result, strings.Join(parts, "; "), outcome.ExitPass
 }
 
 // blockedCount counts the untested rules that a failure blocked.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
@@ -21,15 +22,15 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		status runner.Status
+		status outcome.Status
 		reason string
 	}{
-		"EVT-06":    {runner.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
-		"EVT-09":    {runner.Passed, ""},
-		"BODY-01":   {runner.Untested, "capabilities.script lacks echo"},
-		"ROUTE-05":  {runner.Untested, "capabilities.script lacks echo"},
-		"ERR-02":    {runner.Passed, ""},
-		"THREAD-02": {runner.Passed, ""},
+		"EVT-06":    {outcome.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
+		"EVT-09":    {outcome.Passed, ""},
+		"BODY-01":   {outcome.Untested, "capabilities.script lacks echo"},
+		"ROUTE-05":  {outcome.Untested, "capabilities.script lacks echo"},
+		"ERR-02":    {outcome.Passed, ""},
+		"THREAD-02": {outcome.Passed, ""},
 	}
 	seen := map[string]int{}
 	for _, s := range res.Scenarios {
@@ -50,7 +51,7 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 			t.Errorf("no scenario of %s ran", id)
 		}
 	}
-	if exitCode(t, res) != runner.ExitPass {
+	if exitCode(t, res) != outcome.ExitPass {
 		t.Errorf("exit code %d: untested scenarios are not failures", exitCode(t, res))
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -41,10 +42,10 @@ type Forecast struct {
 // RuleForecast is one rule the run will not judge, or will find not
 // applicable: Status is Untested, NotApplicable or NotSelected.
 type RuleForecast struct {
-	ID      string   `json:"id"`
-	Source  string   `json:"source"`
-	Status  Status   `json:"status"`
-	Reasons []string `json:"reasons"`
+	ID      string         `json:"id"`
+	Source  string         `json:"source"`
+	Status  outcome.Status `json:"status"`
+	Reasons []string       `json:"reasons"`
 }
 
 // EchoUnknown reports whether the forecast cannot see every scenario the run
@@ -57,7 +58,7 @@ func EchoUnknown(p *profile.Profile) bool { return !p.Capabilities.CanScript("ec
 func (f *Forecast) Partial() bool { return f.SpecJudged < f.SpecObservable }
 
 // With returns the forecasts of one status.
-func (f *Forecast) With(status Status) []RuleForecast {
+func (f *Forecast) With(status outcome.Status) []RuleForecast {
 	var out []RuleForecast
 	for _, r := range f.Rules {
 		if r.Status == status {
@@ -69,7 +70,7 @@ func (f *Forecast) With(status Status) []RuleForecast {
 
 // Predict forecasts what the run of plan against the target p describes
 // will make of every rule.
-func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
+func Predict(p *profile.Profile, plan *outcome.Plan) (*Forecast, error) {
 	rules, err := features.Rules()
 	if err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 		}
 	}
 	for _, pl := range plan.Scenarios {
-		if pl.Status != Runs {
+		if pl.Status != outcome.Runs {
 			continue
 		}
 		for _, kind := range ScriptNeeds(pl.Pickle) {
@@ -93,7 +94,7 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 			}
 		}
 	}
-	byRule := map[string][]Planned{}
+	byRule := map[string][]outcome.Planned{}
 	for _, pl := range plan.Scenarios {
 		for _, id := range pl.Rules {
 			byRule[id] = append(byRule[id], pl)
@@ -107,11 +108,11 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 		rf := forecastRule(r, plan, byRule[r.ID], blocked)
 		if r.Source != features.SourceContract {
 			f.SpecObservable++
-			if rf.Status == Runs || rf.Status == NotApplicable {
+			if rf.Status == outcome.Runs || rf.Status == outcome.NotApplicable {
 				f.SpecJudged++
 			}
 		}
-		if rf.Status != Runs {
+		if rf.Status != outcome.Runs {
 			f.Rules = append(f.Rules, rf)
 		}
 	}
@@ -120,17 +121,17 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 
 // forecastRule judges one observable rule from its planned scenarios, as
 // package reports judges it from their results.
-func forecastRule(r features.Rule, plan *Plan, planned []Planned, blocked map[string][]string) RuleForecast {
-	rf := RuleForecast{ID: r.ID, Source: r.Source, Status: Runs}
+func forecastRule(r features.Rule, plan *outcome.Plan, planned []outcome.Planned, blocked map[string][]string) RuleForecast {
+	rf := RuleForecast{ID: r.ID, Source: r.Source, Status: outcome.Runs}
 	if rf.Source == "" {
 		rf.Source = features.SourceSpec
 	}
 	if !plan.InScope(r.ID) {
-		rf.Status, rf.Reasons = NotSelected, []string{"outside the selection (" + plan.Selection.String() + ")"}
+		rf.Status, rf.Reasons = outcome.NotSelected, []string{"outside the selection (" + plan.Selection.String() + ")"}
 		return rf
 	}
 	if len(planned) == 0 {
-		rf.Status, rf.Reasons = Untested, []string{"no scenario checks this rule yet"}
+		rf.Status, rf.Reasons = outcome.Untested, []string{"no scenario checks this rule yet"}
 		if r.Pending != "" {
 			rf.Reasons[0] += " (pending: " + r.Pending + ")"
 		}
@@ -140,11 +141,11 @@ func forecastRule(r features.Rule, plan *Plan, planned []Planned, blocked map[st
 	selected, runs := 0, 0
 	for _, pl := range planned {
 		switch {
-		case pl.Status == NotSelected:
+		case pl.Status == outcome.NotSelected:
 			continue
-		case pl.Status == Untested:
+		case pl.Status == outcome.Untested:
 			untested = appendNew(untested, pl.Reason)
-		case pl.Status == NotApplicable:
+		case pl.Status == outcome.NotApplicable:
 			notApplicable = appendNew(notApplicable, pl.Reason)
 		case len(blocked[pl.ID]) > 0:
 			for _, why := range blocked[pl.ID] {
@@ -157,11 +158,11 @@ func forecastRule(r features.Rule, plan *Plan, planned []Planned, blocked map[st
 	}
 	switch {
 	case selected == 0:
-		rf.Status, rf.Reasons = NotSelected, []string{"its scenarios were not selected (" + plan.Selection.String() + ")"}
+		rf.Status, rf.Reasons = outcome.NotSelected, []string{"its scenarios were not selected (" + plan.Selection.String() + ")"}
 	case len(untested) > 0:
-		rf.Status, rf.Reasons = Untested, untested
+		rf.Status, rf.Reasons = outcome.Untested, untested
 	case runs == 0:
-		rf.Status, rf.Reasons = NotApplicable, notApplicable
+		rf.Status, rf.Reasons = outcome.NotApplicable, notApplicable
 	}
 	sort.Strings(rf.Reasons)
 	return rf

@@ -9,6 +9,7 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/internal/sweep"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
@@ -28,17 +29,17 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(*profile.Profile)
-		sel    runner.Selection
+		sel    outcome.Selection
 	}{
 		{"three keys missing", func(p *profile.Profile) { p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", "" },
-			runner.Selection{Quick: true}},
-		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, runner.Selection{SpecOnly: true, Quick: true}},
+			outcome.Selection{Quick: true}},
+		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, outcome.Selection{SpecOnly: true, Quick: true}},
 		// The vendor guide's stand-in: an agent that cannot show @step or @ask.
 		{"script lacks step and ask", func(p *profile.Profile) { p.Capabilities.Script = without(p.Capabilities.Script, "step", "ask") },
-			runner.Selection{Quick: true}},
+			outcome.Selection{Quick: true}},
 		{"script lacks pause, tool and waiting", func(p *profile.Profile) {
 			p.Capabilities.Script = without(p.Capabilities.Script, "pause", "tool", "waiting")
-		}, runner.Selection{Quick: true}},
+		}, outcome.Selection{Quick: true}},
 	} {
 		if !sweep.Includes(tc.name, sampleForecasts) {
 			continue
@@ -65,16 +66,16 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			}
 			late := map[string]bool{} // rules the harness's lateness left untested
 			for _, s := range res.Scenarios {
-				if s.Status == runner.Untested && checks.HarnessWasLate(s.Error) {
+				if s.Status == outcome.Untested && checks.HarnessWasLate(s.Error) {
 					for _, id := range s.Rules {
 						late[id] = true
 					}
 				}
 			}
 			for _, v := range []struct {
-				status  runner.Status
+				status  outcome.Status
 				verdict reports.Verdict
-			}{{runner.Untested, reports.Untested}, {runner.NotApplicable, reports.NotApplicable}, {runner.NotSelected, reports.NotSelected}} {
+			}{{outcome.Untested, reports.Untested}, {outcome.NotApplicable, reports.NotApplicable}, {outcome.NotSelected, reports.NotSelected}} {
 				var predicted, actual []string
 				for _, r := range fc.With(v.status) {
 					if !late[r.ID] {
@@ -105,7 +106,7 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			case fc.Partial() != rep.Partial() || fc.SpecJudged != rep.Spec.Judged || fc.SpecObservable != rep.Spec.Observable:
 				t.Errorf("forecast judged %d of %d, the run %d of %d", fc.SpecJudged, fc.SpecObservable, rep.Spec.Judged, rep.Spec.Observable)
 			}
-			if len(fc.With(runner.Untested))+len(fc.With(runner.NotApplicable)) == 0 {
+			if len(fc.With(outcome.Untested))+len(fc.With(outcome.NotApplicable)) == 0 {
 				t.Error("the forecast leaves nothing out: the test proves nothing")
 			}
 		})

@@ -15,6 +15,7 @@ import (
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/sweep"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
@@ -41,7 +42,7 @@ import (
 func TestNeedsPredictUntested(t *testing.T) {
 	t.Parallel()
 	full := startReference(t, fakeserver.Config{})
-	plan, err := runner.NewPlan(full, runner.Selection{Quick: true})
+	plan, err := runner.NewPlan(full, outcome.Selection{Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestNeedsPredictUntested(t *testing.T) {
 					f.Blank()
 				}
 			}
-			plan, err := runner.NewPlan(p, runner.Selection{Quick: true})
+			plan, err := runner.NewPlan(p, outcome.Selection{Quick: true})
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
 				return
@@ -97,13 +98,13 @@ func TestNeedsPredictUntested(t *testing.T) {
 			var actual []string
 			for _, s := range res.Scenarios {
 				switch s.Status {
-				case runner.Untested:
+				case outcome.Untested:
 					if checks.HarnessWasLate(s.Error) && !slices.Contains(predicted, s.ID) {
 						t.Logf("without %s, %s was not judged: %s", path, s.ID, s.Error)
 						continue
 					}
 					actual = append(actual, s.ID)
-				case runner.HarnessError:
+				case outcome.HarnessError:
 					t.Errorf("without %s, %s is a harness error: %s", path, s.ID, s.Error)
 				}
 			}

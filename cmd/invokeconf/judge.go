@@ -10,9 +10,9 @@ import (
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/har"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/passive"
 	"github.com/invokeconf/invokeconf/reports"
-	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -49,17 +49,17 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	switch {
 	case file == "":
-		return runner.ExitUsage, usageError{fmt.Errorf("name a HAR file")}
+		return outcome.ExitUsage, usageError{fmt.Errorf("name a HAR file")}
 	case fs.NArg() > 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return outcome.ExitUsage, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	case *junitWarnings != reports.JUnitWarningsPass && *junitWarnings != reports.JUnitWarningsFailure:
-		return runner.ExitUsage, usageError{fmt.Errorf("--junit-warnings must be %s or %s, not %q", reports.JUnitWarningsPass, reports.JUnitWarningsFailure, *junitWarnings)}
+		return outcome.ExitUsage, usageError{fmt.Errorf("--junit-warnings must be %s or %s, not %q", reports.JUnitWarningsPass, reports.JUnitWarningsFailure, *junitWarnings)}
 	case *maxRecord <= 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("--max-record must be positive, not %d", *maxRecord)}
+		return outcome.ExitUsage, usageError{fmt.Errorf("--max-record must be positive, not %d", *maxRecord)}
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return runner.ExitUsage, usageError{err}
+		return outcome.ExitUsage, usageError{err}
 	}
 	defer f.Close()
 	s := passive.New(passive.Config{Source: "har", Target: "HAR file " + file, ReportLag: *reportLag,
@@ -72,15 +72,15 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 			break
 		}
 		if err != nil {
-			return runner.ExitUsage, usageError{fmt.Errorf("%s: %w", file, err)}
+			return outcome.ExitUsage, usageError{fmt.Errorf("%s: %w", file, err)}
 		}
 		s.Add(&x)
 	}
 	switch added, judged := s.Exchanges(); {
 	case added == 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("%s holds no exchange (log.entries is empty): nothing to judge", file)}
+		return outcome.ExitUsage, usageError{fmt.Errorf("%s holds no exchange (log.entries is empty): nothing to judge", file)}
 	case judged == 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("%s holds %s, none with a response: nothing to judge", file, plural(added, "entry", "entries"))}
+		return outcome.ExitUsage, usageError{fmt.Errorf("%s holds %s, none with a response: nothing to judge", file, plural(added, "entry", "entries"))}
 	}
 	return s.Finish()
 }
@@ -88,9 +88,9 @@ func cmdJudge(_ context.Context, args []string, stdout, stderr io.Writer) (int, 
 // usageCode is the exit code of a parse error: 0 for help, else 2.
 func usageCode(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
-		return runner.ExitPass
+		return outcome.ExitPass
 	}
-	return runner.ExitUsage
+	return outcome.ExitUsage
 }
 
 // plural is "1 entry" or "N entries".

@@ -37,7 +37,7 @@ import (
 	"syscall"
 
 	"github.com/invokeconf/invokeconf/internal/suggest"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // exitCodes are run's exit codes: a contract with CI jobs (README, docs/ci.md).
@@ -230,10 +230,10 @@ func (e *helpError) Unwrap() error { return flag.ErrHelp }
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return runner.ExitUsage
+		return outcome.ExitUsage
 	}
 	var err error
-	code := runner.ExitPass
+	code := outcome.ExitPass
 	switch args[0] {
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
@@ -254,7 +254,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help":
 		if len(args) == 1 {
 			fmt.Fprint(stdout, usage)
-			return runner.ExitPass
+			return outcome.ExitPass
 		}
 		return run(ctx, append(args[1:], "-h"), stdout, stderr)
 	case "proxy":
@@ -265,27 +265,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdClients(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
-		return runner.ExitPass
+		return outcome.ExitPass
 	default:
 		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s\n\n%s", args[0], suggestCommand(args[0]), usage)
-		return runner.ExitUsage
+		return outcome.ExitUsage
 	}
 	if err != nil {
 		var he *helpError
 		if errors.As(err, &he) {
 			printHelp(stdout, he.name, he.fs)
-			return runner.ExitPass
+			return outcome.ExitPass
 		}
 		fmt.Fprintf(stderr, "invokeconf %s: %v\n", args[0], err)
 		var ue usageError
 		var ee exitError
 		switch {
 		case errors.As(err, &ue):
-			return runner.ExitUsage
+			return outcome.ExitUsage
 		case errors.As(err, &ee):
 			return ee.code
 		}
-		return runner.ExitHarness
+		return outcome.ExitHarness
 	}
 	return code
 }

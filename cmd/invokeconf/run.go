@@ -14,6 +14,7 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/internal/suggest"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
@@ -22,7 +23,7 @@ import (
 // runOptions are the flags of run.
 type runOptions struct {
 	profilePath, out, baseline, writeBaseline, junitWarnings string
-	sel                                                      runner.Selection
+	sel                                                      outcome.Selection
 	concurrency                                              int
 	defects                                                  multiFlag
 	requireComplete                                          bool
@@ -113,14 +114,14 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 // selectionFlags defines the flags that select scenarios, shared by run and
 // profile check (which forecasts the same run); the function it returns
 // reads them once parsed.
-func selectionFlags(fs *flag.FlagSet) func() runner.Selection {
+func selectionFlags(fs *flag.FlagSet) func() outcome.Selection {
 	tags := fs.String("tags", "", "godog tag expression selecting scenarios, e.g. '@sse && ~@slow' or '@FMT-01,@FMT-02'")
 	rules := fs.String("rules", "", "comma-separated rule IDs to check, e.g. SSE-01,SSE-02")
 	areas := fs.String("areas", "", "comma-separated spec areas to check, e.g. sse,events (see 'invokeconf rules')")
 	quick := fs.Bool("quick", false, "skip @slow scenarios (the 20 s keepalive); the run is then partial")
 	specOnly := fs.Bool("spec-only", false, "judge only the spec's rules, leaving out this project's own contract (docs/bundles.md); without the contract's routes in the profile, the scenarios that install through them are not applicable")
-	return func() runner.Selection {
-		return runner.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick, SpecOnly: *specOnly}
+	return func() outcome.Selection {
+		return outcome.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick, SpecOnly: *specOnly}
 	}
 }
 
@@ -184,7 +185,7 @@ func warnUnknownVars(w io.Writer, p *profile.Profile, environ []string) {
 }
 
 // planRun decides what runs and says so.
-func planRun(o *runOptions, t *target, stdout io.Writer) (*runner.Plan, error) {
+func planRun(o *runOptions, t *target, stdout io.Writer) (*outcome.Plan, error) {
 	plan, err := runner.NewPlan(t.p, o.sel)
 	if err != nil {
 		var se *runner.SelectionError
@@ -206,7 +207,7 @@ func planRun(o *runOptions, t *target, stdout io.Writer) (*runner.Plan, error) {
 // execute runs the plan. A target that does not answer at all is not run
 // against (it would fail every scenario one by one): the result then holds
 // every planned scenario untested, and notRun says why.
-func execute(ctx context.Context, o *runOptions, t *target, plan *runner.Plan, stdout io.Writer) (res *runner.Result, notRun, err error) {
+func execute(ctx context.Context, o *runOptions, t *target, plan *outcome.Plan, stdout io.Writer) (res *outcome.Result, notRun, err error) {
 	if o.out != "" {
 		for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, reports.CucumberFile} {
 			_ = os.Remove(filepath.Join(o.out, f)) // no stale report from an earlier run
@@ -230,7 +231,7 @@ func execute(ctx context.Context, o *runOptions, t *target, plan *runner.Plan, s
 
 // writeReports judges the run and writes every report, the baseline and
 // the console summary.
-func writeReports(o *runOptions, t *target, res *runner.Result, notRun error, bl *reports.Baseline, stdout io.Writer) (*reports.Report, error) {
+func writeReports(o *runOptions, t *target, res *outcome.Result, notRun error, bl *reports.Baseline, stdout io.Writer) (*reports.Report, error) {
 	in := reports.Input{Result: res, Profile: t.p, Target: t.p.RedactEnv(t.name), Baseline: bl, RequireComplete: o.requireComplete}
 	if notRun != nil {
 		in.NotRun = t.p.RedactEnv(notRun.Error())
@@ -274,17 +275,17 @@ func writeBaselineFile(path string, rep *reports.Report) error {
 // printPlan says up front what the run will do, what the profile keeps it
 // from doing, and whether it will be PARTIAL (runner.Predict: the same
 // forecast as 'invokeconf profile check').
-func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) error {
+func printPlan(w io.Writer, p *profile.Profile, plan *outcome.Plan) error {
 	var na, contract, untested, unsel int
 	for _, s := range plan.Scenarios {
 		switch {
 		case s.Contract:
 			contract++
-		case s.Status == runner.NotApplicable:
+		case s.Status == outcome.NotApplicable:
 			na++
-		case s.Status == runner.Untested:
+		case s.Status == outcome.Untested:
 			untested++
-		case s.Status == runner.NotSelected:
+		case s.Status == outcome.NotSelected:
 			unsel++
 		}
 	}
@@ -318,7 +319,7 @@ func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) error {
 // a word: "5 untested, 1 not selected".
 func forecastCounts(fc *runner.Forecast) string {
 	var parts []string
-	for _, st := range []runner.Status{runner.Untested, runner.NotSelected} {
+	for _, st := range []outcome.Status{outcome.Untested, outcome.NotSelected} {
 		n := 0
 		for _, r := range fc.With(st) {
 			if r.Source == features.SourceSpec {
@@ -336,7 +337,7 @@ func forecastCounts(fc *runner.Forecast) string {
 }
 
 // printGaps reports the profile's empty fields and what they disable.
-func printGaps(w io.Writer, gaps []runner.Gap) {
+func printGaps(w io.Writer, gaps []outcome.Gap) {
 	if len(gaps) == 0 {
 		return
 	}
