@@ -54,11 +54,14 @@ func severity(v Verdict) int {
 	return len(Verdicts)
 }
 
-// judged reports whether a verdict says something about the target: the
-// rule was checked, or the target lawfully lacks what it is about.
+// judged reports whether a verdict says the rule was checked against the
+// target: pass, fail, warning or expected failure. Not applicable is not
+// judged (nothing was checked: the target lawfully lacks what the rule is
+// about); it is counted apart, and a section or run whose rules are all
+// not applicable never reads pass.
 func judged(v Verdict) bool {
 	switch v {
-	case Pass, Fail, Warning, ExpectedFailure, NotApplicable:
+	case Pass, Fail, Warning, ExpectedFailure:
 		return true
 	}
 	return false
@@ -277,26 +280,43 @@ type FailedRule struct {
 // verdict red.
 type SourceVerdict struct {
 	Source string `json:"source"`
-	// Outcome is "pass", "partial" (some observable rule was not judged),
-	// "fail", "harness error", "not selected", or "none" (the catalog has
-	// no observable rule of this source).
+	// Outcome is "pass", "partial" (some observable rule was neither
+	// judged nor not applicable), "fail", "harness error", "not tested"
+	// (no rule of this source was judged, and some were untested), "not
+	// applicable" (every selected observable rule was not applicable:
+	// nothing to test), "not selected", "not run" (the target never
+	// answered), or "none" (the catalog has no observable rule of this
+	// source). Only "pass" and "partial" say that rules were tested and
+	// none failed; "pass" never stands for a section nothing was tested in.
 	Outcome string `json:"outcome"`
-	// Judged of Observable: the observable rules that got a verdict about
-	// the target (pass, fail, warning, expected failure, not applicable).
-	Judged     int    `json:"judged"`
-	Observable int    `json:"observable"`
-	Counts     Counts `json:"counts"`
+	// Judged of Observable: the observable rules checked against the
+	// target (pass, fail, warning, expected failure). NotApplicable counts
+	// those the target lawfully lacks, which were not checked: a section
+	// is complete when Judged+NotApplicable is Observable.
+	Judged        int    `json:"judged"`
+	NotApplicable int    `json:"notApplicable"`
+	Observable    int    `json:"observable"`
+	Counts        Counts `json:"counts"`
 	// Failed are the IDs of the rules that failed (MUST) or warned.
 	Failed []string `json:"failed"`
 }
 
-// Scope says how much of the spec a run certifies.
+// Scope says how much of the source a run judged: "judged 104 of 111
+// observable spec rules, 7 not applicable".
 func (s SourceVerdict) Scope() string {
 	if s.Observable == 0 {
 		return "no observable " + s.Source + " rules in the catalog"
 	}
-	return fmt.Sprintf("judged %d of %d observable %s rules", s.Judged, s.Observable, s.Source)
+	scope := fmt.Sprintf("judged %d of %d observable %s rules", s.Judged, s.Observable, s.Source)
+	if s.NotApplicable > 0 {
+		scope += fmt.Sprintf(", %d not applicable", s.NotApplicable)
+	}
+	return scope
 }
+
+// Complete reports whether every observable rule of the source was judged
+// or is not applicable.
+func (s SourceVerdict) Complete() bool { return s.Judged+s.NotApplicable >= s.Observable }
 
 // Report is one run, judged.
 type Report struct {
@@ -316,9 +336,11 @@ type Report struct {
 	ProfileYAML string            `json:"-"`
 	Selection   outcome.Selection `json:"selection"`
 	// Outcome is "pass", "partial" (no MUST rule failed, but not every
-	// observable spec rule was judged: not a certification), "fail",
-	// "harness error" or "not run" (the target never answered); Headline
-	// says why.
+	// observable spec rule was judged or not applicable: not a
+	// certification; the headline names the rules left out), "fail",
+	// "harness error", "not tested" (no scenario ran, or none that ran
+	// tested a rule: exit 3) or "not run" (the target never answered);
+	// Headline says why.
 	Outcome  string `json:"outcome"`
 	Headline string `json:"headline"`
 	ExitCode int    `json:"exitCode"`
@@ -343,9 +365,9 @@ type Report struct {
 	stepLocations map[string]string
 }
 
-// Partial reports whether the run judged less than every observable spec
-// rule.
-func (r *Report) Partial() bool { return r.Spec.Judged < r.Spec.Observable }
+// Partial reports whether the run left an observable spec rule neither
+// judged nor not applicable.
+func (r *Report) Partial() bool { return !r.Spec.Complete() }
 
 // Input is what Build judges.
 type Input struct {
@@ -446,6 +468,13 @@ func Build(in Input) (*Report, error) {
 	rep.Areas = areasOf(rep.Rules)
 	rep.Spec = sourceVerdict(features.SourceSpec, rep.Rules)
 	rep.Contract = sourceVerdict(features.SourceContract, rep.Rules)
+	if in.NotRun != "" {
+		for _, sv := range []*SourceVerdict{&rep.Spec, &rep.Contract} {
+			if sv.Observable > 0 {
+				sv.Outcome = "not run"
+			}
+		}
+	}
 	rep.Findings = findings(scenarios, bl, idx)
 	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
 	rep.Baseline = bl.check(rep.Rules, scenarios)
@@ -916,8 +945,11 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 			continue
 		}
 		sv.Observable++
-		if judged(r.Verdict) {
+		switch {
+		case judged(r.Verdict):
 			sv.Judged++
+		case r.Verdict == NotApplicable:
+			sv.NotApplicable++
 		}
 		if r.Verdict != NotSelected {
 			selected++
@@ -935,7 +967,11 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 		sv.Outcome = "none"
 	case selected == 0:
 		sv.Outcome = "not selected"
-	case sv.Judged < sv.Observable:
+	case sv.Judged == 0 && sv.NotApplicable == selected:
+		sv.Outcome = "not applicable"
+	case sv.Judged == 0:
+		sv.Outcome = "not tested"
+	case !sv.Complete():
 		sv.Outcome = "partial"
 	default:
 		sv.Outcome = "pass"
@@ -1010,10 +1046,11 @@ func failedRules(rules []RuleResult, fs []Finding) []FailedRule {
 	return out
 }
 
-// decide is the one exit-code policy: 3 when the harness broke or no
-// scenario ran, 1 when a MUST rule failed (spec or contract) or a baseline
-// entry is stale, 2 when the target never answered, else 0, a partial run
-// included (it is reported amber and never called a certification).
+// decide is the one exit-code policy: 3 when the harness broke or no rule
+// was tested (no scenario ran, or every one that ran was untested), 1 when a
+// MUST rule failed (spec or contract) or a baseline entry is stale, 2 when
+// the target never answered, else 0, a partial run included (it is reported
+// amber, names the rules it left out, and is never called a certification).
 func decide(rep *Report, res *outcome.Result, notRun string) (string, string, int) {
 	harness := 0
 	for _, s := range res.Scenarios {
@@ -1029,7 +1066,7 @@ func decide(rep *Report, res *outcome.Result, notRun string) (string, string, in
 	case notRun != "":
 		return "not run", notRun, outcome.ExitUsage
 	case res.Ran() == 0:
-		return "harness error", "no scenario ran: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", outcome.ExitHarness
+		return "not tested", "no scenario ran, so no rule was tested: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", outcome.ExitHarness
 	case harness > 0 || res.GodogStatus == 2:
 		return "harness error", fmt.Sprintf("the harness broke in %d scenarios: their rules could not be judged", harness), outcome.ExitHarness
 	case rep.Counts[Fail] > 0 || stale > 0:
@@ -1044,12 +1081,19 @@ func decide(rep *Report, res *outcome.Result, notRun string) (string, string, in
 			parts = append(parts, plural(stale, "baseline entry is", "baseline entries are")+" stale (now passing)")
 		}
 		return "fail", strings.Join(parts, "; "), outcome.ExitFail
+	case rep.Spec.Judged+rep.Contract.Judged == 0:
+		return "not tested", fmt.Sprintf("no rule was tested: every scenario that ran was untested (%s untested; the console's \"Not judged\" list says why)",
+			plural(rep.Counts[Untested], "rule", "rules")), outcome.ExitHarness
 	}
 	var parts []string
 	result := "pass"
-	if rep.Partial() {
+	if rep.Partial() || rep.Spec.Judged == 0 {
 		result = "partial"
-		parts = append(parts, rep.Spec.Scope()+": not a certification; no MUST rule that ran failed")
+		parts = append(parts, rep.Spec.Scope()+": not a certification")
+		if missing := unjudged(rep.Rules, features.SourceSpec); len(missing) > 0 {
+			parts = append(parts, namedMissing(missing))
+		}
+		parts = append(parts, "no MUST rule that ran failed")
 	} else {
 		parts = append(parts, "every applicable MUST rule passed ("+rep.Spec.Scope()+")")
 	}
@@ -1059,10 +1103,59 @@ func decide(rep *Report, res *outcome.Result, notRun string) (string, string, in
 	if n := rep.Counts[ExpectedFailure]; n > 0 {
 		parts = append(parts, plural(n, "expected failure", "expected failures")+" (baseline)")
 	}
-	if n := rep.Counts[Untested]; n > 0 {
-		parts = append(parts, plural(n, "rule", "rules")+" untested")
+	if c := rep.Contract; c.Outcome != "not selected" && c.Outcome != "none" {
+		if missing := unjudged(rep.Rules, features.SourceContract); len(missing) > 0 {
+			parts = append(parts, "contract rules "+namedMissing(missing))
+		}
 	}
 	return result, strings.Join(parts, "; "), outcome.ExitPass
+}
+
+// maxNamed is how many rules a headline names; past it, it counts them and
+// says where they are listed.
+const maxNamed = 10
+
+// unjudged lists the observable rules of a source that were neither judged
+// nor not applicable: untested, not selected, harness error.
+func unjudged(rules []RuleResult, source string) []RuleResult {
+	var out []RuleResult
+	for _, r := range rules {
+		src := r.Source
+		if src == "" {
+			src = features.SourceSpec
+		}
+		if src == source && r.Observable && !judged(r.Verdict) && r.Verdict != NotApplicable {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// namedMissing names the rules a partial run left out, by verdict: "not
+// judged: EVT-01 EVT-04 (untested), SSE-04 (not selected)"; past maxNamed,
+// their counts and where each is listed.
+func namedMissing(missing []RuleResult) string {
+	by := map[Verdict][]string{}
+	var order []Verdict
+	for _, r := range missing {
+		if by[r.Verdict] == nil {
+			order = append(order, r.Verdict)
+		}
+		by[r.Verdict] = append(by[r.Verdict], r.ID)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return severity(order[i]) < severity(order[j]) })
+	var parts []string
+	for _, v := range order {
+		if len(missing) <= maxNamed {
+			parts = append(parts, strings.Join(by[v], " ")+" ("+string(v)+")")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d %s", len(by[v]), v))
+		}
+	}
+	if len(missing) <= maxNamed {
+		return "not judged: " + strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%d rules not judged (%s; the console's \"Not judged\" list and report.html's rule matrix name each)", len(missing), strings.Join(parts, ", "))
 }
 
 // blockedCount counts the untested rules that a failure blocked.
