@@ -1,16 +1,9 @@
-// Package outcome holds the typed results the reports read, shared by the
-// code that makes them and the writers that show them:
-//
-//   - a check's: a Failure carries the rule it breaks, what was checked,
-//     what was expected, what was seen and the spec's words, so no writer
-//     ever parses prose or guesses a rule. Writers read it with errors.As.
-//   - a run's (result.go, plan.go): each scenario's ScenarioResult and
-//     Status, the run's Result and the Plan it followed (its Selection and
-//     the profile's Gaps), and the CLI's exit codes.
-//
-// Package runner plans and runs (godog, the steps); package reports and
-// the passive judge read what it made through these types alone, so judging
-// recorded traffic links neither godog nor httpexpect.
+// Package outcome holds the typed result of a check, shared by the checks
+// that make it and the report writers that show it: a Failure carries the
+// rule it breaks, what was checked, what was expected, what was seen and the
+// spec's words, so no writer ever parses prose or guesses a rule. Writers
+// read it with errors.As. It also holds the CLI's exit codes (exit.go),
+// which the active and the passive verdicts share.
 package outcome
 
 import (

@@ -10,7 +10,7 @@ import (
 )
 
 // TestJudgingLinksNoActiveRun: `invokeconf judge` (this package) and the
-// reports it writes read a run's results through package outcome, so they
+// reports it writes read a run's results through package testrun, so they
 // link neither the active run (runner, steps) nor its libraries (godog,
 // httpexpect): `go list -deps` of each prints none of them.
 func TestJudgingLinksNoActiveRun(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/suggest"
-	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Baseline is a file of expected failures. A CI system that gates an
@@ -51,7 +51,7 @@ func (e BaselineEntry) String() string {
 	return "scenario " + e.Scenario
 }
 
-func (e BaselineEntry) matches(ruleID string, s outcome.ScenarioResult) bool {
+func (e BaselineEntry) matches(ruleID string, s testrun.ScenarioResult) bool {
 	if e.Rule != "" {
 		return e.Rule == ruleID
 	}
@@ -162,7 +162,7 @@ func didYouMeanQuoted(name string, known []string) string {
 
 // expects says whether the baseline expects a scenario's failure of a rule,
 // and why.
-func (bl *Baseline) expects(ruleID string, s outcome.ScenarioResult) (string, bool) {
+func (bl *Baseline) expects(ruleID string, s testrun.ScenarioResult) (string, bool) {
 	for _, e := range bl.Expected {
 		if e.matches(ruleID, s) {
 			return e.Reason, true
@@ -184,7 +184,7 @@ type BaselineCheck struct {
 }
 
 // check sorts the entries into used, stale and idle.
-func (bl *Baseline) check(rules []RuleResult, scenarios []outcome.ScenarioResult) *BaselineCheck {
+func (bl *Baseline) check(rules []RuleResult, scenarios []testrun.ScenarioResult) *BaselineCheck {
 	if bl.File == "" && len(bl.Expected) == 0 {
 		return nil
 	}
@@ -211,9 +211,9 @@ func (bl *Baseline) check(rules []RuleResult, scenarios []outcome.ScenarioResult
 				continue
 			}
 			switch s.Status {
-			case outcome.Passed:
+			case testrun.Passed:
 				passed++
-			case outcome.Failed, outcome.Blocked:
+			case testrun.Failed, testrun.Blocked:
 				failed++
 			}
 		}

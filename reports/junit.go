@@ -8,6 +8,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/internal/junitxml"
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // JUnit XML: one testsuite per feature file, one testcase per scenario,
@@ -74,12 +75,12 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 		c := junitxml.Case{Name: printable(name), Classname: "invokeconf." + s.Feature, Time: seconds(s.Duration.Seconds())}
 		first, _, _ := strings.Cut(s.Error, "\n")
 		switch s.Status {
-		case outcome.Blocked:
+		case testrun.Blocked:
 			f := findings[s.ID]
 			c.Skipped = &junitxml.Problem{Message: printable("blocked by " + f.RuleID + " (it failed in a step this scenario rests on): " + f.Line()),
 				Text: failureText(f)}
 			su.Skipped++
-		case outcome.Failed:
+		case testrun.Failed:
 			f := findings[s.ID]
 			switch {
 			case f.Verdict == ExpectedFailure:
@@ -95,10 +96,10 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 				c.Failure = &junitxml.Problem{Message: f.Line(), Type: typ, Text: failureText(f)}
 				su.Failures++
 			}
-		case outcome.HarnessError:
+		case testrun.HarnessError:
 			c.Error = &junitxml.Problem{Message: "harness error: " + first, Text: s.Error}
 			su.Errors++
-		case outcome.Untested, outcome.NotApplicable:
+		case testrun.Untested, testrun.NotApplicable:
 			c.Skipped = &junitxml.Problem{Message: string(s.Status) + ": " + s.Error}
 			su.Skipped++
 		}
@@ -169,7 +170,7 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 
 func anyHarnessError(rep *Report) bool {
 	for _, s := range rep.Scenarios {
-		if s.Status == outcome.HarnessError {
+		if s.Status == testrun.HarnessError {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/traffic"
 	"github.com/invokeconf/invokeconf/transcript"
 )
@@ -144,7 +145,7 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 		Schema: SchemaVersion, Mode: ModePassive, Harness: id.Harness, Identity: id,
 		Target: clean(in.Target), BaseURL: clean(redactURL(in.BaseURL)),
 		Started: in.Started.UTC().Truncate(time.Second), Duration: in.Duration.Round(time.Millisecond).Seconds(),
-		Gaps: []outcome.Gap{}, Scenarios: []outcome.ScenarioResult{}, Counts: Counts{},
+		Gaps: []testrun.Gap{}, Scenarios: []testrun.ScenarioResult{}, Counts: Counts{},
 		Passive: &Passive{Source: in.Source, Observed: s.Observed, Rules: len(catalog), Note: PassiveNote, Errors: []string{}},
 	}
 	for _, e := range s.Errors {

@@ -15,6 +15,7 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/transcript"
 )
 
@@ -163,7 +164,7 @@ type Finding struct {
 	Actual   string `json:"actual"`
 	Spec     string `json:"spec,omitempty"`
 	// Scenario is where an active run saw it; nil in a passive judgement.
-	Scenario *outcome.ScenarioResult `json:"scenario,omitempty"`
+	Scenario *testrun.ScenarioResult `json:"scenario,omitempty"`
 	// Exchange is the recorded exchange a passive judgement saw it in; nil
 	// in an active run.
 	Exchange *ExchangeRef `json:"exchange,omitempty"`
@@ -191,6 +192,9 @@ type ExchangeRef struct {
 // ID names where the finding was seen: the scenario's ID, or
 // "exchange-N-RULE".
 func (f Finding) ID() string {
+	if f.Scenario != nil && f.Exchange != nil {
+		return fmt.Sprintf("%s-exchange-%d-%s", f.Scenario.ID, f.Exchange.ID, f.RuleID)
+	}
 	if f.Scenario != nil {
 		return f.Scenario.ID
 	}
@@ -203,6 +207,9 @@ func (f Finding) ID() string {
 // Title names it for people: the scenario's title, or the exchange's
 // request line.
 func (f Finding) Title() string {
+	if f.Scenario != nil && f.Exchange != nil {
+		return fmt.Sprintf("exchange #%d of %s: %s", f.Exchange.ID, f.Scenario.Title(), f.Exchange.Request)
+	}
 	if f.Scenario != nil {
 		return f.Scenario.Title()
 	}
@@ -334,7 +341,7 @@ type Report struct {
 	// environment variable; ProfileYAML the same as YAML, for people.
 	Profile     map[string]any    `json:"profile"`
 	ProfileYAML string            `json:"-"`
-	Selection   outcome.Selection `json:"selection"`
+	Selection   testrun.Selection `json:"selection"`
 	// Outcome is "pass", "partial" (no MUST rule failed, but not every
 	// observable spec rule was judged or not applicable: not a
 	// certification; the headline names the rules left out), "fail",
@@ -352,15 +359,15 @@ type Report struct {
 	FailedRules []FailedRule   `json:"failedRules"`
 	Rules       []RuleResult   `json:"rules"`
 	Findings    []Finding      `json:"findings"`
-	Gaps        []outcome.Gap  `json:"profileGaps"`
+	Gaps        []testrun.Gap  `json:"profileGaps"`
 	Baseline    *BaselineCheck `json:"baseline,omitempty"`
 	// Scenarios is every scenario of the run with its status; transcripts
 	// are kept only in Findings.
-	Scenarios []outcome.ScenarioResult `json:"scenarios"`
+	Scenarios []testrun.ScenarioResult `json:"scenarios"`
 	// Passive is set in a passive report only.
 	Passive *Passive `json:"passive,omitempty"`
 	// stepLocations are the run's step definitions' places in the step
-	// table, by step text (outcome.Result.StepLocations), for the Cucumber
+	// table, by step text (testrun.Result.StepLocations), for the Cucumber
 	// JSON.
 	stepLocations map[string]string
 }
@@ -371,7 +378,7 @@ func (r *Report) Partial() bool { return !r.Spec.Complete() }
 
 // Input is what Build judges.
 type Input struct {
-	Result  *outcome.Result
+	Result  *testrun.Result
 	Profile *profile.Profile
 	// Target describes the target for people ("http://127.0.0.1:8080 (the
 	// embedded reference server)", or the profile's base URL).
@@ -411,7 +418,7 @@ func Build(in Input) (*Report, error) {
 		return nil, fmt.Errorf("render profile: %w", err)
 	}
 	if rep.Gaps == nil {
-		rep.Gaps = []outcome.Gap{}
+		rep.Gaps = []testrun.Gap{}
 	}
 	idx := map[string]features.Rule{}
 	for _, r := range catalog {
@@ -430,7 +437,7 @@ func Build(in Input) (*Report, error) {
 		}
 		return byRule[id]
 	}
-	scenarios := reconcile(res.Scenarios)
+	scenarios := explainObserved(reconcile(res.Scenarios))
 	for _, s := range scenarios {
 		cause := causeOf(s)
 		for _, id := range s.Rules {
@@ -446,6 +453,13 @@ func Build(in Input) (*Report, error) {
 		}
 		if cause != "" && !contains(s.Rules, cause) {
 			ev(cause).elsewhere = append(ev(cause).elsewhere, s)
+		}
+		seen := map[string]bool{}
+		for _, o := range s.Observed {
+			if !seen[o.Rule] {
+				seen[o.Rule] = true
+				ev(o.Rule).observed = append(ev(o.Rule).observed, s)
+			}
 		}
 		lean := s
 		lean.Transcript = nil
@@ -500,12 +514,12 @@ func Build(in Input) (*Report, error) {
 //     their own rule, then by ID).
 //  3. A failure whose rule was not chosen goes to the first chosen rule its
 //     ExplainedBy names; one that names none keeps its rule.
-func reconcile(in []outcome.ScenarioResult) []outcome.ScenarioResult {
-	out := make([]outcome.ScenarioResult, len(in))
+func reconcile(in []testrun.ScenarioResult) []testrun.ScenarioResult {
+	out := make([]testrun.ScenarioResult, len(in))
 	copy(out, in)
 	passed := map[string]bool{}
 	for _, s := range in {
-		if s.Status == outcome.Passed {
+		if s.Status == testrun.Passed {
 			for _, id := range s.Rules {
 				passed[id] = true
 			}
@@ -519,7 +533,7 @@ func reconcile(in []outcome.ScenarioResult) []outcome.ScenarioResult {
 	failedOwn := func() map[string]bool {
 		m := map[string]bool{}
 		for _, s := range out {
-			if s.Status != outcome.Failed || s.Failure == nil {
+			if s.Status != testrun.Failed || s.Failure == nil {
 				continue
 			}
 			m[causeOf(s)] = true
@@ -537,9 +551,9 @@ func reconcile(in []outcome.ScenarioResult) []outcome.ScenarioResult {
 		f.Rule, f.ExplainedBy, f.Tentative = rule, nil, false
 		f.Check = "(" + why + ") " + f.Check
 		out[i].Failure = &f
-		out[i].Status = outcome.Failed
+		out[i].Status = testrun.Failed
 		if !contains(s.Rules, rule) {
-			out[i].Status = outcome.Blocked
+			out[i].Status = testrun.Blocked
 		}
 	}
 	own := failedOwn()
@@ -624,7 +638,7 @@ func reconcile(in []outcome.ScenarioResult) []outcome.ScenarioResult {
 	explainsBack := func(p, r string) bool {
 		n := 0
 		for _, s := range out {
-			if s.Status == outcome.Failed && causeOf(s) == p && !s.Failure.Tentative {
+			if s.Status == testrun.Failed && causeOf(s) == p && !s.Failure.Tentative {
 				if !slices.Contains(s.Failure.ExplainedBy, r) {
 					return false // p failed on its own somewhere r does not explain
 				}
@@ -648,17 +662,47 @@ func reconcile(in []outcome.ScenarioResult) []outcome.ScenarioResult {
 	return out
 }
 
+// explainObserved drops the observations (testrun.Observation) that a rule
+// which failed in its own scenarios explains as well (their ExplainedBy):
+// the judgement of every exchange blames one rule for a fault, as
+// reconcile does for the scenarios.
+func explainObserved(in []testrun.ScenarioResult) []testrun.ScenarioResult {
+	failedOwn := map[string]bool{}
+	for _, s := range in {
+		if s.Status == testrun.Failed && s.Failure != nil {
+			failedOwn[causeOf(s)] = true
+		}
+	}
+	for i, s := range in {
+		if len(s.Observed) == 0 {
+			continue
+		}
+		var kept []testrun.Observation
+		for _, o := range s.Observed {
+			switch {
+			case o.Rule == causeOf(s):
+				// The scenario's own failure shows it already.
+			case o.Failure != nil && slices.ContainsFunc(o.Failure.ExplainedBy, func(r string) bool { return failedOwn[r] }):
+			default:
+				kept = append(kept, o)
+			}
+		}
+		in[i].Observed = kept
+	}
+	return in
+}
+
 // passedAs is s as the evidence of a rule it checked in full before its
 // failure (ScenarioResult.Checked): a passed scenario of that rule.
-func passedAs(s outcome.ScenarioResult) outcome.ScenarioResult {
-	s.Status, s.Error, s.Failure = outcome.Passed, "", nil
+func passedAs(s testrun.ScenarioResult) testrun.ScenarioResult {
+	s.Status, s.Error, s.Failure = testrun.Passed, "", nil
 	return s
 }
 
 // causeOf is the rule a failed or blocked scenario's failure breaks; "" for
 // a scenario that did not fail (or broke the harness).
-func causeOf(s outcome.ScenarioResult) string {
-	if s.Status != outcome.Failed && s.Status != outcome.Blocked {
+func causeOf(s testrun.ScenarioResult) string {
+	if s.Status != testrun.Failed && s.Status != testrun.Blocked {
 		return ""
 	}
 	if s.Failure != nil && s.Failure.Rule != "" {
@@ -674,20 +718,23 @@ func causeOf(s outcome.ScenarioResult) string {
 // failed on it, untested...), those blocked by another rule's failure, and
 // the scenarios of other rules that failed on it in a step they rest on.
 type ruleEvidence struct {
-	own       []outcome.ScenarioResult
+	own       []testrun.ScenarioResult
 	blocked   []blockedBy
-	elsewhere []outcome.ScenarioResult
+	elsewhere []testrun.ScenarioResult
+	// observed are the scenarios in whose exchanges the run's judgement of
+	// every exchange found the rule broken (testrun.Observation).
+	observed []testrun.ScenarioResult
 }
 
 type blockedBy struct {
-	s     outcome.ScenarioResult
+	s     testrun.ScenarioResult
 	cause string
 }
 
 // judge decides one rule's verdict from what the run showed of it. A
 // failure is a failure wherever it was seen; a rule whose scenarios a
 // prerequisite's failure stopped is untested, blocked by that rule.
-func judge(r features.Rule, plan *outcome.Plan, inCatalog int, e *ruleEvidence, bl *Baseline) RuleResult {
+func judge(r features.Rule, plan *testrun.Plan, inCatalog int, e *ruleEvidence, bl *Baseline) RuleResult {
 	rr := RuleResult{Rule: r, Scenarios: []string{}}
 	for _, s := range e.own {
 		rr.Scenarios = append(rr.Scenarios, s.ID)
@@ -696,11 +743,11 @@ func judge(r features.Rule, plan *outcome.Plan, inCatalog int, e *ruleEvidence, 
 		rr.Scenarios = append(rr.Scenarios, b.s.ID)
 		rr.BlockedBy = appendUnique(rr.BlockedBy, b.cause)
 	}
-	by := map[outcome.Status][]outcome.ScenarioResult{}
+	by := map[testrun.Status][]testrun.ScenarioResult{}
 	for _, s := range e.own {
 		by[s.Status] = append(by[s.Status], s)
 	}
-	failed := append(append([]outcome.ScenarioResult(nil), by[outcome.Failed]...), e.elsewhere...)
+	failed := append(append(append([]testrun.ScenarioResult(nil), by[testrun.Failed]...), e.elsewhere...), e.observed...)
 	switch {
 	case !r.Observable:
 		rr.Verdict, rr.Reason = NotObservable, r.Why
@@ -736,9 +783,9 @@ func judge(r features.Rule, plan *outcome.Plan, inCatalog int, e *ruleEvidence, 
 		if expected {
 			rr.Reason = "baseline: " + strings.Join(reasons, "; ")
 		}
-	case len(by[outcome.HarnessError]) > 0:
-		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[outcome.HarnessError])
-	case len(e.blocked) > 0 || len(by[outcome.Untested]) > 0:
+	case len(by[testrun.HarnessError]) > 0:
+		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[testrun.HarnessError])
+	case len(e.blocked) > 0 || len(by[testrun.Untested]) > 0:
 		var parts []string
 		if len(e.blocked) > 0 {
 			// A scenario about both rules that failed on the other one
@@ -749,18 +796,18 @@ func judge(r features.Rule, plan *outcome.Plan, inCatalog int, e *ruleEvidence, 
 			}
 			parts = append(parts, fmt.Sprintf("blocked by %s: it failed %s", strings.Join(rr.BlockedBy, ", "), where))
 		}
-		if len(by[outcome.Untested]) > 0 {
-			parts = append(parts, reasonsOf(by[outcome.Untested]))
+		if len(by[testrun.Untested]) > 0 {
+			parts = append(parts, reasonsOf(by[testrun.Untested]))
 		}
 		rr.Verdict, rr.Reason = Untested, strings.Join(parts, "; ")
-		if n := len(by[outcome.Passed]); n > 0 {
+		if n := len(by[testrun.Passed]); n > 0 {
 			rr.Reason = fmt.Sprintf("%d of %d scenarios passed; the rest: %s", n, ran, rr.Reason)
 		}
-	case len(by[outcome.Passed]) == 0:
-		rr.Verdict, rr.Reason = NotApplicable, reasonsOf(by[outcome.NotApplicable])
+	case len(by[testrun.Passed]) == 0:
+		rr.Verdict, rr.Reason = NotApplicable, reasonsOf(by[testrun.NotApplicable])
 	default:
 		rr.Verdict = Pass
-		if n := len(by[outcome.NotApplicable]); n > 0 {
+		if n := len(by[testrun.NotApplicable]); n > 0 {
 			rr.Reason = fmt.Sprintf("%d scenarios not applicable", n)
 		}
 	}
@@ -771,8 +818,8 @@ func judge(r features.Rule, plan *outcome.Plan, inCatalog int, e *ruleEvidence, 
 // scenarios, in steps that other rules' scenarios rest on, or both. When
 // only the others failed on it while its own scenarios passed, it says what
 // their requests carried that its own did not.
-func failedReason(own map[outcome.Status][]outcome.ScenarioResult, e *ruleEvidence) string {
-	nOwn, nElse := len(own[outcome.Failed]), len(e.elsewhere)
+func failedReason(own map[testrun.Status][]testrun.ScenarioResult, e *ruleEvidence) string {
+	nOwn, nElse, nSeen := len(own[testrun.Failed]), len(e.elsewhere), len(e.observed)
 	var parts []string
 	if nOwn > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d scenarios failed", nOwn, len(e.own)+len(e.blocked)))
@@ -780,9 +827,12 @@ func failedReason(own map[outcome.Status][]outcome.ScenarioResult, e *ruleEviden
 	if nElse > 0 {
 		parts = append(parts, fmt.Sprintf("it failed in a step that %s of other rules rest on", plural(nElse, "scenario", "scenarios")))
 	}
-	if nOwn == 0 && nElse > 0 && len(own[outcome.Passed]) > 0 {
-		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[outcome.Passed]), "scenario", "scenarios")))
-		if d := differs(own[outcome.Passed], e.elsewhere); d != "" {
+	if nSeen > 0 {
+		parts = append(parts, fmt.Sprintf("the judgement of every exchange found it broken in the traffic of %s", plural(nSeen, "scenario", "scenarios")))
+	}
+	if nOwn == 0 && nElse > 0 && len(own[testrun.Passed]) > 0 {
+		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[testrun.Passed]), "scenario", "scenarios")))
+		if d := differs(own[testrun.Passed], e.elsewhere); d != "" {
 			parts = append(parts, "the failing requests carried what its own did not: "+d)
 		}
 	}
@@ -792,7 +842,7 @@ func failedReason(own map[outcome.Status][]outcome.ScenarioResult, e *ruleEviden
 // differs says what the last request of the failing scenarios carried that
 // no request of the passing ones did: a header with its value, a query
 // parameter, the method and route shape.
-func differs(passed, failing []outcome.ScenarioResult) string {
+func differs(passed, failing []testrun.ScenarioResult) string {
 	seen := map[string]bool{}
 	for _, s := range passed {
 		for _, ex := range s.Transcript {
@@ -874,7 +924,7 @@ func failedVerdict(level string, expected bool) Verdict {
 	return Warning
 }
 
-func reasonsOf(ss []outcome.ScenarioResult) string {
+func reasonsOf(ss []testrun.ScenarioResult) string {
 	var out []string
 	for _, s := range ss {
 		first, _, _ := strings.Cut(s.Error, "\n")
@@ -982,10 +1032,10 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 // findings turns the failed, blocked and broken scenarios into findings:
 // each with the rule its failure breaks, its verdict, the scenario's own
 // rules it blocked, the transcript and curl commands.
-func findings(scenarios []outcome.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+func findings(scenarios []testrun.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
 	out := []Finding{}
 	for _, s := range scenarios {
-		if s.Status != outcome.Failed && s.Status != outcome.Blocked && s.Status != outcome.HarnessError {
+		if s.Status != testrun.Failed && s.Status != testrun.Blocked && s.Status != testrun.HarnessError {
 			continue
 		}
 		s := s
@@ -1015,7 +1065,39 @@ func findings(scenarios []outcome.ScenarioResult, bl *Baseline, idx map[string]f
 		f.Scenario = &lean
 		out = append(out, f)
 	}
+	for _, s := range scenarios {
+		out = append(out, observedFindings(s, bl, idx)...)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return severity(out[i].Verdict) < severity(out[j].Verdict) })
+	return out
+}
+
+// observedFindings are the findings of the rules the run's judgement of
+// every exchange found broken in s's exchanges: each with the exchange,
+// its transcript and curl command, and the scenario that made it.
+func observedFindings(s testrun.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+	var out []Finding
+	lean := s
+	lean.Transcript = nil
+	for _, o := range s.Observed {
+		f := Finding{Rule: idx[o.Rule], RuleID: o.Rule, Scenario: &lean, Curl: []string{}, Transcript: []transcript.Exchange{},
+			Exchange: &ExchangeRef{ID: o.Exchange, Request: o.Request, Status: o.Status}}
+		if o.Failure != nil {
+			f.Check, f.Expected, f.Actual, f.Spec = o.Failure.Check, o.Failure.Expected, o.Failure.Actual, o.Failure.Spec
+		}
+		reason, expected := bl.expects(o.Rule, s)
+		f.Verdict = failedVerdict(idx[o.Rule].Level, expected)
+		if expected {
+			f.Baseline = reason
+		}
+		for _, ex := range s.Transcript {
+			if ex.ID == o.Exchange {
+				f.Transcript = append(f.Transcript, ex)
+				f.Curl = append(f.Curl, Curl(ex))
+			}
+		}
+		out = append(out, f)
+	}
 	return out
 }
 
@@ -1051,10 +1133,10 @@ func failedRules(rules []RuleResult, fs []Finding) []FailedRule {
 // MUST rule failed (spec or contract) or a baseline entry is stale, 2 when
 // the target never answered, else 0, a partial run included (it is reported
 // amber, names the rules it left out, and is never called a certification).
-func decide(rep *Report, res *outcome.Result, notRun string) (string, string, int) {
+func decide(rep *Report, res *testrun.Result, notRun string) (string, string, int) {
 	harness := 0
 	for _, s := range res.Scenarios {
-		if s.Status == outcome.HarnessError {
+		if s.Status == testrun.HarnessError {
 			harness++
 		}
 	}

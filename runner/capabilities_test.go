@@ -7,6 +7,7 @@ import (
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestMissingCapabilitiesAreUntested: a target whose profile says its agent
@@ -22,15 +23,15 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		status outcome.Status
+		status testrun.Status
 		reason string
 	}{
-		"EVT-06":    {outcome.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
-		"EVT-09":    {outcome.Passed, ""},
-		"BODY-01":   {outcome.Untested, "capabilities.script lacks echo"},
-		"ROUTE-05":  {outcome.Untested, "capabilities.script lacks echo"},
-		"ERR-02":    {outcome.Passed, ""},
-		"THREAD-02": {outcome.Passed, ""},
+		"EVT-06":    {testrun.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
+		"EVT-09":    {testrun.Passed, ""},
+		"BODY-01":   {testrun.Untested, "capabilities.script lacks echo"},
+		"ROUTE-05":  {testrun.Untested, "capabilities.script lacks echo"},
+		"ERR-02":    {testrun.Passed, ""},
+		"THREAD-02": {testrun.Passed, ""},
 	}
 	seen := map[string]int{}
 	for _, s := range res.Scenarios {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/features"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Forecast is what a run will make of the catalog's rules, known from its
@@ -46,7 +46,7 @@ type Forecast struct {
 type RuleForecast struct {
 	ID      string         `json:"id"`
 	Source  string         `json:"source"`
-	Status  outcome.Status `json:"status"`
+	Status  testrun.Status `json:"status"`
 	Reasons []string       `json:"reasons"`
 }
 
@@ -60,7 +60,7 @@ func EchoUnknown(p *profile.Profile) bool { return !p.Capabilities.CanScript("ec
 func (f *Forecast) Partial() bool { return f.SpecJudged+f.SpecNotApplicable < f.SpecObservable }
 
 // With returns the forecasts of one status.
-func (f *Forecast) With(status outcome.Status) []RuleForecast {
+func (f *Forecast) With(status testrun.Status) []RuleForecast {
 	var out []RuleForecast
 	for _, r := range f.Rules {
 		if r.Status == status {
@@ -72,7 +72,7 @@ func (f *Forecast) With(status outcome.Status) []RuleForecast {
 
 // Predict forecasts what the run of plan against the target p describes
 // will make of every rule.
-func Predict(p *profile.Profile, plan *outcome.Plan) (*Forecast, error) {
+func Predict(p *profile.Profile, plan *testrun.Plan) (*Forecast, error) {
 	rules, err := features.Rules()
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func Predict(p *profile.Profile, plan *outcome.Plan) (*Forecast, error) {
 		}
 	}
 	for _, pl := range plan.Scenarios {
-		if pl.Status != outcome.Runs {
+		if pl.Status != testrun.Runs {
 			continue
 		}
 		for _, kind := range ScriptNeeds(pl.Pickle) {
@@ -98,7 +98,7 @@ func Predict(p *profile.Profile, plan *outcome.Plan) (*Forecast, error) {
 			}
 		}
 	}
-	byRule := map[string][]outcome.Planned{}
+	byRule := map[string][]testrun.Planned{}
 	for _, pl := range plan.Scenarios {
 		for _, id := range pl.Rules {
 			byRule[id] = append(byRule[id], pl)
@@ -113,13 +113,13 @@ func Predict(p *profile.Profile, plan *outcome.Plan) (*Forecast, error) {
 		if r.Source != features.SourceContract {
 			f.SpecObservable++
 			switch rf.Status {
-			case outcome.Runs:
+			case testrun.Runs:
 				f.SpecJudged++
-			case outcome.NotApplicable:
+			case testrun.NotApplicable:
 				f.SpecNotApplicable++
 			}
 		}
-		if rf.Status != outcome.Runs {
+		if rf.Status != testrun.Runs {
 			f.Rules = append(f.Rules, rf)
 		}
 	}
@@ -128,17 +128,17 @@ func Predict(p *profile.Profile, plan *outcome.Plan) (*Forecast, error) {
 
 // forecastRule judges one observable rule from its planned scenarios, as
 // package reports judges it from their results.
-func forecastRule(r features.Rule, plan *outcome.Plan, planned []outcome.Planned, blocked map[string][]string) RuleForecast {
-	rf := RuleForecast{ID: r.ID, Source: r.Source, Status: outcome.Runs}
+func forecastRule(r features.Rule, plan *testrun.Plan, planned []testrun.Planned, blocked map[string][]string) RuleForecast {
+	rf := RuleForecast{ID: r.ID, Source: r.Source, Status: testrun.Runs}
 	if rf.Source == "" {
 		rf.Source = features.SourceSpec
 	}
 	if !plan.InScope(r.ID) {
-		rf.Status, rf.Reasons = outcome.NotSelected, []string{"outside the selection (" + plan.Selection.String() + ")"}
+		rf.Status, rf.Reasons = testrun.NotSelected, []string{"outside the selection (" + plan.Selection.String() + ")"}
 		return rf
 	}
 	if len(planned) == 0 {
-		rf.Status, rf.Reasons = outcome.Untested, []string{"no scenario checks this rule yet"}
+		rf.Status, rf.Reasons = testrun.Untested, []string{"no scenario checks this rule yet"}
 		if r.Pending != "" {
 			rf.Reasons[0] += " (pending: " + r.Pending + ")"
 		}
@@ -148,11 +148,11 @@ func forecastRule(r features.Rule, plan *outcome.Plan, planned []outcome.Planned
 	selected, runs := 0, 0
 	for _, pl := range planned {
 		switch {
-		case pl.Status == outcome.NotSelected:
+		case pl.Status == testrun.NotSelected:
 			continue
-		case pl.Status == outcome.Untested:
+		case pl.Status == testrun.Untested:
 			untested = appendNew(untested, pl.Reason)
-		case pl.Status == outcome.NotApplicable:
+		case pl.Status == testrun.NotApplicable:
 			notApplicable = appendNew(notApplicable, pl.Reason)
 		case len(blocked[pl.ID]) > 0:
 			for _, why := range blocked[pl.ID] {
@@ -165,11 +165,11 @@ func forecastRule(r features.Rule, plan *outcome.Plan, planned []outcome.Planned
 	}
 	switch {
 	case selected == 0:
-		rf.Status, rf.Reasons = outcome.NotSelected, []string{"its scenarios were not selected (" + plan.Selection.String() + ")"}
+		rf.Status, rf.Reasons = testrun.NotSelected, []string{"its scenarios were not selected (" + plan.Selection.String() + ")"}
 	case len(untested) > 0:
-		rf.Status, rf.Reasons = outcome.Untested, untested
+		rf.Status, rf.Reasons = testrun.Untested, untested
 	case runs == 0:
-		rf.Status, rf.Reasons = outcome.NotApplicable, notApplicable
+		rf.Status, rf.Reasons = testrun.NotApplicable, notApplicable
 	}
 	sort.Strings(rf.Reasons)
 	return rf

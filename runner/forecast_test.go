@@ -9,10 +9,10 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/internal/sweep"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestForecastAgreesWithTheRun: what 'invokeconf profile check' forecasts
@@ -29,17 +29,17 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(*profile.Profile)
-		sel    outcome.Selection
+		sel    testrun.Selection
 	}{
 		{"three keys missing", func(p *profile.Profile) { p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", "" },
-			outcome.Selection{Quick: true}},
-		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, outcome.Selection{SpecOnly: true, Quick: true}},
+			testrun.Selection{Quick: true}},
+		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, testrun.Selection{SpecOnly: true, Quick: true}},
 		// The vendor guide's stand-in: an agent that cannot show @step or @ask.
 		{"script lacks step and ask", func(p *profile.Profile) { p.Capabilities.Script = without(p.Capabilities.Script, "step", "ask") },
-			outcome.Selection{Quick: true}},
+			testrun.Selection{Quick: true}},
 		{"script lacks pause, tool and waiting", func(p *profile.Profile) {
 			p.Capabilities.Script = without(p.Capabilities.Script, "pause", "tool", "waiting")
-		}, outcome.Selection{Quick: true}},
+		}, testrun.Selection{Quick: true}},
 	} {
 		if !sweep.Includes(tc.name, sampleForecasts) {
 			continue
@@ -66,16 +66,16 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			}
 			late := map[string]bool{} // rules the harness's lateness left untested
 			for _, s := range res.Scenarios {
-				if s.Status == outcome.Untested && checks.HarnessWasLate(s.Error) {
+				if s.Status == testrun.Untested && checks.HarnessWasLate(s.Error) {
 					for _, id := range s.Rules {
 						late[id] = true
 					}
 				}
 			}
 			for _, v := range []struct {
-				status  outcome.Status
+				status  testrun.Status
 				verdict reports.Verdict
-			}{{outcome.Untested, reports.Untested}, {outcome.NotApplicable, reports.NotApplicable}, {outcome.NotSelected, reports.NotSelected}} {
+			}{{testrun.Untested, reports.Untested}, {testrun.NotApplicable, reports.NotApplicable}, {testrun.NotSelected, reports.NotSelected}} {
 				var predicted, actual []string
 				for _, r := range fc.With(v.status) {
 					if !late[r.ID] {
@@ -102,7 +102,7 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 				t.Errorf("forecast judged %d of %d (%d not applicable), the run %d of %d (%d not applicable)", fc.SpecJudged, fc.SpecObservable, fc.SpecNotApplicable,
 					rep.Spec.Judged, rep.Spec.Observable, rep.Spec.NotApplicable)
 			}
-			if len(fc.With(outcome.Untested))+len(fc.With(outcome.NotApplicable)) == 0 {
+			if len(fc.With(testrun.Untested))+len(fc.With(testrun.NotApplicable)) == 0 {
 				t.Error("the forecast leaves nothing out: the test proves nothing")
 			}
 		})

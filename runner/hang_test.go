@@ -12,6 +12,7 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestHangingTargetFailsTheScenario: a target that never answers, or stops
@@ -54,7 +55,7 @@ func TestHangingTargetFailsTheScenario(t *testing.T) {
 	// A request that gets no answer breaks the rule its step rests on (the
 	// invoke route, the stream's end): each scenario fails on it or is
 	// blocked by it, and the run fails.
-	if len(res.Scenarios) != 2 || res.Count(outcome.Failed)+res.Count(outcome.Blocked) != 2 || exitCode(t, res) != outcome.ExitFail {
+	if len(res.Scenarios) != 2 || res.Count(testrun.Failed)+res.Count(testrun.Blocked) != 2 || exitCode(t, res) != outcome.ExitFail {
 		t.Fatalf("want both scenarios failed or blocked, got %+v", res.Scenarios)
 	}
 	for _, s := range res.Scenarios {

@@ -4,9 +4,9 @@ import (
 	"sort"
 
 	"github.com/invokeconf/invokeconf/features"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // The profile fields a scenario needs are read from its step texts before a
@@ -40,28 +40,28 @@ func Needs(pk features.Pickle) []string {
 // declared false), with the scenarios and rules each leaves untested.
 // Scenarios the plan does not select, or makes not applicable, are left
 // out.
-func Gaps(p *profile.Profile, plan *outcome.Plan) []outcome.Gap {
+func Gaps(p *profile.Profile, plan *testrun.Plan) []testrun.Gap {
 	empty := map[string]string{} // path -> env
 	for _, f := range p.Fields() {
 		if f.IsZero() {
 			empty[f.Path] = f.Env
 		}
 	}
-	byPath := map[string]*outcome.Gap{}
+	byPath := map[string]*testrun.Gap{}
 	for _, pl := range plan.Scenarios {
-		if pl.Status == outcome.Untested && pl.Capability != "" {
+		if pl.Status == testrun.Untested && pl.Capability != "" {
 			// A capability left out, or a @needs one declared false: the
 			// plan leaves the scenario untested.
 			path := "capabilities." + pl.Capability
 			g := byPath[path]
 			if g == nil {
-				g = &outcome.Gap{Path: path, Env: profile.EnvName(path)}
+				g = &testrun.Gap{Path: path, Env: profile.EnvName(path)}
 				byPath[path] = g
 			}
 			g.Scenarios = append(g.Scenarios, pl.ID)
 			continue
 		}
-		if pl.Status != outcome.Runs {
+		if pl.Status != testrun.Runs {
 			continue
 		}
 		for _, need := range Needs(pl.Pickle) {
@@ -71,13 +71,13 @@ func Gaps(p *profile.Profile, plan *outcome.Plan) []outcome.Gap {
 			}
 			g := byPath[need]
 			if g == nil {
-				g = &outcome.Gap{Path: need, Env: env}
+				g = &testrun.Gap{Path: need, Env: env}
 				byPath[need] = g
 			}
 			g.Scenarios = append(g.Scenarios, pl.ID)
 		}
 	}
-	var out []outcome.Gap
+	var out []testrun.Gap
 	for _, g := range byPath {
 		rules := map[string]bool{}
 		for _, pl := range plan.Scenarios {

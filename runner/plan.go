@@ -8,8 +8,8 @@ import (
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/suggest"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Tags that tie a scenario to a capability of the profile (see README,
@@ -48,7 +48,7 @@ func (e *SelectionError) Error() string { return e.msg }
 
 // NewPlan decides, for every scenario of the features, whether it runs
 // against the target p describes.
-func NewPlan(p *profile.Profile, sel outcome.Selection) (*outcome.Plan, error) {
+func NewPlan(p *profile.Profile, sel testrun.Selection) (*testrun.Plan, error) {
 	rules, err := features.Rules()
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func NewPlan(p *profile.Profile, sel outcome.Selection) (*outcome.Plan, error) {
 	if err := checkTagExpr(sel.Tags); err != nil {
 		return nil, err
 	}
-	plan := &outcome.Plan{Selection: sel}
+	plan := &testrun.Plan{Selection: sel}
 	var groups []string
 	if sel.Scoped() {
 		scope, err := scopeOf(rules, sel)
@@ -86,21 +86,21 @@ func NewPlan(p *profile.Profile, sel outcome.Selection) (*outcome.Plan, error) {
 	selected := strings.Join(groups, " && ")
 	excluded := map[string]bool{}
 	for _, pk := range pickles {
-		pl := outcome.Planned{Pickle: pk, Example: exampleValues(pk)}
+		pl := testrun.Planned{Pickle: pk, Example: exampleValues(pk)}
 		switch {
 		case sel.Scoped() && !anyIn(pk.Rules, plan.Scope):
-			pl.Status, pl.Reason = outcome.NotSelected, "outside "+scopeFlags(sel)
+			pl.Status, pl.Reason = testrun.NotSelected, "outside "+scopeFlags(sel)
 		case !matchTags(selected, pk.Tags):
-			pl.Status, pl.Reason = outcome.NotSelected, "excluded by "+sel.String()
+			pl.Status, pl.Reason = testrun.NotSelected, "excluded by "+sel.String()
 		case sel.SpecOnly && len(p.Routes) == 0 && slices.Contains(pk.Tags, ContractTag):
-			pl.Status, pl.Reason, pl.Contract = outcome.NotApplicable, ContractReason, true
+			pl.Status, pl.Reason, pl.Contract = testrun.NotApplicable, ContractReason, true
 			excluded[ContractTag] = true
 		default:
 			status, reason, tag, err := applicability(p, pk.Tags)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", pk.ID, err)
 			}
-			if status != outcome.Runs {
+			if status != testrun.Runs {
 				pl.Status, pl.Reason = status, reason
 				pl.Capability = strings.TrimPrefix(strings.TrimPrefix(tag, CapabilityTag), NeedsTag)
 				excluded[tag] = true
@@ -123,9 +123,9 @@ func NewPlan(p *profile.Profile, sel outcome.Selection) (*outcome.Plan, error) {
 
 // selectsSomething refuses a selection that leaves no scenario at all: bad
 // usage, said with what left everything out.
-func selectsSomething(plan *outcome.Plan, rules []features.Rule, groups []string) error {
+func selectsSomething(plan *testrun.Plan, rules []features.Rule, groups []string) error {
 	for _, s := range plan.Scenarios {
-		if s.Status != outcome.NotSelected {
+		if s.Status != testrun.NotSelected {
 			return nil
 		}
 	}
@@ -152,7 +152,7 @@ func selectsSomething(plan *outcome.Plan, rules []features.Rule, groups []string
 
 // selectsWithout reports whether the selection would keep a scenario in
 // scope without one of its tag groups.
-func selectsWithout(plan *outcome.Plan, groups []string, group string) bool {
+func selectsWithout(plan *testrun.Plan, groups []string, group string) bool {
 	var rest []string
 	for _, g := range groups {
 		if g != group {
@@ -173,13 +173,13 @@ func selectsWithout(plan *outcome.Plan, groups []string, group string) bool {
 // applicable and a @needs scenario untested; one the profile leaves out
 // leaves either untested, since nothing says the target lacks it. It returns
 // the tag that excludes the scenario, if any.
-func applicability(p *profile.Profile, tags []string) (status outcome.Status, reason, tag string, err error) {
+func applicability(p *profile.Profile, tags []string) (status testrun.Status, reason, tag string, err error) {
 	for _, t := range tags {
 		var name string
-		kind := outcome.Untested
+		kind := testrun.Untested
 		switch {
 		case strings.HasPrefix(t, CapabilityTag):
-			name, kind = strings.TrimPrefix(t, CapabilityTag), outcome.NotApplicable
+			name, kind = strings.TrimPrefix(t, CapabilityTag), testrun.NotApplicable
 		case strings.HasPrefix(t, NeedsTag):
 			name = strings.TrimPrefix(t, NeedsTag)
 		default:
@@ -187,23 +187,23 @@ func applicability(p *profile.Profile, tags []string) (status outcome.Status, re
 		}
 		on, known := p.Capability(name)
 		if !known {
-			return outcome.Runs, "", "", fmt.Errorf("tag %s names no capability of the profile%s", t, suggest.DidYouMean(name, profile.CapabilityNames()))
+			return testrun.Runs, "", "", fmt.Errorf("tag %s names no capability of the profile%s", t, suggest.DidYouMean(name, profile.CapabilityNames()))
 		}
 		switch {
 		case on:
 			continue
 		case !p.CapabilityDeclared(name):
-			return outcome.Untested, "the profile does not declare capabilities." + name + " (true or false): declare it to have these scenarios judged", t, nil
-		case kind == outcome.NotApplicable:
+			return testrun.Untested, "the profile does not declare capabilities." + name + " (true or false): declare it to have these scenarios judged", t, nil
+		case kind == testrun.NotApplicable:
 			return kind, "the profile declares capabilities." + name + " false: the target lacks this optional capability", t, nil
 		}
 		return kind, "the profile declares capabilities." + name + " false, and this scenario needs it", t, nil
 	}
-	return outcome.Runs, "", "", nil
+	return testrun.Runs, "", "", nil
 }
 
 // scopeOf resolves --rules, --areas and --spec-only to a set of rule IDs.
-func scopeOf(rules []features.Rule, sel outcome.Selection) (map[string]bool, error) {
+func scopeOf(rules []features.Rule, sel testrun.Selection) (map[string]bool, error) {
 	var ids, areaNames []string
 	areas := map[string]bool{}
 	byID := map[string]features.Rule{}
@@ -260,7 +260,7 @@ func scopeOf(rules []features.Rule, sel outcome.Selection) (map[string]bool, err
 }
 
 // scopeFlags names the flags that narrow a selection by rule.
-func scopeFlags(sel outcome.Selection) string {
+func scopeFlags(sel testrun.Selection) string {
 	var flags []string
 	if len(sel.Rules) > 0 {
 		flags = append(flags, "--rules")

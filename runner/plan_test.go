@@ -9,8 +9,8 @@ import (
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 func reference(t *testing.T) *profile.Profile {
@@ -25,8 +25,8 @@ func reference(t *testing.T) *profile.Profile {
 
 // planned returns the IDs of the scenarios a plan runs, and of those it
 // gave a status.
-func planned(p *outcome.Plan) (run []string, other map[string]outcome.Status) {
-	other = map[string]outcome.Status{}
+func planned(p *testrun.Plan) (run []string, other map[string]testrun.Status) {
+	other = map[string]testrun.Status{}
 	for _, s := range p.Scenarios {
 		if s.Status == "" {
 			run = append(run, s.ID)
@@ -49,14 +49,14 @@ func TestSelection(t *testing.T) {
 	// want derives, from the catalog, which scenarios a selection keeps.
 	for _, tc := range []struct {
 		name string
-		sel  outcome.Selection
+		sel  testrun.Selection
 		keep func(features.Pickle) bool
 	}{
-		{"everything", outcome.Selection{}, func(features.Pickle) bool { return true }},
-		{"rules", outcome.Selection{Rules: []string{"SSE-01", "fmt-02"}}, func(pk features.Pickle) bool {
+		{"everything", testrun.Selection{}, func(features.Pickle) bool { return true }},
+		{"rules", testrun.Selection{Rules: []string{"SSE-01", "fmt-02"}}, func(pk features.Pickle) bool {
 			return has(pk.Rules, "SSE-01") || has(pk.Rules, "FMT-02")
 		}},
-		{"areas", outcome.Selection{Areas: []string{"sse", "Events"}}, func(pk features.Pickle) bool {
+		{"areas", testrun.Selection{Areas: []string{"sse", "Events"}}, func(pk features.Pickle) bool {
 			for _, id := range pk.Rules {
 				if a := rules[id].Area; a == "sse" || a == "events" {
 					return true
@@ -64,8 +64,8 @@ func TestSelection(t *testing.T) {
 			}
 			return false
 		}},
-		{"quick", outcome.Selection{Quick: true}, func(pk features.Pickle) bool { return !has(pk.Tags, "@slow") }},
-		{"tags and area", outcome.Selection{Areas: []string{"sse"}, Tags: "~@SSE-02,@SSE-03"}, func(pk features.Pickle) bool {
+		{"quick", testrun.Selection{Quick: true}, func(pk features.Pickle) bool { return !has(pk.Tags, "@slow") }},
+		{"tags and area", testrun.Selection{Areas: []string{"sse"}, Tags: "~@SSE-02,@SSE-03"}, func(pk features.Pickle) bool {
 			return rules[pk.Rules[0]].Area == "sse" && (!has(pk.Tags, "@SSE-02") || has(pk.Tags, "@SSE-03"))
 		}},
 	} {
@@ -93,21 +93,21 @@ func TestSelection(t *testing.T) {
 
 func TestSelectionErrors(t *testing.T) {
 	for _, tc := range []struct {
-		sel  outcome.Selection
+		sel  testrun.Selection
 		want string
 	}{
-		{outcome.Selection{Rules: []string{"SSE-01", "NOPE-99"}}, "unknown rule NOPE-99"},
-		{outcome.Selection{Areas: []string{"sse", "telepathy"}}, "unknown area telepathy"},
-		{outcome.Selection{Tags: "@sse,,@events"}, "is not a tag"},
-		{outcome.Selection{Tags: "@sse && "}, "is not a tag"},
-		{outcome.Selection{Tags: "@a b"}, "is not a tag"},
+		{testrun.Selection{Rules: []string{"SSE-01", "NOPE-99"}}, "unknown rule NOPE-99"},
+		{testrun.Selection{Areas: []string{"sse", "telepathy"}}, "unknown area telepathy"},
+		{testrun.Selection{Tags: "@sse,,@events"}, "is not a tag"},
+		{testrun.Selection{Tags: "@sse && "}, "is not a tag"},
+		{testrun.Selection{Tags: "@a b"}, "is not a tag"},
 		// Selections that leave nothing to run are bad usage too, said
 		// with what left everything out.
-		{outcome.Selection{Rules: []string{"SSE-04"}, Quick: true}, "leaves no scenario to run (its scenarios are all @slow, which --quick leaves out: drop --quick)"},
-		{outcome.Selection{Tags: "@no-such-tag"}, "leaves no scenario to run"},
-		{outcome.Selection{Areas: []string{"sse"}, Tags: "@ERR-02"}, "(--tags '@ERR-02' leaves out every scenario of its rules)"},
-		{outcome.Selection{Rules: []string{"BODY-03"}}, "(no scenario checks BODY-03)"},
-		{outcome.Selection{Rules: []string{"BUNDLE-09"}, SpecOnly: true}, "names only rules of this project's contract"},
+		{testrun.Selection{Rules: []string{"SSE-04"}, Quick: true}, "leaves no scenario to run (its scenarios are all @slow, which --quick leaves out: drop --quick)"},
+		{testrun.Selection{Tags: "@no-such-tag"}, "leaves no scenario to run"},
+		{testrun.Selection{Areas: []string{"sse"}, Tags: "@ERR-02"}, "(--tags '@ERR-02' leaves out every scenario of its rules)"},
+		{testrun.Selection{Rules: []string{"BODY-03"}}, "(no scenario checks BODY-03)"},
+		{testrun.Selection{Rules: []string{"BUNDLE-09"}, SpecOnly: true}, "names only rules of this project's contract"},
 	} {
 		_, err := NewPlan(reference(t), tc.sel)
 		var se *SelectionError
@@ -149,7 +149,7 @@ func TestContractTag(t *testing.T) {
 func TestSpecOnlyWithoutTheContract(t *testing.T) {
 	p := reference(t)
 	p.Routes = nil
-	plan, err := NewPlan(p, outcome.Selection{SpecOnly: true})
+	plan, err := NewPlan(p, testrun.Selection{SpecOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +157,8 @@ func TestSpecOnlyWithoutTheContract(t *testing.T) {
 	for _, s := range plan.Scenarios {
 		tagged := slices.Contains(s.Tags, ContractTag)
 		switch {
-		case s.Status == outcome.NotSelected:
-		case tagged && (s.Status != outcome.NotApplicable || !s.Contract || s.Reason != ContractReason):
+		case s.Status == testrun.NotSelected:
+		case tagged && (s.Status != testrun.NotApplicable || !s.Contract || s.Reason != ContractReason):
 			t.Errorf("%s: %q (%s), want not applicable without the contract", s.ID, s.Status, s.Reason)
 		case tagged:
 			contract++
@@ -180,30 +180,30 @@ func TestSpecOnlyWithoutTheContract(t *testing.T) {
 	for _, r := range fc.Rules {
 		statuses[r.ID] = r
 	}
-	for id, want := range map[string]outcome.Status{"BUNDLE-01": outcome.Runs, "BUNDLE-05": outcome.Runs, "EXPORT-01": outcome.Runs, "INSTALL-01": outcome.NotApplicable,
-		"UPDATE-07": outcome.NotApplicable, "UNINSTALL-05": outcome.NotApplicable, "DROP-07": outcome.NotApplicable, "BUNDLE-06": outcome.NotApplicable, "BUNDLE-09": outcome.NotSelected} {
+	for id, want := range map[string]testrun.Status{"BUNDLE-01": testrun.Runs, "BUNDLE-05": testrun.Runs, "EXPORT-01": testrun.Runs, "INSTALL-01": testrun.NotApplicable,
+		"UPDATE-07": testrun.NotApplicable, "UNINSTALL-05": testrun.NotApplicable, "DROP-07": testrun.NotApplicable, "BUNDLE-06": testrun.NotApplicable, "BUNDLE-09": testrun.NotSelected} {
 		got, ok := statuses[id]
 		if !ok {
-			got.Status = outcome.Runs
+			got.Status = testrun.Runs
 		}
 		if got.Status != want {
 			t.Errorf("%s: forecast %q (%v), want %q", id, got.Status, got.Reasons, want)
 		}
-		if want == outcome.NotApplicable && (len(got.Reasons) != 1 || got.Reasons[0] != ContractReason) {
+		if want == testrun.NotApplicable && (len(got.Reasons) != 1 || got.Reasons[0] != ContractReason) {
 			t.Errorf("%s: reasons %v", id, got.Reasons)
 		}
 	}
 	if fc.Partial() {
-		t.Errorf("a --spec-only run without the contract is partial: %+v", fc.With(outcome.Untested))
+		t.Errorf("a --spec-only run without the contract is partial: %+v", fc.With(testrun.Untested))
 	}
 
 	// The contract's routes named: everything runs as without --spec-only.
-	plan, err = NewPlan(reference(t), outcome.Selection{SpecOnly: true})
+	plan, err = NewPlan(reference(t), testrun.Selection{SpecOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range plan.Scenarios {
-		if s.Contract || s.Status == outcome.NotApplicable {
+		if s.Contract || s.Status == testrun.NotApplicable {
 			t.Errorf("%s: %q with the routes named", s.ID, s.Status)
 		}
 	}
@@ -216,7 +216,7 @@ func TestSpecOnlyWithoutTheContract(t *testing.T) {
 func TestForecast(t *testing.T) {
 	p := reference(t)
 	p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", ""
-	plan, err := NewPlan(p, outcome.Selection{})
+	plan, err := NewPlan(p, testrun.Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestForecast(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, r := range fc.With(outcome.Untested) {
+	for _, r := range fc.With(testrun.Untested) {
 		got[r.ID] = strings.Join(r.Reasons, "; ")
 	}
 	// Every rule with a scenario that needs one of the keys.
@@ -243,7 +243,7 @@ func TestForecast(t *testing.T) {
 	}
 
 	full := reference(t)
-	for sel, partial := range map[*outcome.Selection]bool{{}: false, {Quick: true}: true, {Areas: []string{"sse"}}: true} {
+	for sel, partial := range map[*testrun.Selection]bool{{}: false, {Quick: true}: true, {Areas: []string{"sse"}}: true} {
 		plan, err := NewPlan(full, *sel)
 		if err != nil {
 			t.Fatal(err)
@@ -252,8 +252,8 @@ func TestForecast(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fc.Partial() != partial || len(fc.With(outcome.Untested)) > 0 {
-			t.Errorf("%s: partial %v, untested %+v", sel, fc.Partial(), fc.With(outcome.Untested))
+		if fc.Partial() != partial || len(fc.With(testrun.Untested)) > 0 {
+			t.Errorf("%s: partial %v, untested %+v", sel, fc.Partial(), fc.With(testrun.Untested))
 		}
 	}
 }
@@ -272,17 +272,17 @@ func TestCapabilityTags(t *testing.T) {
 		name   string
 		tags   []string
 		p      *profile.Profile
-		status outcome.Status
+		status testrun.Status
 		reason string
 	}{
-		{"declared false", []string{"@MODE-02", "@capability-researchMode"}, off, outcome.NotApplicable, "declares capabilities.researchMode false"},
-		{"left out", []string{"@MODE-02", "@capability-researchMode"}, left, outcome.Untested, "does not declare capabilities.researchMode"},
-		{"declared true", []string{"@MODE-02", "@capability-researchMode"}, on, outcome.Runs, ""},
-		{"needs, declared false", []string{"@needs-researchMode"}, off, outcome.Untested, "declares capabilities.researchMode false"},
-		{"needs, left out", []string{"@needs-researchMode"}, left, outcome.Untested, "does not declare capabilities.researchMode"},
-		{"needs, declared true", []string{"@needs-researchMode"}, on, outcome.Runs, ""},
-		{"no capability", []string{"@scripted"}, off, outcome.Runs, ""},
-		{"slow", []string{"@sse", "@slow"}, off, outcome.Runs, ""},
+		{"declared false", []string{"@MODE-02", "@capability-researchMode"}, off, testrun.NotApplicable, "declares capabilities.researchMode false"},
+		{"left out", []string{"@MODE-02", "@capability-researchMode"}, left, testrun.Untested, "does not declare capabilities.researchMode"},
+		{"declared true", []string{"@MODE-02", "@capability-researchMode"}, on, testrun.Runs, ""},
+		{"needs, declared false", []string{"@needs-researchMode"}, off, testrun.Untested, "declares capabilities.researchMode false"},
+		{"needs, left out", []string{"@needs-researchMode"}, left, testrun.Untested, "does not declare capabilities.researchMode"},
+		{"needs, declared true", []string{"@needs-researchMode"}, on, testrun.Runs, ""},
+		{"no capability", []string{"@scripted"}, off, testrun.Runs, ""},
+		{"slow", []string{"@sse", "@slow"}, off, testrun.Runs, ""},
 	} {
 		status, reason, tag, err := applicability(tc.p, tc.tags)
 		if err != nil {
@@ -291,7 +291,7 @@ func TestCapabilityTags(t *testing.T) {
 		if status != tc.status || !strings.Contains(reason, tc.reason) {
 			t.Errorf("%s: status %q (%s), want %q (%s)", tc.name, status, reason, tc.status, tc.reason)
 		}
-		if status != outcome.Runs && tag == "" {
+		if status != testrun.Runs && tag == "" {
 			t.Errorf("%s: no tag named", tc.name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/invokeconf/invokeconf/modelserver"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestRemoteModelPasses is the vendor's path end to end: the reference
@@ -38,6 +39,6 @@ func TestRemoteModelPasses(t *testing.T) {
 		t.Fatal("no scenario ran")
 	}
 	if !allPassed(t, res) || exitCode(t, res) != outcome.ExitPass {
-		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(outcome.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
+		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(testrun.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
 }

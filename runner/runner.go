@@ -25,6 +25,7 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Config says what to run against which target.
@@ -32,7 +33,7 @@ type Config struct {
 	Profile *profile.Profile
 	// Plan decides which scenarios run (see NewPlan); nil plans a run of the
 	// scenarios Tags selects.
-	Plan *outcome.Plan
+	Plan *testrun.Plan
 	// Tags is a godog tag expression ("@SSE-01,@SSE-02", "~@slow"), used
 	// only when Plan is nil.
 	Tags string
@@ -54,14 +55,15 @@ type Config struct {
 type collector struct {
 	ctx      context.Context
 	p        *profile.Profile
-	planned  map[string]outcome.Planned // by features.Pickle.Key
+	planned  map[string]testrun.Planned // by features.Pickle.Key
 	total    int
 	console  io.Writer
 	noColors bool
 
-	mu      sync.Mutex
-	started map[string]time.Time // by godog pickle ID
-	results []outcome.ScenarioResult
+	mu       sync.Mutex
+	started  map[string]time.Time // by godog pickle ID
+	results  []testrun.ScenarioResult
+	byPickle map[string]int // index in results, by godog pickle ID
 }
 
 func (c *collector) begin(sc *godog.Scenario) {
@@ -81,17 +83,17 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 		stepTexts = append(stepTexts, features.StepText(st))
 	}
 	uri := path.Clean(strings.TrimPrefix(sc.Uri, "./"))
-	r := outcome.ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript}
+	r := testrun.ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript, Cell: d.Cell}
 	r.Feature = strings.TrimSuffix(path.Base(uri), ".feature")
 	r.ID = uri
 	if pl, ok := c.planned[features.PickleKey(uri, sc.Name, stepTexts)]; ok {
 		r.ID, r.URI, r.Line, r.Example = pl.ID, pl.File, pl.Line, pl.Example
 	}
 	r.Status, r.Error = c.classify(err)
-	if f, ok := outcome.AsFailure(err); ok && r.Status == outcome.Failed {
+	if f, ok := outcome.AsFailure(err); ok && r.Status == testrun.Failed {
 		r.Failure = f
 		if !contains(r.Rules, f.Rule) {
-			r.Status = outcome.Blocked
+			r.Status = testrun.Blocked
 		}
 		r.Checked = d.Checked
 	}
@@ -100,6 +102,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 		r.Started, r.Duration = t, time.Since(t)
 	}
 	c.results = append(c.results, r)
+	c.byPickle[sc.Id] = len(c.results) - 1
 	c.progress(len(c.results), r) // under the lock: lines come out in order
 	c.mu.Unlock()
 }
@@ -107,7 +110,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 // classify turns a scenario's error into its status. A step's error was
 // cleaned where the step made it (steps.Settled); errors of hooks and
 // panics, which no step made, are cleaned here the same way.
-func (c *collector) classify(err error) (status outcome.Status, msg string) {
+func (c *collector) classify(err error) (status testrun.Status, msg string) {
 	status, msg = c.status(err)
 	if steps.Settled(err) {
 		return status, msg
@@ -118,34 +121,34 @@ func (c *collector) classify(err error) (status outcome.Status, msg string) {
 // maxErrorMessage bounds a scenario's error message.
 const maxErrorMessage = 8 << 10
 
-func (c *collector) status(err error) (status outcome.Status, msg string) {
+func (c *collector) status(err error) (status testrun.Status, msg string) {
 	reason, untested := steps.Untested(err)
 	switch {
 	case err == nil:
-		return outcome.Passed, ""
+		return testrun.Passed, ""
 	case untested:
-		return outcome.Untested, reason
+		return testrun.Untested, reason
 	case steps.IsHarnessError(err):
-		return outcome.HarnessError, err.Error()
+		return testrun.HarnessError, err.Error()
 	case errors.Is(err, godog.ErrSkip):
-		return outcome.Untested, "skipped"
+		return testrun.Untested, "skipped"
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
-		return outcome.HarnessError, err.Error()
+		return testrun.HarnessError, err.Error()
 	case stepPanicked(err):
 		// A harness bug, whatever the target answered.
-		return outcome.HarnessError, "a step panicked: " + err.Error()
+		return testrun.HarnessError, "a step panicked: " + err.Error()
 	case c.ctx.Err() != nil:
-		return outcome.HarnessError, "the run was interrupted: " + err.Error()
+		return testrun.HarnessError, "the run was interrupted: " + err.Error()
 	}
-	return outcome.Failed, err.Error()
+	return testrun.Failed, err.Error()
 }
 
 // progress prints one line per finished scenario. The caller holds c.mu.
-func (c *collector) progress(n int, r outcome.ScenarioResult) {
+func (c *collector) progress(n int, r testrun.ScenarioResult) {
 	if c.console == nil {
 		return
 	}
-	colour := map[outcome.Status]string{outcome.Passed: "32", outcome.Failed: "31", outcome.Blocked: "33", outcome.Untested: "33", outcome.HarnessError: "35"}[r.Status]
+	colour := map[testrun.Status]string{testrun.Passed: "32", testrun.Failed: "31", testrun.Blocked: "33", testrun.Untested: "33", testrun.HarnessError: "35"}[r.Status]
 	status := fmt.Sprintf("%-13s", r.Status)
 	if !c.noColors && colour != "" {
 		status = "\x1b[" + colour + "m" + status + "\x1b[0m"
@@ -154,7 +157,7 @@ func (c *collector) progress(n int, r outcome.ScenarioResult) {
 		strings.Join(r.Rules, ","), r.Title(), r.Duration.Round(time.Millisecond))
 	if r.Error != "" {
 		first, _, _ := strings.Cut(r.Error, "\n")
-		if r.Status == outcome.Blocked {
+		if r.Status == testrun.Blocked {
 			first = "blocked by " + r.Failure.Rule + ": " + first
 		}
 		line += "\n      " + first
@@ -171,7 +174,7 @@ func (c *collector) progress(n int, r outcome.ScenarioResult) {
 }
 
 // Run runs the planned scenarios against cfg.Profile's target.
-func Run(ctx context.Context, cfg Config) (*outcome.Result, error) {
+func Run(ctx context.Context, cfg Config) (*testrun.Result, error) {
 	if cfg.Profile == nil {
 		return nil, errors.New("runner: no profile")
 	}
@@ -181,7 +184,7 @@ func Run(ctx context.Context, cfg Config) (*outcome.Result, error) {
 	plan := cfg.Plan
 	if plan == nil {
 		var err error
-		if plan, err = NewPlan(cfg.Profile, outcome.Selection{Tags: cfg.Tags}); err != nil {
+		if plan, err = NewPlan(cfg.Profile, testrun.Selection{Tags: cfg.Tags}); err != nil {
 			return nil, err
 		}
 	}
@@ -194,13 +197,14 @@ func Run(ctx context.Context, cfg Config) (*outcome.Result, error) {
 			return nil, fmt.Errorf("create output folder: %w", err)
 		}
 	}
-	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]outcome.Planned{}, total: plan.ToRun(),
-		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}}
+	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]testrun.Planned{}, total: plan.ToRun(),
+		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}, byPickle: map[string]int{}}
 	for _, pl := range plan.Scenarios {
 		col.planned[pl.Key()] = pl
 	}
-	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col}
-	res := &outcome.Result{Plan: plan, Started: time.Now()}
+	obs := newObserver(cfg.Profile)
+	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col, Exchanges: obs.add}
+	res := &testrun.Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
 		format, output, closeOutput, err := cucumberOutput(cfg.OutDir)
 		if err != nil {
@@ -225,18 +229,20 @@ func Run(ctx context.Context, cfg Config) (*outcome.Result, error) {
 		}
 	}
 	res.Duration = time.Since(res.Started)
+	obs.attach(col.results, col.byPickle)
 	res.Scenarios = col.results
+	res.Cells = obs.cells(col.results)
 	reported := map[string]bool{}
 	for _, r := range col.results {
 		reported[r.ID] = true
 	}
 	for _, pl := range plan.Scenarios {
 		switch {
-		case pl.Status == outcome.NotApplicable || pl.Status == outcome.Untested:
+		case pl.Status == testrun.NotApplicable || pl.Status == testrun.Untested:
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
-		case pl.Status == outcome.Runs && !reported[pl.ID] && res.GodogStatus != 2:
+		case pl.Status == testrun.Runs && !reported[pl.ID] && res.GodogStatus != 2:
 			// Planned but never reported: godog and the plan disagree.
-			res.Scenarios = append(res.Scenarios, fromPlan(pl, outcome.HarnessError, "the scenario was planned but godog did not run it"))
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, testrun.HarnessError, "the scenario was planned but godog did not run it"))
 		}
 	}
 	sort.SliceStable(res.Scenarios, func(i, j int) bool {
@@ -267,8 +273,8 @@ func cucumberOutput(dir string) (format string, w io.Writer, closeFn func() erro
 	}, nil
 }
 
-func fromPlan(pl outcome.Planned, status outcome.Status, reason string) outcome.ScenarioResult {
-	return outcome.ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
+func fromPlan(pl testrun.Planned, status testrun.Status, reason string) testrun.ScenarioResult {
+	return testrun.ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
 		Line: pl.Line, Example: pl.Example, Tags: pl.Tags, Rules: pl.Rules, Status: status, Error: reason}
 }
 
@@ -276,13 +282,13 @@ func fromPlan(pl outcome.Planned, status outcome.Status, reason string) outcome.
 // target did not answer at all: every scenario the plan would have run is
 // untested with the reason, so that the reports still say what was meant to
 // run and why it did not.
-func Unattempted(plan *outcome.Plan, reason string) *outcome.Result {
-	res := &outcome.Result{Plan: plan, Started: time.Now()}
+func Unattempted(plan *testrun.Plan, reason string) *testrun.Result {
+	res := &testrun.Result{Plan: plan, Started: time.Now()}
 	for _, pl := range plan.Scenarios {
 		switch pl.Status {
-		case outcome.Runs:
-			res.Scenarios = append(res.Scenarios, fromPlan(pl, outcome.Untested, reason))
-		case outcome.NotApplicable, outcome.Untested:
+		case testrun.Runs:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, testrun.Untested, reason))
+		case testrun.NotApplicable, testrun.Untested:
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
 		}
 	}
@@ -291,11 +297,11 @@ func Unattempted(plan *outcome.Plan, reason string) *outcome.Result {
 
 // stepLocations maps each step text of the scenarios plan runs to where
 // its definition is in the step table ("steps/sse.go:40"), for the
-// Cucumber JSON (outcome.Result.StepLocations).
-func stepLocations(plan *outcome.Plan) map[string]string {
+// Cucumber JSON (testrun.Result.StepLocations).
+func stepLocations(plan *testrun.Plan) map[string]string {
 	out := map[string]string{}
 	for _, pl := range plan.Scenarios {
-		if pl.Status != outcome.Runs {
+		if pl.Status != testrun.Runs {
 			continue
 		}
 		for _, text := range pl.Texts {

@@ -1,18 +1,11 @@
-package outcome
+package testrun
 
 import (
 	"time"
 
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/transcript"
-)
-
-// Exit codes of the CLI; package reports decides which a run gets.
-const (
-	ExitPass    = 0 // every applicable MUST rule passed
-	ExitFail    = 1 // a rule failed
-	ExitUsage   = 2 // bad usage or profile
-	ExitHarness = 3 // harness error, or no rule tested (no scenario ran, or none that ran tested one)
-	ExitPartial = 4 // a partial run, with --require-complete
 )
 
 // Status is how a scenario ended, or what the plan decided for it. Rules
@@ -50,11 +43,19 @@ type ScenarioResult struct {
 	// step made it: the rule it breaks, keys as their variables, bytes
 	// bounded and printable. A Blocked scenario's Failure.Rule is none of
 	// its own rules: it blocked them.
-	Failure *Failure `json:"failure,omitempty"`
+	Failure *outcome.Failure `json:"failure,omitempty"`
 	// Checked are the scenario's own rules, other than Failure.Rule, that
 	// it checked in full before failing (steps.World.Checked): each is a
 	// pass of that rule, not blocked by the failure.
-	Checked  []string      `json:"checked,omitempty"`
+	Checked []string `json:"checked,omitempty"`
+	// Observed are the rules the run's judgement of every exchange found
+	// broken in this scenario's exchanges, whatever the scenario's own
+	// rules (runner/observe.go).
+	Observed []Observation `json:"observed,omitempty"`
+	// Cell is where the scenario's last invoke sits among the spec's
+	// quantifiers (checks.Cell): a passing scenario judged its own rules
+	// there. Nil when it made no invoke.
+	Cell     *checks.Cell  `json:"cell,omitempty"`
 	Started  time.Time     `json:"started,omitzero"`
 	Duration time.Duration `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
@@ -75,7 +76,11 @@ func (s ScenarioResult) Title() string {
 type Result struct {
 	// Scenarios holds every scenario the plan selected: those that ran and
 	// those the profile made not applicable or untested before the run.
-	Scenarios   []ScenarioResult
+	Scenarios []ScenarioResult
+	// Cells are, per rule, the cells (checks.Cell.String) it was judged on:
+	// by the judgement of every exchange, and by its own scenarios that
+	// passed or checked it in full.
+	Cells       map[string][]string
 	Plan        *Plan
 	GodogStatus int
 	Started     time.Time
@@ -115,4 +120,19 @@ func (r *Result) planUntested() int {
 		}
 	}
 	return n
+}
+
+// Observation is a rule broken in an exchange a scenario made, found by the
+// run's judgement of every exchange: each is judged by every check that
+// traffic can decide (checks.Judgement, as invokeconf judge judges a
+// recording), whichever scenario made it, so a rule the spec states for
+// every route, form or run fails wherever the suite's traffic breaks it.
+type Observation struct {
+	Rule string `json:"rule"`
+	// Exchange numbers the exchange in the run (its transcript's ID).
+	Exchange int    `json:"exchange"`
+	Request  string `json:"request"`
+	Status   int    `json:"status"`
+	// Failure is the check's, naming Rule.
+	Failure *outcome.Failure `json:"failure"`
 }
