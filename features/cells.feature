@@ -73,7 +73,7 @@ Feature: Every rule on every cell it is stated for
     @THREAD-04
     Examples:
       | name | value | form |
-      | X-SVC-Scoped-Tools | ${agents.main.plainTool} | an SSE stream |
+      | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
@@ -163,7 +163,7 @@ Feature: Every rule on every cell it is stated for
     @THREAD-04
     Examples:
       | name | value | form |
-      | X-SVC-Scoped-Tools | ${agents.main.plainTool} | an SSE stream |
+      | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
@@ -257,7 +257,7 @@ Feature: Every rule on every cell it is stated for
     @THREAD-04
     Examples:
       | name | value | form |
-      | X-SVC-Scoped-Tools | ${agents.main.plainTool} | an SSE stream |
+      | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
@@ -353,7 +353,7 @@ Feature: Every rule on every cell it is stated for
     @THREAD-04
     Examples:
       | name | value | form |
-      | X-SVC-Scoped-Tools | ${agents.main.plainTool} | an SSE stream |
+      | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
@@ -449,7 +449,7 @@ Feature: Every rule on every cell it is stated for
     @THREAD-04
     Examples:
       | name | value | form |
-      | X-SVC-Scoped-Tools | ${agents.main.plainTool} | an SSE stream |
+      | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
@@ -542,7 +542,7 @@ Feature: Every rule on every cell it is stated for
     @THREAD-04 @PROJ-03
     Examples:
       | name | value | form |
-      | X-SVC-Scoped-Tools | ${agents.main.plainTool} | an SSE stream |
+      | X-SVC-Scoped-Tools | ${agents.main.tools},${projects.main.tasks} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
@@ -636,7 +636,7 @@ Feature: Every rule on every cell it is stated for
     @THREAD-04 @PROJ-03
     Examples:
       | name | value | form |
-      | X-SVC-Scoped-Tools | ${agents.main.plainTool} | an SSE stream |
+      | X-SVC-Scoped-Tools | ${agents.main.tools},${projects.main.tasks} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |

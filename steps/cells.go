@@ -3,6 +3,8 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/onsi/gomega"
@@ -65,8 +67,11 @@ var cellForms = map[string]struct{ accept, query string }{
 // a form, with one more request header when name is set; a run the
 // scenario aborts is aborted through POST /api/threads/{id}/abort once its
 // first text arrived (an SSE stream or plain text: the scenario reads on to
-// the stream's end) or once it was acknowledged (async). The run's thread
-// and run are remembered as "cell".
+// the stream's end, the abort sent beside the reading) or once it was
+// acknowledged (async). The run's thread and run are remembered as "cell".
+// What the run rests on fails the rule it rests on: a refused or failed
+// invoke its route's (need2xx), an answer naming no thread to abort the
+// header's.
 func (w *World) cellRun(how, path, form, name, value string) error {
 	f, ok := cellForms[form]
 	if !ok {
@@ -95,44 +100,41 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 	}
 	rq.query = f.query
 	aborting := how == "is aborted"
-	var abortErr error
+	abort := &cellAbortion{done: make(chan struct{})}
 	if aborting && f.query == "" {
 		if f.accept == "application/json" {
 			return scenarioErrorf("a JSON envelope comes after its run ends: a client cannot abort the run once it has begun")
 		}
-		first := w.marker("a")
-		var seen contentWatch
-		sse := f.accept == "text/event-stream"
-		var sw *streamWatch
-		if sse {
-			sw = &streamWatch{match: func(fr Frame) bool { return seen.see(fr, first) }}
-		}
-		aborted := false
-		rq.stop = func(rd *reading) bool {
-			if aborted {
-				return false
-			}
-			got := sse && sw.seen(rd) || !sse && strings.Contains(string(rd.body), first)
-			if !got {
-				return false
-			}
-			aborted = true
-			v := checks.NewView(rd.x) // the request's route, its answer still arriving
-			abortErr = w.cellAbort(rd.x.Response.Header.Get("X-SVC-Thread-Id"), checks.RuleOn("THREAD-04", v), checks.RuleOn("ASYNC-06", v))
-			return false // read on: the stream ends as the abort ends the run
-		}
+		rq.stop = w.abortOnText(abort, f.accept == "text/event-stream")
 	}
 	w.aborting = aborting
 	resp, err := w.do(rq)
+	if abort.started {
+		<-abort.done // the abort went beside the reading, on this cell
+	}
 	w.aborting = false
 	if err != nil {
 		return err
 	}
 	w.resp = resp
-	if abortErr != nil {
-		return abortErr
+	if err := w.need2xx(resp.Method()+" "+resp.URL()+": the status of the cell's run", resp); err != nil {
+		return err
+	}
+	if abort.err != nil {
+		return abort.err
 	}
 	thread := resp.Header().Get("X-SVC-Thread-Id")
+	if f.query != "" {
+		if err := w.readWhole(resp); err != nil {
+			return err
+		}
+		if t, run := asyncThread(resp); t != "" {
+			thread = t // "threadID: Thread of the run (new or resumed)"
+			if run != "" {
+				w.runs["cell"] = run
+			}
+		}
+	}
 	if thread != "" {
 		w.threads["cell"] = thread
 	}
@@ -140,27 +142,58 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 		w.runs["cell"] = run
 	}
 	if aborting && f.query != "" {
-		if err := w.readWhole(resp); err != nil {
-			return err
-		}
-		if t, _ := asyncThread(resp); t != "" {
-			thread = t
-		}
 		return w.cellAbort(thread, w.on(resp, "THREAD-04"), w.on(resp, "ASYNC-06"))
+	}
+	if aborting && !abort.started {
+		return outcome.Fail("the run to abort", "its first text, then the rest of the run", "no text").Breaks(w.on(resp, "ASYNC-06"))
 	}
 	return nil
 }
 
+// cellAbortion is an abort a stream's reader sent beside its reading.
+type cellAbortion struct {
+	started bool
+	done    chan struct{}
+	err     error
+}
+
+// abortOnText returns a stop function that, once the run's first text has
+// arrived (the answer so far holds the scenario's marker "a"), aborts the
+// run's thread on another goroutine and reads on: the stream's times stay
+// those of its arrival.
+func (w *World) abortOnText(ab *cellAbortion, sse bool) stopFunc {
+	first := w.marker("a")
+	var seen contentWatch
+	sw := &streamWatch{match: func(fr Frame) bool { return seen.see(fr, first) }}
+	return func(rd *reading) bool {
+		if ab.started {
+			return false
+		}
+		if sse && !sw.seen(rd) || !sse && !strings.Contains(string(rd.body), first) {
+			return false
+		}
+		ab.started = true
+		v := checks.NewView(rd.x) // the request's route; its answer still arriving
+		thread, threadRule, rule := rd.x.Response.Header.Get("X-SVC-Thread-Id"), checks.RuleOn("THREAD-04", v), checks.RuleOn("ASYNC-06", v)
+		go func() {
+			defer close(ab.done)
+			ab.err = w.cellAbort(thread, threadRule, rule)
+		}()
+		return false // read on: the stream ends as the abort ends the run
+	}
+}
+
 // cellAbort aborts a cell's run on its thread with the agent key (abort "is
 // covered by agent:chat"; every cell's run is the main agent's). No thread
-// to abort breaks the header's rule (threadRule, as it stands on the run's
-// route); a refused abort, AUTH-07, explained by the abort's (rule) too.
+// to abort, or a 404 for the thread the run's answer named, breaks the
+// header's rule (threadRule, as it stands on the run's route); a refused
+// abort, AUTH-07; another answer, the abort's own rule.
 func (w *World) cellAbort(thread, threadRule, rule string) error {
 	if thread == "" {
 		return outcome.Fail("the run to abort", "an X-SVC-Thread-Id header naming its thread", "none").Breaks(threadRule)
 	}
 	w.abortingThread(thread)
-	rq, err := w.keyed("agent", nil, "POST", "/api/threads/"+thread+"/abort", nil)
+	rq, err := w.keyed("agent", nil, "POST", "/api/threads/"+url.PathEscape(thread)+"/abort", nil)
 	if err != nil {
 		return err
 	}
@@ -172,11 +205,17 @@ func (w *World) cellAbort(thread, threadRule, rule string) error {
 	if err := w.readWhole(r); err != nil {
 		return err
 	}
-	if r.Status()/100 != 2 {
-		return outcome.Failf("POST /api/threads/{id}/abort of the run's thread with the agent key", "2xx: the abort is covered by agent:chat",
-			"%d", r.Status()).Breaks("AUTH-07").Explained(rule)
+	check := "POST /api/threads/{id}/abort of the run's thread with the agent key"
+	switch st := r.Status(); {
+	case st/100 == 2:
+		return nil
+	case st == http.StatusNotFound:
+		return outcome.Failf(check, "2xx: the thread the run's answer named exists", "%d", st).Breaks(threadRule).Explained(rule)
+	case st == http.StatusUnauthorized || st == http.StatusForbidden:
+		return outcome.Failf(check, "2xx: the abort is covered by agent:chat", "%d", st).Breaks("AUTH-07").Explained(rule)
+	default:
+		return outcome.Failf(check, "2xx: the abort cancels the run", "%d", st).Breaks(rule)
 	}
-	return nil
 }
 
 // answerRunID returns the run an answer names: an async acknowledgement's
@@ -258,11 +297,13 @@ func (w *World) cellRunReported() error {
 	if _, err := w.thread("cell"); err != nil {
 		return err
 	}
+	// The thread is the one the run's answer named: a thread that does
+	// not exist, or is not the run's, is the header's failure too.
+	threadRule := checks.RuleOn("THREAD-04", w.resp.View)
 	if _, err := w.run("cell"); err == nil {
-		return w.waitFinished("cell", "cell")
+		return outcome.Explain(w.waitFinished("cell", "cell"), threadRule)
 	}
-	return w.pollLastRunID("cell", gomega.Not(gomega.BeEmpty()), func(got string) error {
-		return outcome.Fail("lastRunID of the run's thread within "+w.deadline.String(), "the run, reported complete", fmt.Sprintf("%q", got)).
-			Explained("THREAD-04")
-	})
+	return outcome.Explain(w.pollLastRunID("cell", gomega.Not(gomega.BeEmpty()), func(got string) error {
+		return outcome.Fail("lastRunID of the run's thread within "+w.deadline.String(), "the run, reported complete", fmt.Sprintf("%q", got))
+	}), threadRule)
 }

@@ -90,6 +90,7 @@ func (w *World) openThreadWith(role, name, path string) error {
 //
 //	${agents.main.plainTool2}       a second tool of the main agent that uses no credential
 //	${agents.main.plainTools}       every tool of the main agent that uses no credential
+//	${agents.main.tools}            every tool configured on the main agent
 //	${agents.main.searchTool}       a tool of the main agent that uses the credential search
 //	${agents.main.searchTools}      every tool of the main agent that uses the credential search
 //	${projects.main.tasks}          the main project's tasks
@@ -146,6 +147,9 @@ func toolPlaceholder(w *World, name string) (string, bool, error) {
 		return tools[1], true, nil
 	case "agents.main.plainTools":
 		return nonEmpty(toolsWhere(a, plain), "a tool of agents.main that uses no credential")
+	case "agents.main.tools":
+		// Every configured tool: a narrowing that narrows nothing.
+		return nonEmpty(a.Tools, "agents.main.tools")
 	case "agents.main.searchTools":
 		return nonEmpty(toolsWhere(a, search), "a tool of agents.main that uses the credential search (agents.main.credentialTools)")
 	case "agents.main.searchTool":
