@@ -118,16 +118,21 @@ func Aspects() map[string][]string {
 	return out
 }
 
-// Rules returns the IDs of the rules traffic can decide.
+// Rules returns the IDs of the rules traffic can decide: those with a check,
+// and PROJ-03, which the checks of the agent-route rules it states again
+// decide on the project routes (RuleOn).
 func Rules() []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, c := range All() {
-		if !seen[c.Rule] {
-			seen[c.Rule] = true
-			ids = append(ids, c.Rule)
+		for _, id := range []string{c.Rule, ruleOnRoute(c.Rule, true)} {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
 		}
 	}
+	sort.Strings(ids)
 	return ids
 }
 

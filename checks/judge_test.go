@@ -95,3 +95,31 @@ func BenchmarkRedactBodyText(b *testing.B) {
 		RedactBodyText(x, &actual)
 	}
 }
+
+// TestProjectRoutesJudgedPassively: a project route that breaks a rule it
+// states again for the agent routes fails PROJ-03 in a passive judgement
+// (not "not decidable"): one that ignores async=true, one that answers
+// Accept: application/json with plain text.
+func TestProjectRoutesJudgedPassively(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		x    ex
+	}{
+		{"async ignored", ex{url: "http://svc.test/api/projects/prj_1/invoke?async=true", resp: hdr("Content-Type", "text/plain", "X-SVC-Thread-Id", "t1"),
+			chunks: whole("hello")}},
+		{"JSON as plain text", ex{url: "http://svc.test/api/projects/prj_1/invoke", req: hdr("Accept", "application/json"),
+			resp: hdr("Content-Type", "text/plain", "X-SVC-Thread-Id", "t1"), chunks: whole("hello")}},
+	} {
+		j := NewJudgement()
+		j.AddView(tc.x.build())
+		var got RuleVerdict
+		for _, v := range j.Summary().Verdicts {
+			if v.Rule == "PROJ-03" {
+				got = v
+			}
+		}
+		if got.Verdict != Fail {
+			t.Errorf("%s: PROJ-03 %q (%s), want fail", tc.name, got.Verdict, got.Reason)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"net/url"
 	"strings"
@@ -245,6 +246,11 @@ type Frame struct {
 	obj  map[string]json.RawMessage
 	ev   eventObject
 	evOK bool
+	// split is true when the frame's several data lines join into no JSON
+	// at all (an object cut inside a string, say): "a data: line holding the event object as
+	// JSON" (SSE-02) is what it breaks, not "one JSON object" (EVT-01),
+	// which a client cannot even read from it.
+	split bool
 }
 
 // decoded returns f with its data decoded.
@@ -253,8 +259,72 @@ func decoded(f Frame) Frame {
 	if m, ok := object(f.data); ok {
 		f.obj = m
 		f.ev, f.evOK = eventFrom(m)
+	} else if SplitData(f.Frame, f.data) {
+		f.split = true
 	}
 	return f
+}
+
+// jsonValues reports whether s is one or more JSON values (two objects in
+// one frame are EVT-01's, not a split object).
+func jsonValues(s string) bool {
+	dec := json.NewDecoder(strings.NewReader(s))
+	n := 0
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return n > 0
+		}
+		if err != nil {
+			return false
+		}
+		n++
+	}
+}
+
+// SplitData reports whether a frame's data (its lines joined) is split over
+// several data lines that join into no JSON: the frame breaks SSE-02 ("a
+// data: line holding the event object as JSON"), not EVT-01.
+func SplitData(f sseframe.Frame, data string) bool { return dataLines(f) > 1 && !jsonValues(data) }
+
+// Unreadable returns the rule an SSE answer breaks when a client cannot
+// read all its events: SSE-02 for data split over lines that join into no
+// JSON, EVT-01 for data that is no JSON object; "" when every event frame
+// holds one. A step that waited for text a stream never showed rests on
+// it.
+func (v *View) Unreadable() string {
+	rule := ""
+	for _, f := range v.Frames() {
+		switch {
+		case !f.Terminated || !isEventFrame(f.Frame):
+		case f.split:
+			return "SSE-02"
+		case f.obj == nil:
+			rule = "EVT-01"
+		}
+	}
+	return rule
+}
+
+// dataLines counts a frame's data lines.
+func dataLines(f sseframe.Frame) int {
+	n := 0
+	for _, l := range f.Lines {
+		if !l.IsComment() && l.Name == "data" {
+			n++
+		}
+	}
+	return n
+}
+
+// splitData returns a Skip for a frame whose data is split over lines that
+// join into no JSON object (SSE-02's failure), nil otherwise.
+func splitData(f Frame) error {
+	if f.split {
+		return skip("an event's data is split over lines that join into no JSON object (SSE-02)")
+	}
+	return nil
 }
 
 // event returns the frame's data as an event object.

@@ -172,6 +172,10 @@ func iDBeforeData(x *View, _ *History) error {
 		if final {
 			ok = run != "" && strings.HasPrefix(id, run)
 		}
+		if f.split {
+			return outcome.Fail(fmt.Sprintf("event frame %d of %d", i+1, len(evs)), "a data line holding the event object as JSON",
+				fmt.Sprintf("%d data lines that join into no JSON object: %s", dataLines(f.Frame), frameState(f)))
+		}
 		if !idThenData(f.Frame) || !ok {
 			want := "an id line holding the run ID " + quote([]byte(run)) + ", then one data line"
 			if final {
@@ -269,6 +273,9 @@ func finalAfter(x *View, _ *History) error {
 				break
 			}
 		}
+	}
+	if err := splitData(last); err != nil {
+		return err
 	}
 	e, _ := last.event()
 	id, _ := last.Field("id")
@@ -387,8 +394,8 @@ func dataIsObject(x *View, _ *History) error {
 		if !f.Terminated || f.IsComment() {
 			continue
 		}
-		if _, ok := f.Field("data"); !ok {
-			continue
+		if _, ok := f.Field("data"); !ok || f.split {
+			continue // a split that joins into no object is SSE-02's
 		}
 		if _, ok := f.object(); !ok {
 			return outcome.Failf("the data of an SSE frame", "one JSON object", "%s", quote([]byte(f.String())))

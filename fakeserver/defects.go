@@ -73,6 +73,7 @@ const (
 	defStreamCutMidFrame
 	defAfterOnEveryId
 	defPingAfterEvents
+	defDataSplitInString
 	// Event objects.
 	defContentDataRaw
 	defEventThreadMissing
@@ -317,6 +318,7 @@ var defectTable = [numDefects]Defect{
 	defErrorAsStatus:       {"error-as-status", []string{"SSE-07", "SSE-01", "FMT-01"}, "a failing run answers 500 instead of an error event"},
 	defStreamCutMidFrame:   {"stream-cut-mid-frame", []string{"SSE-02", "SSE-05"}, "the stream ends inside the final event frame, before its blank line (and without event: close)"},
 	defAfterOnEveryId:      {"after-on-every-id", []string{"SSE-02"}, "every event frame's id carries the :after suffix, not only the final one"},
+	defDataSplitInString:   {"data-split-in-string", []string{"SSE-02"}, "a content event's data is written as two data lines cut inside the JSON string, which join into no JSON"},
 	defPingAfterEvents:     {"ping-after-events", []string{"SSE-04"}, "a : ping comment follows every event frame (to push it through proxies), and none is written while the run is quiet"},
 	// Event objects.
 	defContentDataRaw:     {"content-data-raw", []string{"EVT-01"}, "content events are sent as raw text instead of JSON"},

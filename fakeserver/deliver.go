@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/invokeconf/invokeconf/internal/httpserve"
@@ -316,6 +317,14 @@ var sseFrameRewrites = []sseFrameRewrite{
 		}
 	}},
 	{defectOn(defNoEventId), func(_ *Server, f *eventFrame) { f.noID = true }},
+	{defectOn(defDataSplitInString), func(_ *Server, f *eventFrame) {
+		// The content's data line is cut after its first character, inside
+		// the JSON string: the joined lines hold a raw line break there.
+		if i := strings.Index(f.data, `"content":"`); i >= 0 && f.ev.Content != "" {
+			cut := i + len(`"content":"`) + 1
+			f.data = f.data[:cut] + "\n" + f.data[cut:]
+		}
+	}},
 }
 
 // encodeEvent renders an event object as JSON: the spec's shape, then the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -76,6 +77,14 @@ func (f *sseFrame) field(name, value string) { f.line(name + f.w.sep + value) }
 // parser joins them with LF, which JSON reads as whitespace; indenting
 // never breaks a string).
 func (f *sseFrame) data(value string) {
+	if strings.Contains(value, "\n") {
+		// An event's JSON holds no raw line break: only a defect's cut
+		// (data-split-in-string) writes one, as a data line each.
+		for _, l := range strings.Split(value, "\n") {
+			f.field("data", l)
+		}
+		return
+	}
 	var ind bytes.Buffer
 	if !f.w.dataLines || json.Indent(&ind, []byte(value), "", " ") != nil {
 		f.field("data", value)

@@ -26,7 +26,7 @@ func startReference(t *testing.T, cfg fakeserver.Config) *profile.Profile {
 // runs' work) may miss a timing bound where the harness's lateness probe
 // does not see why. Runs that mostly wait (the 20 s keepalive) keep the
 // CPU free for the others.
-var suiteRuns = make(chan struct{}, 6)
+var suiteRuns = make(chan struct{}, 4)
 
 // runSuite is runner.Run holding a slot of suiteRuns.
 func runSuite(cfg runner.Config) (*testrun.Result, error) {

@@ -439,8 +439,7 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 		return err
 	}
 	if abortStatus == 0 {
-		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body())).
-			Explained("EVT-01")
+		return textNeverCame(resp, outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body())))
 	}
 	w.abortStatus = abortStatus
 	return nil

@@ -145,7 +145,7 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 		return w.cellAbort(thread, w.on(resp, "THREAD-04"), w.on(resp, "ASYNC-06"))
 	}
 	if aborting && !abort.started {
-		return outcome.Fail("the run to abort", "its first text, then the rest of the run", "no text").Breaks(w.on(resp, "ASYNC-06"))
+		return textNeverCame(resp, outcome.Fail("the run to abort", "its first text, then the rest of the run", "no text").Breaks(w.on(resp, "ASYNC-06")))
 	}
 	return nil
 }

@@ -289,6 +289,17 @@ func (w *World) fragmentsOnTime(list, every, within string) error {
 	return w.plainFlush(quotedList(list), step)
 }
 
+// textNeverCame is the failure of a step that waited for text a stream
+// never showed: a stream whose events a client cannot read breaks the rule
+// that makes them readable (checks.View.Unreadable), a prerequisite; else
+// the step's own failure, which an unreadable event would explain too.
+func textNeverCame(r *Response, f *outcome.Failure) *outcome.Failure {
+	if rule := r.Unreadable(); rule != "" {
+		return f.Breaks(rule)
+	}
+	return f.Explained("EVT-01", "SSE-02")
+}
+
 // contentWatch follows the answer of an SSE stream as it arrives: every
 // complete event's content joined (checks.Joiner), however the service
 // splits the agent's text into events.
@@ -334,8 +345,8 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 		return err
 	}
 	if resp.Err != errStopped {
-		return outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
-			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body())).Explained("EVT-01")
+		return textNeverCame(resp, outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
+			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body())))
 	}
 	if err := w.heldBack(resp); err != nil {
 		return err

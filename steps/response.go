@@ -117,8 +117,14 @@ func eventsOf(body []byte) ([]map[string]any, error) {
 		}
 		obj, err := decodeObject([]byte(ev.Data))
 		if err != nil {
-			// "Every SSE data: frame is one JSON object": EVT-01.
-			return out, outcome.Claim(err, "EVT-01")
+			// "Every SSE data: frame is one JSON object": EVT-01; data
+			// split over lines that join into no JSON breaks "a data: line
+			// holding the event object as JSON", SSE-02.
+			rule := "EVT-01"
+			if checks.SplitData(ev.Frame, ev.Data) {
+				rule = "SSE-02"
+			}
+			return out, outcome.Claim(err, rule)
 		}
 		out = append(out, obj)
 	}
