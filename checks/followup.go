@@ -214,6 +214,7 @@ type runRecord struct {
 	content  []timedText // a scripted SSE answer's content, as it arrived
 	ended    bool        // the service ended the answer
 	streamed bool        // a synchronous SSE answer
+	project  bool        // on a project route
 }
 
 type timedText struct {
@@ -331,7 +332,7 @@ func runOfExchange(x *View, h *History) *runRecord {
 	if t == "" {
 		return nil
 	}
-	r := &runRecord{thread: t, rule: selectionRule(x, inv, h), sent: x.Start}
+	r := &runRecord{thread: t, rule: selectionRule(x, inv, h), sent: x.Start, project: inv.Project}
 	if a, ok := asyncAck(x); ok {
 		r.run = a.RunID
 	}
@@ -926,9 +927,11 @@ func abortedStream(r *runRecord, ab abortRecord) error {
 		return skip("the stream's content is not the script's text")
 	}
 	if len(got) > may {
+		// The abort named the thread the run's answer named: an answer that
+		// named another thread than the run's explains a run it missed.
 		return outcome.Failf(fmt.Sprintf("the SSE stream of run %q after an abort of its thread", r.run),
 			fmt.Sprintf("the run cancelled: no content the script says more than %s after the abort, at most %q", AbortTolerance, text[:may]),
-			"%q", got)
+			"%q", got).Explained(ruleOnRoute("THREAD-04", r.project))
 	}
 	if !r.ended {
 		return skip("the stream did not end as the service wrote it")

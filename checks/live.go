@@ -282,6 +282,9 @@ func failureAsEvent(x *View, _ *History) error {
 	if err != nil {
 		return err
 	}
+	if st/100 == 2 && !looksSSE(x) {
+		return skip("the answer is no SSE stream (FMT-01)")
+	}
 	if st >= 500 || !looksSSE(x) {
 		return outcome.Failf("the answer to a run that fails after it began", "an SSE stream with an error event",
 			"%d %s", st, quote(b))

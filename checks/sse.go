@@ -453,9 +453,32 @@ func eventsNameRun(x *View, h *History) error {
 		return pending(n)
 	}
 	if thread != want {
-		return outcome.Failf("the events' threadID", fmt.Sprintf("%q, %s", want, why), "%q", thread)
+		// Which name lies, the events' or the header's (or the thread the
+		// request named), this exchange alone does not show: the rule of the
+		// other name explains the mismatch as well.
+		other := ruleOnRoute("THREAD-04", isProject(x))
+		if x.Response.Header.Get(threadHeader) == "" {
+			other = selectionRuleOf(x, h)
+		}
+		return outcome.Failf("the events' threadID", fmt.Sprintf("%q, %s", want, why), "%q", thread).Explained(other)
 	}
 	return nil
+}
+
+// isProject reports whether x is on a project route.
+func isProject(x *View) bool {
+	inv, ok := InvokeOf(x)
+	return ok && inv.Project
+}
+
+// selectionRuleOf is the thread selection rule by which x's request named
+// its thread, as it stands on x's route ("" when it named none).
+func selectionRuleOf(x *View, h *History) string {
+	inv, err := invoked(x)
+	if err != nil {
+		return ""
+	}
+	return ruleOnRoute(selectionRule(x, inv, h), inv.Project)
 }
 
 func show(s *string) string {

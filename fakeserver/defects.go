@@ -286,7 +286,7 @@ var defectTable = [numDefects]Defect{
 		"a resumed thread runs as a fresh conversation on a new thread, and the response echoes the requested thread ID"},
 	defNewThreadIdInvented: {"new-thread-id-invented", []string{"THREAD-04"}, "in the streaming forms (SSE, plain text), a new thread's response header X-SVC-Thread-Id names a provisional ID that no thread has"},
 	// Response forms.
-	defSseBuffered:            {"sse-buffered", []string{"FMT-01", "SSE-01"}, "the SSE stream is written only after the run ends"},
+	defSseBuffered:            {"sse-buffered", []string{"FMT-01", "SSE-01", "PROJ-03"}, "the SSE stream is written only after the run ends"},
 	defEnvelopeEarly:          {"envelope-early", []string{"FMT-02", "PROJ-03"}, "the JSON envelope is sent before the run ends"},
 	defPlainDefaultJson:       {"plain-default-json", []string{"FMT-03", "PROJ-03"}, "a request without Accept gets the JSON envelope"},
 	defAcceptPrefix:           {"accept-prefix", []string{"FMT-04", "PROJ-03"}, "Accept is matched by prefix, so text/event-stream, */* gets SSE"},
@@ -315,7 +315,7 @@ var defectTable = [numDefects]Defect{
 	defNoClose:             {"no-close", []string{"SSE-05"}, "the stream ends without event: close"},
 	defNoCloseAfterError:   {"no-close-after-error", []string{"SSE-05"}, "a failed run's stream ends without event: close"},
 	defEventsAfterComplete: {"events-after-complete", []string{"SSE-06"}, "an event follows the runComplete event"},
-	defErrorAsStatus:       {"error-as-status", []string{"SSE-07", "SSE-01", "FMT-01"}, "a failing run answers 500 instead of an error event"},
+	defErrorAsStatus:       {"error-as-status", []string{"FMT-01", "SSE-01", "SSE-07", "PROJ-03"}, "a failing run answers 500 instead of an error event"},
 	defStreamCutMidFrame:   {"stream-cut-mid-frame", []string{"SSE-02", "SSE-05"}, "the stream ends inside the final event frame, before its blank line (and without event: close)"},
 	defAfterOnEveryId:      {"after-on-every-id", []string{"SSE-02"}, "every event frame's id carries the :after suffix, not only the final one"},
 	defDataSplitInString:   {"data-split-in-string", []string{"SSE-02"}, "a content event's data is written as two data lines cut inside the JSON string, which join into no JSON"},

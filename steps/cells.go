@@ -34,7 +34,7 @@ func cellDefs() []Def {
 		step3(`^a thread "(\w+)" opened on "([^"]*)" with the "(\w+)" key$`, func(w *World, name, path, role string) error {
 			return w.openThreadWith(role, name, path)
 		}),
-		step0(`^every exchange of the scenario holds every rule traffic decides$`, (*World).holdsEveryRule),
+		step0(`^every exchange of the scenario holds every rule traffic decides$`, (*World).holdsEveryRule).AboutRun(),
 		step0(`^the run's thread reports it through lastRunID$`, (*World).cellRunReported).Asserts("ASYNC-05"),
 	}
 }
@@ -138,6 +138,12 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 	if thread != "" {
 		w.threads["cell"] = thread
 	}
+	// Which rule says the thread is the run's: the async answer's threadID
+	// ("Thread of the run"), else the response header.
+	w.cellNamedBy = w.on(resp, "THREAD-04")
+	if f.query != "" {
+		w.cellNamedBy = w.on(resp, "ASYNC-01")
+	}
 	if run := answerRunID(resp); run != "" {
 		w.runs["cell"] = run
 	}
@@ -145,6 +151,10 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 		return w.cellAbort(thread, w.on(resp, "THREAD-04"), w.on(resp, "ASYNC-06"))
 	}
 	if aborting && !abort.started {
+		if f.accept == "text/event-stream" && resp.MediaType() != "text/event-stream" {
+			// Not the stream asked for: the form's rule, a prerequisite.
+			return outcome.Failf("the answer to Accept: text/event-stream", "an SSE stream", "%s", resp.MediaType()).Breaks(w.formRule(resp))
+		}
 		return textNeverCame(resp, outcome.Fail("the run to abort", "its first text, then the rest of the run", "no text").Breaks(w.on(resp, "ASYNC-06")))
 	}
 	return nil
@@ -297,9 +307,22 @@ func (w *World) cellRunReported() error {
 	if _, err := w.thread("cell"); err != nil {
 		return err
 	}
-	// The thread is the one the run's answer named: a thread that does
-	// not exist, or is not the run's, is the header's failure too.
-	threadRule := checks.RuleOn("THREAD-04", w.resp.View)
+	// The thread is the one the run's answer named: one that does not
+	// exist breaks the rule that named it; one that is not the run's is
+	// its failure too.
+	threadRule := w.cellNamedBy
+	rq, err := w.followUp("GET", "/api/threads/${thread:cell}", "")
+	if err != nil {
+		return err
+	}
+	r, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	if r.Status() == http.StatusNotFound {
+		return outcome.Failf("GET /api/threads/{id} of the thread the run's answer named", "the run's thread", "404: %s",
+			abbreviate(r.Body())).Breaks(threadRule)
+	}
 	if _, err := w.run("cell"); err == nil {
 		return outcome.Explain(w.waitFinished("cell", "cell"), threadRule)
 	}

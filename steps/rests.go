@@ -187,7 +187,7 @@ func (w *World) authRule(r *Response) string {
 		return "AUTH-07"
 	case wildcard && (k == routeAgentID || k == routeAlias || k == routeThreadSegment || k == routeThreadsSegment):
 		return "AUTH-04"
-	case k == routeThreadSegment || k == routeThreadsSegment || (k == routeAgentID && r.Request.Header.Get("X-SVC-Thread-Id") != ""):
+	case k == routeThreadSegment || k == routeThreadsSegment || ((k == routeAgentID || k == routeAlias) && r.Request.Header.Get("X-SVC-Thread-Id") != ""):
 		return "AUTH-03"
 	case k == routeAgentID || k == routeAlias:
 		return "AUTH-01"

@@ -110,8 +110,10 @@ type World struct {
 	threadCells map[string]checks.Cell
 	aborting    bool
 	// lastCell is the cell of the last invoke the scenario made: where its
-	// own rules were judged when it passes.
-	lastCell *checks.Cell
+	// own rules were judged when it passes. cellNamedBy is the rule by
+	// which the cell's run named its thread (cells.go).
+	lastCell    *checks.Cell
+	cellNamedBy string
 	cellMu   sync.Mutex
 
 	mu         sync.Mutex
