@@ -148,7 +148,7 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 		w.runs["cell"] = run
 	}
 	if aborting && f.query != "" {
-		return w.cellAbort(thread, w.on(resp, "THREAD-04"), w.on(resp, "ASYNC-06"))
+		return w.cellAbort(thread, w.cellNamedBy, w.on(resp, "ASYNC-06"))
 	}
 	if aborting && !abort.started {
 		if f.accept == "text/event-stream" && resp.MediaType() != "text/event-stream" {

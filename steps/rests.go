@@ -617,8 +617,13 @@ func (w *World) runRules(r *Response) []string {
 	default:
 		return nil
 	}
-	if r.Request.Header.Get("X-SVC-Thread-Id") != "" {
+	switch {
+	case r.Request.Header.Get("X-SVC-Thread-Id") != "":
 		out = append(out, w.on(r, "THREAD-02"))
+	case k == routeAgentID || k == routeAlias || k == routeProject:
+		// A call that names no thread runs on a new one (THREAD-03): a run
+		// on a thread another call shares may be cut, or joined, by it.
+		out = append(out, w.on(r, "THREAD-03"))
 	}
 	return out
 }
