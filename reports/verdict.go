@@ -366,6 +366,8 @@ type Report struct {
 	Scenarios []runner.ScenarioResult `json:"scenarios"`
 	// Passive is set in a passive report only.
 	Passive *Passive `json:"passive,omitempty"`
+	// Evidence is set for a run made with evidence (package evidence).
+	Evidence *RunEvidence `json:"evidence,omitempty"`
 }
 
 // Partial reports whether the run left an observable spec rule neither

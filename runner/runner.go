@@ -58,6 +58,13 @@ type Config struct {
 	Console io.Writer
 	// NoColors turns off ANSI colours on the console.
 	NoColors bool
+	// Evidence, when set, hears every exchange of the run with the
+	// scenario that made it, in the order the run's judgement of every
+	// exchange judged them (an exchange without a response, which it does
+	// not judge, where it ended): kept as evidence, they can be judged
+	// again to the same verdicts (package evidence). Keys are in them
+	// whole: it must redact what it keeps.
+	Evidence func(sc steps.Scenario, v *checks.View)
 }
 
 // Status is how a scenario ended, or what the plan decided for it. Rules
@@ -132,7 +139,10 @@ type Result struct {
 	// Cells are, per rule, the cells (checks.Cell.String) it was judged on:
 	// by the judgement of every exchange, and by its own scenarios that
 	// passed or checked it in full.
-	Cells       map[string][]string
+	Cells map[string][]string
+	// Judgement is the run's judgement of every exchange, rule by rule
+	// (failures as its checks made them: keys whole, not for reports).
+	Judgement   *checks.Summary
 	Plan        *Plan
 	GodogStatus int
 	Started     time.Time
@@ -321,6 +331,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		col.planned[pl.Key()] = pl
 	}
 	obs := newObserver(cfg.Profile)
+	obs.evidence = cfg.Evidence
 	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col, Exchanges: obs.add}
 	res := &Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
@@ -345,6 +356,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Duration = time.Since(res.Started)
 	obs.attach(col.results, col.byPickle)
+	sum := obs.j.Summary()
+	res.Judgement = &sum
 	res.Scenarios = col.results
 	res.Cells = obs.cells(col.results)
 	reported := map[string]bool{}

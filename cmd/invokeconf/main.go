@@ -16,6 +16,7 @@
 //	invokeconf proxy --target URL [--listen ADDR] [--out DIR]    record and judge live traffic (passive, docs/passive.md)
 //	invokeconf judge FILE.har                                    judge recorded traffic offline
 //	invokeconf clients [flags] -- COMMAND [ARGS...]              run a client's tests against every legal variant
+//	invokeconf verify [--key PUB] DIR                            check a run's reports offline against its evidence
 //
 // Exit codes of run: 0 every applicable MUST rule passed; 1 a rule failed;
 // 2 bad usage (a selection that leaves no scenario included), a bad profile,
@@ -36,6 +37,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/invokeconf/invokeconf/evidence"
 	"github.com/invokeconf/invokeconf/runner"
 )
 
@@ -72,6 +74,7 @@ Usage:
   invokeconf judge FILE.har   judge recorded traffic offline
   invokeconf clients [flags] -- COMMAND [ARGS...]
                               run a client's own tests once per legal variant of the reference server
+  invokeconf verify DIR       check a run's reports offline: digests, the evidence judged again, the signature
 
 Run 'invokeconf help COMMAND' or 'invokeconf COMMAND -h' for a command's description, flags, examples and
 exit codes.
@@ -196,6 +199,18 @@ var commandDocs = map[string]commandDoc{
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
 		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}, listExits},
+	"verify": {synopsis: "invokeconf verify [--key PUB] DIR",
+		description: "Checks, offline, the reports a run wrote in DIR (run --out) against the evidence it kept beside them:\n" +
+			"the digest of every evidence file summary.json binds (the traffic, the plan, the profile), that the report\n" +
+			"names the spec, catalog and harness build of this verifier, and, judging the recorded traffic again with\n" +
+			"the same checks, that the run's judgement of every exchange comes out the same and every verdict of the\n" +
+			"report stands on it. It prints what it verified in the report's words: how many verdicts were recomputed\n" +
+			"from the traffic, and how many are taken on trust (rules no check decides from traffic, or that the\n" +
+			"scenarios judged where traffic alone does not decide them). With --key it checks the run's signature\n" +
+			"(" + evidence.SignatureFile + ", a DSSE envelope of an in-toto statement) with the signer's public key.\n" +
+			"Nothing needs a network. See docs/vendor-guide.md, \"Publishing your result\".",
+		examples: []string{"invokeconf verify reports/out", "invokeconf verify --key vendor-pub.pem published-run/"},
+		exits:    verifyExits},
 	"version": {"invokeconf version [--profile FILE]",
 		"Prints the harness version and commit, how they were found (set at link time, stamped by go build, the\n" +
 			"module version, or asked of git about the source tree the binary was compiled from), the digest of the\n" +
@@ -267,6 +282,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdJudge(ctx, args[1:], stdout, stderr)
 	case "clients":
 		code, err = cmdClients(ctx, args[1:], stdout, stderr)
+	case "verify":
+		code, err = cmdVerify(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass
