@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -176,23 +177,52 @@ func (v *Verification) identity(rep, self reports.Identity) {
 	}
 }
 
-// sameBuild says whether two identities name one build of the harness:
-// the same executable, the same clean commit, or the same released
-// version.
+// sameBuild says whether two identities name one build of the harness's
+// source: the same executable, the same clean commit, the same version Go
+// recorded or a release set, or a clean commit and the pseudo-version Go
+// gives that commit (a run from a clone, verified by `go run
+// .../cmd/invokeconf@<commit>`, or the other way round). A tree with
+// changes (+dirty) is named by its executable only.
 func sameBuild(rep, self reports.Identity) (bool, string) {
 	clean := func(c string) bool { return c != "" && !strings.HasSuffix(c, "+dirty") }
+	named := func(id reports.Identity) bool {
+		return id.HarnessVersion != "" && id.HarnessVersion != "dev" &&
+			(id.HarnessSource == reports.SourceLdflags || id.HarnessSource == reports.SourceModule)
+	}
+	pseudoOf := func(a, b reports.Identity) bool {
+		rev := pseudoRevision(b.HarnessVersion)
+		return clean(a.HarnessCommit) && named(b) && rev != "" && strings.HasPrefix(a.HarnessCommit, rev)
+	}
 	switch {
 	case rep.HarnessBinary != "" && rep.HarnessBinary == self.HarnessBinary:
 		return true, "the executable " + rep.HarnessBinary
 	case clean(rep.HarnessCommit) && rep.HarnessCommit == self.HarnessCommit:
 		return true, "commit " + rep.HarnessCommit
-	case rep.HarnessVersion != "" && rep.HarnessVersion != "dev" && rep.HarnessVersion == self.HarnessVersion &&
-		(rep.HarnessSource == reports.SourceLdflags || rep.HarnessSource == reports.SourceModule):
+	case named(rep) && named(self) && rep.HarnessVersion == self.HarnessVersion:
 		return true, "version " + rep.HarnessVersion
+	case pseudoOf(rep, self):
+		return true, "commit " + rep.HarnessCommit + " (" + self.HarnessVersion + ")"
+	case pseudoOf(self, rep):
+		return true, rep.HarnessVersion + " (commit " + self.HarnessCommit + ")"
 	}
 	return false, fmt.Sprintf("the report names %s (executable %s), this verifier is %s (executable %s)",
 		nameOf(rep), orNone(rep.HarnessBinary), nameOf(self), orNone(self.HarnessBinary))
 }
+
+// pseudoRevision returns the commit prefix a Go pseudo-version names
+// (v0.0.0-20260101120000-9b9f711647bd: 9b9f711647bd), "" for any other
+// version.
+func pseudoRevision(v string) string {
+	m := pseudoVersion.FindStringSubmatch(v)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// pseudoVersion matches the tail of a Go pseudo-version: a UTC time stamp
+// and 12 hex digits of the commit.
+var pseudoVersion = regexp.MustCompile(`[-.]\d{14}-([0-9a-f]{12})(\+incompatible)?$`)
 
 func nameOf(id reports.Identity) string {
 	s := "invokeconf " + id.HarnessVersion

@@ -1,7 +1,7 @@
 // Command invokeconf is the conformance harness for the Agent Invoke Service.
 //
 //	invokeconf run [--profile FILE] [--rules IDS] [--areas AREAS] [--tags EXPR] [--quick] [--spec-only]
-//	               [--require-complete] [--baseline FILE] [--write-baseline FILE] [--out DIR]
+//	               [--require-complete] [--baseline FILE] [--write-baseline FILE] [--out DIR] [--evidence=false] [--sign KEY]
 //	                                                             run the suite (no profile: against the embedded reference server)
 //	invokeconf profile check --profile FILE [selection flags of run] [--require-complete]
 //	                                                             validate a profile against its live target and forecast the run
@@ -9,6 +9,7 @@
 //	invokeconf serve [--addr ADDR] [--defect NAME]... [--variant NAME]...  run the reference server
 //	invokeconf model [--addr ADDR]                               run the scripted model server (OpenAI-compatible)
 //	invokeconf rules [ID...] [--format text|markdown|json]       list the rule catalog, or show rules whole
+//	invokeconf rules --uncovered                                 list the spec's statements no rule quotes, with why
 //	invokeconf defects                                           list the reference server's defect switches
 //	invokeconf variants                                          list the reference server's variant switches
 //	invokeconf version                                           print the harness build and the spec and catalog digests
@@ -93,12 +94,15 @@ var commandDocs = map[string]commandDoc{
 	"run": {"invokeconf run [flags]",
 		"Runs the scenarios against a target and judges every rule of the catalog. Without --profile it starts the\n" +
 			"embedded reference server on a free loopback port and tests that. Reports land in --out: report.html,\n" +
-			"summary.json, junit.xml and cucumber.json. A run that does not judge every observable spec rule is\n" +
+			"summary.json, junit.xml and cucumber.json, with the run's evidence beside them (" + evidence.HARFile + ": every\n" +
+			"exchange as judged, keys hidden; plan.json; profile.yaml), bound by digest in summary.json, for\n" +
+			"'invokeconf verify' (--sign KEY signs them). A run that does not judge every observable spec rule is\n" +
 			"PARTIAL, never a certification; contract rules (docs/bundles.md) are judged apart from spec rules.",
 		[]string{"invokeconf run", "invokeconf run --profile target.yaml --out reports/out",
 			"invokeconf run --profile target.yaml --spec-only", "invokeconf run --profile target.yaml --areas sse,events --quick",
 			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure",
-			"invokeconf run --profile target.yaml --require-complete"}, exitCodes},
+			"invokeconf run --profile target.yaml --require-complete",
+			"invokeconf run --profile target.yaml --sign vendor-key.pem   # openssl genpkey -algorithm ed25519 -out vendor-key.pem"}, exitCodes},
 	"profile check": {"invokeconf profile check --profile FILE [flags]",
 		"Reads a profile as run does (with INVOKECONF_* overrides) and asks its target: does it answer, are the\n" +
 			"keys accepted (the expired key refused); tells capabilities declared false (their scenarios not\n" +
@@ -142,8 +146,11 @@ var commandDocs = map[string]commandDoc{
 			"area, source, number of scenarios, whether recorded traffic alone can decide it (invokeconf proxy and\n" +
 			"judge: yes, partly or no) and its statement. With rule IDs it shows each rule whole: section,\n" +
 			"statement, the spec's words, the strictness of its check, whether it is observable, passive with why,\n" +
-			"and every scenario that checks it. --format markdown or json gives every field of the rules listed.",
-		[]string{"invokeconf rules", "invokeconf rules SSE-04", "invokeconf rules SSE-01,SSE-02 --format json", "invokeconf rules --format markdown"},
+			"and every scenario that checks it. --format markdown or json gives every field of the rules listed.\n" +
+			"--uncovered lists instead the spec's normative statements that no rule's spec words quote, each with\n" +
+			"the catalog's reason (features/uncovered.yaml).",
+		[]string{"invokeconf rules", "invokeconf rules SSE-04", "invokeconf rules SSE-01,SSE-02 --format json", "invokeconf rules --format markdown",
+			"invokeconf rules --uncovered"},
 		`Exit codes:
   0  listed
   2  bad usage: an unknown rule or format
