@@ -83,9 +83,7 @@ func Create(dir string, p *profile.Profile, version string) (*Recorder, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
-	for _, name := range []string{HARFile, PlanFile, ProfileFile, SignatureFile} {
-		_ = os.Remove(filepath.Join(dir, name)) // no stale evidence of an earlier run
-	}
+	RemoveStale(dir)
 	f, err := os.Create(filepath.Join(dir, HARFile))
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
@@ -97,6 +95,14 @@ func Create(dir string, p *profile.Profile, version string) (*Recorder, error) {
 	}
 	red := traffic.NewRedactor(p.Secrets()...)
 	return &Recorder{dir: dir, f: f, w: w, rec: &traffic.Recorder{Redactor: red}}, nil
+}
+
+// RemoveStale removes the evidence an earlier run left in dir: a run
+// without evidence leaves none that its report does not bind.
+func RemoveStale(dir string) {
+	for _, name := range []string{HARFile, PlanFile, ProfileFile, SignatureFile} {
+		_ = os.Remove(filepath.Join(dir, name))
+	}
 }
 
 // Add keeps one exchange of the run, keys hidden: the runner calls it in

@@ -236,7 +236,11 @@ func planRun(o *runOptions, t *target, stdout io.Writer) (*runner.Plan, error) {
 // startEvidence starts keeping the run's evidence in the reports' folder,
 // unless --evidence=false or no folder; nil then.
 func startEvidence(o *runOptions, t *target) (*evidence.Recorder, error) {
-	if !o.evidence || o.out == "" {
+	if o.out == "" {
+		return nil, nil
+	}
+	if !o.evidence {
+		evidence.RemoveStale(o.out)
 		return nil, nil
 	}
 	return evidence.Create(o.out, t.p, reports.Identify(nil).Harness)

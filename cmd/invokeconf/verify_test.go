@@ -298,3 +298,63 @@ func TestVerifyAnotherImplementation(t *testing.T) {
 		t.Errorf("verify:\n%s", stdout)
 	}
 }
+
+// TestGuidePublishing: the guide's "Publishing your result" works word for
+// word: its openssl commands make the key pair (when openssl is here), its
+// run signs the run (on a quick selection, against a reference server as
+// the target of my-target.yaml), and the customer's one command verifies
+// the folder with the public key.
+func TestGuidePublishing(t *testing.T) {
+	t.Parallel()
+	guide := readGuide(t)
+	_, section, ok := strings.Cut(guide, "\n## Publishing your result\n")
+	if !ok {
+		t.Fatal("the guide has no section \"Publishing your result\"")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	dir := t.TempDir()
+	_, prof := serveProfile(t)
+	files := strings.NewReplacer("my-target.yaml", prof, "vendor-key.pem", filepath.Join(dir, "vendor-key.pem"),
+		"vendor-pub.pem", filepath.Join(dir, "vendor-pub.pem"), "acme-2026-11", filepath.Join(dir, "acme-2026-11"))
+	_, haveOpenssl := exec.LookPath("openssl")
+	var ran []string
+	for _, b := range blocks(section, "sh") {
+		for _, line := range strings.Split(strings.TrimSpace(b), "\n") {
+			line = files.Replace(line)
+			args := strings.Fields(line)
+			switch {
+			case strings.HasPrefix(line, "openssl "):
+				if haveOpenssl != nil {
+					break // the run's case makes the pair
+				}
+				if out, err := exec.Command("openssl", args[1:]...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", line, err, out)
+				}
+			case strings.Contains(line, "&& ./invokeconf run "):
+				_, built, _ := strings.Cut(line, "&& ./invokeconf ")
+				if haveOpenssl != nil {
+					priv, _ := keyPair(t, "vendor")
+					built = strings.ReplaceAll(built, filepath.Join(dir, "vendor-key.pem"), priv)
+					pub := strings.TrimSuffix(priv, ".pem") + "-pub.pem"
+					b, _ := os.ReadFile(pub)
+					writeFile(t, filepath.Join(dir, "vendor-pub.pem"), b)
+				}
+				code, stdout, stderr := invoke(t, append(strings.Fields(built), "--areas", "sse", "--quick")...)
+				if code != 0 {
+					t.Fatalf("%s: exit %d\n%s\n%s", line, code, stdout, stderr)
+				}
+			case strings.HasPrefix(line, "go run github.com/invokeconf/invokeconf/cmd/invokeconf@HARNESS "):
+				code, stdout, stderr := invoke(t, args[3:]...)
+				if code != 0 || !strings.Contains(stdout, "VERIFIED: ") || !strings.Contains(stdout, "signature: valid") {
+					t.Fatalf("%s: exit %d\n%s\n%s", line, code, stdout, stderr)
+				}
+			default:
+				t.Fatalf("the section runs a command this test does not know: %s", line)
+			}
+			ran = append(ran, args[0])
+		}
+	}
+	if len(ran) < 4 {
+		t.Fatalf("the section's commands: %v; want the key pair, the signed run and the customer's verify", ran)
+	}
+}
