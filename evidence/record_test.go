@@ -20,7 +20,9 @@ import (
 // content, whose start frame came only 100 ms before the content: SSE-01
 // broken, unless the recorder's own lateness explains it (stalls).
 func stream(id int, start time.Time, key string, stalls []traffic.Stall) *traffic.Exchange {
-	body := func(at time.Duration, s string) traffic.Chunk { return traffic.Chunk{At: at, Size: len(s), Data: []byte(s)} }
+	body := func(at time.Duration, s string) traffic.Chunk {
+		return traffic.Chunk{At: at, Size: len(s), Data: []byte(s)}
+	}
 	prompt := "@pause 1s\n@say hello"
 	resp := []traffic.Chunk{
 		body(900*time.Millisecond, "event: start\ndata: {}\n\n"),
