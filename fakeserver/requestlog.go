@@ -2,6 +2,8 @@ package fakeserver
 
 import (
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -68,14 +70,14 @@ func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]record
 // add records a request served by the view v.
 func (q *requestRing) add(v *Server, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
 	red := v.requestRedactor()
-	rq := Request{Time: start.UTC(), Method: r.Method, Path: red.Cut(r.URL.RequestURI(), maxRecordedText, "..."),
+	rq := Request{Time: start.UTC(), Method: v.hideKeys(r.Method), Path: red.Cut(v.hideKeysInURI(r.URL.RequestURI()), maxRecordedText, "..."),
 		Status: status, Key: key, ElapsedMS: float64(elapsed.Microseconds()) / 1000}
 	for _, h := range recordedHeaders {
 		if vals, ok := r.Header[http.CanonicalHeaderKey(h)]; ok {
 			if rq.Headers == nil {
 				rq.Headers = map[string]string{}
 			}
-			rq.Headers[h] = red.Cut(strings.Join(vals, ", "), maxRecordedText, "...")
+			rq.Headers[h] = red.Cut(keyShape.ReplaceAllStringFunc(strings.Join(vals, ", "), shapeMarker), maxRecordedText, "...")
 		}
 	}
 	q.mu.Lock()
@@ -144,4 +146,33 @@ func (s *Server) requestRedactor() *profile.Redactor {
 		})
 	})
 	return s.ctl.redactor
+}
+
+// keyShape finds anything shaped like a key of the spec's form, one the
+// server issued or not.
+var keyShape = regexp.MustCompile(`sk-svc-[A-Za-z0-9_]+-[A-Za-z0-9_]+-[A-Za-z0-9_]+`)
+
+// shapeMarker is what a text shaped like a key becomes: its ID.
+func shapeMarker(k string) string {
+	parts := strings.SplitN(k, "-", 5)
+	return "[key " + parts[2] + "-" + parts[3] + "]"
+}
+
+// hideKeys returns text with the server's keys, the admin key and anything
+// shaped like a key hidden (whole keys as their IDs, any piece of a
+// secret), for the request log and the recent requests.
+func (s *Server) hideKeys(text string) string {
+	return s.requestRedactor().Redact(keyShape.ReplaceAllStringFunc(text, shapeMarker))
+}
+
+// hideKeysInURI returns a request's path and query with keys hidden: as
+// sent, or percent-decoded when the decoded form holds a key (one encoded
+// byte by byte passes a search of the form as sent).
+func (s *Server) hideKeysInURI(uri string) string {
+	if dec, err := url.PathUnescape(uri); err == nil && dec != uri {
+		if hidden := s.hideKeys(dec); hidden != dec {
+			return hidden
+		}
+	}
+	return s.hideKeys(uri)
 }

@@ -209,6 +209,14 @@ func exchangeEnd(x *traffic.Exchange) time.Time {
 	return end
 }
 
+// Interrupted notes in every report that the traffic was not judged whole
+// (Ctrl-C or SIGTERM): why is said after the target's name.
+func (s *Session) Interrupted(why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Target += " (interrupted: " + why + ")"
+}
+
 // Exchanges returns the number of exchanges added, and of those the
 // number judged (those with a response).
 func (s *Session) Exchanges() (added, judged int) {

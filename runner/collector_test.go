@@ -70,6 +70,11 @@ func TestClassify(t *testing.T) {
 	if got, _ := c.classify(fmt.Errorf("POST /x: %w", context.Canceled)); got != HarnessError {
 		t.Errorf("interrupted: %s", got)
 	}
+	// A step that made "could not decide" of the stream the interrupt cut
+	// is no untested rule: the run was cut.
+	if got, msg := c.classify(errs["is skipped"]); got != HarnessError || !strings.Contains(msg, "the run was interrupted") {
+		t.Errorf("a step untested by the interrupt: %s %q", got, msg)
+	}
 }
 
 // TestProgressNamesWhatMayExplainAFailure: a progress line is printed as

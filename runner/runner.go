@@ -254,6 +254,10 @@ func (c *collector) status(err error) (status Status, msg string) {
 	switch {
 	case err == nil:
 		return Passed, ""
+	case c.ctx.Err() != nil:
+		// Whatever the step made of it (a cut stream is also "could not
+		// decide"), the harness stopped this scenario, not the target.
+		return HarnessError, "the run was interrupted: " + err.Error()
 	case untested:
 		return Untested, reason
 	case steps.IsHarnessError(err):
@@ -265,8 +269,6 @@ func (c *collector) status(err error) (status Status, msg string) {
 	case stepPanicked(err):
 		// A harness bug, whatever the target answered.
 		return HarnessError, "a step panicked: " + err.Error()
-	case c.ctx.Err() != nil:
-		return HarnessError, "the run was interrupted: " + err.Error()
 	}
 	return Failed, err.Error()
 }
@@ -368,6 +370,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		switch {
 		case pl.Status == NotApplicable || pl.Status == Untested:
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
+		case pl.Status == Runs && !reported[pl.ID] && ctx.Err() != nil:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, HarnessError, "the run was interrupted before the scenario started"))
 		case pl.Status == Runs && !reported[pl.ID] && res.GodogStatus != 2:
 			// Planned but never reported: godog and the plan disagree.
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, HarnessError, "the scenario was planned but godog did not run it"))
@@ -432,16 +436,29 @@ func StepLocation(text string) string {
 	return ""
 }
 
+// MemoryLimit is the soft memory limit `invokeconf run` sets for its
+// process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT is set: a target
+// that answers every request with as much as the harness reads (MaxBody,
+// 16 scenarios at once) then keeps the process under 512 MB, the collector
+// working harder instead of letting the heap double.
+const MemoryLimit = 384 << 20
+
+// MaxResponseHeader bounds the status line and headers of one answer the
+// harness reads (net/http's own default is 10 MB: a target flooding its
+// headers at 16 scenarios at once would hold hundreds of MB).
+const MaxResponseHeader = 1 << 20
+
 // newClient returns the HTTP client the steps use: no overall timeout (that
 // would cut streams; every request carries its own deadline), a dial timeout
-// so an unreachable target fails fast, and no proxy: targets are reached
-// directly.
+// so an unreachable target fails fast, headers bounded, and no proxy:
+// targets are reached directly.
 func newClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-		MaxIdleConnsPerHost:   32,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 0,
-		DisableCompression:    true,
+		DialContext:            (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConnsPerHost:    32,
+		IdleConnTimeout:        30 * time.Second,
+		ResponseHeaderTimeout:  0,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: MaxResponseHeader,
 	}}
 }

@@ -31,6 +31,8 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	quiet := fs.Bool("quiet", false, "print no line per exchange (failures and the summary still print)")
 	spillThreshold := fs.Int64("spill-threshold", traffic.DefaultSpillThreshold,
 		"recorded bytes of a body held in memory before the rest goes to a temporary file in OUT (keys hidden first)")
+	var hide multiFlag
+	fs.Var(&hide, "hide", hideUsage)
 	if err := parse(fs, args); err != nil {
 		return runner.ExitUsage, err
 	}
@@ -58,6 +60,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	defer spool.Close()
 	rec := traffic.NewRecorder(*maxRecord, nil)
 	rec.SpillDir, rec.SpillThreshold = tmp, *spillThreshold
+	rec.Redactor.Hide(splitValues(hide)...)
 	var progress io.Writer = stdout
 	if *quiet {
 		progress = nil
@@ -113,3 +116,7 @@ func writeHAR(file string, spool *har.Spool) error {
 	}
 	return f.Close()
 }
+
+// hideUsage is the --hide flag's help, for proxy and judge.
+const hideUsage = "also hide the values of these headers, query parameters and JSON members (comma-separated or repeated), " +
+	"beside the credentials hidden by default (docs/passive.md)"

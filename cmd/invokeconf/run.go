@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/evidence"
@@ -50,6 +51,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(runner.MemoryLimit))
+	}
 	var bl *reports.Baseline
 	if opts.baseline != "" {
 		if bl, err = reports.LoadBaseline(opts.baseline); err != nil {
@@ -76,6 +80,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	rep, err := writeReports(opts, t, res, notRun, bl, ev, stdout)
 	if err != nil {
 		return 0, err
+	}
+	if ctx.Err() != nil && notRun == nil {
+		cut := res.Count(runner.HarnessError)
+		return 0, exitError{max(rep.ExitCode, runner.ExitHarness), fmt.Errorf("interrupted (Ctrl-C or SIGTERM): %s cut or never started "+
+			"(harness errors, \"the run was interrupted\"); the reports hold what ran before", plural(cut, "scenario was", "scenarios were"))}
 	}
 	// A target that never answered is exit 2; the reason was printed
 	// once, in the verdict line (the reports' headline).
@@ -199,7 +208,7 @@ func warnUnknownVars(w io.Writer, p *profile.Profile, environ []string) {
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") {
+		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") || name == adminKeyEnv {
 			continue
 		}
 		fmt.Fprintf(w, "invokeconf: warning: %s is set but overrides no profile field%s (see 'invokeconf profile vars')\n", name, didYouMean(name, names))
