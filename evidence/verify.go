@@ -67,8 +67,9 @@ type Verification struct {
 	// Rules says, per rule, how its verdict was confirmed (one of the
 	// constants above).
 	Rules map[string]string
-	// Signed is true when a signature was checked with Options.Key.
-	Signed bool
+	// Signed is true when a signature was checked with Options.Key;
+	// SignedUnchecked when the run is signed and no key was given.
+	Signed, SignedUnchecked bool
 	// Judged is the evidence judged again.
 	Judged *Judged
 }
@@ -112,7 +113,7 @@ func Verify(dir string, opts Options) (*Verification, error) {
 	if opts.Key != nil {
 		v.signature(dir, rep, opts.Key)
 	} else if _, err := os.Stat(filepath.Join(dir, SignatureFile)); err == nil {
-		v.Checked = append(v.Checked, "signature: the run is signed ("+SignatureFile+"); not checked: give the signer's public key with --key")
+		v.SignedUnchecked = true
 	}
 	j, err := Rejudge(filepath.Join(dir, HARFile))
 	if err != nil {

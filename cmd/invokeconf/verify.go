@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/invokeconf/invokeconf/evidence"
 	"github.com/invokeconf/invokeconf/internal/safetext"
@@ -49,8 +50,9 @@ func cmdVerify(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	rep := v.Report
 	clean := safetext.Clean
-	fmt.Fprintf(stdout, "invokeconf verify %s: the run of %s against %s, %s: %q (exit %d)\n", clean(dir), rep.Started.Format("2006-01-02 15:04:05Z"),
-		clean(rep.Target), clean(rep.Headline), rep.Outcome, rep.ExitCode)
+	fmt.Fprintf(stdout, "invokeconf verify %s\n", clean(dir))
+	fmt.Fprintf(stdout, "  report: %s (exit %d): %s\n", strings.ToUpper(rep.Outcome), rep.ExitCode, clean(rep.Headline))
+	fmt.Fprintf(stdout, "  run: %s, against %s\n", rep.Started.Format("2006-01-02 15:04:05Z"), clean(rep.Target))
 	for _, line := range v.Summary() {
 		fmt.Fprintf(stdout, "  %s\n", clean(line))
 	}
@@ -61,11 +63,12 @@ func cmdVerify(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		return runner.ExitFail, nil
 	}
-	signed := "unsigned: anyone could have written it; sign with run --sign KEY"
-	if v.Signed {
+	signed := "unsigned: it shows that the verdicts follow from the evidence, not who made them; run --sign KEY signs a run"
+	switch {
+	case v.Signed:
 		signed = "signed by " + evidence.KeyID(opts.Key)
-	} else if opts.Key == nil {
-		signed = "signature not checked (no --key)"
+	case v.SignedUnchecked:
+		signed = "signed; the signature not checked: give the signer's public key with --key"
 	}
 	fmt.Fprintf(stdout, "VERIFIED: the report's verdicts stand on its evidence (%s)\n", signed)
 	return runner.ExitPass, nil

@@ -14,11 +14,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/evidence"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 )
 
@@ -289,6 +291,24 @@ func TestVerifyAnotherImplementation(t *testing.T) {
 	if len(rep.Evidence.KeysHidden) == 0 || len(rep.Evidence.FromEvidence) == 0 {
 		t.Errorf("the target echoes keys in every answer: %d exchanges had keys hidden, %d rules judged otherwise from the evidence",
 			len(rep.Evidence.KeysHidden), len(rep.Evidence.FromEvidence))
+	}
+	// The keys it echoed are hidden in every file of the folder, each piece
+	// of a secret of profile.FragmentMin characters or more included (the
+	// files' digests left aside: a hex secret's piece may stand in one by
+	// chance, as may an all-digit piece in a number).
+	digests := regexp.MustCompile(`[0-9a-f]{64}`)
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		b = digests.ReplaceAll(b, nil)
+		for _, key := range p.Secrets() {
+			sec := key[strings.LastIndex(key, "-")+1:]
+			for i := 0; i+profile.FragmentMin <= len(sec); i++ {
+				if piece := sec[i : i+profile.FragmentMin]; strings.Trim(piece, "0123456789") != "" && bytes.Contains(b, []byte(piece)) {
+					t.Fatalf("%s holds %q, a piece of a key's secret", e.Name(), sec[i:i+profile.FragmentMin])
+				}
+			}
+		}
 	}
 	code, stdout, stderr = invoke(t, "verify", out)
 	if code != 0 {
