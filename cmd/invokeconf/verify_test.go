@@ -20,6 +20,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/evidence"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 )
@@ -316,6 +317,30 @@ func TestVerifyAnotherImplementation(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "VERIFIED") || !strings.Contains(stdout, evidence.TrustHidden) {
 		t.Errorf("verify:\n%s", stdout)
+	}
+}
+
+// TestVerifyLegalVariants: a run against the reference server with legal
+// behaviours it does not use by default (the line endings of the SSE
+// grammar mixed, members of its own, 202 for async, lower-case header
+// names) verifies: the evidence holds the bytes as they passed, and the
+// checks judge them again the same.
+func TestVerifyLegalVariants(t *testing.T) {
+	t.Parallel()
+	p := invokeconftest.NewServer(t, invokeconftest.WithVariants("sse-mixed-endings", "extra-members", "async-202", "header-case")).Profile
+	b, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := filepath.Join(t.TempDir(), "target.yaml")
+	writeFile(t, prof, b)
+	out := t.TempDir()
+	if code, stdout, stderr := invoke(t, "run", "--profile", prof, "--areas", "sse,formats,async,events", "--quick", "--out", out); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := invoke(t, "verify", out)
+	if code != 0 || !strings.Contains(stdout, "VERIFIED") || !strings.Contains(stdout, "reproduced exactly") {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
 
