@@ -7,7 +7,6 @@ import (
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fixtures"
-	"github.com/invokeconf/invokeconf/steps"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -33,11 +32,10 @@ func BenchmarkEvidenceAdd(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sc := steps.Scenario{ID: "p", URI: "features/sse.feature", Name: "s"}
 		v := checks.NewView(x)
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			rec.Add(sc, v)
+			rec.Add("p", "features/sse.feature: s", v)
 		}
 		rec.Abandon()
 	})

@@ -40,8 +40,7 @@ import (
 	"github.com/invokeconf/invokeconf/har"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
-	"github.com/invokeconf/invokeconf/runner"
-	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -105,10 +104,11 @@ func RemoveStale(dir string) {
 	}
 }
 
-// Add keeps one exchange of the run, keys hidden: the runner calls it in
-// the order its judgement judges them (runner.Config.Evidence). A write
-// error stops the evidence; Finish returns it.
-func (r *Recorder) Add(sc steps.Scenario, v *checks.View) {
+// Add keeps one exchange of the run, keys hidden, as made in the scenario
+// page (titled title): the runner hands them in the order its judgement
+// judges them (runner.Config.Evidence). A write error stops the evidence;
+// Finish returns it.
+func (r *Recorder) Add(page, title string, v *checks.View) {
 	x, hidden := hide(r.rec, v.Exchange)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -119,8 +119,7 @@ func (r *Recorder) Add(sc steps.Scenario, v *checks.View) {
 	if hidden && v.Response != nil {
 		r.hid = append(r.hid, x.ID)
 	}
-	title := sc.URI + ": " + sc.Name
-	if err := r.w.Add(x, sc.ID, title); err != nil {
+	if err := r.w.Add(x, page, title); err != nil {
 		r.err = err
 	}
 }
@@ -213,7 +212,7 @@ func (r *Recorder) Abandon() {
 // judges its own evidence once more and records the rules whose verdict
 // that changes (RunEvidence.FromEvidence). Call it once the run is over,
 // before the reports are written.
-func (r *Recorder) Finish(res *runner.Result, rep *reports.Report) error {
+func (r *Recorder) Finish(res *testrun.Result, rep *reports.Report) error {
 	r.mu.Lock()
 	r.done = true
 	err := r.err
@@ -272,7 +271,7 @@ func (r *Recorder) Finish(res *runner.Result, rep *reports.Report) error {
 }
 
 // planJSON is the plan as plan.json holds it.
-func planJSON(p *runner.Plan) ([]byte, error) {
+func planJSON(p *testrun.Plan) ([]byte, error) {
 	type scenario struct {
 		ID      string   `json:"id"`
 		Name    string   `json:"name"`
@@ -283,15 +282,15 @@ func planJSON(p *runner.Plan) ([]byte, error) {
 		Reason  string   `json:"reason,omitempty"`
 	}
 	doc := struct {
-		Selection runner.Selection `json:"selection"`
-		Tags      string           `json:"tags"`
-		Scenarios []scenario       `json:"scenarios"`
+		Selection testrun.Selection `json:"selection"`
+		Tags      string            `json:"tags"`
+		Scenarios []scenario        `json:"scenarios"`
 	}{Scenarios: []scenario{}}
 	if p != nil {
 		doc.Selection, doc.Tags = p.Selection, p.Expr
 		for _, s := range p.Scenarios {
 			st := string(s.Status)
-			if s.Status == runner.Runs {
+			if s.Status == testrun.Runs {
 				st = "runs"
 			}
 			doc.Scenarios = append(doc.Scenarios, scenario{ID: s.ID, Name: s.Name, Example: s.Example, Rules: s.Rules,
@@ -350,18 +349,21 @@ type Judged struct {
 	Exchanges, Responses int
 }
 
+// MaxBody is what Rejudge reads of a body: steps.MaxBody, what the run
+// records of one (a response's was cut to 1 MiB where it was judged cut).
+const MaxBody = 8 << 20
+
 // Rejudge judges a run's traffic file again, exchange by exchange in the
 // file's order, as the run's judgement of every exchange judged them
 // (runner's observer: checks.NewJudgement().LeaveUnsettled()); bodies are
-// read up to steps.MaxBody bytes, as the run records them (a response's
-// was cut to 1 MiB where it was judged cut).
+// read up to MaxBody bytes, as the run records them.
 func Rejudge(path string) (*Judged, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
 	defer f.Close()
-	hr := har.NewReader(f, traffic.NewRecorder(steps.MaxBody, nil))
+	hr := har.NewReader(f, traffic.NewRecorder(MaxBody, nil))
 	j := checks.NewJudgement().LeaveUnsettled()
 	out := &Judged{}
 	for {

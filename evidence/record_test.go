@@ -11,8 +11,8 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/reports"
-	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -63,14 +63,13 @@ func TestEvidenceJudgesAsTheRun(t *testing.T) {
 		stream(2, start.Add(time.Second), p.Keys.Agent, late), // the harness was late: untested
 	}
 	j := checks.NewJudgement().LeaveUnsettled()
-	sc := steps.Scenario{ID: "pickle-1", URI: "features/sse.feature", Name: "a stream"}
 	for _, x := range xs {
 		v := checks.NewView(x)
-		rec.Add(sc, v)
+		rec.Add("pickle-1", "features/sse.feature: a stream", v)
 		j.AddView(v)
 	}
 	sum := j.Summary()
-	res := &runner.Result{Judgement: &sum}
+	res := &testrun.Result{Judgement: &sum}
 	rep := &reports.Report{ProfileYAML: "baseURL: x\n"}
 	if err := rec.Finish(res, rep); err != nil {
 		t.Fatal(err)
@@ -126,5 +125,12 @@ func TestHiddenKeysAreNamed(t *testing.T) {
 	}
 	if string(x.Response.Body.Chunks[1].Data) == string(hidden.Response.Body.Chunks[1].Data) {
 		t.Errorf("hide changed the exchange the run judged")
+	}
+}
+
+// TestMaxBodyIsTheRuns: the evidence is read back as the run records it.
+func TestMaxBodyIsTheRuns(t *testing.T) {
+	if MaxBody != steps.MaxBody {
+		t.Errorf("evidence.MaxBody is %d, steps.MaxBody %d", MaxBody, steps.MaxBody)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // hostileBudget is what a hostile target sends at most per response, as
@@ -136,10 +137,10 @@ func peakRSS(reset bool) uint64 {
 // under runner.MemoryLimit as `invokeconf run` sets it: 32 MiB after the
 // last, and the process's peak resident set under 512 MB (Linux).
 func TestHostileTargetMemoryIsBounded(t *testing.T) {
-	sel := runner.Selection{Tags: "@FMT-01,@FMT-02,@FMT-03,@SSE-03,@THREAD-01,@ASYNC-02,@ERR-02", Quick: true}
+	sel := testrun.Selection{Tags: "@FMT-01,@FMT-02,@FMT-03,@SSE-03,@THREAD-01,@ASYNC-02,@ERR-02", Quick: true}
 	conc := 1
 	if sweep.Full() {
-		sel, conc = runner.Selection{Areas: hostileAreas, Quick: true}, 16
+		sel, conc = testrun.Selection{Areas: hostileAreas, Quick: true}, 16
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(runner.MemoryLimit))
 	}
 	for name, h := range hostileTargets {
@@ -166,8 +167,8 @@ func TestHostileTargetMemoryIsBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			rss := peakRSS(false)
-			if res.Count(runner.Passed) > len(live.after)/10 || len(live.after) < 5 {
-				t.Fatalf("%d scenarios passed of %d measured: the test proves nothing", res.Count(runner.Passed), len(live.after))
+			if res.Count(testrun.Passed) > len(live.after)/10 || len(live.after) < 5 {
+				t.Fatalf("%d scenarios passed of %d measured: the test proves nothing", res.Count(testrun.Passed), len(live.after))
 			}
 			most, last := slicesMax(live.after), live.after[len(live.after)-1]
 			t.Logf("live heap before the run %d MiB; as each of %d scenarios ended: at most %d MiB, after the last %d MiB; peak RSS %d MiB",

@@ -11,9 +11,9 @@ import (
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/har"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/passive"
 	"github.com/invokeconf/invokeconf/reports"
-	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -52,17 +52,17 @@ func cmdJudge(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	switch {
 	case file == "":
-		return runner.ExitUsage, usageError{fmt.Errorf("name a HAR file")}
+		return outcome.ExitUsage, usageError{fmt.Errorf("name a HAR file")}
 	case fs.NArg() > 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return outcome.ExitUsage, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	case *junitWarnings != reports.JUnitWarningsPass && *junitWarnings != reports.JUnitWarningsFailure:
-		return runner.ExitUsage, usageError{fmt.Errorf("--junit-warnings must be %s or %s, not %q", reports.JUnitWarningsPass, reports.JUnitWarningsFailure, *junitWarnings)}
+		return outcome.ExitUsage, usageError{fmt.Errorf("--junit-warnings must be %s or %s, not %q", reports.JUnitWarningsPass, reports.JUnitWarningsFailure, *junitWarnings)}
 	case *maxRecord <= 0:
-		return runner.ExitUsage, usageError{fmt.Errorf("--max-record must be positive, not %d", *maxRecord)}
+		return outcome.ExitUsage, usageError{fmt.Errorf("--max-record must be positive, not %d", *maxRecord)}
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return runner.ExitUsage, usageError{err}
+		return outcome.ExitUsage, usageError{err}
 	}
 	defer f.Close()
 	// Ctrl-C or SIGTERM stops the reading, even mid-entry and on a pipe
@@ -84,7 +84,7 @@ func cmdJudge(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			break
 		}
 		if err != nil {
-			return runner.ExitUsage, usageError{fmt.Errorf("%s: %w", file, err)}
+			return outcome.ExitUsage, usageError{fmt.Errorf("%s: %w", file, err)}
 		}
 		s.Add(&x)
 	}
@@ -109,8 +109,8 @@ func judgeInterrupted(s *passive.Session, file string, added int, stderr io.Writ
 	}
 	fmt.Fprintf(stderr, "invokeconf judge: interrupted (Ctrl-C or SIGTERM) after %s of %s: the reports hold those; the rest of the file was not read\n",
 		plural(added, "entry", "entries"), file)
-	if code != runner.ExitFail {
-		code = runner.ExitHarness
+	if code != outcome.ExitFail {
+		code = outcome.ExitHarness
 	}
 	return code, nil
 }
@@ -131,9 +131,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // usageCode is the exit code of a parse error: 0 for help, else 2.
 func usageCode(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
-		return runner.ExitPass
+		return outcome.ExitPass
 	}
-	return runner.ExitUsage
+	return outcome.ExitUsage
 }
 
 // plural is "1 entry" or "N entries".

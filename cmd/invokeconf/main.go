@@ -39,7 +39,8 @@ import (
 	"syscall"
 
 	"github.com/invokeconf/invokeconf/evidence"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/internal/suggest"
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // exitCodes are run's exit codes: a contract with CI jobs (README, docs/ci.md).
@@ -269,10 +270,10 @@ func (e *helpError) Unwrap() error { return flag.ErrHelp }
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return runner.ExitUsage
+		return outcome.ExitUsage
 	}
 	var err error
-	code := runner.ExitPass
+	code := outcome.ExitPass
 	switch args[0] {
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
@@ -293,7 +294,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help":
 		if len(args) == 1 {
 			fmt.Fprint(stdout, usage)
-			return runner.ExitPass
+			return outcome.ExitPass
 		}
 		return run(ctx, append(args[1:], "-h"), stdout, stderr)
 	case "proxy":
@@ -306,29 +307,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdVerify(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
-		return runner.ExitPass
+		return outcome.ExitPass
 	default:
 		// The suggestion and where the commands are listed, not the whole
 		// usage: the one line that matters stays on the screen.
 		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s (see 'invokeconf help')\n", args[0], suggestCommand(args[0]))
-		return runner.ExitUsage
+		return outcome.ExitUsage
 	}
 	if err != nil {
 		var he *helpError
 		if errors.As(err, &he) {
 			printHelp(stdout, he.name, he.fs)
-			return runner.ExitPass
+			return outcome.ExitPass
 		}
 		fmt.Fprintf(stderr, "invokeconf %s: %v\n", args[0], err)
 		var ue usageError
 		var ee exitError
 		switch {
 		case errors.As(err, &ue):
-			return runner.ExitUsage
+			return outcome.ExitUsage
 		case errors.As(err, &ee):
 			return ee.code
 		}
-		return runner.ExitHarness
+		return outcome.ExitHarness
 	}
 	return code
 }
@@ -338,7 +339,7 @@ func suggestCommand(name string) string {
 	for n := range commandDocs {
 		names = append(names, strings.Fields(n)[0])
 	}
-	if best := runner.Closest(name, names); best != "" {
+	if best := suggest.Closest(name, names); best != "" {
 		return " (did you mean " + best + "?)"
 	}
 	return ""
@@ -441,7 +442,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			// commands' help writes them with two, as users type them.
 			bad = strings.TrimLeft(bad, "-")
 			msg = "unknown flag --" + bad
-			if best := runner.Closest(bad, known); best != "" {
+			if best := suggest.Closest(bad, known); best != "" {
 				msg += " (did you mean --" + best + "?)"
 			}
 		}

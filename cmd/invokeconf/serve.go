@@ -12,6 +12,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/modelserver"
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -175,7 +176,7 @@ func checkSwitches(defects, variants []string) error {
 	}{{"defect", defects, dn}, {"variant", variants, vn}} {
 		for _, name := range list.given {
 			if !slices.Contains(list.known, name) {
-				return usageError{fmt.Errorf("--%s: unknown %s %q%s (see 'invokeconf %ss')", list.kind, list.kind, name, didYouMean(name, list.known), list.kind)}
+				return usageError{fmt.Errorf("--%s: unknown %s %q%s (see 'invokeconf %ss')", list.kind, list.kind, name, suggest.DidYouMean(name, list.known), list.kind)}
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/evidence"
 	"github.com/invokeconf/invokeconf/internal/safetext"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // verifyExits are verify's exit codes.
@@ -61,7 +61,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) (int, error) {
 		for _, p := range v.Problems {
 			fmt.Fprintf(stdout, "  - %s\n", clean(p))
 		}
-		return runner.ExitFail, nil
+		return outcome.ExitFail, nil
 	}
 	signed := "unsigned: it shows that the verdicts follow from the evidence, not who made them; run --sign KEY signs a run"
 	switch {
@@ -71,5 +71,5 @@ func cmdVerify(args []string, stdout, stderr io.Writer) (int, error) {
 		signed = "signed; the signature not checked: give the signer's public key with --key"
 	}
 	fmt.Fprintf(stdout, "VERIFIED: the report's verdicts stand on its evidence (%s)\n", signed)
-	return runner.ExitPass, nil
+	return outcome.ExitPass, nil
 }

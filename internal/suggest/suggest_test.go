@@ -45,3 +45,14 @@ func BenchmarkClosestHugeName(b *testing.B) {
 		_ = Closest(name, known)
 	}
 }
+
+func TestClosest(t *testing.T) {
+	known := []string{"SSE-01", "SSE-05", "ERR-05", "ERR-10", "researchMode", "bundles"}
+	for name, want := range map[string]string{
+		"SSE-50": "SSE-05", "ERR-50": "ERR-05", "researchmod": "researchMode", "bundels": "bundles", "zzzzzz": "", "SSE-01": "",
+	} {
+		if got := Closest(name, known); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
