@@ -13,8 +13,8 @@ Feature: Every rule on every cell it is stated for
   Scenario Outline: The agent-ID route: a run that completes, as <form>
     Given the "agent" key
     When I make a run that completes on "/api/invoke/${agents.main.id}" as <form>
-    Then every exchange of the scenario holds every rule traffic decides
-    And the run's thread reports it through lastRunID
+    Then the run's thread reports it through lastRunID
+    And every exchange of the scenario holds every rule traffic decides
 
     @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
     Examples: an SSE stream
@@ -195,8 +195,8 @@ Feature: Every rule on every cell it is stated for
     Given a thread "T" on the main agent, opened with the "wildcard" key
     And the "wildcard" key
     When I make a run that completes on "/api/invoke/${thread:T}" as <form>
-    Then every exchange of the scenario holds every rule traffic decides
-    And the run's thread reports it through lastRunID
+    Then the run's thread reports it through lastRunID
+    And every exchange of the scenario holds every rule traffic decides
 
     @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
     Examples: an SSE stream
@@ -291,8 +291,8 @@ Feature: Every rule on every cell it is stated for
     Given a thread "T" on the main agent
     And the "agent" key
     When I make a run that completes on "/api/invoke/${agents.main.id}/thread/${thread:T}" as <form>
-    Then every exchange of the scenario holds every rule traffic decides
-    And the run's thread reports it through lastRunID
+    Then the run's thread reports it through lastRunID
+    And every exchange of the scenario holds every rule traffic decides
 
     @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
     Examples: an SSE stream
@@ -387,8 +387,8 @@ Feature: Every rule on every cell it is stated for
     Given a thread "T" on the main agent
     And the "agent" key
     When I make a run that completes on "/api/invoke/${agents.main.id}/threads/${thread:T}" as <form>
-    Then every exchange of the scenario holds every rule traffic decides
-    And the run's thread reports it through lastRunID
+    Then the run's thread reports it through lastRunID
+    And every exchange of the scenario holds every rule traffic decides
 
     @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
     Examples: an SSE stream
@@ -482,8 +482,8 @@ Feature: Every rule on every cell it is stated for
   Scenario Outline: The project route: a run that completes, as <form>
     Given the "project" key
     When I make a run that completes on "/api/projects/${projects.main.id}/invoke" as <form>
-    Then every exchange of the scenario holds every rule traffic decides
-    And the run's thread reports it through lastRunID
+    Then the run's thread reports it through lastRunID
+    And every exchange of the scenario holds every rule traffic decides
 
     @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05
     Examples: an SSE stream
@@ -574,8 +574,8 @@ Feature: Every rule on every cell it is stated for
     Given a project thread "T" on the main project
     And the "project" key
     When I make a run that completes on "/api/projects/${projects.main.id}/invoke/thread/${thread:T}" as <form>
-    Then every exchange of the scenario holds every rule traffic decides
-    And the run's thread reports it through lastRunID
+    Then the run's thread reports it through lastRunID
+    And every exchange of the scenario holds every rule traffic decides
 
     @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05
     Examples: an SSE stream

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/onsi/gomega"
 
 	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 )
 
@@ -277,26 +279,46 @@ func asyncThread(r *Response) (thread, run string) {
 
 // holdsEveryRule judges every exchange of the scenario, in order, with
 // every check traffic can decide, as the passive judge would (a History of
-// the scenario's own): the first broken rule fails the step, naming it; a
-// check that cannot decide on an exchange leaves it out.
+// the scenario's own). Every rule is judged on every exchange: the rules
+// that held on all of them are checked in full (checkedInFull) whatever
+// broke, and the first broken rule, one of the scenario's own first, fails
+// the step. A check that cannot decide on an exchange leaves it out.
 func (w *World) holdsEveryRule() error {
 	w.mu.Lock()
 	views := append([]*checks.View(nil), w.views...)
 	w.mu.Unlock()
 	var h checks.History
+	var failures []*outcome.Failure
+	held, broke := map[string]bool{}, map[string]bool{}
 	for _, v := range views {
 		for _, c := range checks.All() {
 			err := c.Decide(v, &h)
 			if f, ok := outcome.AsFailure(err); ok {
-				return f
-			}
-			if err == nil && v.Response != nil {
-				w.passed(checks.RuleOn(c.Rule, v))
+				failures = append(failures, f)
+				broke[f.Rule] = true
+			} else if err == nil && v.Response != nil {
+				held[checks.RuleOn(c.Rule, v)] = true
 			}
 		}
 		h.Add(v)
 	}
-	return nil
+	var kept []string
+	for rule := range held {
+		if !broke[rule] {
+			kept = append(kept, rule)
+		}
+	}
+	w.checkedInFull(kept...)
+	if len(failures) == 0 {
+		return nil
+	}
+	own := features.RulesOf(w.tags)
+	for _, f := range failures {
+		if slices.Contains(own, f.Rule) {
+			return f
+		}
+	}
+	return failures[0]
 }
 
 // cellRunReported: ASYNC-05, "reports completion through lastRunID": the

@@ -114,7 +114,7 @@ type World struct {
 	// which the cell's run named its thread (cells.go).
 	lastCell    *checks.Cell
 	cellNamedBy string
-	cellMu   sync.Mutex
+	cellMu      sync.Mutex
 
 	mu         sync.Mutex
 	transcript []Exchange
