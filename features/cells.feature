@@ -13,15 +13,16 @@ Feature: Every rule on every cell it is stated for
   Scenario Outline: The agent-ID route: a run that completes, as <form>
     Given the "agent" key
     When I make a run that completes on "/api/invoke/${agents.main.id}" as <form>
+    And I fetch the events of the run's thread, by its runID and without
     Then the run's thread reports it through lastRunID
     And every exchange of the scenario holds every rule traffic decides
 
-    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an SSE stream
       | form |
       | an SSE stream |
 
-    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: a JSON envelope
       | form |
       | a JSON envelope |
@@ -31,7 +32,7 @@ Feature: Every rule on every cell it is stated for
       | form |
       | plain text |
 
-    @ASYNC-01 @THREAD-04 @ASYNC-05
+    @ASYNC-01 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an async run
       | form |
       | an async run |
@@ -77,6 +78,19 @@ Feature: Every rule on every cell it is stated for
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
+
+  Scenario Outline: The agent-ID route: the body is the agent's prompt, verbatim, as <form>
+    Given the "agent" key
+    When I make a run that echoes on "/api/invoke/${agents.main.id}" as <form>
+    Then the run's answer is its prompt, byte for byte
+    And every exchange of the scenario holds every rule traffic decides
+
+    @BODY-01
+    Examples:
+      | form |
+      | an SSE stream |
+      | a JSON envelope |
+      | plain text |
 
   Scenario Outline: The agent-ID route: Accept <accept>, compared literally
     Given the "agent" key
@@ -168,6 +182,19 @@ Feature: Every rule on every cell it is stated for
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
+  Scenario Outline: The alias route: the body is the agent's prompt, verbatim, as <form>
+    Given the "alias" key
+    When I make a run that echoes on "/api/invoke/${agents.main.alias}" as <form>
+    Then the run's answer is its prompt, byte for byte
+    And every exchange of the scenario holds every rule traffic decides
+
+    @BODY-01
+    Examples:
+      | form |
+      | an SSE stream |
+      | a JSON envelope |
+      | plain text |
+
   Scenario Outline: The alias route: Accept <accept>, compared literally
     Given the "alias" key
     When I make a run that completes on "/api/invoke/${agents.main.alias}" with the Accept header "<accept>"
@@ -195,15 +222,16 @@ Feature: Every rule on every cell it is stated for
     Given a thread "T" on the main agent, opened with the "wildcard" key
     And the "wildcard" key
     When I make a run that completes on "/api/invoke/${thread:T}" as <form>
+    And I fetch the events of the run's thread, by its runID and without
     Then the run's thread reports it through lastRunID
     And every exchange of the scenario holds every rule traffic decides
 
-    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an SSE stream
       | form |
       | an SSE stream |
 
-    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: a JSON envelope
       | form |
       | a JSON envelope |
@@ -213,7 +241,7 @@ Feature: Every rule on every cell it is stated for
       | form |
       | plain text |
 
-    @ASYNC-01 @THREAD-04 @ASYNC-05
+    @ASYNC-01 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an async run
       | form |
       | an async run |
@@ -262,6 +290,20 @@ Feature: Every rule on every cell it is stated for
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
+  Scenario Outline: The thread-ID route: the body is the agent's prompt, verbatim, as <form>
+    Given a thread "T" on the main agent, opened with the "wildcard" key
+    And the "wildcard" key
+    When I make a run that echoes on "/api/invoke/${thread:T}" as <form>
+    Then the run's answer is its prompt, byte for byte
+    And every exchange of the scenario holds every rule traffic decides
+
+    @BODY-01
+    Examples:
+      | form |
+      | an SSE stream |
+      | a JSON envelope |
+      | plain text |
+
   Scenario Outline: The thread-ID route: Accept <accept>, compared literally
     Given a thread "T" on the main agent, opened with the "wildcard" key
     And the "wildcard" key
@@ -291,15 +333,16 @@ Feature: Every rule on every cell it is stated for
     Given a thread "T" on the main agent
     And the "agent" key
     When I make a run that completes on "/api/invoke/${agents.main.id}/thread/${thread:T}" as <form>
+    And I fetch the events of the run's thread, by its runID and without
     Then the run's thread reports it through lastRunID
     And every exchange of the scenario holds every rule traffic decides
 
-    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an SSE stream
       | form |
       | an SSE stream |
 
-    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: a JSON envelope
       | form |
       | a JSON envelope |
@@ -309,7 +352,7 @@ Feature: Every rule on every cell it is stated for
       | form |
       | plain text |
 
-    @ASYNC-01 @THREAD-04 @ASYNC-05
+    @ASYNC-01 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an async run
       | form |
       | an async run |
@@ -358,6 +401,20 @@ Feature: Every rule on every cell it is stated for
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
+  Scenario Outline: The /thread/ route: the body is the agent's prompt, verbatim, as <form>
+    Given a thread "T" on the main agent
+    And the "agent" key
+    When I make a run that echoes on "/api/invoke/${agents.main.id}/thread/${thread:T}" as <form>
+    Then the run's answer is its prompt, byte for byte
+    And every exchange of the scenario holds every rule traffic decides
+
+    @BODY-01
+    Examples:
+      | form |
+      | an SSE stream |
+      | a JSON envelope |
+      | plain text |
+
   Scenario Outline: The /thread/ route: Accept <accept>, compared literally
     Given a thread "T" on the main agent
     And the "agent" key
@@ -387,15 +444,16 @@ Feature: Every rule on every cell it is stated for
     Given a thread "T" on the main agent
     And the "agent" key
     When I make a run that completes on "/api/invoke/${agents.main.id}/threads/${thread:T}" as <form>
+    And I fetch the events of the run's thread, by its runID and without
     Then the run's thread reports it through lastRunID
     And every exchange of the scenario holds every rule traffic decides
 
-    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an SSE stream
       | form |
       | an SSE stream |
 
-    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05
+    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: a JSON envelope
       | form |
       | a JSON envelope |
@@ -405,7 +463,7 @@ Feature: Every rule on every cell it is stated for
       | form |
       | plain text |
 
-    @ASYNC-01 @THREAD-04 @ASYNC-05
+    @ASYNC-01 @THREAD-04 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an async run
       | form |
       | an async run |
@@ -454,6 +512,20 @@ Feature: Every rule on every cell it is stated for
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
+  Scenario Outline: The /threads/ route: the body is the agent's prompt, verbatim, as <form>
+    Given a thread "T" on the main agent
+    And the "agent" key
+    When I make a run that echoes on "/api/invoke/${agents.main.id}/threads/${thread:T}" as <form>
+    Then the run's answer is its prompt, byte for byte
+    And every exchange of the scenario holds every rule traffic decides
+
+    @BODY-01
+    Examples:
+      | form |
+      | an SSE stream |
+      | a JSON envelope |
+      | plain text |
+
   Scenario Outline: The /threads/ route: Accept <accept>, compared literally
     Given a thread "T" on the main agent
     And the "agent" key
@@ -482,15 +554,16 @@ Feature: Every rule on every cell it is stated for
   Scenario Outline: The project route: a run that completes, as <form>
     Given the "project" key
     When I make a run that completes on "/api/projects/${projects.main.id}/invoke" as <form>
+    And I fetch the events of the run's thread, by its runID and without
     Then the run's thread reports it through lastRunID
     And every exchange of the scenario holds every rule traffic decides
 
-    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05
+    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an SSE stream
       | form |
       | an SSE stream |
 
-    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05
+    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: a JSON envelope
       | form |
       | a JSON envelope |
@@ -500,7 +573,7 @@ Feature: Every rule on every cell it is stated for
       | form |
       | plain text |
 
-    @ASYNC-01 @THREAD-04 @PROJ-03 @ASYNC-05
+    @ASYNC-01 @THREAD-04 @PROJ-03 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an async run
       | form |
       | an async run |
@@ -547,6 +620,19 @@ Feature: Every rule on every cell it is stated for
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
+  Scenario Outline: The project route: the body is the agent's prompt, verbatim, as <form>
+    Given the "project" key
+    When I make a run that echoes on "/api/projects/${projects.main.id}/invoke" as <form>
+    Then the run's answer is its prompt, byte for byte
+    And every exchange of the scenario holds every rule traffic decides
+
+    @BODY-01 @PROJ-03
+    Examples:
+      | form |
+      | an SSE stream |
+      | a JSON envelope |
+      | plain text |
+
   Scenario Outline: The project route: Accept <accept>, compared literally
     Given the "project" key
     When I make a run that completes on "/api/projects/${projects.main.id}/invoke" with the Accept header "<accept>"
@@ -574,15 +660,16 @@ Feature: Every rule on every cell it is stated for
     Given a project thread "T" on the main project
     And the "project" key
     When I make a run that completes on "/api/projects/${projects.main.id}/invoke/thread/${thread:T}" as <form>
+    And I fetch the events of the run's thread, by its runID and without
     Then the run's thread reports it through lastRunID
     And every exchange of the scenario holds every rule traffic decides
 
-    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05
+    @FMT-01 @SSE-01 @SSE-02 @SSE-03 @SSE-05 @SSE-06 @EVT-01 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an SSE stream
       | form |
       | an SSE stream |
 
-    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05
+    @FMT-02 @FMT-07 @EVT-02 @EVT-04 @THREAD-04 @PROJ-03 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: a JSON envelope
       | form |
       | a JSON envelope |
@@ -592,7 +679,7 @@ Feature: Every rule on every cell it is stated for
       | form |
       | plain text |
 
-    @ASYNC-01 @THREAD-04 @PROJ-03 @ASYNC-05
+    @ASYNC-01 @THREAD-04 @PROJ-03 @ASYNC-05 @ASYNC-02 @ASYNC-03 @ASYNC-04
     Examples: an async run
       | form |
       | an async run |
@@ -640,6 +727,20 @@ Feature: Every rule on every cell it is stated for
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
+
+  Scenario Outline: The project thread route: the body is the agent's prompt, verbatim, as <form>
+    Given a project thread "T" on the main project
+    And the "project" key
+    When I make a run that echoes on "/api/projects/${projects.main.id}/invoke/thread/${thread:T}" as <form>
+    Then the run's answer is its prompt, byte for byte
+    And every exchange of the scenario holds every rule traffic decides
+
+    @BODY-01 @PROJ-03
+    Examples:
+      | form |
+      | an SSE stream |
+      | a JSON envelope |
+      | plain text |
 
   Scenario Outline: The project thread route: Accept <accept>, compared literally
     Given a project thread "T" on the main project

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/onsi/gomega"
@@ -23,7 +24,7 @@ import (
 // of every exchange (package runner).
 func cellDefs() []Def {
 	return []Def{
-		step3(`^I make a run that (completes|fails|is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
+		step3(`^I make a run that (completes|fails|is aborted|echoes) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
 			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun(),
 		step5(`^I make a run that (completes|fails|is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
 			(*World).cellRun).AboutRun(),
@@ -38,6 +39,8 @@ func cellDefs() []Def {
 		}),
 		step0(`^every exchange of the scenario holds every rule traffic decides$`, (*World).holdsEveryRule).AboutRun(),
 		step0(`^the run's thread reports it through lastRunID$`, (*World).cellRunReported).Asserts("ASYNC-05"),
+		step0(`^I fetch the events of the run's thread, by its runID and without$`, (*World).cellEvents),
+		step0(`^the run's answer is its prompt, byte for byte$`, (*World).answerIsPrompt).Asserts("BODY-01").AboutRun(),
 	}
 }
 
@@ -48,6 +51,9 @@ var cellScripts = map[string]string{
 	"completes":  "@say ${marker:a} \n@say ${marker:b}",
 	"fails":      "@say ${marker:a}\n@fail the cell's failure ${marker:f}",
 	"is aborted": "@say ${marker:a}\n@pause 5s\n@say ${marker:late}",
+	// An echo: no directive, so the agent answers the prompt verbatim
+	// (BODY-01), lines, spaces and characters of every width kept.
+	"echoes": "echo ${marker:e}\n  indented,\ttabbed\n\nand wide: gr\u00fc\u00dfe \U0001F600 ",
 	// The timed runs: what the timing rules decide on, form by form (the
 	// start frame at once and events live; plain text flushed; the
 	// envelope after the run; the async answer at once).
@@ -319,6 +325,43 @@ func (w *World) holdsEveryRule() error {
 		}
 	}
 	return failures[0]
+}
+
+// cellEvents fetches the events of the cell's run by its thread: with its
+// runID as JSON (ASYNC-02, and ASYNC-04: the call waits for the run), and
+// without runID (ASYNC-03: the thread's last completed run). What they
+// answer is judged by the checks, in the row's last step and the run's
+// judgement of every exchange; a follow-up that cannot be made (no run ID
+// in a plain-text answer) is left out.
+func (w *World) cellEvents() error {
+	if _, err := w.thread("cell"); err != nil {
+		return err
+	}
+	if _, err := w.run("cell"); err == nil {
+		if _, err := w.threadEvents("cell", "cell"); err != nil {
+			return err
+		}
+	}
+	_, err := w.threadEvents("cell", "")
+	return err
+}
+
+// answerIsPrompt: BODY-01, in any form: the answer of an echoing run (its
+// events' content joined, or its plain text) is the prompt the scenario
+// sent, byte for byte.
+func (w *World) answerIsPrompt() error {
+	r, err := w.finished()
+	if err != nil {
+		return err
+	}
+	got, err := answerText(r)
+	if err != nil {
+		return err
+	}
+	if got != w.lastPrompt {
+		return outcome.Failf("the answer of an echoing agent", strconv.Quote(w.lastPrompt), "%s", strconv.Quote(abbreviate([]byte(got))))
+	}
+	return nil
 }
 
 // cellRunReported: ASYNC-05, "reports completion through lastRunID": the
