@@ -84,12 +84,7 @@ func (s *Server) abandon(run *run) {
 // is the async acknowledgement, else it is a synchronous answer in form.
 func (s *Server) answerStatus(w http.ResponseWriter, form responseForm, ack bool) int {
 	a := answerHead{h: w.Header(), status: http.StatusOK, form: form, ack: ack}
-	for _, rw := range answerHeadRewrites {
-		if rw.on(s) {
-			rw.f(&a)
-		}
-	}
-	return a.status
+	return rewritten(s.switches(), answerHeadRewrites, a).status
 }
 
 // answerHead is the status and header of an invoke answer.
@@ -100,35 +95,28 @@ type answerHead struct {
 	ack    bool // the async acknowledgement (form is then formJSON)
 }
 
-// answerHeadRewrite reshapes an invoke answer's head when its defect or
-// variant is on.
-type answerHeadRewrite struct {
-	on func(*Server) bool
-	f  func(*answerHead)
-}
-
 // answerHeadRewrites are the output-only deviations of an invoke answer's
 // status and header, in the order they apply. The spec names no status for
 // a successful answer, so the 2xx variants pick others.
-var answerHeadRewrites = []answerHeadRewrite{
-	{defectOn(defNoThreadHeader), func(a *answerHead) { a.h.Del(hdrThreadID) }},
-	// The header half of no-thread-header-wrong-thread; eventRewrites has the event half.
-	{defectOn(defNoThreadHeaderWrongThread), func(a *answerHead) {
+var answerHeadRewrites = []rewrite[*answerHead]{
+	{defNoThreadHeader, func(a *answerHead) { a.h.Del(hdrThreadID) }},
+	// The header half of no-thread-header-wrong-thread; eventFieldRewrites has the event half.
+	{defNoThreadHeaderWrongThread, func(a *answerHead) {
 		if !a.ack {
 			a.h.Del(hdrThreadID)
 		}
 	}},
-	{defectOn(defSseAsTextPlain), func(a *answerHead) {
+	{defSseAsTextPlain, func(a *answerHead) {
 		if a.form == formSSE && !a.ack {
 			a.h.Set("Content-Type", "text/plain; charset=utf-8")
 		}
 	}},
-	{variantOn(varSync2xx), func(a *answerHead) {
+	{varSync2xx, func(a *answerHead) {
 		if !a.ack {
 			a.status = http.StatusNonAuthoritativeInfo
 		}
 	}},
-	{variantOn(varAsync202), func(a *answerHead) {
+	{varAsync202, func(a *answerHead) {
 		if a.ack {
 			a.status = http.StatusAccepted
 		}
@@ -149,6 +137,10 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		// Defect: nothing is written until the agent's first output.
 		waitForContent(r, run)
 	}
+	if run.isDone() {
+		s.writeSSEWhole(w, run, status, wire)
+		return
+	}
 	if c, ok := s.hijackSSE(w, r, run, status, wire.open()); ok {
 		if c != nil { // sse_conn.go: the run's callbacks write the rest
 			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run) })
@@ -164,6 +156,32 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		return
 	}
 	s.sseEnd(wire, frame, run)
+}
+
+// writeSSEWhole writes the SSE stream of a run that is over already (a
+// quick run, or one a defect held the stream back for) at once, through w:
+// there is nothing to wait for, so the connection stays with net/http and
+// is kept alive, unlike a stream's that is taken over (sse_conn.go).
+func (s *Server) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire) {
+	evs, _, _ := run.snapshot(0)
+	b := make([]byte, 0, 256+320*len(evs))
+	b = append(b, wire.open()...)
+	frame := func(p []byte) error {
+		b = append(b, p...)
+		return nil
+	}
+	events, complete := s.sseEvents(wire, frame), true
+	for _, ev := range evs {
+		if events(ev) != nil { // the stream-cut-mid-frame defect
+			complete = false
+			break
+		}
+	}
+	if complete {
+		s.sseEnd(wire, frame, run)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 // sseHoldBack serves the defects that hold the stream back until the run
@@ -258,129 +276,116 @@ var errCut = errors.New("the stream was cut")
 // the final event, SSE-03), then the data line (SSE-02), then the
 // deviations of a frame (sseFrameRewrites).
 func sseEventFrame(s *Server, wire *sseWire, ev Event) []byte {
-	f := eventFrame{ev: ev, id: ev.RunID}
+	if wire.plain && !anyOn(s.switches(), sseFrameRewrites) {
+		b := make([]byte, 0, 320)
+		b = append(b, "id: "...)
+		b = append(b, ev.RunID...)
+		if ev.RunComplete {
+			b = append(b, ":after"...)
+		}
+		b = append(b, "\ndata: "...)
+		b = s.appendEvent(b, ev)
+		return append(b, "\n\n"...)
+	}
+	f := eventFrame{s: s, ev: ev, id: ev.RunID}
 	if ev.RunComplete {
 		f.id += ":after"
 	}
 	f.data = string(s.encodeEvent(ev))
-	for _, rw := range sseFrameRewrites {
-		if rw.on(s) {
-			rw.f(s, &f)
-		}
-	}
+	f = rewritten(s.switches(), sseFrameRewrites, f)
 	return wire.event(f.id, f.noID, f.data)
 }
 
 // eventFrame is one event frame before it is written: the event, the id
 // line's value (no id line when noID) and the data line.
 type eventFrame struct {
+	s    *Server // that writes it
 	ev   Event
 	id   string
 	noID bool
 	data string
 }
 
-// sseFrameRewrite reshapes an event frame when its defect or variant is on.
-type sseFrameRewrite struct {
-	on func(*Server) bool
-	f  func(*Server, *eventFrame)
-}
-
 // sseFrameRewrites are the output-only deviations of an SSE event frame, in
 // the order they apply. Each sees the event as the rows before it left it.
-var sseFrameRewrites = []sseFrameRewrite{
-	{defectOn(defAfterOnEveryId), func(_ *Server, f *eventFrame) {
+var sseFrameRewrites = []rewrite[*eventFrame]{
+	{defAfterOnEveryId, func(f *eventFrame) {
 		if !f.ev.RunComplete {
 			f.id += ":after" // the final suffix on every event
 		}
 	}},
-	{defectOn(defFinalIdSuffix), func(_ *Server, f *eventFrame) {
+	{defFinalIdSuffix, func(f *eventFrame) {
 		if f.ev.RunComplete {
 			f.id = f.ev.RunID + ":end"
 		}
 	}},
-	{defectOn(defFinalNotComplete), func(s *Server, f *eventFrame) {
+	{defFinalNotComplete, func(f *eventFrame) {
 		if f.ev.RunComplete {
 			f.ev.RunComplete = false
-			f.data = string(s.encodeEvent(f.ev))
+			f.data = string(f.s.encodeEvent(f.ev))
 		}
 	}},
-	{defectOn(defContentDataRaw), func(_ *Server, f *eventFrame) {
+	{defContentDataRaw, func(f *eventFrame) {
 		if f.ev.Content != "" {
 			f.data = f.ev.Content
 		}
 	}},
-	{defectOn(defNoEventId), func(_ *Server, f *eventFrame) { f.noID = true }},
+	{defNoEventId, func(f *eventFrame) { f.noID = true }},
 }
 
 // encodeEvent renders an event object as JSON: the spec's shape, then the
-// defects and variants that reshape it (eventRewrites), so that every
-// delivery form shows them.
-func (s *Server) encodeEvent(ev Event) []byte {
-	var on []func(map[string]any)
-	for _, rw := range eventRewrites {
-		if !rw.on(s) {
-			continue
-		}
-		if rw.ev != nil {
-			rw.ev(&ev)
-		} else {
-			on = append(on, rw.f)
-		}
-	}
-	data, _ := json.Marshal(ev)
-	if len(on) == 0 {
-		return data
+// defects and variants that reshape it (eventFieldRewrites,
+// eventObjectRewrites), so that every delivery form shows them.
+func (s *Server) encodeEvent(ev Event) []byte { return s.appendEvent(nil, ev) }
+
+// appendEvent appends the event object encodeEvent renders to b.
+func (s *Server) appendEvent(b []byte, ev Event) []byte {
+	set := s.switches()
+	ev = rewritten(set, eventFieldRewrites, ev)
+	if !anyOn(set, eventObjectRewrites) {
+		return appendEventJSON(b, &ev)
 	}
 	// One pass through a map for all of them: a number one rewrite sets
 	// stays exact for the next.
-	return remarshal(data, func(m map[string]any) {
-		for _, f := range on {
-			f(m)
-		}
-	})
+	return append(b, remarshal(appendEventJSON(nil, &ev), func(m map[string]any) {
+		rewriteIn(set, eventObjectRewrites, m)
+	})...)
 }
 
-// eventRewrite reshapes an event object when its defect or variant is on:
-// ev changes the event before it is encoded (its JSON keeps the struct's
-// member order), f the decoded object after.
-type eventRewrite struct {
-	on func(*Server) bool
-	f  func(map[string]any)
-	ev func(*Event)
-}
-
-func defectOn(d defectID) func(*Server) bool   { return func(s *Server) bool { return s.defect(d) } }
-func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { return s.variant(v) } }
-
-// eventRewrites are the output-only deviations of an event object, in the
-// order they apply: the rows on the event (ev) before the encoding, then the
-// defects, then the variants, richer-nulls last so that no other variant
-// fills its empty objects.
-var eventRewrites = []eventRewrite{
-	{on: defectOn(defEventThreadMissing), ev: func(ev *Event) { ev.ThreadID = "" }},
+// eventFieldRewrites are the output-only deviations of an event that
+// change its fields before it is encoded (its JSON keeps the struct's member
+// order), in the order they apply.
+var eventFieldRewrites = []rewrite[*Event]{
+	{defEventThreadMissing, func(ev *Event) { ev.ThreadID = "" }},
 	// The event half of no-thread-header-wrong-thread; answerHeadRewrites has the header half.
-	{on: defectOn(defNoThreadHeaderWrongThread), ev: func(ev *Event) { ev.ThreadID += "-other" }},
-	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
-	{on: defectOn(defToolcallNameEmpty), f: func(m map[string]any) {
+	{defNoThreadHeaderWrongThread, func(ev *Event) { ev.ThreadID += "-other" }},
+}
+
+// eventObjectRewrites are the output-only deviations of an encoded event
+// object, decoded into a map, in the order they apply: the defects, then the
+// variants, richer-nulls last so that no other variant fills its empty
+// objects.
+var eventObjectRewrites = []rewrite[map[string]any]{
+	{defToolcallNoName, func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
+	{defToolcallNameEmpty, func(m map[string]any) {
 		if tc, ok := m["toolCall"].(map[string]any); ok {
 			tc["tool"], tc["name"] = tc["name"], ""
 		}
 	}},
-	{on: defectOn(defStepTitle), f: func(m map[string]any) { renameInner(m, "step", "description", "title") }},
-	{on: defectOn(defPromptNoSensitive), f: dropSensitive},
-	{on: defectOn(defPromptFieldsEmpty), f: func(m map[string]any) {
+	{defStepTitle, func(m map[string]any) { renameInner(m, "step", "description", "title") }},
+	{defPromptNoSensitive, dropSensitive},
+	{defPromptFieldsEmpty, func(m map[string]any) {
 		if p, ok := m["prompt"].(map[string]any); ok {
 			p["fields"] = []any{}
 		}
 	}},
-	{on: variantOn(varExtraMembers), f: addExtraMembers},
-	{on: variantOn(varNumericRunIDs), f: numericRunID},       // ids.go
-	{on: variantOn(varNumericThreadIDs), f: numericThreadID}, // ids.go
-	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
-	{on: variantOn(varOtherFieldTypes), f: otherFieldTypes},
-	{on: variantOn(varRicherNumericFlags), f: richerNumericFlags},
-	{on: variantOn(varRicherNulls), f: richerNulls},
+	{varExtraMembers, addExtraMembers},
+	{varNumericRunIDs, numericRunID},       // ids.go
+	{varNumericThreadIDs, numericThreadID}, // ids.go
+	{varOmitEmptyFields, omitEmptyFields},
+	{varOtherFieldTypes, otherFieldTypes},
+	{varRicherNumericFlags, richerNumericFlags},
+	{varRicherNulls, richerNulls},
 }
 
 // remarshal rewrites a JSON object through a map.
@@ -546,7 +551,7 @@ func runFailed(run *run) bool {
 func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
 	if s.defect(defEnvelopeEarly) {
 		// Defect: answer with what exists now instead of waiting.
-		writeJSON(w, s.answerStatus(w, formJSON, false), s.envelope(run))
+		writeJSONBytes(w, s.answerStatus(w, formJSON, false), s.envelopeJSON(run))
 		return
 	}
 	if !run.wait(r.Context()) {
@@ -565,7 +570,43 @@ func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run)
 		_, _ = w.Write(append(append(first, '\n'), second...))
 		return
 	}
-	writeJSON(w, status, s.envelope(run))
+	writeJSONBytes(w, status, s.envelopeJSON(run))
+}
+
+// envelopeJSON is the JSON envelope of a run's events so far, as an answer
+// writes it (ended by a line feed). With no envelope rewrite on, its items
+// are appended in place: the map, the raw items and json.Marshal's pass
+// over them (envelope) cost more than the rest of a quick run's answer.
+func (s *Server) envelopeJSON(run *run) []byte {
+	if s.rewritesEnvelope() {
+		b, _ := json.Marshal(s.envelope(run))
+		return append(b, '\n')
+	}
+	evs, _, _ := run.snapshot(0)
+	b := make([]byte, 0, 64+256*len(evs))
+	b = append(b, `{"items":[`...)
+	for i, ev := range evs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.appendEvent(b, ev)
+	}
+	return append(b, "]}\n"...)
+}
+
+// rewritesEnvelope reports whether an envelope or envelope item rewrite is
+// on.
+func (s *Server) rewritesEnvelope() bool {
+	set := s.switches()
+	return anyOn(set, envelopeItemRewrites) || anyOn(set, envelopeRewrites)
+}
+
+// writeJSONBytes writes b, a JSON document ended by a line feed, as the
+// answer (as writeJSON would write it).
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 // envelope is the JSON envelope of a run's events so far.
@@ -578,69 +619,48 @@ func (s *Server) envelope(run *run) map[string]any {
 		}
 	}
 	env := map[string]any{"items": items}
-	for _, rw := range envelopeRewrites {
-		if rw.on(s) {
-			rw.f(env, items)
-		}
-	}
+	rewriteIn(s.switches(), envelopeRewrites, env)
 	return env
 }
 
 // envelopeItem is an event as an envelope item, after the rewrites of an
 // item (envelopeItemRewrites); nil when one leaves it out.
 func (s *Server) envelopeItem(ev Event) json.RawMessage {
-	item := json.RawMessage(s.encodeEvent(ev))
-	for _, rw := range envelopeItemRewrites {
-		if item == nil {
-			break
-		}
-		if rw.on(s) {
-			item = rw.f(ev, item)
-		}
-	}
-	return item
+	it := envelopeItem{ev: ev, json: s.encodeEvent(ev)}
+	return rewritten(s.switches(), envelopeItemRewrites, it).json
 }
 
-// envelopeItemRewrite reshapes, or leaves out (nil), the envelope item of
-// an event when its defect or variant is on.
-type envelopeItemRewrite struct {
-	on func(*Server) bool
-	f  func(ev Event, item json.RawMessage) json.RawMessage
+// envelopeItem is an event and its item in an envelope; no item (nil json)
+// leaves the event out.
+type envelopeItem struct {
+	ev   Event
+	json json.RawMessage
 }
 
 // envelopeItemRewrites are the output-only deviations of the envelope's
 // items (on the invoke and the events routes), in the order they apply.
-var envelopeItemRewrites = []envelopeItemRewrite{
-	{defectOn(defEnvelopeContentOnly), func(ev Event, item json.RawMessage) json.RawMessage {
-		return keepItem(item, ev.Content != "" || ev.RunComplete)
-	}},
-	{defectOn(defEnvelopeDropsError), func(ev Event, item json.RawMessage) json.RawMessage {
-		return keepItem(item, ev.Error == "")
-	}},
-	{defectOn(defEnvelopeItemIdsMissing), func(_ Event, item json.RawMessage) json.RawMessage {
-		return remarshal(item, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
+var envelopeItemRewrites = []rewrite[*envelopeItem]{
+	{defEnvelopeContentOnly, func(it *envelopeItem) { it.keepIf(it.ev.Content != "" || it.ev.RunComplete) }},
+	{defEnvelopeDropsError, func(it *envelopeItem) { it.keepIf(it.ev.Error == "") }},
+	{defEnvelopeItemIdsMissing, func(it *envelopeItem) {
+		if it.json != nil {
+			it.json = remarshal(it.json, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
+		}
 	}},
 }
 
-// keepItem is item when keep holds, else nil: the item is left out.
-func keepItem(item json.RawMessage, keep bool) json.RawMessage {
+// keepIf leaves the event out unless keep holds.
+func (it *envelopeItem) keepIf(keep bool) {
 	if !keep {
-		return nil
+		it.json = nil
 	}
-	return item
-}
-
-// envelopeRewrite reshapes the envelope object (env, whose items are
-// items) when its defect or variant is on.
-type envelopeRewrite struct {
-	on func(*Server) bool
-	f  func(env map[string]any, items []json.RawMessage)
 }
 
 // envelopeRewrites are the output-only deviations of the envelope object
-// around the items.
-var envelopeRewrites = []envelopeRewrite{
-	{variantOn(varExtraMembers), func(env map[string]any, items []json.RawMessage) {
+// ({"items": [...]}) around the items.
+var envelopeRewrites = []rewrite[map[string]any]{
+	{varExtraMembers, func(env map[string]any) {
+		items, _ := env["items"].([]json.RawMessage)
 		env["object"] = "list"
 		env["x_vendor"] = map[string]any{"count": len(items)}
 	}},

@@ -112,52 +112,48 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 // to the envelope of thread t's run.
 func (s *Server) eventsDefects(t *thread, env map[string]any) map[string]any {
 	items, _ := env["items"].([]json.RawMessage)
-	for _, rw := range eventsRouteRewrites {
-		if rw.on(s) {
-			items = rw.f(s, t, items)
-		}
-	}
-	env["items"] = items
+	e := eventsItems{s: s, t: t, items: items}
+	env["items"] = rewritten(s.switches(), eventsRouteRewrites, e).items
 	return env
 }
 
-// eventsRouteRewrite reshapes the items of the events route's envelope for
-// thread t when its defect or variant is on.
-type eventsRouteRewrite struct {
-	on func(*Server) bool
-	f  func(s *Server, t *thread, items []json.RawMessage) []json.RawMessage
+// eventsItems are the items of the events route's envelope for thread t,
+// served by s.
+type eventsItems struct {
+	s     *Server
+	t     *thread
+	items []json.RawMessage
 }
 
 // eventsRouteRewrites are the output-only deviations of the events route's
 // envelope, in the order they apply, after those of every envelope
 // (envelopeItemRewrites).
-var eventsRouteRewrites = []eventsRouteRewrite{
-	{defectOn(defEventsNoFinal), dropFinal},
-	{defectOn(defEventsRunidRelabelled), relabelNewest},
+var eventsRouteRewrites = []rewrite[*eventsItems]{
+	{defEventsNoFinal, dropFinal},
+	{defEventsRunidRelabelled, relabelNewest},
 }
 
 // dropFinal serves events-no-final: the final event is left out.
-func dropFinal(_ *Server, _ *thread, items []json.RawMessage) []json.RawMessage {
-	kept := items[:0:0]
-	for _, it := range items {
+func dropFinal(e *eventsItems) {
+	kept := e.items[:0:0]
+	for _, it := range e.items {
 		var ev struct{ RunComplete bool }
 		if json.Unmarshal(it, &ev) == nil && !ev.RunComplete {
 			kept = append(kept, it)
 		}
 	}
-	return kept
+	e.items = kept
 }
 
 // relabelNewest serves events-runid-relabelled: every item names the
 // thread's newest run, whichever run it came from.
-func relabelNewest(s *Server, t *thread, items []json.RawMessage) []json.RawMessage {
-	s.st.mu.Lock()
-	newest := t.runs[len(t.runs)-1].id
-	s.st.mu.Unlock()
-	for i, it := range items {
-		items[i] = remarshal(it, func(m map[string]any) { m["runID"] = newest })
+func relabelNewest(e *eventsItems) {
+	e.s.st.mu.Lock()
+	newest := e.t.runs[len(e.t.runs)-1].id
+	e.s.st.mu.Unlock()
+	for i, it := range e.items {
+		e.items[i] = remarshal(it, func(m map[string]any) { m["runID"] = newest })
 	}
-	return items
 }
 
 // waitNewest waits for the thread's newest run to finish (variant

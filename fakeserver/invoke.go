@@ -332,33 +332,31 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 // writeAck answers an async invoke with the thread and run IDs (ASYNC-01).
 func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed bool) {
 	status := s.answerStatus(w, formJSON, true)
-	ack := map[string]any{"threadID": t.id, "runID": run.id}
-	for _, rw := range ackRewrites {
-		if rw.on(s) {
-			rw.f(ack, t, run, resumed)
-		}
-	}
-	writeJSON(w, status, ack)
+	ack := asyncAck{m: map[string]any{"threadID": t.id, "runID": run.id}, t: t, run: run, resumed: resumed}
+	rewriteIn(s.switches(), ackRewrites, ack)
+	writeJSON(w, status, ack.m)
 }
 
-// ackRewrite reshapes the async acknowledgement of run on thread t (resumed:
-// the request named a thread) when its defect or variant is on.
-type ackRewrite struct {
-	on func(*Server) bool
-	f  func(ack map[string]any, t *thread, run *run, resumed bool)
+// asyncAck is the async acknowledgement (m) of run on thread t; resumed:
+// the request named a thread.
+type asyncAck struct {
+	m       map[string]any
+	t       *thread
+	run     *run
+	resumed bool
 }
 
 // ackRewrites are the output-only deviations of an async acknowledgement,
 // in the order they apply.
-var ackRewrites = []ackRewrite{
-	{defectOn(defAsyncAckNewThread), func(ack map[string]any, _ *thread, _ *run, resumed bool) {
-		if resumed {
-			ack["threadID"] = newID("thr") // a thread that is never stored
+var ackRewrites = []rewrite[asyncAck]{
+	{defAsyncAckNewThread, func(a asyncAck) {
+		if a.resumed {
+			a.m["threadID"] = newID("thr") // a thread that is never stored
 		}
 	}},
-	{variantOn(varAsyncAckExtraMembers), func(ack map[string]any, t *thread, run *run, _ bool) {
-		ack["status"] = "running"
-		ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
+	{varAsyncAckExtraMembers, func(a asyncAck) {
+		a.m["status"] = "running"
+		a.m["links"] = map[string]string{"events": "/api/threads/" + a.t.id + "/events?runID=" + a.run.id}
 	}},
 }
 

@@ -21,6 +21,8 @@ type sseWire struct {
 	eols []string // the line endings, taken in turn
 
 	bom, dataLines, ignored, eventMessage bool
+	// plain: none of the variants is on, so a frame is its lines in LF.
+	plain bool
 
 	mu   sync.Mutex
 	next int // the next entry of eols
@@ -42,6 +44,7 @@ func (s *Server) sseWire() *sseWire {
 	}
 	w.bom, w.dataLines, w.ignored = s.variant(varSseBOM), s.variant(varSseDataLines), s.variant(varSseIgnoredFields)
 	w.eventMessage = s.variant(varSseEventMessage)
+	w.plain = w.sep == ": " && len(w.eols) == 1 && w.eols[0] == "\n" && !w.bom && !w.dataLines && !w.ignored && !w.eventMessage
 	return w
 }
 
@@ -135,6 +138,12 @@ func (w *sseWire) open() []byte {
 
 // control is a named frame with data {} (start, close).
 func (w *sseWire) control(event string) []byte {
+	if w.plain {
+		b := make([]byte, 0, 32)
+		b = append(b, "event: "...)
+		b = append(b, event...)
+		return append(b, "\ndata: {}\n\n"...)
+	}
 	f := w.frame()
 	f.ignoredLines()
 	f.field("event", event)
