@@ -38,7 +38,7 @@ import (
 // hook is 503. The routes are in server.go's routeTable.
 
 // bundleAuth authenticates a bundle route and checks its scope.
-func (s *Server) bundleAuth(w http.ResponseWriter, r *http.Request) bool {
+func (s *view) bundleAuth(w http.ResponseWriter, r *http.Request) bool {
 	k, err := s.authenticate(r)
 	if err != nil {
 		s.problemErr(w, err)
@@ -52,7 +52,7 @@ func (s *Server) bundleAuth(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // bundleProblem writes a refusal with its status, anything else as 500.
-func (s *Server) bundleProblem(w http.ResponseWriter, err error) {
+func (s *view) bundleProblem(w http.ResponseWriter, err error) {
 	var be *bundleError
 	if errors.As(err, &be) {
 		s.problem(w, be.status, "%s", be.msg)
@@ -62,7 +62,7 @@ func (s *Server) bundleProblem(w http.ResponseWriter, err error) {
 }
 
 // readDocument reads and parses the request's bundle document.
-func (s *Server) readDocument(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
+func (s *view) readDocument(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if err != nil {
 		s.problem(w, http.StatusRequestEntityTooLarge, "read bundle document: %v", err)
@@ -83,7 +83,7 @@ type projectPrep struct {
 	warnings []string
 }
 
-func (s *Server) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
+func (s *view) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
 	view, err := s.validateProject(doc)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ var installHooks sync.Map
 // document (parsing, validation, stripping, building the installation and
 // its record) happens without the store lock; publishing it is one short
 // step under the lock.
-func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -138,7 +138,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -159,7 +159,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) handleInstallation(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInstallation(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -168,7 +168,7 @@ func (s *Server) handleInstallation(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) handleInstallations(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInstallations(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -186,7 +186,7 @@ func (s *Server) handleInstallations(w http.ResponseWriter, r *http.Request) {
 // handleUninstall serves DELETE /api/bundles/installations/{id}. It answers
 // with the final record (state removed), whose log shows the order of
 // removal (UNINSTALL-01).
-func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleUninstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -200,7 +200,7 @@ func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
 // path's {id} names; there being none is 404 (410 for a removed one under
 // the removed-installation-410 variant). What fn returns is written once the
 // lock is released, so encoding a record never holds it.
-func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation) (int, any, error)) {
+func (s *view) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation) (int, any, error)) {
 	status, body, err := s.lockedInstallation(r.PathValue("id"), fn)
 	switch {
 	case errors.Is(err, errDropConnection):
@@ -212,7 +212,7 @@ func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn fun
 	}
 }
 
-func (s *Server) lockedInstallation(id string, fn func(*installation) (int, any, error)) (int, any, error) {
+func (s *view) lockedInstallation(id string, fn func(*installation) (int, any, error)) (int, any, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	in := s.st.bundles.installations[id]
@@ -227,7 +227,7 @@ func (s *Server) lockedInstallation(id string, fn func(*installation) (int, any,
 
 // handleDeleteTask serves DELETE /api/tasks/{id}: removes a task, an
 // orphaned one included (UNINSTALL-03).
-func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}

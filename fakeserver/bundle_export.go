@@ -19,7 +19,7 @@ import (
 // (EXPORT-03), and the app only when ?app=<publicID> names one (EXPORT-04);
 // then every "Dropped on export" item is stripped (DROP-01..06). It answers
 // YAML, or JSON when Accept asks for application/json.
-func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleExport(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -30,7 +30,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
-	rewriteIn(s.switches(), exportRewrites, exportOut{out, spec})
+	rewriteIn(s.sw, exportRewrites, exportOut{out, spec})
 	status := http.StatusOK
 	if s.variant(varExport2xx) {
 		status = http.StatusNonAuthoritativeInfo
@@ -165,7 +165,7 @@ func payloadList(spec map[string]any) {
 // exportDoc finds the project and app an export names and copies them into
 // a document, with the store locked; stripping and encoding the copy need
 // no lock. It answers the request itself when it returns false.
-func (s *Server) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
+func (s *view) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	b := s.st.bundles
@@ -225,7 +225,7 @@ func toMap(doc *bundleDoc) map[string]any {
 }
 
 // buildExport assembles a project's bundle before stripping.
-func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
+func (s *view) buildExport(p *bundleProject, app *resource) *bundleDoc {
 	b := s.st.bundles
 	tasks := []any{}
 	for _, id := range p.taskIDs {

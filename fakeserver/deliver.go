@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/invokeconf/invokeconf/internal/httpserve"
@@ -20,7 +21,7 @@ import (
 // quiet for the keepalive interval (nil: never). It returns false when the
 // client went away: the run is then cancelled (FMT-08: the server notices on
 // its next write).
-func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) error, idle, ping func() error) bool {
+func (s *view) stream(r *http.Request, run *run, from int, write func(Event) error, idle, ping func() error) bool {
 	// The keepalive timer is armed at the first wait, and only when there
 	// is a ping to send: a quick run never needs one.
 	var keepalive *time.Timer
@@ -73,7 +74,7 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 }
 
 // abandon cancels a run whose client went away.
-func (s *Server) abandon(run *run) {
+func (s *view) abandon(run *run) {
 	if !s.defect(defDisconnectIgnored) && !run.keepOnDisconnect {
 		run.cancel()
 	}
@@ -82,9 +83,9 @@ func (s *Server) abandon(run *run) {
 // answerStatus sets the head of an invoke answer just before it goes out,
 // the deviations of answerHeadRewrites applied, and returns its status. ack
 // is the async acknowledgement, else it is a synchronous answer in form.
-func (s *Server) answerStatus(w http.ResponseWriter, form responseForm, ack bool) int {
+func (s *view) answerStatus(w http.ResponseWriter, form responseForm, ack bool) int {
 	a := answerHead{h: w.Header(), status: http.StatusOK, form: form, ack: ack}
-	return rewritten(s.switches(), answerHeadRewrites, a).status
+	return rewritten(s.sw, answerHeadRewrites, a).status
 }
 
 // answerHead is the status and header of an invoke answer.
@@ -124,7 +125,7 @@ var answerHeadRewrites = []rewrite[*answerHead]{
 }
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
-func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.sseHoldBack(w, r, run) {
 		return
 	}
@@ -162,31 +163,50 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 // quick run, or one a defect held the stream back for) at once, through w:
 // there is nothing to wait for, so the connection stays with net/http and
 // is kept alive, unlike a stream's that is taken over (sse_conn.go).
-func (s *Server) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire) {
+func (s *view) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire) {
 	evs, _, _ := run.snapshot(0)
-	b := make([]byte, 0, 256+320*len(evs))
-	b = append(b, wire.open()...)
-	frame := func(p []byte) error {
-		b = append(b, p...)
-		return nil
-	}
-	events, complete := s.sseEvents(wire, frame), true
+	buf := answerBuf()
+	defer buf.free()
+	buf.b = append(buf.b, wire.open()...)
+	complete := true
 	for _, ev := range evs {
-		if events(ev) != nil { // the stream-cut-mid-frame defect
+		var err error
+		if buf.b, err = s.appendSSEEvent(buf.b, wire, ev); err != nil { // the stream-cut-mid-frame defect
 			complete = false
 			break
 		}
 	}
 	if complete {
-		s.sseEnd(wire, frame, run)
+		s.sseEnd(wire, func(p []byte) error {
+			buf.b = append(buf.b, p...)
+			return nil
+		}, run)
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	_, _ = w.Write(buf.b)
+}
+
+// buffer is an answer being put together before it is written: a written
+// answer leaves its bytes for the next (answerBuf).
+type buffer struct{ b []byte }
+
+var buffers = sync.Pool{New: func() any { return &buffer{b: make([]byte, 0, 2048)} }}
+
+// answerBuf returns an empty buffer; free gives it back once its bytes are
+// written.
+func answerBuf() *buffer { return buffers.Get().(*buffer) }
+
+func (b *buffer) free() {
+	if cap(b.b) > 64<<10 {
+		return // a large answer's buffer is not kept
+	}
+	b.b = b.b[:0]
+	buffers.Put(b)
 }
 
 // sseHoldBack serves the defects that hold the stream back until the run
 // ends. It reports false when the request is answered already.
-func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) bool {
+func (s *view) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) bool {
 	if s.defect(defErrorAsStatus) {
 		// Defect: the run is finished before the stream starts, so a failure
 		// becomes an HTTP status instead of an error event.
@@ -228,7 +248,7 @@ func startSSE(w http.ResponseWriter, status int) func([]byte) error {
 }
 
 // ssePing returns the keepalive writer (SSE-04), nil for none.
-func (s *Server) ssePing(wire *sseWire, frame func([]byte) error) func() error {
+func (s *view) ssePing(wire *sseWire, frame func([]byte) error) func() error {
 	if s.defect(defNoPing) || s.defect(defPingAfterEvents) {
 		return nil
 	}
@@ -237,7 +257,7 @@ func (s *Server) ssePing(wire *sseWire, frame func([]byte) error) func() error {
 
 // sseEnd writes "event: close" with data {} at the end, also after an error
 // (SSE-05).
-func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run) {
+func (s *view) sseEnd(wire *sseWire, frame func([]byte) error, run *run) {
 	if s.defect(defEventsAfterComplete) {
 		_ = frame(sseEventFrame(s, wire, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
@@ -252,32 +272,45 @@ func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run) {
 
 // sseEvents returns the writer of a stream's event frames (SSE-02), with
 // the comments variant and the cut-frame defect.
-func (s *Server) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) error {
+func (s *view) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) error {
 	return func(ev Event) error {
-		b := sseEventFrame(s, wire, ev)
-		if s.defect(defStreamCutMidFrame) && ev.RunComplete {
-			// Defect: the stream ends before the final frame's blank line.
-			_ = frame(cutBlankLine(b))
-			return errCut
+		b, err := s.appendSSEEvent(nil, wire, ev)
+		if ferr := frame(b); err == nil {
+			err = ferr
 		}
-		if s.variant(varSseComments) {
-			b = append(wire.comment("progress", false), b...)
-		}
-		if s.defect(defPingAfterEvents) {
-			b = append(b, wire.ping(false)...)
-		}
-		return frame(b)
+		return err
 	}
+}
+
+// appendSSEEvent appends what a stream writes for an event to b: its frame,
+// with the comments variant and the defects of a stream's event frames. An
+// error says the stream ends there (the stream-cut-mid-frame defect).
+func (s *view) appendSSEEvent(b []byte, wire *sseWire, ev Event) ([]byte, error) {
+	if s.defect(defStreamCutMidFrame) && ev.RunComplete {
+		// Defect: the stream ends before the final frame's blank line.
+		return cutBlankLine(s.appendEventFrame(b, wire, ev)), errCut
+	}
+	if s.variant(varSseComments) {
+		b = append(b, wire.comment("progress", false)...)
+	}
+	b = s.appendEventFrame(b, wire, ev)
+	if s.defect(defPingAfterEvents) {
+		b = append(b, wire.ping(false)...)
+	}
+	return b, nil
 }
 
 var errCut = errors.New("the stream was cut")
 
-// sseEventFrame renders one event: an id line with the run ID (":after" on
-// the final event, SSE-03), then the data line (SSE-02), then the
-// deviations of a frame (sseFrameRewrites).
-func sseEventFrame(s *Server, wire *sseWire, ev Event) []byte {
-	if wire.plain && !anyOn(s.switches(), sseFrameRewrites) {
-		b := make([]byte, 0, 320)
+// sseEventFrame renders one event's frame (appendEventFrame).
+func sseEventFrame(s *view, wire *sseWire, ev Event) []byte { return s.appendEventFrame(nil, wire, ev) }
+
+// appendEventFrame appends one event's frame to b: an id line with the run
+// ID (":after" on the final event, SSE-03), then the data line (SSE-02),
+// then the deviations of a frame (sseFrameRewrites). The plain wire's frame
+// with no deviation is appended in place.
+func (s *view) appendEventFrame(b []byte, wire *sseWire, ev Event) []byte {
+	if wire.plain && !anyOn(s.sw, sseFrameRewrites) {
 		b = append(b, "id: "...)
 		b = append(b, ev.RunID...)
 		if ev.RunComplete {
@@ -292,14 +325,14 @@ func sseEventFrame(s *Server, wire *sseWire, ev Event) []byte {
 		f.id += ":after"
 	}
 	f.data = string(s.encodeEvent(ev))
-	f = rewritten(s.switches(), sseFrameRewrites, f)
-	return wire.event(f.id, f.noID, f.data)
+	f = rewritten(s.sw, sseFrameRewrites, f)
+	return append(b, wire.event(f.id, f.noID, f.data)...)
 }
 
 // eventFrame is one event frame before it is written: the event, the id
 // line's value (no id line when noID) and the data line.
 type eventFrame struct {
-	s    *Server // that writes it
+	s    *view // that writes it
 	ev   Event
 	id   string
 	noID bool
@@ -336,11 +369,11 @@ var sseFrameRewrites = []rewrite[*eventFrame]{
 // encodeEvent renders an event object as JSON: the spec's shape, then the
 // defects and variants that reshape it (eventFieldRewrites,
 // eventObjectRewrites), so that every delivery form shows them.
-func (s *Server) encodeEvent(ev Event) []byte { return s.appendEvent(nil, ev) }
+func (s *view) encodeEvent(ev Event) []byte { return s.appendEvent(nil, ev) }
 
 // appendEvent appends the event object encodeEvent renders to b.
-func (s *Server) appendEvent(b []byte, ev Event) []byte {
-	set := s.switches()
+func (s *view) appendEvent(b []byte, ev Event) []byte {
+	set := s.sw
 	ev = rewritten(set, eventFieldRewrites, ev)
 	if !anyOn(set, eventObjectRewrites) {
 		return appendEventJSON(b, &ev)
@@ -548,10 +581,10 @@ func runFailed(run *run) bool {
 
 // writeEnvelope writes the JSON envelope {"items":[...]} after the run ends
 // (FMT-02).
-func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
 	if s.defect(defEnvelopeEarly) {
 		// Defect: answer with what exists now instead of waiting.
-		writeJSONBytes(w, s.answerStatus(w, formJSON, false), s.envelopeJSON(run))
+		s.writeEnvelopeNow(w, s.answerStatus(w, formJSON, false), run)
 		return
 	}
 	if !run.wait(r.Context()) {
@@ -570,20 +603,29 @@ func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run)
 		_, _ = w.Write(append(append(first, '\n'), second...))
 		return
 	}
-	writeJSONBytes(w, status, s.envelopeJSON(run))
+	s.writeEnvelopeNow(w, status, run)
 }
 
-// envelopeJSON is the JSON envelope of a run's events so far, as an answer
-// writes it (ended by a line feed). With no envelope rewrite on, its items
-// are appended in place: the map, the raw items and json.Marshal's pass
-// over them (envelope) cost more than the rest of a quick run's answer.
-func (s *Server) envelopeJSON(run *run) []byte {
+// writeEnvelopeNow answers with the JSON envelope of the run's events so
+// far.
+func (s *view) writeEnvelopeNow(w http.ResponseWriter, status int, run *run) {
+	buf := answerBuf()
+	defer buf.free()
+	buf.b = s.appendEnvelope(buf.b, run)
+	writeJSONBytes(w, status, buf.b)
+}
+
+// appendEnvelope appends the JSON envelope of a run's events so far to b,
+// as an answer writes it (ended by a line feed). With no envelope rewrite
+// on, its items are appended in place: the map, the raw items and
+// json.Marshal's pass over them (envelope) cost more than the rest of a
+// quick run's answer.
+func (s *view) appendEnvelope(b []byte, run *run) []byte {
 	if s.rewritesEnvelope() {
-		b, _ := json.Marshal(s.envelope(run))
-		return append(b, '\n')
+		env, _ := json.Marshal(s.envelope(run))
+		return append(append(b, env...), '\n')
 	}
 	evs, _, _ := run.snapshot(0)
-	b := make([]byte, 0, 64+256*len(evs))
 	b = append(b, `{"items":[`...)
 	for i, ev := range evs {
 		if i > 0 {
@@ -596,8 +638,8 @@ func (s *Server) envelopeJSON(run *run) []byte {
 
 // rewritesEnvelope reports whether an envelope or envelope item rewrite is
 // on.
-func (s *Server) rewritesEnvelope() bool {
-	set := s.switches()
+func (s *view) rewritesEnvelope() bool {
+	set := s.sw
 	return anyOn(set, envelopeItemRewrites) || anyOn(set, envelopeRewrites)
 }
 
@@ -610,7 +652,7 @@ func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 }
 
 // envelope is the JSON envelope of a run's events so far.
-func (s *Server) envelope(run *run) map[string]any {
+func (s *view) envelope(run *run) map[string]any {
 	evs, _, _ := run.snapshot(0)
 	items := make([]json.RawMessage, 0, len(evs))
 	for _, ev := range evs {
@@ -619,15 +661,15 @@ func (s *Server) envelope(run *run) map[string]any {
 		}
 	}
 	env := map[string]any{"items": items}
-	rewriteIn(s.switches(), envelopeRewrites, env)
+	rewriteIn(s.sw, envelopeRewrites, env)
 	return env
 }
 
 // envelopeItem is an event as an envelope item, after the rewrites of an
 // item (envelopeItemRewrites); nil when one leaves it out.
-func (s *Server) envelopeItem(ev Event) json.RawMessage {
+func (s *view) envelopeItem(ev Event) json.RawMessage {
 	it := envelopeItem{ev: ev, json: s.encodeEvent(ev)}
-	return rewritten(s.switches(), envelopeItemRewrites, it).json
+	return rewritten(s.sw, envelopeItemRewrites, it).json
 }
 
 // envelopeItem is an event and its item in an envelope; no item (nil json)
@@ -668,7 +710,7 @@ var envelopeRewrites = []rewrite[map[string]any]{
 
 // writePlain streams the content of each event as plain text, flushed as it
 // is written: well inside the spec's "at most every 500 ms" (FMT-06).
-func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -741,7 +783,7 @@ const plainFlushSlow = 750 * time.Millisecond
 
 // plainOnTimer streams plain text buffered, flushed every period (the
 // plain-flush-timer variant, the plain-flush-750ms defect).
-func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, period time.Duration) {
+func (s *view) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, period time.Duration) {
 	rc := http.NewResponseController(w)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
@@ -790,7 +832,7 @@ const plainDebounce = 200 * time.Millisecond
 
 // plainDebounced streams plain text buffered, flushed only once the run has
 // produced nothing for plainDebounce (the plain-debounced defect).
-func (s *Server) plainDebounced(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) plainDebounced(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	quiet := time.NewTimer(plainDebounce)
 	defer quiet.Stop()

@@ -12,7 +12,7 @@ import (
 
 // threadForFollowUp authenticates a follow-up request and finds its thread.
 // allowed says whether the key may use the route on that thread.
-func (s *Server) threadForFollowUp(w http.ResponseWriter, r *http.Request, allowed func(*apiKey, *thread) bool) (*apiKey, *thread, bool) {
+func (s *view) threadForFollowUp(w http.ResponseWriter, r *http.Request, allowed func(*apiKey, *thread) bool) (*apiKey, *thread, bool) {
 	k, err := s.authenticate(r)
 	if err != nil {
 		s.problemErr(w, err)
@@ -32,7 +32,7 @@ func (s *Server) threadForFollowUp(w http.ResponseWriter, r *http.Request, allow
 
 // canRead: AUTH-06, GET /api/threads/{id}/events needs thread:read (agent)
 // or project:threads (project of the conversation).
-func (s *Server) canRead(k *apiKey, t *thread) bool {
+func (s *view) canRead(k *apiKey, t *thread) bool {
 	if s.defect(defEventsUnscoped) {
 		return true
 	}
@@ -50,7 +50,7 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 
 // canChatOn: AUTH-07, abort is covered by agent:chat: any chat scope that
 // would let the key invoke the thread.
-func (s *Server) canChatOn(k *apiKey, t *thread) bool {
+func (s *view) canChatOn(k *apiKey, t *thread) bool {
 	if s.defect(defAbortNeedsWildcard) {
 		return k.hasWildcard()
 	}
@@ -75,7 +75,7 @@ func (s *Server) canChatOn(k *apiKey, t *thread) bool {
 // text/event-stream replays the events so far, marks the end of the replay
 // with replayComplete, then follows the run live; anything else answers at
 // once with the events so far.
-func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleEvents(w http.ResponseWriter, r *http.Request) {
 	_, t, ok := s.threadForFollowUp(w, r, s.canRead)
 	if !ok {
 		return
@@ -110,17 +110,17 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 
 // eventsDefects applies the events route's rewrites (eventsRouteRewrites)
 // to the envelope of thread t's run.
-func (s *Server) eventsDefects(t *thread, env map[string]any) map[string]any {
+func (s *view) eventsDefects(t *thread, env map[string]any) map[string]any {
 	items, _ := env["items"].([]json.RawMessage)
 	e := eventsItems{s: s, t: t, items: items}
-	env["items"] = rewritten(s.switches(), eventsRouteRewrites, e).items
+	env["items"] = rewritten(s.sw, eventsRouteRewrites, e).items
 	return env
 }
 
 // eventsItems are the items of the events route's envelope for thread t,
 // served by s.
 type eventsItems struct {
-	s     *Server
+	s     *view
 	t     *thread
 	items []json.RawMessage
 }
@@ -158,7 +158,7 @@ func relabelNewest(e *eventsItems) {
 
 // waitNewest waits for the thread's newest run to finish (variant
 // events-latest-waits); false when the reader left first.
-func (s *Server) waitNewest(r *http.Request, t *thread) bool {
+func (s *view) waitNewest(r *http.Request, t *thread) bool {
 	s.st.mu.Lock()
 	var newest *run
 	if n := len(t.runs); n > 0 {
@@ -168,7 +168,7 @@ func (s *Server) waitNewest(r *http.Request, t *thread) bool {
 	return newest == nil || newest.wait(r.Context())
 }
 
-func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
+func (s *view) runForEvents(t *thread, runID string) (*run, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if runID != "" && !s.defect(defEventsRunidIgnored) {
@@ -197,7 +197,7 @@ func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
 
 // replaySSE writes the run's events as an SSE stream: what exists, then an
 // event with replayComplete, then live events.
-func (s *Server) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -233,7 +233,7 @@ func (s *Server) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
 
 // follow writes a run's events from index from on until the run is done or
 // the reader leaves; unlike stream it never cancels the run.
-func (s *Server) follow(r *http.Request, run *run, from int, write func(Event) error) bool {
+func (s *view) follow(r *http.Request, run *run, from int, write func(Event) error) bool {
 	next := from
 	for {
 		evs, done, changed := run.snapshot(next)
@@ -256,7 +256,7 @@ func (s *Server) follow(r *http.Request, run *run, from int, write func(Event) e
 
 // handleAbort serves POST /api/threads/{id}/abort: it cancels the thread's
 // runs that are still going (ASYNC-06).
-func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleAbort(w http.ResponseWriter, r *http.Request) {
 	_, t, ok := s.threadForFollowUp(w, r, s.canChatOn)
 	if !ok {
 		return
@@ -286,7 +286,7 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 
 // handleThread serves GET /api/threads/{id}: it answers at once and reports
 // completion through lastRunID (ASYNC-05).
-func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleThread(w http.ResponseWriter, r *http.Request) {
 	_, t, ok := s.threadForFollowUp(w, r, func(k *apiKey, t *thread) bool { return s.canRead(k, t) || s.canChatOn(k, t) })
 	if !ok {
 		return
@@ -313,7 +313,7 @@ func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
 
 // abortsStreamOnly: the defects abort-stream-only and
 // abort-stream-only-empty-events.
-func (s *Server) abortsStreamOnly() bool {
+func (s *view) abortsStreamOnly() bool {
 	return s.defect(defAbortStreamOnly) || s.defect(defAbortStreamOnlyEmptyEvents)
 }
 
@@ -329,7 +329,7 @@ type mirrorRun struct {
 
 // mirror returns a run that copies the events of real until real is done or
 // abort ends the mirror.
-func (s *Server) mirror(real *run) *run {
+func (s *view) mirror(real *run) *run {
 	m := &mirrorRun{r: &run{id: real.id, thread: real.thread, cancel: func() {}},
 		stopped: make(chan struct{})}
 	mirrors.Store(real, m)

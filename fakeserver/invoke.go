@@ -14,7 +14,7 @@ import (
 
 // handleInvoke serves POST /api/invoke/{id}, /api/invoke/{id}/thread/{thread}
 // and /api/invoke/{id}/threads/{thread}.
-func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	k, err := s.authenticate(r)
 	if err != nil {
 		s.problemErr(w, err)
@@ -52,7 +52,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 
 // threadIDDefects serves the defects that answer under another thread ID
 // than the thread that runs.
-func (s *Server) threadIDDefects(w http.ResponseWriter, r *http.Request, t *thread, resumed bool) (http.ResponseWriter, *thread) {
+func (s *view) threadIDDefects(w http.ResponseWriter, r *http.Request, t *thread, resumed bool) (http.ResponseWriter, *thread) {
 	if s.defect(defThreadResumeEchoed) && resumed {
 		// Defect: a fresh conversation, under the ID the caller asked for.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
@@ -68,7 +68,7 @@ func (s *Server) threadIDDefects(w http.ResponseWriter, r *http.Request, t *thre
 // authorizeAgentPath applies the scope rules of /api/invoke/{id} and resolves
 // {id} (ROUTE-01..03): an agent ID, an alias, or a thread ID (whose agent runs
 // and whose thread continues).
-func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, error) {
+func (s *view) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, error) {
 	// AUTH-01, AUTH-02: the required scope is agent:chat:<value in path>, the
 	// literal value, checked before anything is resolved.
 	covered := k.canChat(value) || s.defect(defScopeUnchecked)
@@ -97,7 +97,7 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 
 // scopeFromHeader serves the defects scope-from-thread-header and
 // scope-from-agent-header: a header's value covers the request.
-func (s *Server) scopeFromHeader(k *apiKey, r *http.Request) bool {
+func (s *view) scopeFromHeader(k *apiKey, r *http.Request) bool {
 	if h := r.Header.Get(hdrThreadID); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
 		return true
 	}
@@ -108,7 +108,7 @@ func (s *Server) scopeFromHeader(k *apiKey, r *http.Request) bool {
 // hiddenThread serves the variant hidden-thread-404: a thread whose agent
 // the key's owner cannot open does not exist for that owner. The spec gives
 // no precedence between its 403 (no access) and its 404 (no such thread).
-func (s *Server) hiddenThread(k *apiKey, ids ...string) error {
+func (s *view) hiddenThread(k *apiKey, ids ...string) error {
 	if !s.variant(varHiddenThread404) {
 		return nil
 	}
@@ -123,7 +123,7 @@ func (s *Server) hiddenThread(k *apiKey, ids ...string) error {
 // resolve maps a path value to its agent, and to its thread when it is a
 // thread ID. ERR-01: an ID that exists but names no agent is 400. ERR-08: an
 // ID that does not exist is 404.
-func (s *Server) resolve(value string) (*agent, *thread, error) {
+func (s *view) resolve(value string) (*agent, *thread, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if a := s.st.agents[value]; a != nil && !s.defect(defAgentIdUnresolved) {
@@ -156,7 +156,7 @@ func (s *Server) resolve(value string) (*agent, *thread, error) {
 // selectThread applies the thread selection rules: the path's thread segment
 // (THREAD-01), else the X-SVC-Thread-Id header (THREAD-02), else a new thread
 // (THREAD-03). pathThread is the thread named by {id} itself, if any.
-func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (*thread, error) {
+func (s *view) selectThread(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (*thread, error) {
 	segment, header := s.threadRefs(r)
 	var id string
 	switch {
@@ -184,7 +184,7 @@ func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, 
 
 // threadRefs returns the thread a request names in its path's thread
 // segment and in its X-SVC-Thread-Id header, "" for none.
-func (s *Server) threadRefs(r *http.Request) (segment, header string) {
+func (s *view) threadRefs(r *http.Request) (segment, header string) {
 	segment = r.PathValue("thread")
 	if segment == "" {
 		segment = r.PathValue("thread_id")
@@ -204,7 +204,7 @@ func (s *Server) threadRefs(r *http.Request) (segment, header string) {
 
 // freshThread starts a new thread (THREAD-03); the new-thread-reused
 // defect hands back the key's last one instead.
-func (s *Server) freshThread(k *apiKey, a *agent, p *project) *thread {
+func (s *view) freshThread(k *apiKey, a *agent, p *project) *thread {
 	if s.defect(defNewThreadReused) {
 		if t := s.st.lastThreadOf(k, a, p); t != nil {
 			return t
@@ -219,7 +219,7 @@ func (s *Server) freshThread(k *apiKey, a *agent, p *project) *thread {
 
 // invoke reads the prompt, starts the run and answers in the form the
 // request asks for. Shared by the agent and project routes.
-func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thread) {
+func (s *view) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thread) {
 	async, err := s.readAsync(r)
 	if err != nil {
 		s.problem(w, http.StatusBadRequest, "%v", err)
@@ -276,7 +276,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 }
 
 // readAsync reads the async query parameter.
-func (s *Server) readAsync(r *http.Request) (bool, error) {
+func (s *view) readAsync(r *http.Request) (bool, error) {
 	if r.URL.RawQuery == "" {
 		return false, nil // no query to parse
 	}
@@ -289,8 +289,15 @@ func (s *Server) readAsync(r *http.Request) (bool, error) {
 
 // readPrompt reads the body, which is the prompt, verbatim; it is never
 // parsed (BODY-01, BODY-02). ok is false when it answered with a problem.
-func (s *Server) readPrompt(w http.ResponseWriter, r *http.Request) (prompt string, ok bool) {
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
+func (s *view) readPrompt(w http.ResponseWriter, r *http.Request) (prompt string, ok bool) {
+	// net/http reads no more than a declared length, so only a body longer
+	// than the bound, or of no declared length, needs a reader that stops
+	// it (and closes the connection once it has).
+	rd := r.Body
+	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBody {
+		rd = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	}
+	body, err := readBody(rd, r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -323,6 +330,9 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if int64(len(b)) > limit {
+			return b, &http.MaxBytesError{Limit: limit} // longer than it said, and than the bound
+		}
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)] // a body longer than it said: grow
 		}
@@ -330,10 +340,10 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 }
 
 // writeAck answers an async invoke with the thread and run IDs (ASYNC-01).
-func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed bool) {
+func (s *view) writeAck(w http.ResponseWriter, t *thread, run *run, resumed bool) {
 	status := s.answerStatus(w, formJSON, true)
 	ack := asyncAck{m: map[string]any{"threadID": t.id, "runID": run.id}, t: t, run: run, resumed: resumed}
-	rewriteIn(s.switches(), ackRewrites, ack)
+	rewriteIn(s.sw, ackRewrites, ack)
 	writeJSON(w, status, ack.m)
 }
 
@@ -386,7 +396,7 @@ const (
 // responseForm applies the response format rules: the Accept header alone
 // decides, compared literally and as a whole (FMT-01..FMT-05). Several Accept
 // lines count as their comma-joined whole.
-func (s *Server) responseForm(r *http.Request) responseForm {
+func (s *view) responseForm(r *http.Request) responseForm {
 	accept := strings.Join(r.Header.Values("Accept"), ", ")
 	if s.defect(defAcceptSpacesIgnored) {
 		accept = strings.Join(strings.Fields(accept), "")

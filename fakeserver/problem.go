@@ -19,7 +19,7 @@ type problemBody struct {
 }
 
 // problem writes an error response.
-func (s *Server) problem(w http.ResponseWriter, status int, format string, args ...any) {
+func (s *view) problem(w http.ResponseWriter, status int, format string, args ...any) {
 	detail := fmt.Sprintf(format, args...)
 	var b []byte
 	if s.defect(defOpenaiErrors) {
@@ -42,7 +42,7 @@ func (s *Server) problem(w http.ResponseWriter, status int, format string, args 
 }
 
 // problemErr writes err with its status (an *authError), or 500.
-func (s *Server) problemErr(w http.ResponseWriter, err error) {
+func (s *view) problemErr(w http.ResponseWriter, err error) {
 	var ae *authError
 	if errors.As(err, &ae) {
 		s.problem(w, ae.status, "%s", ae.msg)

@@ -16,7 +16,7 @@ const AgentModel = "scripted-agent-model"
 // handleProjectInvoke serves POST /api/projects/{project_id}/invoke and
 // .../invoke/thread/{thread_id}: the project's agent runs inside the project
 // (PROJ-01, PROJ-02), exactly like the agent routes otherwise (PROJ-03).
-func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 	if s.defect(defProjectRouteMissing) {
 		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
 		return
@@ -44,7 +44,7 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 
 // projectRequestDefects serves the defects that make the project routes
 // read the request otherwise than the agent routes do (PROJ-03).
-func (s *Server) projectRequestDefects(r *http.Request) {
+func (s *view) projectRequestDefects(r *http.Request) {
 	if s.defect(defProjectThreadSegmentIgnored) {
 		r.SetPathValue("thread_id", "")
 	}
@@ -61,7 +61,7 @@ func (s *Server) projectRequestDefects(r *http.Request) {
 
 // projectAnswerDefects serves the defects that make the project routes
 // answer otherwise than the agent routes do (PROJ-03).
-func (s *Server) projectAnswerDefects(w http.ResponseWriter, r *http.Request, t *thread, p *project) (http.ResponseWriter, *thread) {
+func (s *view) projectAnswerDefects(w http.ResponseWriter, r *http.Request, t *thread, p *project) (http.ResponseWriter, *thread) {
 	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || r.Header.Get(hdrThreadID) != "") {
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
 		t = s.newThread(t.agent, p) // Defect: a fresh conversation under the asked-for ID.
@@ -83,7 +83,7 @@ func (s *Server) projectAnswerDefects(w http.ResponseWriter, r *http.Request, t 
 // authorizeProject applies AUTH-05: the project routes need
 // project:chat:<project_id>, the literal path value, checked before the
 // project is looked up; an agent scope does not cover them.
-func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
+func (s *view) authorizeProject(k *apiKey, id string) (*project, error) {
 	s.st.mu.Lock()
 	p := s.st.projects[id]
 	s.st.mu.Unlock()
@@ -113,7 +113,7 @@ func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
 // projectModel is the model setting that applies to a run on the thread:
 // the project's inside a project, "" (the agent's own model) otherwise
 // (PROJ-06).
-func (s *Server) projectModel(t *thread) string {
+func (s *view) projectModel(t *thread) string {
 	p := t.project
 	if s.defect(defProjectContextDropped) {
 		p = nil

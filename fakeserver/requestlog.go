@@ -66,7 +66,7 @@ type recorded struct {
 func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]recorded, n)} }
 
 // add records a request served by the view v.
-func (q *requestRing) add(v *Server, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
+func (q *requestRing) add(v *view, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
 	red := v.requestRedactor()
 	rq := Request{Time: start.UTC(), Method: r.Method, Path: red.Cut(r.URL.RequestURI(), maxRecordedText, "..."),
 		Status: status, Key: key, ElapsedMS: float64(elapsed.Microseconds()) / 1000}

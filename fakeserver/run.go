@@ -215,17 +215,24 @@ func (r *run) wait(ctx context.Context) bool {
 // cancels it when its client goes away (FMT-08), an async run outlives its
 // request. A run that cannot wait (quickRun) is played at once, on the
 // caller's goroutine: it is over before anyone could tell the difference.
-func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, first ...Event) (r *run, resumed bool) {
-	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
+func (s *view) startRun(t *thread, k *apiKey, prompt string, tools []string, first ...Event) (r *run, resumed bool) {
 	// The log starts with room for an echo's events (input, username,
 	// content, end), or a script's first two, so that an idle run holds no
 	// more than it needs.
 	quick := s.quickRun(prompt)
 	room := 2
 	if quick {
-		room = 4
+		room = 4 + len(first)
 	}
-	r = &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, events: make([]Event, 0, room)}
+	r = &run{id: s.newRunID(), thread: t, tools: tools, events: make([]Event, 0, room)}
+	// A quick run is over before anyone could cancel it: it needs no context
+	// of its own.
+	ctx := s.ctx
+	if quick {
+		r.cancel = noCancel
+	} else {
+		ctx, r.cancel = s.runContext(tools) // research.go: the research run-time cap
+	}
 	s.st.mu.Lock()
 	resumed = len(t.runs) > 0
 	s.st.addRun(t, r, len(prompt))
@@ -237,17 +244,51 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, f
 		r.append(ev)
 	}
 	if quick {
-		s.execute(ctx, r, k, prompt)
+		s.echo(r, k, prompt)
 	} else {
 		go s.execute(ctx, r, k, prompt)
 	}
 	return r, resumed
 }
 
+// noCancel is the cancel function of a run that has nothing to cancel.
+func noCancel() {}
+
+// echo plays a quick run (quickRun) at once, as execute would have the
+// in-process model play it, without the turn it builds: the answer to a
+// prompt that is no agent script is one content event holding the prompt,
+// and none of the deviations execute wraps around a turn touches such a run
+// (they hold back or drop signals, prompts and pauses). The content event
+// goes through the emitter, which serves the defects on content.
+// TestEchoIsTheModelsTurn holds the two together.
+func (s *view) echo(r *run, k *apiKey, prompt string) {
+	prompt = s.introduce(r, k, prompt)
+	if s.ctx.Err() != nil {
+		r.append(Event{Error: stopped(s.ctx).Error()}) // the server is closing
+	} else {
+		em := emitter{s: s, r: r}
+		em.emit(Event{Content: prompt})
+	}
+	s.finish(r)
+}
+
+// introduce appends the events that open every run (its input and who
+// triggered it) and returns the prompt as the model reads it.
+func (s *view) introduce(r *run, k *apiKey, prompt string) string {
+	if !s.variant(varNoInputUsername) {
+		r.append(Event{Input: prompt})
+		r.append(Event{Username: k.user.name})
+	}
+	if s.defect(defPromptTrimmed) {
+		prompt = strings.TrimSpace(prompt)
+	}
+	return prompt
+}
+
 // quickRun reports whether a run of the prompt ends without ever waiting:
 // an echo prompt (agentscript) played by the in-process model, which emits
 // its one content event and ends.
-func (s *Server) quickRun(prompt string) bool {
+func (s *view) quickRun(prompt string) bool {
 	if _, ok := s.model.(scriptModel); !ok {
 		return false
 	}
@@ -262,14 +303,8 @@ func (s *Server) quickRun(prompt string) bool {
 // plays the turn, and the events it makes are appended to the run. A model
 // that can wait without a goroutine (waitingModel) is left to end the run
 // itself: execute then returns at the turn's first wait.
-func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
-	if !s.variant(varNoInputUsername) {
-		r.append(Event{Input: prompt})
-		r.append(Event{Username: k.user.name})
-	}
-	if s.defect(defPromptTrimmed) {
-		prompt = strings.TrimSpace(prompt)
-	}
+func (s *view) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
+	prompt = s.introduce(r, k, prompt)
 	t, flush := s.reorder(s.turn(r, prompt))
 	t, settle := s.whenSlow(t)
 	t = s.waitAfterPrompt(ctx, t)
@@ -302,7 +337,7 @@ type waitingModel interface {
 // reorder serves the ordering defects: waitingOnModel held back until after
 // the model's first content, toolInput until after its toolCall. flush emits
 // what is still held when the model is done.
-func (s *Server) reorder(t Turn) (Turn, func()) {
+func (s *view) reorder(t Turn) (Turn, func()) {
 	late := s.defect(defWaitingLate) || s.defect(defToolinputLate)
 	if !late {
 		return t, func() {}
@@ -346,7 +381,7 @@ func (s *Server) reorder(t Turn) (Turn, func()) {
 // final event of a run that is not done (it would flush an answer about to
 // end anyway), and a client that has read the final event finds the run as
 // its thread's last.
-func (s *Server) finish(r *run) {
+func (s *view) finish(r *run) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	r.mu.Lock()
@@ -359,7 +394,7 @@ func (s *Server) finish(r *run) {
 
 // waitAfterPrompt serves the prompt-waits variant: after a prompt event the
 // run waits for input that never comes, until it is cancelled.
-func (s *Server) waitAfterPrompt(ctx context.Context, t Turn) Turn {
+func (s *view) waitAfterPrompt(ctx context.Context, t Turn) Turn {
 	if !s.variant(varPromptWaits) {
 		return t
 	}
@@ -390,7 +425,7 @@ const slowAfter = 100 * time.Millisecond
 // whenSlow serves the signals-when-slow variant: waitingOnModel and toolInput
 // are sent only when the model then stays silent for slowAfter, as a server
 // that signals only a wait a user would notice. settle drops what is held.
-func (s *Server) whenSlow(t Turn) (Turn, func()) {
+func (s *view) whenSlow(t Turn) (Turn, func()) {
 	if !s.variant(varSignalsWhenSlow) {
 		return t, func() {}
 	}

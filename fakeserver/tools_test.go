@@ -286,3 +286,9 @@ func TestSeedEntitlements(t *testing.T) {
 		})
 	}
 }
+
+// current is the server as a request starting now would see it.
+func (s *Server) current() *view {
+	v := s.view()
+	return &v
+}
