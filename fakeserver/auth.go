@@ -68,7 +68,7 @@ func forbidden(msg string) error    { return &authError{http.StatusForbidden, ms
 // missing, malformed, unknown or expired is 401. ERR-07: a key on an instance
 // with API access disabled is 403.
 func (s *view) authenticate(r *http.Request) (*apiKey, error) {
-	h := r.Header.Get("Authorization")
+	h := headerValue(r, "Authorization")
 	if h == "" {
 		if s.defect(defMissingKey403) {
 			return nil, forbidden("missing Authorization")

@@ -229,9 +229,9 @@ func (s *view) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) boo
 // setSSEHeader sets the SSE response's header fields.
 func setSSEHeader(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
+	h["Content-Type"] = valueSSE
+	h["Cache-Control"] = valueNoCache
+	h["X-Accel-Buffering"] = valueNo
 }
 
 // startSSE sends the SSE header through w and returns the writer of one
@@ -643,10 +643,21 @@ func (s *view) rewritesEnvelope() bool {
 	return anyOn(set, envelopeItemRewrites) || anyOn(set, envelopeRewrites)
 }
 
+// The header values of every answer of a form, made once and shared:
+// nothing changes a value slice in place (Set and Del replace it, and Add
+// appends to a copy, as these have no room left).
+var (
+	valueJSON    = []string{"application/json"}
+	valueSSE     = []string{"text/event-stream"}
+	valuePlain   = []string{"text/plain; charset=utf-8"}
+	valueNoCache = []string{"no-cache"}
+	valueNo      = []string{"no"}
+)
+
 // writeJSONBytes writes b, a JSON document ended by a line feed, as the
 // answer (as writeJSON would write it).
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = valueJSON
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
@@ -712,8 +723,8 @@ var envelopeRewrites = []rewrite[map[string]any]{
 // is written: well inside the spec's "at most every 500 ms" (FMT-06).
 func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Accel-Buffering", "no")
+	w.Header()["Content-Type"] = valuePlain
+	w.Header()["X-Accel-Buffering"] = valueNo
 	w.WriteHeader(s.answerStatus(w, formPlain, false))
 	// The headers go out with the first text, or alone once the run has
 	// been quiet for plainHeaderWait: a quick answer then costs one write.

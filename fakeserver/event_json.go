@@ -3,7 +3,6 @@ package fakeserver
 import (
 	"encoding/json"
 	"strconv"
-	"time"
 )
 
 // appendEventJSON appends ev as JSON, byte for byte what json.Marshal
@@ -34,9 +33,7 @@ func appendEventJSON(b []byte, ev *Event) []byte {
 		b = appendJSONString(b, ev.Error)
 	}
 	b = append(b, `,"time":"`...)
-	if t := time.Time(ev.Time); !t.IsZero() {
-		b = t.AppendFormat(b, time.RFC3339Nano)
-	}
+	b = ev.Time.appendText(b)
 	b = append(b, '"')
 	if ev.WaitingOnModel {
 		b = append(b, `,"waitingOnModel":true`...)
@@ -90,8 +87,7 @@ func appendEventJSON(b []byte, ev *Event) []byte {
 // replacement of invalid UTF-8).
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20, c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+		if !plainJSON[s[i]] {
 			out, _ := json.Marshal(s)
 			return append(b, out...)
 		}
@@ -100,3 +96,12 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// plainJSON marks the bytes json.Marshal writes in a string as they are:
+// printable ASCII but the quote, the backslash and HTML's <, > and &.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()

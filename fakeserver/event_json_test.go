@@ -48,11 +48,11 @@ func TestEventJSONIsMarshal(t *testing.T) {
 // FuzzEventJSON: for any text in any string member, appendEventJSON is
 // json.Marshal.
 func FuzzEventJSON(f *testing.F) {
-	f.Add("Hello", "run_1", "\u2028<&>", "\xff\xfe", false)
-	f.Add("", "", "", "", true)
-	f.Fuzz(func(t *testing.T, content, id, text, other string, flag bool) {
+	f.Add("Hello", "run_1", "\u2028<&>", "\xff\xfe", false, int64(1764234307123456789))
+	f.Add("", "", "", "", true, int64(0))
+	f.Fuzz(func(t *testing.T, content, id, text, other string, flag bool, nanos int64) {
 		evs := []Event{
-			{Content: content, ContentID: id, RunID: id, ThreadID: other, RunComplete: flag, Error: text,
+			{Content: content, ContentID: id, RunID: id, ThreadID: other, RunComplete: flag, Error: text, Time: stamp(time.Unix(0, nanos).UTC()),
 				Input: other, Username: text, Notice: content, WaitingOnModel: flag, ReplayComplete: !flag},
 			{Step: &Step{Description: text}},
 			{Prompt: &Prompt{Fields: []string{content, other}, Message: text, Sensitive: flag}},

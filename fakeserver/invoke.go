@@ -25,7 +25,7 @@ func (s *view) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	value := r.PathValue("id")
-	if err := s.hiddenThread(k, value, r.PathValue("thread"), r.Header.Get(hdrThreadID)); err != nil {
+	if err := s.hiddenThread(k, value, r.PathValue("thread"), headerValue(r, hdrThreadID)); err != nil {
 		s.problemErr(w, err)
 		return
 	}
@@ -45,7 +45,7 @@ func (s *view) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	resumed := pathThread != nil || r.PathValue("thread") != "" || r.Header.Get(hdrThreadID) != ""
+	resumed := pathThread != nil || r.PathValue("thread") != "" || headerValue(r, hdrThreadID) != ""
 	w, t = s.threadIDDefects(w, r, t, resumed)
 	s.invoke(w, r, k, t)
 }
@@ -98,10 +98,10 @@ func (s *view) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, err
 // scopeFromHeader serves the defects scope-from-thread-header and
 // scope-from-agent-header: a header's value covers the request.
 func (s *view) scopeFromHeader(k *apiKey, r *http.Request) bool {
-	if h := r.Header.Get(hdrThreadID); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
+	if h := headerValue(r, hdrThreadID); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
 		return true
 	}
-	h := r.Header.Get(hdrAgent)
+	h := headerValue(r, hdrAgent)
 	return h != "" && s.defect(defScopeFromAgentHeader) && k.has("agent:chat:"+h)
 }
 
@@ -192,7 +192,7 @@ func (s *view) threadRefs(r *http.Request) (segment, header string) {
 	if s.defect(defThreadSegmentIgnored) {
 		segment = ""
 	}
-	header = r.Header.Get(hdrThreadID)
+	header = headerValue(r, hdrThreadID)
 	if s.defect(defThreadHeaderIgnored) {
 		header = ""
 	}
@@ -397,7 +397,7 @@ const (
 // decides, compared literally and as a whole (FMT-01..FMT-05). Several Accept
 // lines count as their comma-joined whole.
 func (s *view) responseForm(r *http.Request) responseForm {
-	accept := strings.Join(r.Header.Values("Accept"), ", ")
+	accept := acceptOf(r)
 	if s.defect(defAcceptSpacesIgnored) {
 		accept = strings.Join(strings.Fields(accept), "")
 	}
@@ -417,6 +417,27 @@ func (s *view) responseForm(r *http.Request) responseForm {
 		return formJSON
 	}
 	return formPlain
+}
+
+// acceptOf is the request's Accept header: its lines joined by ", ".
+func acceptOf(r *http.Request) string {
+	switch vals := r.Header["Accept"]; len(vals) {
+	case 0:
+		return ""
+	case 1:
+		return vals[0]
+	default:
+		return strings.Join(vals, ", ")
+	}
+}
+
+// headerValue is the first value of a request header by its canonical key, as
+// r.Header.Get gives it, without canonicalizing the key again.
+func headerValue(r *http.Request, key string) string {
+	if v := r.Header[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // extractJSONPrompt serves the json-prompt-parsed defect: it reads a prompt

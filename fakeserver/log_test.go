@@ -81,3 +81,34 @@ func leakedFragment(log, secret string) int {
 	}
 	return -1
 }
+
+// TestKeptTextIsCutAsSent: a text a recorded request keeps reads as the
+// text sent, redacted and cut, whether it was kept raw or, too long for
+// that, redacted and cut at once; a key straddling either bound is hidden.
+func TestKeptTextIsCutAsSent(t *testing.T) {
+	s := testServer(t, Config{})
+	red := s.requestRedactor()
+	key := s.cfg.Profile.Keys.Agent
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"short", "/api/invoke/agt?key=" + key},
+		{"key across the cut", strings.Repeat("x", maxRecordedText-5) + key},
+		{"kept raw at the bound", strings.Repeat("y", maxKeptRaw-len(key)) + key},
+		{"too long to keep raw", strings.Repeat("z", maxKeptRaw) + key},
+		{"key across the raw bound", strings.Repeat("w", maxKeptRaw-5) + key + strings.Repeat("w", 10)},
+		{"empty", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, want := keep(red, tt.text).text(red), red.Cut(tt.text, maxRecordedText, "...")
+			if got != want {
+				t.Errorf("kept %q, want %q", got, want)
+			}
+			if strings.Contains(got, key[len(key)-8:]) {
+				t.Errorf("a piece of the secret in %q", got)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,8 +107,13 @@ func versusBare(b *testing.B, lc *loadClient, f benchForm, client string) {
 	defer bare.Stop(time.Second)
 	job := loadJob{client: client, req: req, prefix: f.prefix, suffix: f.suffix}
 	b.ResetTimer()
+	// Each round runs both servers, in turns that alternate which goes
+	// first; a round's ratio compares two runs a few milliseconds apart, and
+	// the median round's ratio is reported, so that a burst of other load
+	// on the machine weighs on one round at most.
 	const rounds = 20
-	var refWall, bareWall, refCPU, bareCPU time.Duration
+	var refWall, bareWall time.Duration
+	var wallRatios, cpuRatios []float64
 	var refAllocs, bareAllocs uint64
 	for i := 0; i < rounds; i++ {
 		n := b.N / rounds
@@ -117,22 +123,43 @@ func versusBare(b *testing.B, lc *loadClient, f benchForm, client string) {
 		if n == 0 {
 			continue
 		}
-		m0, c0 := mallocs(), processCPU()
-		refWall += lc.run(b, ref.URL, n, job)
-		m1, c1 := mallocs(), processCPU()
-		bareWall += lc.run(b, bare.URL, n, job)
-		m2, c2 := mallocs(), processCPU()
-		refCPU, bareCPU = refCPU+c1-c0, bareCPU+c2-c1
-		refAllocs, bareAllocs = refAllocs+m1-m0, bareAllocs+m2-m1
+		var wall, cpu [2]time.Duration
+		var allocs [2]uint64
+		for j := range 2 {
+			server := (i + j) % 2 // 0: the reference, 1: bare
+			url := ref.URL
+			if server == 1 {
+				url = bare.URL
+			}
+			m0, c0 := mallocs(), processCPU()
+			wall[server] = lc.run(b, url, n, job)
+			cpu[server], allocs[server] = processCPU()-c0, mallocs()-m0
+		}
+		refWall, bareWall = refWall+wall[0], bareWall+wall[1]
+		refAllocs, bareAllocs = refAllocs+allocs[0], bareAllocs+allocs[1]
+		wallRatios = append(wallRatios, float64(wall[1])/float64(wall[0]))
+		if cpu[0] > 0 {
+			cpuRatios = append(cpuRatios, float64(cpu[1])/float64(cpu[0]))
+		}
 	}
-	b.ReportMetric(float64(bareWall)/float64(refWall), "ref/bare")
-	if refCPU > 0 {
-		b.ReportMetric(float64(bareCPU)/float64(refCPU), "cpu-ref/bare")
+	b.ReportMetric(median(wallRatios), "ref/bare")
+	if len(cpuRatios) > 0 {
+		b.ReportMetric(median(cpuRatios), "cpu-ref/bare")
 	}
 	b.ReportMetric(float64(b.N)/refWall.Seconds(), "ref-req/s")
 	b.ReportMetric(float64(b.N)/bareWall.Seconds(), "bare-req/s")
 	b.ReportMetric(float64(refAllocs)/float64(b.N), "ref-allocs/req")
 	b.ReportMetric(float64(bareAllocs)/float64(b.N), "bare-allocs/req")
+}
+
+// median is the middle value of xs (the mean of the two middle ones).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 }
 
 // mallocs is the number of heap allocations this process has made.
@@ -144,8 +171,8 @@ func mallocs() uint64 {
 
 // bareLike returns the bare handler of a form: it reads the request body
 // and answers with the status, the header fields and the body of one answer
-// of the reference at url to req, flushed at once for SSE, as a streaming
-// handler would.
+// of the reference at url to req, in one write, as the reference writes the
+// answer of a run that is over.
 func bareLike(b *testing.B, url string, req []byte, f benchForm) http.Handler {
 	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
@@ -170,7 +197,7 @@ func bareLike(b *testing.B, url string, req []byte, f benchForm) http.Handler {
 			header.Set(k, v)
 		}
 	}
-	status, sse := resp.StatusCode, f.accept == "text/event-stream"
+	status := resp.StatusCode
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		h := w.Header()
@@ -179,9 +206,6 @@ func bareLike(b *testing.B, url string, req []byte, f benchForm) http.Handler {
 		}
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
-		if sse {
-			_ = http.NewResponseController(w).Flush()
-		}
 	})
 }
 
@@ -509,8 +533,9 @@ func (k *loadConn) readChunked() error {
 
 // BenchmarkHandler measures the reference server's handler alone for an
 // echo invoke in each form: no connection, no net/http, a request and a
-// header made once. Its ns/op and allocs/op are what the handler adds to
-// net/http's own work per request (BenchmarkVersusBare).
+// header made once. Its cpu-ns/op (the process's CPU time, which other load
+// on the machine sways less than ns/op) and allocs/op are what the handler
+// adds to net/http's own work per request (BenchmarkVersusBare).
 func BenchmarkHandler(b *testing.B) {
 	for _, f := range benchForms {
 		b.Run(f.name, func(b *testing.B) {
@@ -531,6 +556,7 @@ func BenchmarkHandler(b *testing.B) {
 			body := strings.NewReader(benchPrompt)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := processCPU()
 			for i := 0; i < b.N; i++ {
 				body.Reset(benchPrompt)
 				r.Body = io.NopCloser(body)
@@ -540,6 +566,9 @@ func BenchmarkHandler(b *testing.B) {
 				if w.n == 0 {
 					b.Fatal("no answer")
 				}
+			}
+			if cpu := processCPU() - cpu; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
 	}

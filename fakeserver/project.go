@@ -48,7 +48,7 @@ func (s *view) projectRequestDefects(r *http.Request) {
 	if s.defect(defProjectThreadSegmentIgnored) {
 		r.SetPathValue("thread_id", "")
 	}
-	if h := r.Header.Get(hdrThreadID); h != "" && s.defect(defProjectThreadHeaderWins) {
+	if h := headerValue(r, hdrThreadID); h != "" && s.defect(defProjectThreadHeaderWins) {
 		r.SetPathValue("thread_id", h)
 	}
 	if s.defect(defProjectAcceptCaseFolded) {
@@ -62,7 +62,7 @@ func (s *view) projectRequestDefects(r *http.Request) {
 // projectAnswerDefects serves the defects that make the project routes
 // answer otherwise than the agent routes do (PROJ-03).
 func (s *view) projectAnswerDefects(w http.ResponseWriter, r *http.Request, t *thread, p *project) (http.ResponseWriter, *thread) {
-	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || r.Header.Get(hdrThreadID) != "") {
+	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || headerValue(r, hdrThreadID) != "") {
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
 		t = s.newThread(t.agent, p) // Defect: a fresh conversation under the asked-for ID.
 	}

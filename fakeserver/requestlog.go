@@ -19,7 +19,20 @@ const maxRecordedText = 512
 
 // recordedHeaders are the request headers a Request keeps: those the spec
 // gives a meaning to, Authorization aside (kept as the key's ID).
-var recordedHeaders = []string{"Accept", "Content-Type", hdrThreadID, "X-SVC-Scoped-Tools", "X-SVC-Run-Mode"}
+var recordedHeaders = [...]string{"Accept", "Content-Type", hdrThreadID, "X-SVC-Scoped-Tools", "X-SVC-Run-Mode"}
+
+// recordedKeys are recordedHeaders' canonical keys.
+var recordedKeys = func() (keys [len(recordedHeaders)]string) {
+	for i, h := range recordedHeaders {
+		keys[i] = http.CanonicalHeaderKey(h)
+	}
+	return keys
+}()
+
+// maxKeptRaw bounds a text a recorded request keeps as it was sent, to be
+// redacted and cut when it is read; a longer one is redacted and cut at
+// once, so that the log holds little of each request.
+const maxKeptRaw = 4 << 10
 
 // Request is one request the server served, as Requests shows it: a key
 // appears only as its ID, never any part of its secret.
@@ -57,10 +70,38 @@ type requestRing struct {
 	seq  int64
 }
 
-// recorded is a Request before its switch names are written out.
+// recorded is a Request as the ring keeps it: its path and headers as they
+// were sent, redacted and cut when they are read (since), so that serving a
+// request costs the log little, and the switch set it was served with,
+// whose names are written out then too.
 type recorded struct {
 	Request
-	sw *switchSet
+	sw      *switchSet
+	path    keptText
+	headers [len(recordedHeaders)]keptText
+}
+
+// keptText is a text of a request: as it was sent (raw), or already
+// redacted and cut (ready) when it was too long to keep raw.
+type keptText struct {
+	s            string
+	sent, ready bool
+}
+
+// keep keeps a text of a request (red redacts and cuts one too long to keep).
+func keep(red *profile.Redactor, s string) keptText {
+	if len(s) > maxKeptRaw {
+		return keptText{s: red.Cut(s, maxRecordedText, "..."), sent: true, ready: true}
+	}
+	return keptText{s: s, sent: true}
+}
+
+// text is the kept text as Requests shows it: redacted, then cut.
+func (k keptText) text(red *profile.Redactor) string {
+	if k.ready {
+		return k.s
+	}
+	return red.Cut(k.s, maxRecordedText, "...")
 }
 
 func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]recorded, n)} }
@@ -68,29 +109,34 @@ func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]record
 // add records a request served by the view v.
 func (q *requestRing) add(v *view, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
 	red := v.requestRedactor()
-	rq := Request{Time: start.UTC(), Method: r.Method, Path: red.Cut(r.URL.RequestURI(), maxRecordedText, "..."),
-		Status: status, Key: key, ElapsedMS: float64(elapsed.Microseconds()) / 1000}
-	for _, h := range recordedHeaders {
-		if vals, ok := r.Header[http.CanonicalHeaderKey(h)]; ok {
-			if rq.Headers == nil {
-				rq.Headers = map[string]string{}
+	rc := recorded{Request: Request{Time: start.UTC(), Method: r.Method, Status: status, Key: key,
+		ElapsedMS: float64(elapsed.Microseconds()) / 1000}, sw: v.sw, path: keep(red, r.URL.RequestURI())}
+	for i, k := range recordedKeys {
+		switch vals := r.Header[k]; len(vals) {
+		case 0:
+			if _, ok := r.Header[k]; ok { // sent with no value at all
+				rc.headers[i] = keptText{sent: true}
 			}
-			rq.Headers[h] = red.Cut(strings.Join(vals, ", "), maxRecordedText, "...")
+		case 1:
+			rc.headers[i] = keep(red, vals[0])
+		default:
+			rc.headers[i] = keep(red, strings.Join(vals, ", "))
 		}
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.seq++
-	rq.Seq = q.seq
-	q.buf[q.next] = recorded{Request: rq, sw: v.sw}
+	rc.Seq = q.seq
+	q.buf[q.next] = rc
 	q.next++
 	if q.next == len(q.buf) {
 		q.next, q.full = 0, true
 	}
 }
 
-// since returns the requests after seq, oldest first.
-func (q *requestRing) since(seq int64) []Request {
+// since returns the requests after seq, oldest first, their texts redacted
+// by red.
+func (q *requestRing) since(seq int64, red *profile.Redactor) []Request {
 	q.mu.Lock()
 	var all []recorded
 	if q.full {
@@ -103,13 +149,27 @@ func (q *requestRing) since(seq int64) []Request {
 		if rc.Seq <= seq {
 			continue
 		}
-		rq := rc.Request
-		if rc.sw != nil {
-			rq.Defects, rq.Variants = rc.sw.names()
-		}
-		out = append(out, rq)
+		out = append(out, rc.request(red))
 	}
 	return out
+}
+
+// request is the recorded request as Requests shows it.
+func (rc *recorded) request(red *profile.Redactor) Request {
+	rq := rc.Request
+	rq.Path = rc.path.text(red)
+	for i, h := range recordedHeaders {
+		if rc.headers[i].sent {
+			if rq.Headers == nil {
+				rq.Headers = map[string]string{}
+			}
+			rq.Headers[h] = rc.headers[i].text(red)
+		}
+	}
+	if rc.sw != nil {
+		rq.Defects, rq.Variants = rc.sw.names()
+	}
+	return rq
 }
 
 // clear forgets every request; the numbering goes on.
@@ -123,7 +183,7 @@ func (q *requestRing) clear() {
 // Requests returns the requests the server answered after the one numbered
 // since (0: all it remembers), oldest first. The admin routes are not among
 // them.
-func (s *Server) Requests(since int64) []Request { return s.ctl.recent.since(since) }
+func (s *Server) Requests(since int64) []Request { return s.ctl.recent.since(since, s.requestRedactor()) }
 
 // requestRedactor hides the profile's keys and the admin key in what a
 // recorded request keeps: a service key becomes [key <user>-<key>].

@@ -25,6 +25,9 @@ type rewrite[T any] struct {
 
 // anyOn reports whether a row of table is on in set.
 func anyOn[T any](set *switchSet, table []rewrite[T]) bool {
+	if set.none {
+		return false
+	}
 	for _, row := range table {
 		if row.when.on(set) {
 			return true
@@ -36,6 +39,9 @@ func anyOn[T any](set *switchSet, table []rewrite[T]) bool {
 // rewriteIn applies, in order, the rows of table that are on in set to x,
 // a pointer or a map.
 func rewriteIn[T any](set *switchSet, table []rewrite[T], x T) {
+	if set.none {
+		return
+	}
 	for _, row := range table {
 		if row.when.on(set) {
 			row.f(x)

@@ -47,7 +47,56 @@ func (t stamp) MarshalText() ([]byte, error) {
 	if time.Time(t).IsZero() {
 		return nil, nil
 	}
-	return time.Time(t).AppendFormat(make([]byte, 0, len(time.RFC3339Nano)), time.RFC3339Nano), nil
+	return t.appendText(make([]byte, 0, len(time.RFC3339Nano))), nil
+}
+
+// appendText appends the stamp as MarshalText writes it: RFC 3339 with the
+// nanoseconds' trailing zeros left out, as time.RFC3339Nano; a UTC stamp
+// (every event's) without going through time's layout interpreter.
+func (t stamp) appendText(b []byte) []byte {
+	tt := time.Time(t)
+	switch {
+	case tt.IsZero():
+		return b
+	case tt.Location() != time.UTC:
+		return tt.AppendFormat(b, time.RFC3339Nano)
+	}
+	year, month, day := tt.Date()
+	if year < 0 || year > 9999 {
+		return tt.AppendFormat(b, time.RFC3339Nano)
+	}
+	hour, min, sec := tt.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, min, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	if ns := tt.Nanosecond(); ns != 0 {
+		digits := 9
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		b = append(b, '.')
+		b = appendDigits(b, ns, digits)
+	}
+	return append(b, 'Z')
+}
+
+// appendDigits appends n, 0 <= n, in exactly width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	var d [9]byte
+	for i := width - 1; i >= 0; i-- {
+		d[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, d[:width]...)
 }
 
 // UnmarshalText reads what MarshalText writes.

@@ -160,7 +160,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	start := &switchSet{defects: defects, variants: variants}
+	start := switchSet{defects: defects, variants: variants}.sealed()
 	ctl := &control{startUp: start, recent: newRequestRing(orDefault(cfg.RecentRequests, DefaultRecentRequests))}
 	ctl.switches.Store(start)
 	ctl.store.Store(st)
