@@ -84,7 +84,7 @@ type recorded struct {
 // keptText is a text of a request: as it was sent (raw), or already
 // redacted and cut (ready) when it was too long to keep raw.
 type keptText struct {
-	s            string
+	s           string
 	sent, ready bool
 }
 
@@ -183,7 +183,9 @@ func (q *requestRing) clear() {
 // Requests returns the requests the server answered after the one numbered
 // since (0: all it remembers), oldest first. The admin routes are not among
 // them.
-func (s *Server) Requests(since int64) []Request { return s.ctl.recent.since(since, s.requestRedactor()) }
+func (s *Server) Requests(since int64) []Request {
+	return s.ctl.recent.since(since, s.requestRedactor())
+}
 
 // requestRedactor hides the profile's keys and the admin key in what a
 // recorded request keeps: a service key becomes [key <user>-<key>].
