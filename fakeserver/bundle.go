@@ -127,15 +127,23 @@ func (s *view) handleInstall(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	s.publish(plan)
 	s.st.mu.Unlock()
-	switch {
-	case err != nil:
+	if err != nil {
 		s.bundleProblem(w, err)
-	case plan.in.state == stateFailed && s.variant(varFailedInstallProblem):
+		return
+	}
+	s.writeInstalled(w, plan, rec)
+}
+
+// writeInstalled answers an install that ran: 201 with its record, failed
+// or not (INSTALL-03), or, under the variant failed-install-problem, a
+// failed one 422 with a problem and the record's Location.
+func (s *view) writeInstalled(w http.ResponseWriter, plan *installPlan, rec record) {
+	if plan.in.state == stateFailed && s.variant(varFailedInstallProblem) {
 		w.Header().Set("Location", "/api/bundles/installations/"+plan.in.id)
 		s.problem(w, http.StatusUnprocessableEntity, "installation %s failed: %s", plan.in.id, plan.in.err)
-	default:
-		writeJSON(w, http.StatusCreated, rec)
+		return
 	}
+	writeJSON(w, http.StatusCreated, rec)
 }
 
 func (s *view) handleUpdate(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +233,21 @@ func (s *view) lockedInstallation(id string, fn func(*installation) (int, any, e
 	return fn(in)
 }
 
+// taskDeletion decides what DELETE /api/tasks/{id} does with t (nil: no
+// such task): found, it is removed (UNINSTALL-03), but under the defects
+// orphan-task-undeletable (an orphaned task is not found) and
+// delete-task-keeps-owned (a task the bundle still owns is answered for
+// but kept).
+func (s *view) taskDeletion(t *task) (found, removes bool) {
+	switch {
+	case t == nil || t.installationID == "" && s.defect(defOrphanTaskUndeletable):
+		return false, false
+	case t.installationID != "" && s.defect(defDeleteTaskKeepsOwned):
+		return true, false
+	}
+	return true, true
+}
+
 // handleDeleteTask serves DELETE /api/tasks/{id}: removes a task, an
 // orphaned one included (UNINSTALL-03).
 func (s *view) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
@@ -235,11 +258,12 @@ func (s *view) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 	defer s.st.mu.Unlock()
 	b := s.st.bundles
 	t := b.findTask(r.PathValue("id"))
-	if t == nil || t.installationID == "" && s.defect(defOrphanTaskUndeletable) {
+	found, removes := s.taskDeletion(t)
+	if !found {
 		s.problem(w, http.StatusNotFound, "no task %s", r.PathValue("id"))
 		return
 	}
-	if t.installationID != "" && s.defect(defDeleteTaskKeepsOwned) {
+	if !removes {
 		w.WriteHeader(http.StatusNoContent) // defect: answered, not removed
 		return
 	}

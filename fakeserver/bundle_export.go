@@ -30,11 +30,9 @@ func (s *view) handleExport(w http.ResponseWriter, r *http.Request) {
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
-	rewriteIn(s.sw, exportRewrites, exportOut{out, spec})
-	status := http.StatusOK
-	if s.variant(varExport2xx) {
-		status = http.StatusNonAuthoritativeInfo
-	}
+	e := &exportOut{out: out, spec: spec, status: http.StatusOK}
+	rewriteIn(s.sw, exportRewrites, e)
+	status := e.status
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
 		writeJSON(w, status, out)
 		return
@@ -49,28 +47,32 @@ func (s *view) handleExport(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(y)
 }
 
-// exportOut is an export document on its way out: the document and its
-// spec.
-type exportOut struct{ out, spec map[string]any }
+// exportOut is an export answer on its way out: the document, its spec,
+// and the status it goes out with.
+type exportOut struct {
+	out, spec map[string]any
+	status    int
+}
 
 // exportRewrites are the output-only deviations of an export document, in
 // the order they apply (rewrite.go).
-var exportRewrites = []rewrite[exportOut]{
+var exportRewrites = []rewrite[*exportOut]{
 	{defExportTasksOutsidePayload, exportSpec(tasksOutsidePayload)},
 	{defExportPayloadTasksOnly, exportSpec(payloadTasksOnly)},
 	{defExportAgentDuplicated, exportSpec(agentDuplicated)},
 	{defExportTaskChildren, exportSpec(taskChildren)},
-	{defExportNestsProject, func(e exportOut) { nestsProject(e.out, e.spec) }},
+	{defExportNestsProject, func(e *exportOut) { nestsProject(e.out, e.spec) }},
 	{defAgentInlined, exportSpec(agentInlined)},
-	{defExportTypeMissing, func(e exportOut) { delete(e.spec, "type") }},
-	{defExportIncludesEmpty, func(e exportOut) { e.spec["includes"] = []any{} }},
+	{defExportTypeMissing, func(e *exportOut) { delete(e.spec, "type") }},
+	{defExportIncludesEmpty, func(e *exportOut) { e.spec["includes"] = []any{} }},
 	{varChildTypeAssistant, exportSpec(childTypeAssistant)},
 	{varExportPayloadList, exportSpec(payloadList)},
+	{varExport2xx, func(e *exportOut) { e.status = http.StatusNonAuthoritativeInfo }},
 }
 
 // exportSpec is a rewrite of an export document's spec alone.
-func exportSpec(f func(spec map[string]any)) func(exportOut) {
-	return func(e exportOut) { f(e.spec) }
+func exportSpec(f func(spec map[string]any)) func(*exportOut) {
+	return func(e *exportOut) { f(e.spec) }
 }
 
 // tasksOutsidePayload serves the export-tasks-outside-payload defect.

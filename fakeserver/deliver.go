@@ -132,12 +132,6 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	setSSEHeader(w)
 	status := s.answerStatus(w, formSSE, false)
 	wire := s.sseWire()
-	// SSE-01: "event: start" with data {} at once, before the agent produces
-	// anything.
-	if s.defect(defStartLate) {
-		// Defect: nothing is written until the agent's first output.
-		waitForContent(r, run)
-	}
 	if run.isDone() {
 		s.writeSSEWhole(w, run, status, wire)
 		return
@@ -204,8 +198,10 @@ func (b *buffer) free() {
 	buffers.Put(b)
 }
 
-// sseHoldBack serves the defects that hold the stream back until the run
-// ends. It reports false when the request is answered already.
+// sseHoldBack serves the defects that hold the stream back, until the run
+// ends or, start-late, until its first content: SSE-01 has "event: start"
+// with data {} go at once, before the agent produces anything. It reports
+// false when the request is answered already.
 func (s *view) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) bool {
 	if s.defect(defErrorAsStatus) {
 		// Defect: the run is finished before the stream starts, so a failure
@@ -222,6 +218,10 @@ func (s *view) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) boo
 	if s.defect(defSseBuffered) && !run.wait(r.Context()) {
 		s.abandon(run)
 		return false
+	}
+	if s.defect(defStartLate) {
+		// Defect: nothing is written until the agent's first output.
+		waitForContent(r, run)
 	}
 	return true
 }
@@ -582,37 +582,51 @@ func runFailed(run *run) bool {
 // writeEnvelope writes the JSON envelope {"items":[...]} after the run ends
 // (FMT-02).
 func (s *view) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
-	if s.defect(defEnvelopeEarly) {
+	if !s.envelopeWaits() {
 		// Defect: answer with what exists now instead of waiting.
-		s.writeEnvelopeNow(w, s.answerStatus(w, formJSON, false), run)
+		s.writeEnvelopeNow(w, s.answerStatus(w, formJSON, false), run, false)
 		return
 	}
 	if !run.wait(r.Context()) {
 		s.abandon(run)
 		return
 	}
-	status := s.answerStatus(w, formJSON, false)
-	if s.defect(defEnvelopeRepeatedTail) {
-		// Defect: a second envelope with the final event follows the first.
-		evs, _, _ := run.snapshot(0)
-		tail := map[string]any{"items": []json.RawMessage{s.encodeEvent(evs[len(evs)-1])}}
-		first, _ := json.Marshal(s.envelope(run))
-		second, _ := json.Marshal(tail)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(append(append(first, '\n'), second...))
-		return
-	}
-	s.writeEnvelopeNow(w, status, run)
+	s.writeEnvelopeNow(w, s.answerStatus(w, formJSON, false), run, true)
 }
 
+// envelopeWaits reports whether the JSON envelope waits for the end of the
+// run (FMT-02): it does, but under the envelope-early defect.
+func (s *view) envelopeWaits() bool { return !s.defect(defEnvelopeEarly) }
+
 // writeEnvelopeNow answers with the JSON envelope of the run's events so
-// far.
-func (s *view) writeEnvelopeNow(w http.ResponseWriter, status int, run *run) {
+// far; final: the run is over, and the rows of envelopeAnswerRewrites apply.
+func (s *view) writeEnvelopeNow(w http.ResponseWriter, status int, run *run, final bool) {
 	buf := answerBuf()
 	defer buf.free()
 	buf.b = s.appendEnvelope(buf.b, run)
+	if final {
+		rewriteIn(s.sw, envelopeAnswerRewrites, &envelopeAnswer{s: s, run: run, buf: buf})
+	}
 	writeJSONBytes(w, status, buf.b)
+}
+
+// envelopeAnswer is the answer of the JSON envelope form, its bytes in buf,
+// with its run's envelope written by s.
+type envelopeAnswer struct {
+	s   *view
+	run *run
+	buf *buffer
+}
+
+// envelopeAnswerRewrites are the output-only deviations of the envelope
+// form's answer once its run is over.
+var envelopeAnswerRewrites = []rewrite[*envelopeAnswer]{
+	// A second envelope with the final event follows the first.
+	{defEnvelopeRepeatedTail, func(a *envelopeAnswer) {
+		evs, _, _ := a.run.snapshot(0)
+		tail, _ := json.Marshal(map[string]any{"items": []json.RawMessage{a.s.encodeEvent(evs[len(evs)-1])}})
+		a.buf.b = append(a.buf.b, tail...)
+	}},
 }
 
 // appendEnvelope appends the JSON envelope of a run's events so far to b,
@@ -731,7 +745,8 @@ func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	if !waitForOutput(r, run, plainHeaderWait) {
 		_ = rc.Flush()
 	}
-	if s.defect(defPlainBuffered) || (s.defect(defPlainBufferedDefault) && len(r.Header.Values("Accept")) == 0) {
+	d := s.plainDelivery(r)
+	if d.held {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
 			s.abandon(run)
@@ -743,18 +758,12 @@ func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return
 	}
-	if s.defect(defDisconnectIgnoredPlain) {
-		run.keepOnDisconnect = true
-	}
-	if s.defect(defPlainFlush750ms) {
-		s.plainOnTimer(w, r, run, plainFlushSlow)
+	run.keepOnDisconnect = d.keepRun
+	switch {
+	case d.flushEvery > 0:
+		s.plainOnTimer(w, r, run, d.flushEvery)
 		return
-	}
-	if s.variant(varPlainFlushTimer) {
-		s.plainOnTimer(w, r, run, plainFlushEvery)
-		return
-	}
-	if s.defect(defPlainDebounced) {
+	case d.debounced:
 		s.plainDebounced(w, r, run)
 		return
 	}
@@ -763,7 +772,7 @@ func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		if ev.Content == "" {
 			return nil
 		}
-		if s.defect(defPlainPaced) {
+		if d.paced {
 			// Defect: one fragment per plainPace, however fast they come.
 			if wait := time.Until(last.Add(plainPace)); wait > 0 {
 				if !sleepCtx(r.Context(), wait) {
@@ -775,11 +784,39 @@ func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		if _, err := io.WriteString(w, ev.Content); err != nil {
 			return err
 		}
-		if s.defect(defPlainPaced) {
+		if d.paced {
 			return rc.Flush() // each fragment on its own
 		}
 		return nil
 	}, rc.Flush, nil) // the text so far goes out whenever the run pauses; at its end, with the end of the response
+}
+
+// plainDelivery is how the plain-text form goes out (FMT-06): written as
+// the run appends it and flushed whenever the run pauses, or, under a
+// deviation, otherwise.
+type plainDelivery struct {
+	held       bool          // the whole text once the run ends
+	keepRun    bool          // the run goes on when its client leaves
+	flushEvery time.Duration // buffered and flushed on a timer
+	debounced  bool          // buffered and flushed once the run pauses plainDebounce
+	paced      bool          // one fragment per plainPace
+}
+
+// plainDelivery decides how the plain-text answer to r goes out.
+func (s *view) plainDelivery(r *http.Request) plainDelivery {
+	d := plainDelivery{
+		held:      s.defect(defPlainBuffered) || s.defect(defPlainBufferedDefault) && len(r.Header["Accept"]) == 0,
+		keepRun:   s.defect(defDisconnectIgnoredPlain),
+		debounced: s.defect(defPlainDebounced),
+		paced:     s.defect(defPlainPaced),
+	}
+	switch {
+	case s.defect(defPlainFlush750ms):
+		d.flushEvery = plainFlushSlow
+	case s.variant(varPlainFlushTimer):
+		d.flushEvery = plainFlushEvery
+	}
+	return d
 }
 
 // plainPace is the steady pace of the plain-paced defect.

@@ -80,10 +80,8 @@ func (s *view) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.variant(varEventsLatestWaits) && r.URL.Query().Get("runID") == "" && s.responseForm(r) == formJSON {
-		if !s.waitNewest(r, t) {
-			return
-		}
+	if s.waitsForNewest(r) && !s.waitNewest(r, t) {
+		return
 	}
 	run, err := s.runForEvents(t, r.URL.Query().Get("runID"))
 	if err != nil {
@@ -95,17 +93,32 @@ func (s *view) handleEvents(w http.ResponseWriter, r *http.Request) {
 	case formSSE:
 		s.replaySSE(w, r, run)
 	case formJSON:
-		if s.defect(defAbortStreamOnlyEmptyEvents) && !run.isDone() {
-			writeJSON(w, http.StatusOK, map[string]any{"items": []any{}})
-			return
-		}
-		if !s.defect(defEventsNoWait) && !run.wait(r.Context()) {
-			return
-		}
-		fallthrough
+		s.writeEventsEnvelope(w, r, t, run)
 	default:
 		writeJSON(w, http.StatusOK, s.eventsDefects(t, s.envelope(run)))
 	}
+}
+
+// waitsForNewest reports whether the events route waits for the thread's
+// running run before it picks the run to answer with: under the variant
+// events-latest-waits, without runID and with Accept: application/json.
+func (s *view) waitsForNewest(r *http.Request) bool {
+	return s.variant(varEventsLatestWaits) && r.URL.Query().Get("runID") == "" && s.responseForm(r) == formJSON
+}
+
+// writeEventsEnvelope answers the events route with Accept:
+// application/json: it waits for the run to finish (ASYNC-04), but under
+// the defects events-no-wait and abort-stream-only-empty-events (an empty
+// envelope while the run goes on).
+func (s *view) writeEventsEnvelope(w http.ResponseWriter, r *http.Request, t *thread, run *run) {
+	if s.defect(defAbortStreamOnlyEmptyEvents) && !run.isDone() {
+		writeJSON(w, http.StatusOK, map[string]any{"items": []any{}})
+		return
+	}
+	if !s.defect(defEventsNoWait) && !run.wait(r.Context()) {
+		return
+	}
+	writeJSON(w, http.StatusOK, s.eventsDefects(t, s.envelope(run)))
 }
 
 // eventsDefects applies the events route's rewrites (eventsRouteRewrites)
@@ -264,24 +277,63 @@ func (s *view) handleAbort(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	runs := append([]*run(nil), t.runs...)
 	s.st.mu.Unlock()
+	a := &followUpAnswer{status: http.StatusOK, body: map[string]any{"threadID": t.id}}
 	aborted := []any{}
 	for _, run := range runs {
 		if run.isDone() {
 			continue
 		}
-		switch {
-		case s.abortsStreamOnly():
-			endMirrors(run)
-		case !s.defect(defAbortIgnored):
-			run.cancel()
-		}
-		aborted = append(aborted, idValue(run.id, s.variant(varNumericRunIDs)))
+		s.abort(run)
+		aborted = append(aborted, run.id)
 	}
-	if s.variant(varAbort204) {
-		w.WriteHeader(http.StatusNoContent)
+	a.body["aborted"] = aborted
+	rewriteIn(s.sw, abortAnswerRewrites, a)
+	a.write(w)
+}
+
+// abort cancels a run (ASYNC-06), but under the defects abort-ignored and
+// abort-stream-only (only the answers reading the run end; it goes on).
+func (s *view) abort(run *run) {
+	switch {
+	case s.abortsStreamOnly():
+		endMirrors(run)
+	case !s.defect(defAbortIgnored):
+		run.cancel()
+	}
+}
+
+// followUpAnswer is the answer of a follow-up route: its status and its
+// JSON body (none when nil).
+type followUpAnswer struct {
+	status int
+	body   map[string]any
+}
+
+func (a *followUpAnswer) write(w http.ResponseWriter) {
+	if a.body == nil {
+		w.WriteHeader(a.status)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"threadID": idValue(t.id, s.variant(varNumericThreadIDs)), "aborted": aborted})
+	writeJSON(w, a.status, a.body)
+}
+
+// abortAnswerRewrites are the output-only deviations of the abort answer
+// ({"threadID": ..., "aborted": [run IDs]}), in the order they apply.
+var abortAnswerRewrites = []rewrite[*followUpAnswer]{
+	{varNumericRunIDs, func(a *followUpAnswer) {
+		for i, id := range a.body["aborted"].([]any) {
+			a.body["aborted"].([]any)[i] = idValue(id.(string), true)
+		}
+	}},
+	{varNumericThreadIDs, func(a *followUpAnswer) { numericMember(a.body, "threadID") }},
+	{varAbort204, func(a *followUpAnswer) { a.status, a.body = http.StatusNoContent, nil }},
+}
+
+// threadAnswerRewrites are the output-only deviations of the answer of GET
+// /api/threads/{id}, in the order they apply.
+var threadAnswerRewrites = []rewrite[*followUpAnswer]{
+	{varNumericThreadIDs, func(a *followUpAnswer) { numericMember(a.body, "id") }},
+	{varNumericRunIDs, func(a *followUpAnswer) { numericMember(a.body, "lastRunID") }},
 }
 
 // handleThread serves GET /api/threads/{id}: it answers at once and reports
@@ -291,30 +343,50 @@ func (s *view) handleThread(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.defect(defThreadGetWaits) {
-		s.st.mu.Lock()
-		runs := append([]*run(nil), t.runs...)
-		s.st.mu.Unlock()
-		for _, run := range runs {
-			run.wait(r.Context())
-		}
-	}
+	s.waitBeforeThreadAnswer(r, t)
 	s.st.mu.Lock()
-	body := map[string]any{"id": idValue(t.id, s.variant(varNumericThreadIDs)), "agentID": t.agent.id, "lastRunID": nil}
+	body := map[string]any{"id": t.id, "agentID": t.agent.id, "lastRunID": nil}
 	if t.lastCompleted != nil {
-		body["lastRunID"] = idValue(t.lastCompleted.id, s.variant(varNumericRunIDs))
+		body["lastRunID"] = t.lastCompleted.id
 	}
 	if t.project != nil {
 		body["projectID"] = t.project.id
 	}
 	s.st.mu.Unlock()
-	writeJSON(w, http.StatusOK, body)
+	a := &followUpAnswer{status: http.StatusOK, body: body}
+	rewriteIn(s.sw, threadAnswerRewrites, a)
+	a.write(w)
+}
+
+// waitBeforeThreadAnswer serves the thread-get-waits defect: GET
+// /api/threads/{id} waits for the thread's runs to end, though the spec has
+// it answer at once (ASYNC-05).
+func (s *view) waitBeforeThreadAnswer(r *http.Request, t *thread) {
+	if !s.defect(defThreadGetWaits) {
+		return
+	}
+	s.st.mu.Lock()
+	runs := append([]*run(nil), t.runs...)
+	s.st.mu.Unlock()
+	for _, run := range runs {
+		run.wait(r.Context())
+	}
 }
 
 // abortsStreamOnly: the defects abort-stream-only and
 // abort-stream-only-empty-events.
 func (s *view) abortsStreamOnly() bool {
 	return s.defect(defAbortStreamOnly) || s.defect(defAbortStreamOnlyEmptyEvents)
+}
+
+// runAnswered is the run a synchronous answer reads: the run itself, or,
+// under the abort-stream-only defects, a mirror of it that abort ends while
+// the run goes on.
+func (s *view) runAnswered(run *run) *run {
+	if s.abortsStreamOnly() {
+		return s.mirror(run)
+	}
+	return run
 }
 
 // mirrors serve the abort-stream-only defects: a synchronous response reads a

@@ -11,6 +11,13 @@ import (
 )
 
 // Spec: Endpoints, Invoke routes; Thread selection rules; Authentication 2-4.
+//
+// A route handler reads as the spec's steps: every decision a switch can
+// bend is a policy function named for it (authenticate, agentFor,
+// threadFor, answerThread, responseForm, runTools, ...), which consults the
+// switches in one place, and every deviation that only changes what is
+// read or written is a row of a rewrite table (rewrite.go).
+// TestHandlersConsultNoSwitch holds the handlers to it.
 
 // handleInvoke serves POST /api/invoke/{id}, /api/invoke/{id}/thread/{thread}
 // and /api/invoke/{id}/threads/{thread}.
@@ -20,47 +27,71 @@ func (s *view) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	if s.defect(defThreadsRouteMissing) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/") {
-		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+	if s.routeMissing(r) {
+		s.noRoute(w, r)
 		return
 	}
-	value := r.PathValue("id")
-	if err := s.hiddenThread(k, value, r.PathValue("thread"), headerValue(r, hdrThreadID)); err != nil {
+	if err := s.hiddenThread(k, r.PathValue("id"), r.PathValue("thread"), headerValue(r, hdrThreadID)); err != nil {
 		s.problemErr(w, err)
 		return
 	}
+	a, pathThread, err := s.agentFor(k, r)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	t, named, err := s.threadFor(r, k, a, nil, pathThread)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	w, t = s.answerThread(w, r, t, named)
+	s.invoke(w, r, k, t)
+}
+
+// routeMissing reports whether the request came by a route the server
+// lacks: the defects threads-route-missing (the /threads/{thread} spelling)
+// and project-route-missing. It answers as the catch-all route would.
+func (s *view) routeMissing(r *http.Request) bool {
+	if r.PathValue("project_id") != "" {
+		return s.defect(defProjectRouteMissing)
+	}
+	return s.defect(defThreadsRouteMissing) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+}
+
+// noRoute answers a request no route takes.
+func (s *view) noRoute(w http.ResponseWriter, r *http.Request) {
+	s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+}
+
+// agentFor resolves {id} under the key's scopes (authorizeAgentPath), or,
+// under the scope-from-header defects, under a scope a header lends it.
+func (s *view) agentFor(k *apiKey, r *http.Request) (*agent, *thread, error) {
+	value := r.PathValue("id")
 	a, pathThread, err := s.authorizeAgentPath(k, value)
 	if err != nil && s.scopeFromHeader(k, r) {
 		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope.
 	}
-	if err != nil {
-		s.problemErr(w, err)
-		return
-	}
-	if s.defect(defThreadIdNewThread) {
-		pathThread = nil
-	}
-	t, err := s.selectThread(r, k, a, nil, pathThread)
-	if err != nil {
-		s.problemErr(w, err)
-		return
-	}
-	resumed := pathThread != nil || r.PathValue("thread") != "" || headerValue(r, hdrThreadID) != ""
-	w, t = s.threadIDDefects(w, r, t, resumed)
-	s.invoke(w, r, k, t)
+	return a, pathThread, err
 }
 
-// threadIDDefects serves the defects that answer under another thread ID
-// than the thread that runs.
-func (s *view) threadIDDefects(w http.ResponseWriter, r *http.Request, t *thread, resumed bool) (http.ResponseWriter, *thread) {
-	if s.defect(defThreadResumeEchoed) && resumed {
+// answerThread decides the thread the answer names (X-SVC-Thread-Id) and
+// the thread the run goes on: t for both, but under the defects that
+// answer under another ID than the thread that runs. named says whether
+// the request named a thread (threadFor).
+func (s *view) answerThread(w http.ResponseWriter, r *http.Request, t *thread, named bool) (http.ResponseWriter, *thread) {
+	project := t.project != nil
+	if s.defect(defThreadResumeEchoed) && named {
 		// Defect: a fresh conversation, under the ID the caller asked for.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
-		t = s.newThread(t.agent, nil)
+		t = s.newThread(t.agent, t.project)
 	}
-	if s.defect(defNewThreadIdInvented) && !resumed && s.responseForm(r) != formJSON && r.URL.Query().Get("async") != "true" {
+	if s.defect(defNewThreadIdInvented) && !project && !named && s.responseForm(r) != formJSON && r.URL.Query().Get("async") != "true" {
 		// Defect: the streaming forms name a provisional thread that is never stored.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: newID("thr")}
+	}
+	if s.defect(defProjectNoThreadHeader) && project {
+		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
 	}
 	return w, t
 }
@@ -153,53 +184,62 @@ func (s *view) resolve(value string) (*agent, *thread, error) {
 	return nil, nil, &authError{http.StatusNotFound, fmt.Sprintf("no agent, alias or thread %s", value)}
 }
 
-// selectThread applies the thread selection rules: the path's thread segment
-// (THREAD-01), else the X-SVC-Thread-Id header (THREAD-02), else a new thread
-// (THREAD-03). pathThread is the thread named by {id} itself, if any.
-func (s *view) selectThread(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (*thread, error) {
-	segment, header := s.threadRefs(r)
+// threadFor applies the thread selection rules to an invoke, the agent's
+// (a) or the project's (p): the path's thread segment (THREAD-01), else the
+// X-SVC-Thread-Id header (THREAD-02), else a new thread (THREAD-03).
+// pathThread is the thread {id} itself names, if any. named says whether
+// the request named a thread at all, by {id}, segment or header. Every
+// switch on thread selection is consulted here, or in the rows of
+// threadRefReading, which say what the server reads of the request.
+func (s *view) threadFor(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (t *thread, named bool, err error) {
+	if s.defect(defThreadIdNewThread) {
+		pathThread = nil // Defect: {id}'s thread is not continued.
+	}
+	sent := threadRefs{segment: r.PathValue("thread"), header: headerValue(r, hdrThreadID)}
+	if sent.segment == "" {
+		sent.segment = r.PathValue("thread_id")
+	}
+	named = pathThread != nil || sent.segment != "" || sent.header != ""
+	refs := rewritten(s.sw, threadRefReading, sent)
 	var id string
 	switch {
-	case segment != "":
-		id = segment
+	case refs.segment != "":
+		id = refs.segment
 	case pathThread != nil:
-		return pathThread, nil
-	case header != "":
-		id = header
+		return pathThread, named, nil
+	case refs.header != "":
+		id = refs.header
 	default:
-		return s.freshThread(k, a, p), nil
+		return s.freshThread(k, a, p), named, nil
 	}
-	t := s.st.thread(id)
-	if t == nil && segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
-		return s.newThread(a, p), nil
+	t = s.st.thread(id)
+	if t == nil && refs.segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
+		return s.newThread(a, p), named, nil
 	}
 	if t == nil || t.agent != a || t.project != p {
-		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
+		return nil, named, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
 	}
 	if s.defect(defThreadNeedsThreadScope) && !k.canChat(t.id) {
-		return nil, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", t.id))
+		return nil, named, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", t.id))
 	}
-	return t, nil
+	return t, named, nil
 }
 
-// threadRefs returns the thread a request names in its path's thread
-// segment and in its X-SVC-Thread-Id header, "" for none.
-func (s *view) threadRefs(r *http.Request) (segment, header string) {
-	segment = r.PathValue("thread")
-	if segment == "" {
-		segment = r.PathValue("thread_id")
-	}
-	if s.defect(defThreadSegmentIgnored) {
-		segment = ""
-	}
-	header = headerValue(r, hdrThreadID)
-	if s.defect(defThreadHeaderIgnored) {
-		header = ""
-	}
-	if s.defect(defThreadHeaderWins) && header != "" {
-		segment = header
-	}
-	return segment, header
+// threadRefs are the threads a request names in its path's thread segment
+// and in its X-SVC-Thread-Id header, "" for none.
+type threadRefs struct{ segment, header string }
+
+// threadRefReading are the deviations in how the server reads the threads
+// a request names (threadFor), on the agent and the project routes, in the
+// order they apply.
+var threadRefReading = []rewrite[*threadRefs]{
+	{defThreadSegmentIgnored, func(t *threadRefs) { t.segment = "" }},
+	{defThreadHeaderIgnored, func(t *threadRefs) { t.header = "" }},
+	{defThreadHeaderWins, func(t *threadRefs) {
+		if t.header != "" {
+			t.segment = t.header
+		}
+	}},
 }
 
 // freshThread starts a new thread (THREAD-03); the new-thread-reused
@@ -234,6 +274,29 @@ func (s *view) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thre
 		s.problemErr(w, err)
 		return
 	}
+	run, resumed := s.startRun(t, k, prompt, tools, s.runNotices(r, k, tools, removed)...)
+
+	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
+	// may drop it).
+	w.Header().Set(hdrThreadID, t.id)
+	if async {
+		s.writeAck(w, t, run, resumed)
+		return
+	}
+	switch run = s.runAnswered(run); s.responseForm(r) {
+	case formSSE:
+		s.writeSSE(w, r, run)
+	case formJSON:
+		s.writeEnvelope(w, r, run)
+	default:
+		s.writePlain(w, r, run)
+	}
+}
+
+// runNotices are the events a run opens with before its agent acts: none,
+// but under the defects that announce what the spec has removed or ignored
+// silently (a tool the credential gate removed, a mode's tool, a mode).
+func (s *view) runNotices(r *http.Request, k *apiKey, tools, removed []string) []Event {
 	var notices []Event
 	if s.defect(defCredentialRemovalNotice) {
 		for _, tool := range removed {
@@ -253,29 +316,11 @@ func (s *view) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thre
 			notices = append(notices, Event{Error: "run mode " + mode + " ignored: unknown, or the workspace is not entitled to it"})
 		}
 	}
-	run, resumed := s.startRun(t, k, prompt, tools, notices...)
-
-	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
-	// may drop it).
-	w.Header().Set(hdrThreadID, t.id)
-	if async && !s.defect(defAsyncIgnored) {
-		s.writeAck(w, t, run, resumed)
-		return
-	}
-	if s.abortsStreamOnly() {
-		run = s.mirror(run)
-	}
-	switch s.responseForm(r) {
-	case formSSE:
-		s.writeSSE(w, r, run)
-	case formJSON:
-		s.writeEnvelope(w, r, run)
-	default:
-		s.writePlain(w, r, run)
-	}
+	return notices
 }
 
-// readAsync reads the async query parameter.
+// readAsync reads the async query parameter: whether the call answers at
+// once (ASYNC-01).
 func (s *view) readAsync(r *http.Request) (bool, error) {
 	if r.URL.RawQuery == "" {
 		return false, nil // no query to parse
@@ -284,7 +329,7 @@ func (s *view) readAsync(r *http.Request) (bool, error) {
 	if s.defect(defAsyncFalseAsTrue) && r.URL.Query().Has("async") {
 		async = true
 	}
-	return async, err
+	return async && !s.defect(defAsyncIgnored), err
 }
 
 // readPrompt reads the body, which is the prompt, verbatim; it is never
