@@ -442,13 +442,7 @@ const (
 // decides, compared literally and as a whole (FMT-01..FMT-05). Several Accept
 // lines count as their comma-joined whole.
 func (s *view) responseForm(r *http.Request) responseForm {
-	accept := acceptOf(r)
-	if s.defect(defAcceptSpacesIgnored) {
-		accept = strings.Join(strings.Fields(accept), "")
-	}
-	if s.defect(defAcceptCaseFolded) {
-		accept = strings.ToLower(accept)
-	}
+	accept := rewritten(s.sw, acceptReading, acceptOf(r))
 	switch {
 	case accept == "text/event-stream":
 		return formSSE
@@ -462,6 +456,13 @@ func (s *view) responseForm(r *http.Request) responseForm {
 		return formJSON
 	}
 	return formPlain
+}
+
+// acceptReading are the deviations in how the server reads Accept before
+// it compares it (responseForm), in the order they apply.
+var acceptReading = []rewrite[*string]{
+	{defAcceptSpacesIgnored, func(a *string) { *a = strings.Join(strings.Fields(*a), "") }},
+	{defAcceptCaseFolded, func(a *string) { *a = strings.ToLower(*a) }},
 }
 
 // acceptOf is the request's Accept header: its lines joined by ", ".

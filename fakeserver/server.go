@@ -15,7 +15,10 @@
 // one rule, so the harness can show that it catches it. Both they and the
 // variant switches can be changed at run time (admin.go: SetSwitches, Reset,
 // Requests, and the admin routes behind Config.AdminKey), each request
-// keeping the set it started with.
+// keeping the set it started with (its view). A switch acts as a row of a
+// rewrite table, when it only changes a value the server reads or writes
+// (rewrite.go), or as a case in the policy function that makes the decision
+// it bends (threadFor, responseForm, ...); route handlers consult none.
 package fakeserver
 
 import (
