@@ -30,7 +30,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/invokeconf/invokeconf/internal/httpserve"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -209,21 +208,54 @@ func (s *view) variant(v variantID) bool { return s.sw.variants[v] }
 
 // exchange is one request being served: its view of the server, the status
 // its answer went out with, and the one record the request log gets of it.
+// It is the ResponseWriter the routes get (under the header variants'
+// writer), so a handler finds its view through the writer it writes to
+// (exchangeIn), as net/http's own wrappers are found, and a request costs
+// no context of its own.
 type exchange struct {
-	view
-	rec   httpserve.StatusRecorder
-	start time.Time
-	once  sync.Once
+	v      view
+	w      http.ResponseWriter // the connection's
+	status int
+	start  time.Time
+	once   sync.Once
 }
 
-// exchangeKey keys a request's exchange in its context.
-type exchangeKey struct{}
+// Header implements http.ResponseWriter.
+func (x *exchange) Header() http.Header { return x.w.Header() }
 
-// exchangeOf returns the exchange ServeHTTP made for r, nil for a request
-// that did not come through it.
-func exchangeOf(r *http.Request) *exchange {
-	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
-	return x
+// WriteHeader implements http.ResponseWriter, and records the status.
+func (x *exchange) WriteHeader(code int) {
+	if x.status == 0 {
+		x.status = code
+	}
+	x.w.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (x *exchange) Write(b []byte) (int, error) {
+	if x.status == 0 {
+		x.status = http.StatusOK
+	}
+	return x.w.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (x *exchange) Unwrap() http.ResponseWriter { return x.w }
+
+// exchangeIn returns the exchange w writes to, nil for a writer ServeHTTP
+// did not make.
+func exchangeIn(w http.ResponseWriter) *exchange {
+	for w != nil {
+		if x, ok := w.(*exchange); ok {
+			return x
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
 }
 
 // Close cancels every run still going. It does not close listeners.
@@ -235,17 +267,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
-	x := &exchange{view: s.view(), start: time.Now()}
-	x.rec.ResponseWriter = w
-	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
-	s.mux.ServeHTTP(x.headerVariants(&x.rec), r)
-	x.logged(r, x.rec.Status)
+	x := &exchange{v: s.view(), w: w, start: time.Now()}
+	s.mux.ServeHTTP(x.v.headerVariants(x), r)
+	x.logged(r, x.status)
 }
 
 // logged logs the request once, with its status.
 func (x *exchange) logged(r *http.Request, status int) {
 	x.once.Do(func() {
-		v, s, start := &x.view, x.Server, x.start
+		v, s, start := &x.v, x.v.Server, x.start
 		elapsed := time.Since(start)
 		key := v.keyIDForLog(r.Header.Get("Authorization"))
 		s.ctl.recent.add(v, r, status, key, start, elapsed)
@@ -256,12 +286,12 @@ func (x *exchange) logged(r *http.Request, status int) {
 	})
 }
 
-// logNow logs r with its status at once, before its answer ends: a stream
-// written on a connection taken over may reach its end at the client
-// before its handler returns, and a client that then reads the recent
-// requests must find it there.
-func logNow(r *http.Request, status int) {
-	if x := exchangeOf(r); x != nil {
+// logNow logs r, answered through w, with its status at once, before its
+// answer ends: a stream written on a connection taken over may reach its
+// end at the client before its handler returns, and a client that then
+// reads the recent requests must find it there.
+func logNow(w http.ResponseWriter, r *http.Request, status int) {
+	if x := exchangeIn(w); x != nil {
 		x.logged(r, status)
 	}
 }
@@ -300,19 +330,18 @@ var routeTable = []route{
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	for _, rt := range routeTable {
-		m.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s.viewOf(r), w, r) })
+		m.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s.viewOf(w), w, r) })
 	}
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.viewOf(r).problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
-	})
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.viewOf(w).noRoute(w, r) })
 	s.mux = m
 }
 
-// viewOf returns the view r is served with: its exchange's, or, for a
-// request that did not come through ServeHTTP, the server as it is now.
-func (s *Server) viewOf(r *http.Request) *view {
-	if x := exchangeOf(r); x != nil {
-		return &x.view
+// viewOf returns the view the request answered through w is served with:
+// its exchange's, or, for one that did not come through ServeHTTP, the
+// server as it is now.
+func (s *Server) viewOf(w http.ResponseWriter) *view {
+	if x := exchangeIn(w); x != nil {
+		return &x.v
 	}
 	v := s.view()
 	return &v

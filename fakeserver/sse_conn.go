@@ -53,7 +53,7 @@ func (s *view) hijackSSE(w http.ResponseWriter, r *http.Request, run *run, statu
 	_ = buf
 	c := &sseConn{s: s, run: run, conn: conn}
 	c.release = httpserve.Track(r, conn)
-	logNow(r, status)
+	logNow(w, r, status)
 	if err := c.write(append(head, chunk(first)...)); err != nil {
 		s.abandon(run)
 		c.hangUp()
@@ -76,9 +76,9 @@ func responseHead(w http.ResponseWriter, status int) []byte {
 			x.fix()
 		case *variantWriter:
 			x.apply()
-		case *httpserve.StatusRecorder:
-			if x.Status == 0 {
-				x.Status = status
+		case *exchange:
+			if x.status == 0 {
+				x.status = status
 			}
 		}
 		uw, ok := u.(interface{ Unwrap() http.ResponseWriter })
