@@ -604,7 +604,7 @@ func (s *view) writeEnvelopeNow(w http.ResponseWriter, status int, run *run, fin
 	buf := answerBuf()
 	defer buf.free()
 	buf.b = s.appendEnvelope(buf.b, run)
-	if final {
+	if final && anyOn(s.sw, envelopeAnswerRewrites) {
 		rewriteIn(s.sw, envelopeAnswerRewrites, &envelopeAnswer{s: s, run: run, buf: buf})
 	}
 	writeJSONBytes(w, status, buf.b)

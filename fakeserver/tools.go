@@ -311,6 +311,7 @@ func modeTools(modes []runMode) []candidate {
 // whose credential the run may not use (CRED-01, MODE-05) and every
 // duplicate. removed lists the dropped tools that no mode brought.
 func (s *view) credentialGate(k *apiKey, proj *project, cands []candidate, named map[string]bool) (tools, removed []string, err error) {
+	tools = make([]string, 0, len(cands))
 	for _, c := range cands {
 		if c.cred != "" && !s.credentialUsable(k, c, proj, named[c.name]) {
 			if err := s.refuseCredential(c); err != nil {
