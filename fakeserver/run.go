@@ -306,17 +306,17 @@ func noCancel() {}
 // echo plays a quick run (quickRun) at once, as execute would have the
 // in-process model play it, without the turn it builds: the answer to a
 // prompt that is no agent script is one content event holding the prompt,
-// and none of the deviations execute wraps around a turn touches such a run
-// (they hold back or drop signals, prompts and pauses). The content event
-// goes through the emitter, which serves the defects on content.
-// TestEchoIsTheModelsTurn holds the two together.
+// the first of its content stream, and none of the deviations execute and
+// the emitter put around a turn changes such a run (they hold back, drop or
+// fold signals, prompts, steps and pauses; content-cumulative repeats the
+// content so far, which is this content alone). TestEchoIsTheModelsTurn
+// holds the two together.
 func (s *view) echo(r *run, k *apiKey, prompt string) {
 	prompt = s.introduce(r, k, prompt)
 	if s.ctx.Err() != nil {
 		r.append(Event{Error: stopped(s.ctx).Error()}) // the server is closing
 	} else {
-		em := emitter{s: s, r: r}
-		em.emit(Event{Content: prompt})
+		r.append(Event{Content: prompt, ContentID: newID("cnt")})
 	}
 	s.finish(r)
 }

@@ -114,7 +114,7 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 	if s.defect(defProjectContextDropped) {
 		proj = nil
 	}
-	base := s.offeredTools(t, proj)
+	base := s.offeredTools(make([]candidate, 0, 8), t, proj) // room for an agent's few tools, off the heap
 	sc, err := s.readScope(r.Header, t.agent, base)
 	if err != nil {
 		return nil, nil, err
@@ -139,10 +139,9 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 }
 
 // offeredTools is step 1 of runTools: the agent's tools and the project's
-// tasks.
-func (s *view) offeredTools(t *thread, proj *project) []candidate {
+// tasks, appended to base.
+func (s *view) offeredTools(base []candidate, t *thread, proj *project) []candidate {
 	tasks := s.tasksFor(t.agent, proj)
-	base := make([]candidate, 0, len(t.agent.tools)+len(tasks))
 	for _, tool := range t.agent.tools {
 		base = append(base, candidate{name: tool, cred: t.agent.credTools[tool]})
 	}
