@@ -2,7 +2,6 @@ package fakeserver
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -77,11 +76,7 @@ type requestRing struct {
 // whose names are written out then too.
 type recorded struct {
 	Request
-	sw *switchSet
-	// url is the request's URL, whose path and query (RequestURI) are
-	// worked out when read; path holds them instead, at once, when they
-	// are too long to keep (maxKeptRaw).
-	url     *url.URL
+	sw      *switchSet
 	path    keptText
 	headers [len(recordedHeaders)]keptText
 }
@@ -115,12 +110,7 @@ func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]record
 func (q *requestRing) add(v *view, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
 	red := v.requestRedactor()
 	rc := recorded{Request: Request{Time: start.UTC(), Method: r.Method, Status: status, Key: key,
-		ElapsedMS: float64(elapsed.Microseconds()) / 1000}, sw: v.sw}
-	if u := r.URL; len(u.Opaque)+len(u.Path)+len(u.RawPath)+len(u.RawQuery) < maxKeptRaw/4 {
-		rc.url = u // at most four times as long escaped: kept raw either way
-	} else {
-		rc.path = keep(red, u.RequestURI())
-	}
+		ElapsedMS: float64(elapsed.Microseconds()) / 1000}, sw: v.sw, path: keep(red, r.URL.RequestURI())}
 	for i, k := range recordedKeys {
 		switch vals := r.Header[k]; len(vals) {
 		case 0:
@@ -167,11 +157,7 @@ func (q *requestRing) since(seq int64, red *profile.Redactor) []Request {
 // request is the recorded request as Requests shows it.
 func (rc *recorded) request(red *profile.Redactor) Request {
 	rq := rc.Request
-	if rc.url != nil {
-		rq.Path = keptText{s: rc.url.RequestURI()}.text(red)
-	} else {
-		rq.Path = rc.path.text(red)
-	}
+	rq.Path = rc.path.text(red)
 	for i, h := range recordedHeaders {
 		if rc.headers[i].sent {
 			if rq.Headers == nil {
