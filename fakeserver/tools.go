@@ -60,12 +60,13 @@ type candidate struct {
 	fromMode   bool
 }
 
-// headerList reads a comma-separated header (every line of it): entries are
-// trimmed of whitespace and empty entries dropped (TOOLS-01, MODE-01). ok is
-// false when the header is absent or holds no entry at all: a header that
-// names nothing restricts nothing (the spec is silent on that case).
+// headerList reads a comma-separated header (every line of it; name is its
+// canonical key): entries are trimmed of whitespace and empty entries
+// dropped (TOOLS-01, MODE-01). ok is false when the header is absent or
+// holds no entry at all: a header that names nothing restricts nothing (the
+// spec is silent on that case).
 func headerList(h http.Header, name string, trim bool) (entries []string, ok bool) {
-	for _, line := range h.Values(name) {
+	for _, line := range h[name] {
 		for _, e := range strings.Split(line, ",") {
 			if trim {
 				e = strings.TrimSpace(e)
