@@ -211,9 +211,12 @@ func (s *view) variant(v variantID) bool { return s.sw.variants[v] }
 // It is the ResponseWriter the routes get (under the header variants'
 // writer), so a handler finds its view through the writer it writes to
 // (exchangeIn), as net/http's own wrappers are found, and a request costs
-// no context of its own.
+// no context of its own. The view is a value of its own, not part of the
+// exchange: a run or a stream the request starts keeps the view, and must
+// not keep the exchange's writer (net/http's response, and the buffers of
+// its connection) for as long as it lasts.
 type exchange struct {
-	v      view
+	v      *view
 	w      http.ResponseWriter // the connection's
 	status int
 	start  time.Time
@@ -267,7 +270,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
-	x := &exchange{v: s.view(), w: w, start: time.Now()}
+	v := s.view()
+	x := &exchange{v: &v, w: w, start: time.Now()}
 	s.mux.ServeHTTP(x.v.headerVariants(x), r)
 	x.logged(r, x.status)
 }
@@ -275,7 +279,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // logged logs the request once, with its status.
 func (x *exchange) logged(r *http.Request, status int) {
 	x.once.Do(func() {
-		v, s, start := &x.v, x.v.Server, x.start
+		v, s, start := x.v, x.v.Server, x.start
 		elapsed := time.Since(start)
 		key := v.keyIDForLog(r.Header.Get("Authorization"))
 		s.ctl.recent.add(v, r, status, key, start, elapsed)
@@ -341,7 +345,7 @@ func (s *Server) routes() {
 // server as it is now.
 func (s *Server) viewOf(w http.ResponseWriter) *view {
 	if x := exchangeIn(w); x != nil {
-		return &x.v
+		return x.v
 	}
 	v := s.view()
 	return &v
