@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/traffic"
 	"gopkg.in/yaml.v3"
 )
 
@@ -16,20 +15,25 @@ import (
 // never what the project held (its agent, knowledge sets, connectors, app
 // and triggers are known only to the service).
 var bundleChecks = []Check{
-	{Rule: "BUNDLE-01", Spec: "spec.payload: The project itself (the lead thread, flagged as a project) together with its tasks; spec.includes: Nested child bundles needed to run the project", Judge: ExportIsProjectBundle},
-	{Rule: "BUNDLE-05", Spec: "Project (project): not allowed: a project bundle cannot nest another project", Judge: ExportNestsNoProject},
-	{Rule: "DROP-04", Spec: "Only the task triggers schedule (scheduled) and onDemand survive.", Judge: ExportDropsTriggers},
+	ExportIsProjectBundle,
+	ExportNestsNoProject,
+	ExportDropsTriggers,
 }
 
 // exportDocument returns the document of a bundle export: GET
 // /api/assistants/{assistant_id}/projects/{project_id}/bundle answered 2xx
 // (no status is named) with a JSON or YAML mapping; otherwise a Skip (a
 // body of another kind is left undecided: its encoding is not shown).
-func exportDocument(x *traffic.Exchange) (map[string]any, error) {
-	segs := strings.Split(strings.Trim(x.Request.Path(), "/"), "/")
-	n := len(segs)
-	if x.Request.Method != "GET" || n < 6 || segs[n-6] != "api" || segs[n-5] != "assistants" || segs[n-3] != "projects" ||
-		segs[n-1] != "bundle" || segs[n-4] == "" || segs[n-2] == "" {
+func exportDocument(x *View) (map[string]any, error) {
+	p := x.document.get(x, "document", func() documentParse {
+		tree, err := parseExport(x)
+		return documentParse{tree, err}
+	})
+	return p.tree, p.err
+}
+
+func parseExport(x *View) (map[string]any, error) {
+	if x.Route().Kind != RouteExport {
 		return nil, skip("not the export route")
 	}
 	if x.Response == nil || x.Response.Status/100 != 2 {
@@ -49,7 +53,7 @@ func exportDocument(x *traffic.Exchange) (map[string]any, error) {
 // exportSpec returns the spec mapping of a bundle export (the body's shape
 // is not shown beyond spec.type, spec.payload and spec.includes), or a
 // Skip.
-func exportSpec(x *traffic.Exchange) (map[string]any, error) {
+func exportSpec(x *View) (map[string]any, error) {
 	tree, err := exportDocument(x)
 	if err != nil {
 		return nil, err
@@ -118,7 +122,9 @@ func ChildType(c map[string]any) string {
 // document alone can show. A child of type project fails it; otherwise it
 // passes only when every child's type was read (a child whose type cannot
 // be read may be a project).
-func ExportNestsNoProject(x *traffic.Exchange, _ *History) error {
+var ExportNestsNoProject = Check{Rule: "BUNDLE-05", Spec: "Project (project): not allowed: a project bundle cannot nest another project", Judge: exportNestsNoProject}
+
+func exportNestsNoProject(x *View, _ *History) error {
 	spec, err := exportSpec(x)
 	if err != nil {
 		return err
@@ -271,7 +277,9 @@ func DroppedTriggers(payload any) error {
 // survive needs to know the project had them, which the export alone does
 // not show. An export whose payload shows no trigger of a kind the spec
 // spells decides nothing (an unspelled kind may be anything).
-func ExportDropsTriggers(x *traffic.Exchange, _ *History) error {
+var ExportDropsTriggers = Check{Rule: "DROP-04", Spec: "Only the task triggers schedule (scheduled) and onDemand survive.", Judge: exportDropsTriggers}
+
+func exportDropsTriggers(x *View, _ *History) error {
 	spec, err := exportSpec(x)
 	if err != nil {
 		return err
@@ -293,7 +301,9 @@ func ExportDropsTriggers(x *traffic.Exchange, _ *History) error {
 // mapping is left undecided, as exportSpec leaves it (the active step fails
 // it). That spec.payload holds the project itself and its tasks needs their
 // names, which the export alone does not give.
-func ExportIsProjectBundle(x *traffic.Exchange, _ *History) error {
+var ExportIsProjectBundle = Check{Rule: "BUNDLE-01", Spec: "spec.payload: The project itself (the lead thread, flagged as a project) together with its tasks; spec.includes: Nested child bundles needed to run the project", Judge: exportIsProjectBundle}
+
+func exportIsProjectBundle(x *View, _ *History) error {
 	spec, err := exportSpec(x)
 	if err != nil {
 		return err

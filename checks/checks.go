@@ -13,8 +13,8 @@ package checks
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/invokeconf/invokeconf/outcome"
@@ -93,18 +93,21 @@ type Check struct {
 	Aspect string
 	// Judge decides the rule on x; h holds what the exchanges before x
 	// showed.
-	Judge func(x *traffic.Exchange, h *History) error
+	Judge func(x *View, h *History) error
 }
 
-// All returns every check, ordered by rule ID.
-func All() []Check {
+// All returns every check, ordered by rule ID. The slice is shared: the
+// caller must not modify it.
+func All() []Check { return allChecks() }
+
+var allChecks = sync.OnceValue(func() []Check {
 	var all []Check
 	for _, group := range [][]Check{formatChecks, liveChecks, sseChecks, threadChecks, followupChecks, errorChecks, eventChecks, bundleChecks} {
 		all = append(all, group...)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Rule < all[j].Rule })
 	return all
-}
+})
 
 // Aspects returns the aspects of each rule's checks.
 func Aspects() map[string][]string {
@@ -200,7 +203,7 @@ func resolveKey(inv Invoke) string {
 // its answer showed it complete, an agent script's content as it arrived)
 // and an abort it made. Runs are kept per thread, the last
 // maxRunsPerThread of at most maxRunThreads threads.
-func (h *History) Add(x *traffic.Exchange) {
+func (h *History) Add(x *View) {
 	if h.threads == nil {
 		h.threads, h.resolved, h.named = map[string]bool{}, map[string]bool{}, map[string]time.Time{}
 		h.runs, h.aborts = map[string][]*runRecord{}, map[string][]abortRecord{}
@@ -258,7 +261,7 @@ type Result struct {
 func (r Result) Passed() bool { return r.Failure == nil && r.Skip == nil && r.Err == nil }
 
 // Exchange runs every check on x, then adds x to h.
-func Exchange(x *traffic.Exchange, h *History) []Result {
+func Exchange(x *View, h *History) []Result {
 	var out []Result
 	for _, c := range All() {
 		out = append(out, run(c, x, h))
@@ -267,7 +270,7 @@ func Exchange(x *traffic.Exchange, h *History) []Result {
 	return out
 }
 
-func run(c Check, x *traffic.Exchange, h *History) (r Result) {
+func run(c Check, x *View, h *History) (r Result) {
 	r = Result{Rule: RuleOn(c.Rule, x), Aspect: c.Aspect, Spec: c.Spec, Exchange: x.ID}
 	defer func() {
 		if p := recover(); p != nil {
@@ -295,7 +298,7 @@ func run(c Check, x *traffic.Exchange, h *History) (r Result) {
 // unless the check quoted other words, its spec words. The passive judge and
 // the active steps both decide through it, so a failure carries its rule
 // from the check that found it.
-func (c Check) Decide(x *traffic.Exchange, h *History) error {
+func (c Check) Decide(x *View, h *History) error {
 	err := c.Judge(x, h)
 	if f, ok := outcome.AsFailure(err); ok {
 		if f.Rule == "" {
@@ -323,7 +326,7 @@ var projectMirrors = map[string]bool{
 // route, an agent-route rule that PROJ-03 states again for the project
 // routes is PROJ-03 (a project route that breaks it breaks PROJ-03, not
 // the agent routes' rule); otherwise rule itself.
-func RuleOn(rule string, x *traffic.Exchange) string {
+func RuleOn(rule string, x *View) string {
 	inv, ok := InvokeOf(x)
 	return ruleOnRoute(rule, ok && inv.Project)
 }
@@ -334,18 +337,4 @@ func ruleOnRoute(rule string, project bool) string {
 		return "PROJ-03"
 	}
 	return rule
-}
-
-// Of returns the table's check whose Judge is fn, so a caller holding the
-// function learns its rule and spec words from the one table that states
-// them. A check made by a constructor (OnThread, ThreadFollowUp) is no
-// table entry: ok is false.
-func Of(fn func(*traffic.Exchange, *History) error) (c Check, ok bool) {
-	want := reflect.ValueOf(fn).Pointer()
-	for _, c := range All() {
-		if reflect.ValueOf(c.Judge).Pointer() == want {
-			return c, true
-		}
-	}
-	return Check{}, false
 }

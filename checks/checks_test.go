@@ -28,7 +28,7 @@ type ex struct {
 	end         traffic.End
 }
 
-func (e ex) build() *traffic.Exchange {
+func (e ex) build() *View {
 	if e.method == "" {
 		e.method = "POST"
 	}
@@ -60,7 +60,7 @@ func (e ex) build() *traffic.Exchange {
 	if x.Response.Header == nil {
 		x.Response.Header = http.Header{}
 	}
-	return x
+	return NewView(x)
 }
 
 func hdr(kv ...string) http.Header {
@@ -92,7 +92,7 @@ func whole(parts ...string) []at { return []at{{1, strings.Join(parts, "")}} }
 
 // verdictOf runs every check of a rule on x and sums them up as a
 // judgement does: "fail", "pass", "untested" or "skip".
-func verdictOf(rule, aspect string, x *traffic.Exchange) (string, Result) {
+func verdictOf(rule, aspect string, x *View) (string, Result) {
 	var last Result
 	got := "skip"
 	rank := map[string]int{"skip": 0, "untested": 1, "pass": 2, "fail": 3, "error": 4}
@@ -290,7 +290,7 @@ func TestChecks(t *testing.T) {
 func TestThreadsOverExchanges(t *testing.T) {
 	var h History
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	call := func(thread string, at time.Duration) *traffic.Exchange {
+	call := func(thread string, at time.Duration) *View {
 		x := ex{resp: hdr("X-SVC-Thread-Id", thread), chunks: whole("x")}.build()
 		x.Start = t0.Add(at)
 		return x
@@ -302,7 +302,7 @@ func TestThreadsOverExchanges(t *testing.T) {
 	h.Add(first)
 	for _, tt := range []struct {
 		name string
-		x    *traffic.Exchange
+		x    *View
 		want string
 	}{
 		{"a reused thread", call("t1", time.Second), "fail"},
@@ -359,11 +359,11 @@ func TestChecksStandBesideTheCatalog(t *testing.T) {
 
 func TestJudgementSummary(t *testing.T) {
 	j := NewJudgement()
-	j.Add(sse(whole(start, ev, final, closeF)...).build())
+	j.AddView(sse(whole(start, ev, final, closeF)...).build())
 	x := sse(whole(start, strings.ReplaceAll(ev+final, "t1", "t2"))...).build()
 	x.ID = 2
 	x.Response.Header = hdr("Content-Type", "text/event-stream", "X-SVC-Thread-Id", "t2")
-	fs := j.Add(x)
+	fs := j.AddView(x)
 	if len(fs) != 1 || fs[0].Rule != "SSE-05" || fs[0].Level != "MUST" || fs[0].Exchange != 2 {
 		t.Fatalf("findings %v", fs)
 	}
@@ -392,7 +392,7 @@ func TestJudgementSummary(t *testing.T) {
 		t.Errorf("headline %q (of %d rules)", s.Headline, s.Rules)
 	}
 	u := NewJudgement()
-	u.Add(ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev, final, closeF), untimed: true}.build())
+	u.AddView(ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev, final, closeF), untimed: true}.build())
 	for _, v := range u.Summary().Verdicts {
 		if v.Rule == "SSE-04" && (v.Verdict != Untested || v.Reason != NoTimings) {
 			t.Errorf("SSE-04 without timings: %+v", v)

@@ -9,16 +9,16 @@ import (
 )
 
 var errorChecks = []Check{
-	{Rule: "ERR-02", Spec: "401: Bearer missing, malformed, unknown or expired", Judge: MissingKey},
-	{Rule: "ERR-03", Spec: "401: Bearer missing, malformed, unknown or expired", Judge: MalformedKey},
-	{Rule: "ERR-10", Spec: "Errors before streaming use the platform's problem format (not the OpenAI error envelope).", Judge: ProblemFormat},
+	MissingKey,
+	MalformedKey,
+	ProblemFormat,
 }
 
 // refused checks that an invoke call whose key has shape want was answered
 // 401. A 400 or 404 is decided only for an {id} that an earlier call of the
 // recording resolved (the spec does not rank resolving {id} against
 // checking the key); a 5xx is never (a server failure can come first).
-func refused(x *traffic.Exchange, h *History, want traffic.Auth, what string) error {
+func refused(x *View, h *History, want traffic.Auth, what string) error {
 	inv, ok := InvokeOf(x)
 	if !ok {
 		return skip("not an invoke call")
@@ -43,13 +43,17 @@ func refused(x *traffic.Exchange, h *History, want traffic.Auth, what string) er
 }
 
 // MissingKey: ERR-02. An invoke call without Authorization is 401.
-func MissingKey(x *traffic.Exchange, h *History) error {
+var MissingKey = Check{Rule: "ERR-02", Spec: "401: Bearer missing, malformed, unknown or expired", Judge: missingKey}
+
+func missingKey(x *View, h *History) error {
 	return refused(x, h, traffic.AuthMissing, "missing")
 }
 
 // MalformedKey: ERR-03. An invoke call whose Authorization is not
 // "Bearer sk-svc-<user>-<key>-<secret>" is 401.
-func MalformedKey(x *traffic.Exchange, h *History) error {
+var MalformedKey = Check{Rule: "ERR-03", Spec: "401: Bearer missing, malformed, unknown or expired", Judge: malformedKey}
+
+func malformedKey(x *View, h *History) error {
 	return refused(x, h, traffic.AuthMalformed, "malformed")
 }
 
@@ -58,7 +62,9 @@ func MalformedKey(x *traffic.Exchange, h *History) error {
 // format's shape is not shown, so nothing else is asked of it. Many
 // problem formats also carry error.message: only a body with message and
 // type as strings and param or code beside them is the OpenAI envelope.
-func ProblemFormat(x *traffic.Exchange, _ *History) error {
+var ProblemFormat = Check{Rule: "ERR-10", Spec: "Errors before streaming use the platform's problem format (not the OpenAI error envelope).", Judge: problemFormat}
+
+func problemFormat(x *View, _ *History) error {
 	if _, ok := InvokeOf(x); !ok {
 		return skip("not an invoke call")
 	}

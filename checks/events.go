@@ -10,18 +10,17 @@ import (
 
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // The event-object checks judge the shape of each event a response shows,
 // never what the run should have done: which tools it called, which steps
 // and prompts it had (the active scenarios know that from their scripts).
 var eventChecks = []Check{
-	{Rule: "EVT-04", Spec: "Richer fields: at most one of them is set per event.", Judge: OneRicherField},
-	{Rule: "EVT-05", Spec: "toolCall: A tool is being invoked; clients read its name", Judge: ToolCallName},
-	{Rule: "EVT-06", Spec: "step: The current step changed; following events belong to it; clients read its description", Judge: StepDescription},
-	{Rule: "EVT-06", Spec: "step: The current step changed; following events belong to it; clients read its description", Aspect: StepOrder, Judge: StepAhead},
-	{Rule: "EVT-07", Spec: "prompt: The agent needs something from the user, most often an OAuth login. Carries fields, message and a sensitive flag.", Judge: PromptCarries},
+	OneRicherField,
+	ToolCallName,
+	StepDescription,
+	StepAhead,
+	PromptCarries,
 }
 
 // RicherFields are the event fields of which at most one is set per event.
@@ -68,19 +67,27 @@ func IsSet(raw json.RawMessage) bool {
 // the media type and the form together say it is events). A frame whose
 // data is no JSON object is EVT-01's and is left out. Plain text has no
 // event objects.
-func recordedEvents(x *traffic.Exchange) ([]recordedEvent, error) {
+func recordedEvents(x *View) ([]recordedEvent, error) {
+	p := x.recorded.get(x, "recorded events", func() recordedParse {
+		evs, err := parseRecordedEvents(x)
+		return recordedParse{evs, err}
+	})
+	return p.evs, p.err
+}
+
+func parseRecordedEvents(x *View) ([]recordedEvent, error) {
 	if _, err := eventsCall(x); err == nil {
-		b, err := body(x, false)
+		_, err := body(x, false)
 		if err != nil {
 			return nil, err
 		}
 		switch {
-		case surelySSE(x, b):
-			return sseEvents(Frames(&x.Response.Body)), nil
+		case surelySSE(x):
+			return sseEvents(x.Frames()), nil
 		case x.Response.Body.Truncated:
 			return nil, untested(cutReason(&x.Response.Body))
-		case surelyEnvelope(x, b):
-			return envelopeEvents(b), nil
+		case surelyEnvelope(x):
+			return envelopeEvents(x), nil
 		}
 		return nil, skip("the events route's answer is neither surely an SSE stream nor surely an envelope (its shape is not shown)")
 	}
@@ -96,14 +103,14 @@ func recordedEvents(x *traffic.Exchange) ([]recordedEvent, error) {
 		}
 		return sseEvents(frames), nil
 	case "application/json":
-		b, err := body(x, true)
+		_, err := body(x, true)
 		if err != nil {
 			return nil, err
 		}
-		if !surelyEnvelope(x, b) {
+		if !surelyEnvelope(x) {
 			return nil, skip("the answer is not surely the envelope (FMT-02)")
 		}
-		return envelopeEvents(b), nil
+		return envelopeEvents(x), nil
 	}
 	return nil, skip("the plain-text form has no event objects")
 }
@@ -116,19 +123,19 @@ func sseEvents(frames []Frame) []recordedEvent {
 			continue
 		}
 		n++
-		if m, ok := object(data(f.Frame)); ok {
-			out = append(out, recordedEvent{obj: m, where: fmt.Sprintf("event %d of the SSE stream", n), raw: data(f.Frame)})
+		if m, ok := f.object(); ok {
+			out = append(out, recordedEvent{obj: m, where: fmt.Sprintf("event %d of the SSE stream", n), raw: f.data})
 		}
 	}
 	return out
 }
 
-func envelopeEvents(b []byte) []recordedEvent {
-	items, _ := envelope(b)
+func envelopeEvents(x *View) []recordedEvent {
+	items, _ := x.envelopeItems()
 	var out []recordedEvent
 	for i, it := range items {
-		if m, ok := object(string(it)); ok {
-			out = append(out, recordedEvent{obj: m, where: fmt.Sprintf("item %d of the envelope", i+1), raw: string(it)})
+		if it.obj != nil {
+			out = append(out, recordedEvent{obj: it.obj, where: fmt.Sprintf("item %d of the envelope", i+1), raw: it.raw})
 		}
 	}
 	return out
@@ -136,7 +143,9 @@ func envelopeEvents(b []byte) []recordedEvent {
 
 // OneRicherField: EVT-04. "Richer fields: at most one of them is set per
 // event." Every event object decides it, whatever the run did.
-func OneRicherField(x *traffic.Exchange, _ *History) error {
+var OneRicherField = Check{Rule: "EVT-04", Spec: "Richer fields: at most one of them is set per event.", Judge: oneRicherField}
+
+func oneRicherField(x *View, _ *History) error {
 	evs, err := recordedEvents(x)
 	if err != nil {
 		return err
@@ -160,7 +169,7 @@ func OneRicherField(x *traffic.Exchange, _ *History) error {
 
 // withSet returns the events whose member field is set, or a Skip when
 // none is.
-func withSet(x *traffic.Exchange, field string) ([]recordedEvent, error) {
+func withSet(x *View, field string) ([]recordedEvent, error) {
 	evs, err := recordedEvents(x)
 	if err != nil {
 		return nil, err
@@ -181,7 +190,7 @@ func withSet(x *traffic.Exchange, field string) ([]recordedEvent, error) {
 // its inner member set (IsSet: a name or description that is null, false,
 // 0 or "" reads as none): its inner structure "beyond" that member is not
 // shown, so the member is all a client can count on.
-func carries(x *traffic.Exchange, field, inner string) error {
+func carries(x *View, field, inner string) error {
 	evs, err := withSet(x, field)
 	if err != nil {
 		return err
@@ -198,11 +207,15 @@ func carries(x *traffic.Exchange, field, inner string) error {
 // ToolCallName: EVT-05, the shape: an event with toolCall set carries the
 // tool's name in it. Which tools the run invoked, and so whether each shows
 // as an event with the right name, traffic does not show.
-func ToolCallName(x *traffic.Exchange, _ *History) error { return carries(x, "toolCall", "name") }
+var ToolCallName = Check{Rule: "EVT-05", Spec: "toolCall: A tool is being invoked; clients read its name", Judge: toolCallName}
+
+func toolCallName(x *View, _ *History) error { return carries(x, "toolCall", "name") }
 
 // StepDescription: EVT-06, the shape: an event with step set carries the
 // step's description in it.
-func StepDescription(x *traffic.Exchange, _ *History) error {
+var StepDescription = Check{Rule: "EVT-06", Spec: "step: The current step changed; following events belong to it; clients read its description", Judge: stepDescription}
+
+func stepDescription(x *View, _ *History) error {
 	return carries(x, "step", "description")
 }
 
@@ -215,7 +228,9 @@ func StepDescription(x *traffic.Exchange, _ *History) error {
 // sensitive true when they say sensitive, else no true flag, and fields set
 // (IsSet: not null or empty) when they name fields. A prompt whose request
 // names no fields may leave fields out, as empty.
-func PromptCarries(x *traffic.Exchange, _ *History) error {
+var PromptCarries = Check{Rule: "EVT-07", Spec: "prompt: The agent needs something from the user, most often an OAuth login. Carries fields, message and a sensitive flag.", Judge: promptCarries}
+
+func promptCarries(x *View, _ *History) error {
 	evs, err := withSet(x, "prompt")
 	if err != nil {
 		return err
@@ -277,8 +292,8 @@ func flagOf(raw json.RawMessage) (set, ok bool) {
 // signals nothing ahead of it. The events
 // are a synchronous answer's (SSE or the envelope), as recordedEvents reads
 // them; which script the run played is the scenario's to know.
-func SetBefore(field, later string) func(*traffic.Exchange, *History) error {
-	return func(x *traffic.Exchange, _ *History) error {
+func SetBefore(field, later string) func(*View, *History) error {
+	return func(x *View, _ *History) error {
 		evs, err := recordedEvents(x)
 		if err != nil {
 			return err
@@ -306,7 +321,9 @@ const StepOrder = "ahead of the events that belong to the step (needs an agent-s
 // script says before the step. A step announced after the content that belongs to it
 // (its end reported, say) leaves that content in no step. Decided only when
 // the events' content is the script's text.
-func StepAhead(x *traffic.Exchange, _ *History) error {
+var StepAhead = Check{Rule: "EVT-06", Spec: "step: The current step changed; following events belong to it; clients read its description", Aspect: StepOrder, Judge: stepAhead}
+
+func stepAhead(x *View, _ *History) error {
 	evs, err := recordedEvents(x)
 	if err != nil {
 		return err
@@ -314,7 +331,7 @@ func StepAhead(x *traffic.Exchange, _ *History) error {
 	if x.Request.Body.Redacted || x.Request.Body.Truncated {
 		return untested(NoBody)
 	}
-	before, after, ok := aroundStep(string(x.Request.Body.Bytes()))
+	before, after, ok := aroundStep(x)
 	if !ok {
 		return skip("the prompt is not an agent script with one @step and content after it")
 	}
@@ -348,12 +365,9 @@ func StepAhead(x *traffic.Exchange, _ *History) error {
 // aroundStep returns the content an agent script says before and after its
 // one @step; ok is false for a prompt that is no such script or says nothing
 // after the step.
-func aroundStep(prompt string) (before, after string, ok bool) {
-	if !agentscript.IsScript(prompt) {
-		return "", "", false
-	}
-	s, err := agentscript.Parse(prompt)
-	if err != nil {
+func aroundStep(x *View) (before, after string, ok bool) {
+	s, ok := x.program()
+	if !ok {
 		return "", "", false
 	}
 	steps := 0
@@ -378,12 +392,12 @@ func aroundStep(prompt string) (before, after string, ok bool) {
 // removal is silent: no error and no event" (X-SVC-Run-Mode 4, MODE-05). A
 // name counts as a whole word: web in web-lite is not mentioned. spec is the
 // words a failure cites.
-func MentionsNone(spec string, names []string) func(*traffic.Exchange, *History) error {
+func MentionsNone(spec string, names []string) func(*View, *History) error {
 	words := make([]*regexp.Regexp, len(names))
 	for i, n := range names {
 		words[i] = regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(n) + `($|[^A-Za-z0-9_.-])`)
 	}
-	return func(x *traffic.Exchange, _ *History) error {
+	return func(x *View, _ *History) error {
 		evs, err := recordedEvents(x)
 		if err != nil {
 			return err
@@ -417,7 +431,7 @@ func canonical(raw string) []byte {
 // ScriptAsk reports what x's agent-script prompt states of the request for
 // input with that message: whether it is sensitive and names fields; ok is
 // false when no @ask line (or @ask lines that differ) has the message.
-func ScriptAsk(x *traffic.Exchange, message string) (sensitive, fields, ok bool) {
+func ScriptAsk(x *View, message string) (sensitive, fields, ok bool) {
 	a, found := scriptAsks(x)[message]
 	if !found || a.mixed {
 		return false, false, false
@@ -473,17 +487,10 @@ func namesFields(raw json.RawMessage, names []string) bool {
 
 // scriptAsks returns the @ask lines of x's prompt by message; none when the
 // prompt is no agent script or the recording keeps no request body.
-func scriptAsks(x *traffic.Exchange) map[string]ask {
+func scriptAsks(x *View) map[string]ask {
 	out := map[string]ask{}
-	prompt, err := requestText(x)
-	if err != nil {
-		return out
-	}
-	if !agentscript.IsScript(prompt) {
-		return out
-	}
-	s, err := agentscript.Parse(prompt)
-	if err != nil {
+	s, ok := x.program()
+	if !ok {
 		return out
 	}
 	for _, d := range s.Directives {

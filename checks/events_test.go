@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // evt is an SSE event frame with the given members beside runID and
@@ -141,7 +140,7 @@ func TestIsSet(t *testing.T) {
 // TestSetBefore: EVT-08, EVT-09 and EVT-06 order the events; an event that
 // sets both fields is not before the one it should precede.
 func TestSetBefore(t *testing.T) {
-	stream := func(members ...string) *traffic.Exchange {
+	stream := func(members ...string) *View {
 		parts := []string{start}
 		for _, m := range members {
 			parts = append(parts, evt(m))
@@ -150,7 +149,7 @@ func TestSetBefore(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, field, later string
-		x                  *traffic.Exchange
+		x                  *View
 		pass               bool
 	}{
 		{"waiting, then content", "waitingOnModel", "content", stream(`"waitingOnModel":true`, `"content":"hi"`), true},
@@ -177,7 +176,7 @@ func TestSetBefore(t *testing.T) {
 // TestStepAhead: EVT-06's order on an agent script with one @step: the
 // step's event before the content said in it, after the content said before.
 func TestStepAhead(t *testing.T) {
-	scripted := func(prompt string, members ...string) *traffic.Exchange {
+	scripted := func(prompt string, members ...string) *View {
 		parts := []string{start}
 		for _, m := range members {
 			parts = append(parts, evt(m))
@@ -189,7 +188,7 @@ func TestStepAhead(t *testing.T) {
 	const script = "@say a\n@step S\n@say b"
 	for _, tc := range []struct {
 		name string
-		x    *traffic.Exchange
+		x    *View
 		want string
 	}{
 		{"step between its contents", scripted(script, `"content":"a"`, `"step":{"description":"S"}`, `"content":"b"`), "pass"},
@@ -211,7 +210,7 @@ func TestStepAhead(t *testing.T) {
 // TestMentionsNone: a removed tool is named by no event, in any member, as
 // a whole word.
 func TestMentionsNone(t *testing.T) {
-	stream := func(members ...string) *traffic.Exchange {
+	stream := func(members ...string) *View {
 		parts := []string{start}
 		for _, m := range members {
 			parts = append(parts, evt(m))
@@ -221,7 +220,7 @@ func TestMentionsNone(t *testing.T) {
 	check := MentionsNone("silently", []string{"deep-research"})
 	for _, tc := range []struct {
 		name string
-		x    *traffic.Exchange
+		x    *View
 		pass bool
 	}{
 		{"no mention", stream(`"content":"calculator, notes"`), true},

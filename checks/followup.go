@@ -11,31 +11,31 @@ import (
 )
 
 var followupChecks = append([]Check{
-	{Rule: "ASYNC-02", Spec: "With runID, delivers that run's events after the fact.", Judge: EventsOfRun},
-	{Rule: "ASYNC-04", Spec: "With Accept: application/json the call stays open until the run finishes.", Judge: EventsWait},
+	EventsOfRun,
+	EventsWait,
 }, chainChecks...)
 
 // eventsCall returns the thread of a GET /api/threads/{id}/events answered
 // 2xx, or a Skip.
-func eventsCall(x *traffic.Exchange) (string, error) {
-	segs := apiSegments(x.Request.Path())
-	if x.Request.Method != "GET" || len(segs) != 4 || segs[0] != "api" || segs[1] != "threads" || segs[3] != "events" || segs[2] == "" {
+func eventsCall(x *View) (string, error) {
+	rt := x.Route()
+	if rt.Kind != RouteEvents {
 		return "", skip("not the events route")
 	}
 	if x.Response == nil || x.Response.Status/100 != 2 {
 		return "", skip("not answered 2xx")
 	}
-	return segs[2], nil
+	return rt.ID, nil
 }
 
 // followupEvents returns the event objects of an events-route answer. Its
 // shape is not shown, so only an SSE stream or an envelope of events is
 // read.
-func followupEvents(x *traffic.Exchange, whole bool) ([]eventObject, error) {
+func followupEvents(x *View, whole bool) ([]eventObject, error) {
 	if _, err := body(x, whole); err != nil {
 		return nil, err
 	}
-	evs, ok := events(x)
+	evs, ok := eventsOf(x)
 	if !ok || len(evs) == 0 {
 		return nil, skip("the answer is neither an SSE stream nor an envelope of events (its shape is not shown)")
 	}
@@ -45,12 +45,14 @@ func followupEvents(x *traffic.Exchange, whole bool) ([]eventObject, error) {
 // EventsOfRun: ASYNC-02. The events route with runID delivers that run's
 // events: every event that names a run or a thread names that run and the
 // thread in the path; judged only when some event names a run.
-func EventsOfRun(x *traffic.Exchange, _ *History) error {
+var EventsOfRun = Check{Rule: "ASYNC-02", Spec: "With runID, delivers that run's events after the fact.", Judge: eventsOfRun}
+
+func eventsOfRun(x *View, _ *History) error {
 	thread, err := eventsCall(x)
 	if err != nil {
 		return err
 	}
-	vs := x.Request.Query()["runID"]
+	vs := x.Route().Query["runID"]
 	if len(vs) != 1 || vs[0] == "" {
 		return skip("no runID")
 	}
@@ -84,7 +86,9 @@ func EventsOfRun(x *traffic.Exchange, _ *History) error {
 // stands is not fixed: replayComplete "separates already existing events
 // from live ones". A thread an abort met is not judged: the spec does not
 // say a cancelled run completes.
-func EventsWait(x *traffic.Exchange, h *History) error {
+var EventsWait = Check{Rule: "ASYNC-04", Spec: "With Accept: application/json the call stays open until the run finishes.", Judge: eventsWait}
+
+func eventsWait(x *View, h *History) error {
 	t, err := eventsCall(x)
 	if err != nil {
 		return err
@@ -97,18 +101,17 @@ func EventsWait(x *traffic.Exchange, h *History) error {
 	if h.abortedBefore(t, x.Start) {
 		return skip("an abort of thread %q was answered before the call (a cancelled run need not complete)", t)
 	}
-	b, err := body(x, true)
-	if err != nil {
+	if _, err := body(x, true); err != nil {
 		return err
 	}
-	items, ok := envelope(b)
+	items, ok := x.envelopeItems()
 	if !ok {
 		return skip("the answer is not an envelope of events (its shape is not shown)")
 	}
 	const want = "sent once the run finished: an event has runComplete true"
 	if len(items) == 0 {
 		// A finished run has at least its final event.
-		return outcome.Failf("the events of a run, with Accept: application/json", want, "no events: %s", quote(b))
+		return outcome.Failf("the events of a run, with Accept: application/json", want, "no events: %s", quote(x.Body()))
 	}
 	evs, err := followupEvents(x, true)
 	if err != nil {
@@ -121,7 +124,7 @@ func EventsWait(x *traffic.Exchange, h *History) error {
 	}
 	if !slices.ContainsFunc(evs, eventObject.complete) {
 		return outcome.Failf("the events of a run, with Accept: application/json", want,
-			"%d events, none with runComplete true: %s", len(evs), quote(x.Response.Body.Bytes()))
+			"%d events, none with runComplete true: %s", len(evs), quote(x.Body()))
 	}
 	return nil
 }
@@ -148,9 +151,9 @@ var chainChecks = []Check{
 	{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-01")},
 	{Rule: "THREAD-02", Spec: "Otherwise, when the header X-SVC-Thread-Id is present, it is used.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-02")},
 	{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Aspect: FollowUps, Judge: ThreadFollowUp("THREAD-03")},
-	{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Aspect: NewThreadFollowUps, Judge: NewThreadExists},
-	{Rule: "ASYNC-03", Spec: "Without it, returns the thread's last completed run (on a resumed thread, the previous turn's answer).", Judge: EventsLastCompleted},
-	{Rule: "ASYNC-06", Spec: "POST /api/threads/{id}/abort: Cancels a run.", Judge: AbortEndsRun},
+	NewThreadExists,
+	EventsLastCompleted,
+	AbortEndsRun,
 }
 
 // FollowUps is the aspect of THREAD-01/02/03 that the thread itself shows
@@ -227,9 +230,9 @@ type abortRecord struct {
 
 // abortOfExchange records an abort: its payload is "not shown", so a runID
 // in its query or its JSON body is read as naming the run it cancels.
-func abortOfExchange(x *traffic.Exchange) abortRecord {
+func abortOfExchange(x *View) abortRecord {
 	ab := abortRecord{sent: x.Start, answered: when(x, x.Response.HeaderAt)}
-	for _, v := range x.Request.Query()["runID"] {
+	for _, v := range x.Route().Query["runID"] {
 		ab.runs = append(ab.runs, v)
 	}
 	b := &x.Request.Body
@@ -262,7 +265,7 @@ func (ab abortRecord) cancels(r *runRecord) bool {
 }
 
 // when returns the time of an offset of x; zero when unknown.
-func when(x *traffic.Exchange, d time.Duration) time.Time {
+func when(x *View, d time.Duration) time.Time {
 	if x.Start.IsZero() || d < 0 {
 		return time.Time{}
 	}
@@ -271,7 +274,7 @@ func when(x *traffic.Exchange, d time.Duration) time.Time {
 
 // latest returns the latest time an offset of x may stand for, given the
 // precision of the recording's times; zero when unknown.
-func latest(x *traffic.Exchange, d time.Duration) time.Time {
+func latest(x *View, d time.Duration) time.Time {
 	t := when(x, d)
 	if t.IsZero() {
 		return t
@@ -280,7 +283,7 @@ func latest(x *traffic.Exchange, d time.Duration) time.Time {
 }
 
 // earliest returns the earliest time x may have started.
-func earliest(x *traffic.Exchange) time.Time {
+func earliest(x *View) time.Time {
 	if x.Start.IsZero() {
 		return x.Start
 	}
@@ -290,13 +293,13 @@ func earliest(x *traffic.Exchange) time.Time {
 // endedWhole reports whether the recording holds an answer as the service
 // ended it: the recording says so, or it does not say how answers ended
 // (a HAR file of another program) and holds the whole body.
-func endedWhole(x *traffic.Exchange) bool {
+func endedWhole(x *View) bool {
 	r := x.Response
 	return r.Body.Complete() && (r.End == traffic.EndComplete || r.End == traffic.EndUnknown)
 }
 
 // selectionRule is the rule by which an invoke chose its thread.
-func selectionRule(x *traffic.Exchange, inv Invoke, h *History) string {
+func selectionRule(x *View, inv Invoke, h *History) string {
 	hdr := x.Request.Header.Values(threadHeader)
 	switch {
 	case inv.ThreadSegment != "":
@@ -315,7 +318,7 @@ func selectionRule(x *traffic.Exchange, inv Invoke, h *History) string {
 
 // runOfExchange reads the run an invoke answered 2xx started; nil for any other
 // exchange, or an answer that names no thread.
-func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
+func runOfExchange(x *View, h *History) *runRecord {
 	inv, err := invoked(x)
 	if err != nil {
 		return nil
@@ -331,25 +334,22 @@ func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 	if a, ok := asyncAck(x); ok {
 		r.run = a.RunID
 	}
-	if prompt, err := requestText(x); err == nil {
-		if s, ok := parseScript(prompt); ok {
-			r.sc = &s
-		}
+	if s, ok := x.timedScript(); ok {
+		r.sc = &s
 	}
 	if inv.Async {
 		return r
 	}
 	body := &x.Response.Body
 	r.ended = x.Response.End == traffic.EndComplete && !body.Truncated
-	b := body.Bytes()
 	switch {
-	case looksSSE(x, b):
+	case looksSSE(x):
 		r.streamed = true
-		for _, f := range Frames(body) {
+		for _, f := range x.Frames() {
 			if !f.Terminated || !isEventFrame(f.Frame) {
 				continue
 			}
-			e, ok := eventOf(data(f.Frame))
+			e, ok := f.event()
 			if !ok {
 				continue
 			}
@@ -367,8 +367,8 @@ func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 				r.content = append(r.content, timedText{at, *e.Content})
 			}
 		}
-	case surelyEnvelope(x, b):
-		evs, ok := events(x)
+	case surelyEnvelope(x):
+		evs, ok := eventsOf(x)
 		if !ok || len(evs) == 0 {
 			break
 		}
@@ -389,7 +389,7 @@ func runOfExchange(x *traffic.Exchange, h *History) *runRecord {
 }
 
 // addRun records the run x started.
-func (h *History) addRun(x *traffic.Exchange) {
+func (h *History) addRun(x *View) {
 	r := runOfExchange(x, h)
 	if h.Defer {
 		if n, ok := namesOf(x, h); ok && n.Disputed() {
@@ -420,7 +420,7 @@ func (h *History) keepRun(r *runRecord) {
 
 // addAbort records an abort answered 2xx, and the completion an events
 // answer with runID shows (an async run's only sign of it).
-func (h *History) addAbort(x *traffic.Exchange) {
+func (h *History) addAbort(x *View) {
 	if t, ok := abortCall(x); ok {
 		if len(h.aborts[t]) < maxRunsPerThread {
 			h.aborts[t] = append(h.aborts[t], abortOfExchange(x))
@@ -428,12 +428,12 @@ func (h *History) addAbort(x *traffic.Exchange) {
 		return
 	}
 	t, err := eventsCall(x)
-	vs := x.Request.Query()["runID"]
+	vs := x.Route().Query["runID"]
 	if err != nil || len(vs) != 1 || !endedWhole(x) {
 		return
 	}
 	r := h.run(t, vs[0])
-	evs, ok := events(x)
+	evs, ok := eventsOf(x)
 	if r == nil || !r.done.IsZero() || !ok || len(evs) == 0 || !evs[len(evs)-1].complete() {
 		return
 	}
@@ -581,14 +581,13 @@ func quoteAll(ss []string) []string {
 // goneNewThread reports whether x is GET /api/threads/{id} answered 404
 // for a thread that the X-SVC-Thread-Id response header of a call naming
 // no thread had named (exchange id) before x was sent.
-func (h *History) goneNewThread(x *traffic.Exchange) (thread string, id int, ok bool) {
-	segs := apiSegments(x.Request.Path())
-	if h == nil || x.Request.Method != "GET" || len(segs) != 3 || segs[0] != "api" || segs[1] != "threads" ||
-		x.Response == nil || x.Response.Status != 404 {
+func (h *History) goneNewThread(x *View) (thread string, id int, ok bool) {
+	rt := x.Route()
+	if h == nil || rt.Kind != RouteThread || x.Response == nil || x.Response.Status != 404 {
 		return "", 0, false
 	}
-	id, ok = h.newThreads[segs[2]]
-	return segs[2], id, ok && h.NamedBefore(segs[2], earliest(x))
+	id, ok = h.newThreads[rt.ID]
+	return rt.ID, id, ok && h.NamedBefore(rt.ID, earliest(x))
 }
 
 // NewThreadExists: THREAD-04, the new thread's follow-ups. The header of a
@@ -597,7 +596,9 @@ func (h *History) goneNewThread(x *traffic.Exchange) (thread string, id int, ok 
 // threads"): GET /api/threads/{id} of it, sent after the header came,
 // answers 2xx; 404 shows an ID that no thread has. Without it THREAD-03
 // cannot be judged (the run's thread is not known), and is not failed.
-func NewThreadExists(x *traffic.Exchange, h *History) error {
+var NewThreadExists = Check{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Aspect: NewThreadFollowUps, Judge: newThreadExists}
+
+func newThreadExists(x *View, h *History) error {
 	if t, id, ok := h.goneNewThread(x); ok {
 		return outcome.Failf(fmt.Sprintf("thread %q, named new by the %s response header of exchange #%d", t, threadHeader, id),
 			"a thread that exists (GET /api/threads/{id} answers it)", "%d", x.Response.Status)
@@ -613,27 +614,25 @@ func NewThreadExists(x *traffic.Exchange, h *History) error {
 }
 
 // threadCall returns the thread of a GET /api/threads/{id} answered 2xx.
-func threadCall(x *traffic.Exchange) (string, error) {
-	segs := apiSegments(x.Request.Path())
-	if x.Request.Method != "GET" || len(segs) != 3 || segs[0] != "api" || segs[1] != "threads" || segs[2] == "" {
+func threadCall(x *View) (string, error) {
+	rt := x.Route()
+	if rt.Kind != RouteThread {
 		return "", skip("not GET /api/threads/{id}")
 	}
 	if x.Response == nil || x.Response.Status/100 != 2 {
 		return "", skip("not answered 2xx")
 	}
-	return segs[2], nil
+	return rt.ID, nil
 }
 
 // abortCall returns the thread of a POST /api/threads/{id}/abort answered
 // 2xx.
-func abortCall(x *traffic.Exchange) (string, bool) {
-	segs := apiSegments(x.Request.Path())
-	ok := x.Request.Method == "POST" && len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "abort" &&
-		segs[2] != "" && x.Response != nil && x.Response.Status/100 == 2
-	if !ok {
+func abortCall(x *View) (string, bool) {
+	rt := x.Route()
+	if rt.Kind != RouteAbort || x.Response == nil || x.Response.Status/100 != 2 {
 		return "", false
 	}
-	return segs[2], true
+	return rt.ID, true
 }
 
 // LastRunID reads lastRunID from a thread's JSON: "" when absent or null.
@@ -655,8 +654,8 @@ func LastRunID(body []byte) (string, bool) {
 // continued thread's follow-ups show the new run"; a new thread exists and
 // holds its run). The thread's last run surely completed before the call
 // decides which rule is judged.
-func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
-	return func(x *traffic.Exchange, h *History) error {
+func ThreadFollowUp(rule string) func(*View, *History) error {
+	return func(x *View, h *History) error {
 		if t, id, ok := h.goneNewThread(x); ok {
 			// The header named no thread: THREAD-04's failure
 			// (NewThreadExists); which thread holds the run is not known.
@@ -701,12 +700,14 @@ func ThreadFollowUp(rule string) func(*traffic.Exchange, *History) error {
 // ended it, with a completed run (its events hold the final event,
 // runComplete true, unless the run failed), and not one the thread had
 // completed before a run that surely completed before the call.
-func EventsLastCompleted(x *traffic.Exchange, h *History) error {
+var EventsLastCompleted = Check{Rule: "ASYNC-03", Spec: "Without it, returns the thread's last completed run (on a resumed thread, the previous turn's answer).", Judge: eventsLastCompleted}
+
+func eventsLastCompleted(x *View, h *History) error {
 	t, err := eventsCall(x)
 	if err != nil {
 		return err
 	}
-	if _, ok := x.Request.Query()["runID"]; ok {
+	if _, ok := x.Route().Query["runID"]; ok {
 		return skip("with runID (ASYNC-02)")
 	}
 	evs, err := followupEvents(x, true)
@@ -749,7 +750,7 @@ func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 			return Ran{Run: c.run, Older: older}.Shown(got, "the run of "+what)
 		}
 		return outcome.Failf(what, "the thread's last completed run: its events end with runComplete true",
-			"%d events of run %s, none with runComplete true: %s", len(evs), show(&got), quote(x.Response.Body.Bytes()))
+			"%d events of run %s, none with runComplete true: %s", len(evs), show(&got), quote(x.Body()))
 	}
 	if got == "" {
 		return skip("the events name no run")
@@ -771,7 +772,9 @@ func EventsLastCompleted(x *traffic.Exchange, h *History) error {
 // with runID, sent after the abort) hold what the stream had shown before
 // the abort and nothing of that later content. Whichever of the stream and
 // the abort ends last decides the pair.
-func AbortEndsRun(x *traffic.Exchange, h *History) error {
+var AbortEndsRun = Check{Rule: "ASYNC-06", Spec: "POST /api/threads/{id}/abort: Cancels a run.", Judge: abortEndsRun}
+
+func abortEndsRun(x *View, h *History) error {
 	if t, ok := abortCall(x); ok {
 		ab := abortOfExchange(x)
 		var met []*runRecord
@@ -798,7 +801,7 @@ func AbortEndsRun(x *traffic.Exchange, h *History) error {
 		return skip("several runs of thread %q were going (the spec says the abort cancels a run)", t)
 	}
 	if t, err := eventsCall(x); err == nil {
-		vs := x.Request.Query()["runID"]
+		vs := x.Route().Query["runID"]
 		if len(vs) != 1 {
 			return skip("no single runID")
 		}
@@ -911,14 +914,14 @@ func abortedStream(r *runRecord, ab abortRecord) error {
 }
 
 // abortedEvents judges the events route's answer for a run an abort met.
-func abortedEvents(r *runRecord, ab abortRecord, x *traffic.Exchange) error {
+func abortedEvents(r *runRecord, ab abortRecord, x *View) error {
 	if _, err := body(x, true); err != nil {
 		return err
 	}
 	if x.Response.End != traffic.EndComplete {
 		return skip("the service did not end the answer (the client may have stopped reading)")
 	}
-	evs, ok := events(x)
+	evs, ok := eventsOf(x)
 	if !ok {
 		return skip("the answer is neither an SSE stream nor an envelope of events (its shape is not shown)")
 	}

@@ -17,16 +17,16 @@ const FlushHold = 500 * time.Millisecond
 const FlushTolerance = 200 * time.Millisecond
 
 var formatChecks = []Check{
-	{Rule: "FMT-01", Spec: "text/event-stream (exactly): SSE stream, live during the run", Judge: AcceptSSE},
-	{Rule: "FMT-02", Spec: "application/json (exactly): One JSON envelope {items:[...]} after the run ends", Judge: AcceptJSON},
-	{Rule: "FMT-03", Spec: "Anything else, or absent: Plain text: the content of each event concatenated and streamed", Judge: AcceptOther},
-	{Rule: "FMT-04", Spec: "A value such as text/event-stream, */* is not equal to text/event-stream; it yields the plain-text form, not SSE.", Judge: AcceptSSELiteral},
-	{Rule: "FMT-05", Spec: "The same literal matching applies to application/json.", Judge: AcceptJSONLiteral},
-	{Rule: "FMT-06", Spec: "output is flushed at most every 500 ms", Judge: PlainFlush},
+	AcceptSSE,
+	AcceptJSON,
+	AcceptOther,
+	AcceptSSELiteral,
+	AcceptJSONLiteral,
+	PlainFlush,
 }
 
 // acceptIs returns x's synchronous invoke with its Accept value, or a Skip.
-func acceptOf(x *traffic.Exchange) (string, bool, error) {
+func acceptOf(x *View) (string, bool, error) {
 	if _, err := syncInvoke(x); err != nil {
 		return "", false, err
 	}
@@ -38,7 +38,9 @@ func acceptOf(x *traffic.Exchange) (string, bool, error) {
 // fixes only the Accept value). Frames under another media type are no SSE
 // stream to a client: EventSource refuses them. The active steps call it
 // before every SSE step. "Live during the run" is LiveSSE's.
-func AcceptSSE(x *traffic.Exchange, _ *History) error {
+var AcceptSSE = Check{Rule: "FMT-01", Spec: "text/event-stream (exactly): SSE stream, live during the run", Judge: acceptSSE}
+
+func acceptSSE(x *View, _ *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return err
@@ -52,7 +54,7 @@ func AcceptSSE(x *traffic.Exchange, _ *History) error {
 	ct := x.Response.Header.Get("Content-Type")
 	if traffic.MediaType(ct) != "text/event-stream" {
 		return outcome.Failf("the response form for Accept: text/event-stream", "an SSE stream: Content-Type text/event-stream",
-			"Content-Type %q, body %s", ct, quote(x.Response.Body.Bytes()))
+			"Content-Type %q, body %s", ct, quote(x.Body()))
 	}
 	return nil
 }
@@ -61,7 +63,9 @@ func AcceptSSE(x *traffic.Exchange, _ *History) error {
 // envelope {items:[...]} after the run ends: its items are all events of the
 // run, so the last is the run's final event, with runComplete true (a
 // failed run aside: the spec does not say its last event completes it).
-func AcceptJSON(x *traffic.Exchange, _ *History) error {
+var AcceptJSON = Check{Rule: "FMT-02", Spec: "application/json (exactly): One JSON envelope {items:[...]} after the run ends", Judge: acceptJSON}
+
+func acceptJSON(x *View, _ *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return err
@@ -73,14 +77,14 @@ func AcceptJSON(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	items, ok := envelope(b)
+	items, ok := x.envelopeItems()
 	if !ok {
 		return outcome.Failf("the response form for Accept: application/json", "one JSON envelope {\"items\":[...]}",
 			"%s", quote(b))
 	}
 	var last eventObject
 	for i, it := range items {
-		e, ok := eventOf(string(it))
+		e, ok := it.ev, it.evOK
 		if ok && e.failed() {
 			return nil
 		}
@@ -97,7 +101,7 @@ func AcceptJSON(x *traffic.Exchange, _ *History) error {
 
 // notPlain returns a Failure when x's answer is beyond doubt an SSE stream or
 // the JSON envelope instead of plain text.
-func notPlain(x *traffic.Exchange, accept string) error {
+func notPlain(x *View, accept string) error {
 	b, err := body(x, false)
 	if err != nil {
 		return err
@@ -107,9 +111,9 @@ func notPlain(x *traffic.Exchange, accept string) error {
 		what = "no Accept"
 	}
 	switch {
-	case surelySSE(x, b):
+	case surelySSE(x):
 		return outcome.Failf("the response form for "+what, "plain text, not SSE", "an SSE stream: %s", quote(b))
-	case x.Response.Body.Complete() && surelyEnvelope(x, b):
+	case x.Response.Body.Complete() && surelyEnvelope(x):
 		return outcome.Failf("the response form for "+what, "plain text, not the JSON envelope",
 			"the JSON envelope: %s", quote(b))
 	}
@@ -119,15 +123,39 @@ func notPlain(x *traffic.Exchange, accept string) error {
 // AcceptOther: FMT-03. Any Accept other than the two literal values, or
 // none, gives plain text. Only an answer that is surely SSE or the envelope
 // fails: plain text may itself look like either.
-func AcceptOther(x *traffic.Exchange, _ *History) error {
+var AcceptOther = Check{Rule: "FMT-03", Spec: "Anything else, or absent: Plain text: the content of each event concatenated and streamed", Judge: acceptOther}
+
+func acceptOther(x *View, _ *History) error {
 	v, present, err := acceptOf(x)
 	if err != nil {
 		return err
 	}
-	if present && (namesLoosely(v, "text/event-stream") || namesLoosely(v, "application/json")) {
+	if AcceptRule(v, present) != "FMT-03" {
 		return skip("Accept names an SSE or JSON type, in any case or spacing (FMT-01/02/04/05)")
 	}
 	return notPlain(x, v)
+}
+
+// AcceptRule returns the rule that decides what an Accept value gives: FMT-01
+// for exactly text/event-stream, FMT-02 for exactly application/json,
+// FMT-04 for another value that names text/event-stream (in any case or
+// spacing), FMT-05 for another that names application/json, FMT-03 for
+// anything else or none (present false). The active steps name the same
+// rule for what a request rests on.
+func AcceptRule(v string, present bool) string {
+	switch {
+	case !present:
+		return "FMT-03"
+	case v == "text/event-stream":
+		return "FMT-01"
+	case v == "application/json":
+		return "FMT-02"
+	case namesLoosely(v, "text/event-stream"):
+		return "FMT-04"
+	case namesLoosely(v, "application/json"):
+		return "FMT-05"
+	}
+	return "FMT-03"
 }
 
 // namesLoosely reports whether an Accept value names a media type once case
@@ -139,12 +167,14 @@ func namesLoosely(v, mediaType string) bool {
 
 // AcceptSSELiteral: FMT-04. An Accept that holds text/event-stream but is
 // not exactly it gives plain text.
-func AcceptSSELiteral(x *traffic.Exchange, _ *History) error {
+var AcceptSSELiteral = Check{Rule: "FMT-04", Spec: "A value such as text/event-stream, */* is not equal to text/event-stream; it yields the plain-text form, not SSE.", Judge: acceptSSELiteral}
+
+func acceptSSELiteral(x *View, _ *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return err
 	}
-	if v == "text/event-stream" || !namesLoosely(v, "text/event-stream") {
+	if AcceptRule(v, true) != "FMT-04" {
 		return skip("Accept is exactly text/event-stream or does not name it")
 	}
 	return notPlain(x, v)
@@ -152,12 +182,14 @@ func AcceptSSELiteral(x *traffic.Exchange, _ *History) error {
 
 // AcceptJSONLiteral: FMT-05. An Accept that holds application/json but is
 // not exactly it gives plain text.
-func AcceptJSONLiteral(x *traffic.Exchange, _ *History) error {
+var AcceptJSONLiteral = Check{Rule: "FMT-05", Spec: "The same literal matching applies to application/json.", Judge: acceptJSONLiteral}
+
+func acceptJSONLiteral(x *View, _ *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return err
 	}
-	if v == "application/json" || !namesLoosely(v, "application/json") || namesLoosely(v, "text/event-stream") {
+	if AcceptRule(v, true) != "FMT-05" {
 		return skip("Accept is exactly application/json or does not name it")
 	}
 	return notPlain(x, v)
@@ -171,8 +203,8 @@ type fragment struct {
 
 // scriptFragments returns the fragments of a prompt that is an agent script
 // of only @say and @pause lines, when it produces more than one.
-func scriptFragments(prompt string) ([]fragment, bool) {
-	s, ok := parseScript(prompt)
+func scriptFragments(x *View) ([]fragment, bool) {
+	s, ok := x.timedScript()
 	if !ok || s.fails {
 		return nil, false
 	}
@@ -189,7 +221,9 @@ func scriptFragments(prompt string) ([]fragment, bool) {
 // held back and sent with later text. The other way round proves nothing:
 // an agent whose pauses overrun delays later fragments. Text produced
 // steadily also arrives in chunks at most limit apart (steadyGaps).
-func PlainFlush(x *traffic.Exchange, _ *History) error {
+var PlainFlush = Check{Rule: "FMT-06", Spec: "output is flushed at most every 500 ms", Judge: plainFlush}
+
+func plainFlush(x *View, _ *History) error {
 	v, present, err := acceptOf(x)
 	if err != nil {
 		return err
@@ -197,11 +231,10 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 	if present && (v == "text/event-stream" || v == "application/json") {
 		return skip("not the plain-text form")
 	}
-	prompt, err := requestText(x)
-	if err != nil {
+	if _, err := x.RequestText(); err != nil {
 		return err
 	}
-	frags, ok := scriptFragments(prompt)
+	frags, ok := scriptFragments(x)
 	if !ok {
 		return skip("the prompt is not an agent script of @say and @pause lines: traffic does not show when the text was produced")
 	}
@@ -245,7 +278,7 @@ func PlainFlush(x *traffic.Exchange, _ *History) error {
 // arrives in chunks at most limit apart: a flush timer slower than the
 // bound leaves a wider gap. A gap the harness's own lateness could explain
 // is excused.
-func steadyGaps(x *traffic.Exchange, frags []fragment, chunks []piece, limit time.Duration, w *worst) {
+func steadyGaps(x *View, frags []fragment, chunks []piece, limit time.Duration, w *worst) {
 	for i := 1; i < len(frags); i++ {
 		if frags[i].at-frags[i-1].at > SteadyStep {
 			return

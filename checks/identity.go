@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // Thread identity. An invoke's answer names its run's thread in up to
@@ -45,7 +44,7 @@ type Names struct {
 // namesOf reads an invoke's names; ok is false for any other exchange, an
 // answer that is not 2xx, or a recording that lost the request's or the
 // response's X-SVC-Thread-Id.
-func namesOf(x *traffic.Exchange, h *History) (Names, bool) {
+func namesOf(x *View, h *History) (Names, bool) {
 	inv, err := invoked(x)
 	if err != nil || responseGap(x, threadHeader) != nil {
 		return Names{}, false
@@ -64,7 +63,7 @@ func namesOf(x *traffic.Exchange, h *History) (Names, bool) {
 	if a, ok := asyncAck(x); ok {
 		n.Ack, n.Run = a.ThreadID, a.RunID
 	}
-	if evs, ok := events(x); ok {
+	if evs, ok := eventsOf(x); ok {
 		for _, e := range evs {
 			if n.Run == "" && e.RunID != nil {
 				n.Run = *e.RunID
@@ -153,7 +152,7 @@ func pending(n Names) error {
 
 // deferred reports whether x's identity check waits for the follow-ups:
 // the judgement defers (History.Defer) and x's names disagree.
-func deferred(x *traffic.Exchange, h *History) (Names, bool) {
+func deferred(x *View, h *History) (Names, bool) {
 	if h == nil || !h.Defer {
 		return Names{}, false
 	}
@@ -329,19 +328,16 @@ type settling struct {
 // on the thread; lastRunID naming a run that had completed on the thread
 // before the run was sent, once the run surely completed more than the
 // report lag before, rules the thread out.
-func (h *History) settlements(x *traffic.Exchange) []settling {
+func (h *History) settlements(x *View) []settling {
 	if h == nil || len(h.disputes) == 0 || x.Response == nil || x.Request.Method != "GET" {
 		return nil
 	}
-	segs := apiSegments(x.Request.Path())
-	if len(segs) < 3 || segs[0] != "api" || segs[1] != "threads" || segs[2] == "" {
+	rt := x.Route()
+	if rt.Kind != RouteThread && rt.Kind != RouteEvents {
 		return nil
 	}
-	t := segs[2]
-	isEvents := len(segs) == 4 && segs[3] == "events"
-	if len(segs) != 3 && !isEvents {
-		return nil
-	}
+	t := rt.ID
+	isEvents := rt.Kind == RouteEvents
 	var out []settling
 	for _, d := range h.disputes {
 		if !slices.Contains(d.left(), t) {
@@ -353,15 +349,15 @@ func (h *History) settlements(x *traffic.Exchange) []settling {
 			s.out = map[string]string{t: fmt.Sprintf("%s %s answered 404 (exchange #%d)", x.Request.Method, x.Request.Path(), x.ID)}
 		case st/100 != 2 || d.names.Run == "":
 		case isEvents:
-			vs := x.Request.Query()["runID"]
-			evs, ok := events(x)
+			vs := x.Route().Query["runID"]
+			evs, ok := eventsOf(x)
 			if len(vs) == 1 && vs[0] == d.names.Run && ok && slices.ContainsFunc(evs, func(e eventObject) bool {
 				return e.RunID != nil && *e.RunID == d.names.Run
 			}) {
 				s.thread, s.why = t, fmt.Sprintf("the events route of thread %q delivered run %q's events (exchange #%d)", t, d.names.Run, x.ID)
 			}
 		default:
-			got, ok := LastRunID(x.Response.Body.Bytes())
+			got, ok := LastRunID(x.Body())
 			switch {
 			case !ok || !x.Response.Body.Complete():
 			case got == d.names.Run:
@@ -396,7 +392,7 @@ func (h *History) settlements(x *traffic.Exchange) []settling {
 
 // settle applies what follow-up x shows: a dispute whose run's thread is
 // known leaves History, its run recorded on that thread.
-func (h *History) settle(x *traffic.Exchange) {
+func (h *History) settle(x *View) {
 	for _, s := range h.settlements(x) {
 		for c, why := range s.out {
 			s.d.out[c] = why
@@ -414,7 +410,7 @@ func (h *History) settle(x *traffic.Exchange) {
 
 // hold keeps a disputed answer until a follow-up settles it; past
 // maxDisputes the oldest goes to evicted, for Judgement to blame at once.
-func (h *History) hold(x *traffic.Exchange, n Names, r *runRecord) {
+func (h *History) hold(x *View, n Names, r *runRecord) {
 	inv, _ := InvokeOf(x)
 	d := &dispute{names: n, id: x.ID, request: x.Request.Method + " " + x.Request.URL, status: x.Response.Status,
 		start: earliest(x), project: inv.Project, run: r, out: map[string]string{}}
@@ -428,8 +424,8 @@ func (h *History) hold(x *traffic.Exchange, n Names, r *runRecord) {
 // Settled returns the check of rule over follow-ups: the blame of each
 // dispute the follow-up settles (the names that differ from the run's
 // thread, the selection rule judged on it).
-func Settled(rule string) func(*traffic.Exchange, *History) error {
-	return func(x *traffic.Exchange, h *History) error {
+func Settled(rule string) func(*View, *History) error {
+	return func(x *View, h *History) error {
 		decided := false
 		for _, s := range h.settlements(x) {
 			if s.thread == "" {

@@ -104,6 +104,10 @@ type Judgement struct {
 	total   int
 	errs    []string
 	redact  bool
+	// unsettled leaves disputes no follow-up settled undecided.
+	unsettled bool
+	// decided hears each rule an exchange decided (OnDecided).
+	decided func(x *View, rule string)
 }
 
 // RedactBodies makes every finding and error the judgement returns or
@@ -142,7 +146,11 @@ func (j *Judgement) SetReportLag(d time.Duration) {
 }
 
 // Add judges x and returns the rules it broke.
-func (j *Judgement) Add(x *traffic.Exchange) []Finding {
+func (j *Judgement) Add(x *traffic.Exchange) []Finding { return j.AddView(NewView(x)) }
+
+// AddView judges an exchange already viewed (the active suite judges the
+// views its steps read) and returns the rules it broke.
+func (j *Judgement) AddView(x *View) []Finding {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.n++
@@ -207,6 +215,13 @@ func (j *Judgement) Add(x *traffic.Exchange) []Finding {
 	if len(quoted) > 0 {
 		RedactBodyText(x, quoted...) // one pass over the bodies
 	}
+	if j.decided != nil {
+		for rule, pr := range seen {
+			if pr.decided {
+				j.decided(x, rule)
+			}
+		}
+	}
 	// Disputes History could hold no longer are blamed by default now.
 	for _, d := range j.h.evicted {
 		out = append(out, j.blameDefault(j.tallies, d)...)
@@ -225,12 +240,45 @@ func (j *Judgement) tally(ts map[string]*tally, rule string) *tally {
 	return t
 }
 
+// Unsettled is why a rule is left untested where an answer named its
+// thread in places that disagree and no follow-up showed which is the
+// run's (a Judgement that does not guess: LeaveUnsettled).
+const Unsettled = "the answer names its thread in places that disagree, and no follow-up shows which is the run's"
+
+// LeaveUnsettled makes the judgement leave a dispute no follow-up settled
+// undecided rather than blame it by default: a run of the active suite,
+// whose own scenarios judge the names of a run's thread, guesses nothing.
+// Call it before the first Add.
+func (j *Judgement) LeaveUnsettled() *Judgement {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.unsettled = true
+	return j
+}
+
+// OnDecided sets a function that hears, for every exchange judged, each
+// rule it decided (held or broke): where a rule was judged. It is called
+// with the judgement locked. Call it before the first Add.
+func (j *Judgement) OnDecided(f func(x *View, rule string)) *Judgement {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.decided = f
+	return j
+}
+
 // blameDefault adds to ts the default blame of a dispute that no
 // follow-up settled (dispute.defaultBlame), each rule decided once by its
-// exchange, and returns its findings.
+// exchange, and returns its findings; with LeaveUnsettled the rules are
+// left untested instead.
 func (j *Judgement) blameDefault(ts map[string]*tally, d *dispute) []Finding {
 	var out []Finding
 	b := d.defaultBlame(&j.h)
+	if j.unsettled {
+		for base := range b {
+			j.tally(ts, d.rule(base)).untested[Unsettled]++
+		}
+		return nil
+	}
 	rules := make([]string, 0, len(b))
 	for r := range b {
 		rules = append(rules, r)
@@ -354,7 +402,7 @@ func commonest(m map[string]int) string {
 	return keys[0]
 }
 
-func statusOf(x *traffic.Exchange) int {
+func statusOf(x *View) int {
 	if x.Response == nil {
 		return 0
 	}
@@ -375,7 +423,7 @@ const minBodyRun = 8
 // header's thread ID, a run ID in the query), and so does what a check
 // writes of its own: status codes, lengths, timings, the spec's words.
 // Failures are few, so the bodies are scanned per call.
-func RedactBodyText(x *traffic.Exchange, texts ...*string) {
+func RedactBodyText(x *View, texts ...*string) {
 	want := map[uint64]bool{} // the texts' windows of minBodyRun bytes
 	for _, t := range texts {
 		for i := 0; i+minBodyRun <= len(*t); i++ {
@@ -390,7 +438,7 @@ func RedactBodyText(x *traffic.Exchange, texts ...*string) {
 		bodies = append(bodies, string(x.Request.Body.Bytes()))
 	}
 	if x.Response != nil && !x.Response.Body.Redacted {
-		bodies = append(bodies, string(x.Response.Body.Bytes()))
+		bodies = append(bodies, string(x.Body()))
 	}
 	// Windows not found yet, counted per hash slot: most of a long body's
 	// windows need no map lookup.
@@ -446,7 +494,7 @@ func window(s string, i int) uint64 {
 
 // keptValues are what an exchange shows outside its bodies, raw and as %q
 // writes them: header values, the URL's path segments and query values.
-func keptValues(x *traffic.Exchange) []string {
+func keptValues(x *View) []string {
 	var vs []string
 	headers := []http.Header{x.Request.Header}
 	if x.Response != nil {

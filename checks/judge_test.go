@@ -60,7 +60,7 @@ func TestJudgementRedactsBodies(t *testing.T) {
 			j.RedactBodies()
 		}
 		x := ex{status: 500, resp: hdr("Content-Type", "application/json"), chunks: whole(body)}.build()
-		fs := j.Add(x)
+		fs := j.AddView(x)
 		var err10 *Finding
 		for i := range fs {
 			if fs[i].Rule == "ERR-10" {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // LiveTolerance is what scheduling and the network may take from a gap the
@@ -20,10 +19,10 @@ const LiveTolerance = 500 * time.Millisecond
 // script's text, so a target whose agent does not follow the language is
 // never judged on them.
 var liveChecks = []Check{
-	{Rule: "FMT-01", Spec: "text/event-stream (exactly): SSE stream, live during the run", Aspect: Live, Judge: LiveSSE},
-	{Rule: "SSE-01", Spec: "Immediately, before the agent produces anything: a frame with event: start and data {}.", Aspect: AtOnce, Judge: StartAtOnce},
-	{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Aspect: AckAtOnce, Judge: AsyncAtOnce},
-	{Rule: "SSE-07", Spec: "Once an SSE stream has begun, a failure arrives as an event with error set, not as an HTTP status.", Judge: FailureAsEvent},
+	LiveSSE,
+	StartAtOnce,
+	AsyncAtOnce,
+	FailureAsEvent,
 }
 
 // Aspects of rules decided on agent scripts.
@@ -44,13 +43,25 @@ type script struct {
 
 // parseScript reads a prompt of @say, @pause and (last) @fail lines.
 func parseScript(prompt string) (script, bool) {
-	if !agentscript.IsScript(prompt) {
+	s, ok := program(prompt)
+	if !ok {
 		return script{}, false
+	}
+	return timedOf(s)
+}
+
+// program parses a prompt as an agent script; ok is false when it is none.
+func program(prompt string) (agentscript.Script, bool) {
+	if !agentscript.IsScript(prompt) {
+		return agentscript.Script{}, false
 	}
 	s, err := agentscript.Parse(prompt)
-	if err != nil {
-		return script{}, false
-	}
+	return s, err == nil
+}
+
+// timedOf reduces a script of @say, @pause and (last) @fail lines to what
+// the timed rules read.
+func timedOf(s agentscript.Script) (script, bool) {
 	var out script
 	var at time.Duration
 	pending := ""
@@ -150,7 +161,7 @@ func contentPieces(frames []Frame) []piece {
 		if !f.Terminated || !isEventFrame(f.Frame) {
 			continue
 		}
-		if e, ok := eventOf(data(f.Frame)); ok && e.Content != nil && *e.Content != "" {
+		if e, ok := f.event(); ok && e.Content != nil && *e.Content != "" {
 			out = append(out, piece{*e.Content, f.At})
 		}
 	}
@@ -159,16 +170,15 @@ func contentPieces(frames []Frame) []piece {
 
 // scriptedStream returns the script of x's prompt and x's SSE frames, or a
 // Skip.
-func scriptedStream(x *traffic.Exchange) (script, []Frame, error) {
+func scriptedStream(x *View) (script, []Frame, error) {
 	frames, err := sseStream(x)
 	if err != nil {
 		return script{}, nil, err
 	}
-	prompt, err := requestText(x)
-	if err != nil {
+	if _, err := x.RequestText(); err != nil {
 		return script{}, nil, err
 	}
-	s, ok := parseScript(prompt)
+	s, ok := x.timedScript()
 	if !ok {
 		return script{}, nil, skip("the prompt is not an agent script of @say and @pause lines: traffic does not show when the run produced its events")
 	}
@@ -181,7 +191,9 @@ func scriptedStream(x *traffic.Exchange) (script, []Frame, error) {
 // LiveSSE: FMT-01, "live during the run". Events the script produces more
 // than LiveTolerance apart arrive no less than their gap minus
 // LiveTolerance apart.
-func LiveSSE(x *traffic.Exchange, _ *History) error {
+var LiveSSE = Check{Rule: "FMT-01", Spec: "text/event-stream (exactly): SSE stream, live during the run", Aspect: Live, Judge: liveSSE}
+
+func liveSSE(x *View, _ *History) error {
 	s, frames, err := scriptedStream(x)
 	if err != nil {
 		return err
@@ -211,7 +223,9 @@ func LiveSSE(x *traffic.Exchange, _ *History) error {
 // StartAtOnce: SSE-01, "immediately". When the script pauses before its
 // first content, the start frame arrives no less than that pause minus
 // LiveTolerance before it.
-func StartAtOnce(x *traffic.Exchange, _ *History) error {
+var StartAtOnce = Check{Rule: "SSE-01", Spec: "Immediately, before the agent produces anything: a frame with event: start and data {}.", Aspect: AtOnce, Judge: startAtOnce}
+
+func startAtOnce(x *View, _ *History) error {
 	s, frames, err := scriptedStream(x)
 	if err != nil {
 		return err
@@ -244,7 +258,9 @@ func StartAtOnce(x *traffic.Exchange, _ *History) error {
 // FailureAsEvent: SSE-07. A script that fails after producing content fails
 // inside the stream it began: a 2xx SSE answer with an event whose error is
 // set, never a 5xx.
-func FailureAsEvent(x *traffic.Exchange, _ *History) error {
+var FailureAsEvent = Check{Rule: "SSE-07", Spec: "Once an SSE stream has begun, a failure arrives as an event with error set, not as an HTTP status.", Judge: failureAsEvent}
+
+func failureAsEvent(x *View, _ *History) error {
 	inv, ok := InvokeOf(x)
 	if !ok || inv.Async || x.Response == nil {
 		return skip("not a synchronous invoke call")
@@ -254,11 +270,10 @@ func FailureAsEvent(x *traffic.Exchange, _ *History) error {
 	} else if v != "text/event-stream" {
 		return skip("Accept is not text/event-stream")
 	}
-	prompt, err := requestText(x)
-	if err != nil {
+	if _, err := x.RequestText(); err != nil {
 		return err
 	}
-	s, ok := parseScript(prompt)
+	s, ok := x.timedScript()
 	if !ok || !s.fails {
 		return skip("the prompt is not an agent script that fails after content")
 	}
@@ -270,13 +285,13 @@ func FailureAsEvent(x *traffic.Exchange, _ *History) error {
 	if err != nil {
 		return err
 	}
-	if st >= 500 || !looksSSE(x, b) {
+	if st >= 500 || !looksSSE(x) {
 		return outcome.Failf("the answer to a run that fails after it began", "an SSE stream with an error event",
 			"%d %s", st, quote(b))
 	}
-	for _, f := range Frames(&x.Response.Body) {
+	for _, f := range x.Frames() {
 		if f.Terminated && isEventFrame(f.Frame) {
-			if e, ok := eventOf(data(f.Frame)); ok && e.failed() {
+			if e, ok := f.event(); ok && e.failed() {
 				return nil
 			}
 		}
@@ -291,16 +306,17 @@ func FailureAsEvent(x *traffic.Exchange, _ *History) error {
 // server". When the script pauses for longer than 1 s in all, the whole
 // acknowledgement arrives no later than the pauses minus LiveTolerance: a
 // service that waits for the run cannot answer that early.
-func AsyncAtOnce(x *traffic.Exchange, _ *History) error {
+var AsyncAtOnce = Check{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Aspect: AckAtOnce, Judge: asyncAtOnce}
+
+func asyncAtOnce(x *View, _ *History) error {
 	inv, ok := InvokeOf(x)
 	if !ok || !inv.Async || x.Response == nil || x.Response.Status/100 != 2 {
 		return skip("not an async invoke call answered 2xx")
 	}
-	prompt, err := requestText(x)
-	if err != nil {
+	if _, err := x.RequestText(); err != nil {
 		return err
 	}
-	s, ok := parseScript(prompt)
+	s, ok := x.timedScript()
 	if !ok {
 		return skip("the prompt is not an agent script of @say and @pause lines")
 	}
@@ -334,8 +350,8 @@ func AsyncAtOnce(x *traffic.Exchange, _ *History) error {
 // within 1 s while the run pauses 1.5 s, so an answer that waits for the
 // run ends at least 500 ms past the limit). A delay the harness's own
 // lateness could explain is excused.
-func AnsweredWithin(limit time.Duration) func(*traffic.Exchange, *History) error {
-	return func(x *traffic.Exchange, _ *History) error {
+func AnsweredWithin(limit time.Duration) func(*View, *History) error {
+	return func(x *View, _ *History) error {
 		if x.Response == nil {
 			return skip("no response")
 		}

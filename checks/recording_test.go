@@ -11,7 +11,7 @@ import (
 
 // outcomeOf runs one check on x alone: "pass", "fail", "untested: REASON"
 // or "skip: REASON".
-func outcomeOf(judge func(*traffic.Exchange, *History) error, x *traffic.Exchange, h *History) string {
+func outcomeOf(judge func(*View, *History) error, x *View, h *History) string {
 	if h == nil {
 		h = &History{}
 	}
@@ -37,7 +37,7 @@ func TestLackingBodiesAreUntested(t *testing.T) {
 		missing = "the recording holds none of the body's 786 bytes (content.size without content.text)"
 		short   = "the recording holds 40 of the body's 300 bytes (content.text is shorter than content.size)"
 	)
-	lacking := func(e ex, gap string, none bool) *traffic.Exchange {
+	lacking := func(e ex, gap string, none bool) *View {
 		x := e.build()
 		b := &x.Response.Body
 		b.Gap, b.Timed = gap, false
@@ -54,20 +54,20 @@ func TestLackingBodiesAreUntested(t *testing.T) {
 	refusal := ex{status: 401, resp: hdr("Content-Type", "application/json"), chunks: whole(`{"error":`)}
 	for _, tc := range []struct {
 		rule  string
-		judge func(*traffic.Exchange, *History) error
-		x     *traffic.Exchange
+		judge func(*View, *History) error
+		x     *View
 		want  string
 	}{
-		{"SSE-05", CloseAtEnd, lacking(sse, missing, true), "untested: " + missing},
-		{"SSE-05", CloseAtEnd, lacking(sse, short, false), "untested: " + short},
-		{"SSE-03", FinalAfter, lacking(sse, missing, true), "untested: " + missing},
-		{"SSE-03", FinalAfter, lacking(sse, short, false), "untested: " + short},
-		{"SSE-01", StartFirst, lacking(sse, missing, true), "untested: " + missing},
-		{"FMT-02", AcceptJSON, lacking(envelope, missing, true), "untested: " + missing},
-		{"FMT-02", AcceptJSON, lacking(envelope, short, false), "untested: " + short},
-		{"EVT-01", DataIsObject, lacking(sse, missing, true), "untested: " + missing},
-		{"ERR-10", ProblemFormat, lacking(refusal, missing, true), "untested: " + missing},
-		{"ERR-10", ProblemFormat, lacking(refusal, short, false), "untested: " + short},
+		{"SSE-05", CloseAtEnd.Judge, lacking(sse, missing, true), "untested: " + missing},
+		{"SSE-05", CloseAtEnd.Judge, lacking(sse, short, false), "untested: " + short},
+		{"SSE-03", FinalAfter.Judge, lacking(sse, missing, true), "untested: " + missing},
+		{"SSE-03", FinalAfter.Judge, lacking(sse, short, false), "untested: " + short},
+		{"SSE-01", StartFirst.Judge, lacking(sse, missing, true), "untested: " + missing},
+		{"FMT-02", AcceptJSON.Judge, lacking(envelope, missing, true), "untested: " + missing},
+		{"FMT-02", AcceptJSON.Judge, lacking(envelope, short, false), "untested: " + short},
+		{"EVT-01", DataIsObject.Judge, lacking(sse, missing, true), "untested: " + missing},
+		{"ERR-10", ProblemFormat.Judge, lacking(refusal, missing, true), "untested: " + missing},
+		{"ERR-10", ProblemFormat.Judge, lacking(refusal, short, false), "untested: " + short},
 	} {
 		t.Run(tc.rule+" "+tc.want, func(t *testing.T) {
 			if got := outcomeOf(tc.judge, tc.x, nil); got != tc.want {
@@ -79,7 +79,7 @@ func TestLackingBodiesAreUntested(t *testing.T) {
 	// untested, not "not a script".
 	x := ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start, ev)}.build()
 	x.Request.Body = traffic.Body{Size: 30, Missing: true, Gap: "the recording has no postData for a request body of 30 bytes (bodySize)"}
-	if got := outcomeOf(FailureAsEvent, x, nil); got != "untested: the request body: "+x.Request.Body.Gap {
+	if got := outcomeOf(FailureAsEvent.Judge, x, nil); got != "untested: the request body: "+x.Request.Body.Gap {
 		t.Errorf("SSE-07 on a prompt not recorded: %q", got)
 	}
 }
@@ -88,25 +88,25 @@ func TestLackingBodiesAreUntested(t *testing.T) {
 // HAR library's) shows the end a rule asks for, never its lack: a client
 // may have stopped reading (at runComplete, legally) or aborted.
 func TestUnknownEnds(t *testing.T) {
-	stream := func(parts ...string) *traffic.Exchange {
+	stream := func(parts ...string) *View {
 		x := ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(parts...), untimed: true, end: traffic.EndComplete}.build()
 		x.Response.End = traffic.EndUnknown
 		return x
 	}
 	for _, tc := range []struct {
 		name  string
-		judge func(*traffic.Exchange, *History) error
-		x     *traffic.Exchange
+		judge func(*View, *History) error
+		x     *View
 		want  string
 	}{
-		{"SSE-05 with its close frame", CloseAtEnd, stream(start, ev, final, closeF), "pass"},
-		{"SSE-05 stopped at runComplete", CloseAtEnd, stream(start, ev, final), "untested: " + NoEnd},
-		{"SSE-03 with its final event", FinalAfter, stream(start, ev, final), "pass"},
-		{"SSE-03 stopped before the final event", FinalAfter, stream(start, ev), "untested: " + NoEnd},
-		{"SSE-03 with no event", FinalAfter, stream(start), "untested: " + NoEnd},
-		{"SSE-03 a final event with another id", FinalAfter, stream(start, ev, strings.Replace(final, "r1:after", "r1:end", 1)), "fail"},
-		{"SSE-02 stopped inside a frame", IDBeforeData, stream(start, ev, "id: r1\ndata: {\"con"), "pass"},
-		{"SSE-06 an event after the final one", NothingAfterComplete, stream(start, ev, final, ev), "fail"},
+		{"SSE-05 with its close frame", CloseAtEnd.Judge, stream(start, ev, final, closeF), "pass"},
+		{"SSE-05 stopped at runComplete", CloseAtEnd.Judge, stream(start, ev, final), "untested: " + NoEnd},
+		{"SSE-03 with its final event", FinalAfter.Judge, stream(start, ev, final), "pass"},
+		{"SSE-03 stopped before the final event", FinalAfter.Judge, stream(start, ev), "untested: " + NoEnd},
+		{"SSE-03 with no event", FinalAfter.Judge, stream(start), "untested: " + NoEnd},
+		{"SSE-03 a final event with another id", FinalAfter.Judge, stream(start, ev, strings.Replace(final, "r1:after", "r1:end", 1)), "fail"},
+		{"SSE-02 stopped inside a frame", IDBeforeData.Judge, stream(start, ev, "id: r1\ndata: {\"con"), "pass"},
+		{"SSE-06 an event after the final one", NothingAfterComplete.Judge, stream(start, ev, final, ev), "fail"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := outcomeOf(tc.judge, tc.x, nil); got != tc.want {
@@ -122,7 +122,7 @@ func TestUnknownEnds(t *testing.T) {
 // its values or on its absence.
 func TestHeaderGapsAreUntested(t *testing.T) {
 	const twice = "the recording lists the request header Accept 2 times with different values"
-	withGaps := func(e ex, req, resp traffic.HeaderGaps) *traffic.Exchange {
+	withGaps := func(e ex, req, resp traffic.HeaderGaps) *View {
 		x := e.build()
 		x.Request.Gaps, x.Response.Gaps = req, resp
 		return x
@@ -132,19 +132,19 @@ func TestHeaderGapsAreUntested(t *testing.T) {
 	noKey.req.Del("Authorization")
 	for _, tc := range []struct {
 		name  string
-		judge func(*traffic.Exchange, *History) error
-		x     *traffic.Exchange
+		judge func(*View, *History) error
+		x     *View
 		want  string
 	}{
-		{"FMT-01 on an Accept listed twice", AcceptSSE, withGaps(sse, traffic.HeaderGaps{"Accept": twice}, nil), "untested: " + twice},
-		{"SSE-05 on an Accept listed twice", CloseAtEnd, withGaps(sse, traffic.HeaderGaps{"Accept": twice}, nil), "untested: " + twice},
-		{"ERR-02 without a request header list", MissingKey, withGaps(noKey, traffic.HeaderGaps{"": "the recording has no request header list"}, nil),
+		{"FMT-01 on an Accept listed twice", AcceptSSE.Judge, withGaps(sse, traffic.HeaderGaps{"Accept": twice}, nil), "untested: " + twice},
+		{"SSE-05 on an Accept listed twice", CloseAtEnd.Judge, withGaps(sse, traffic.HeaderGaps{"Accept": twice}, nil), "untested: " + twice},
+		{"ERR-02 without a request header list", MissingKey.Judge, withGaps(noKey, traffic.HeaderGaps{"": "the recording has no request header list"}, nil),
 			"untested: the recording has no request header list"},
-		{"ERR-02 with a header list and no key", MissingKey, noKey.build(), "fail"},
-		{"ERR-03 on Authorization listed twice", MalformedKey, withGaps(noKey, traffic.HeaderGaps{"Authorization": "two keys"}, nil), "untested: two keys"},
-		{"THREAD-04 without a response header list", ThreadHeader, withGaps(ex{resp: hdr(), chunks: whole("hi")}, nil, traffic.HeaderGaps{"": "the recording has no response header list"}),
+		{"ERR-02 with a header list and no key", MissingKey.Judge, noKey.build(), "fail"},
+		{"ERR-03 on Authorization listed twice", MalformedKey.Judge, withGaps(noKey, traffic.HeaderGaps{"Authorization": "two keys"}, nil), "untested: two keys"},
+		{"THREAD-04 without a response header list", ThreadHeader.Judge, withGaps(ex{resp: hdr(), chunks: whole("hi")}, nil, traffic.HeaderGaps{"": "the recording has no response header list"}),
 			"untested: the recording has no response header list"},
-		{"FMT-01 on a Content-Type listed twice", AcceptSSE, withGaps(ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start)}, nil,
+		{"FMT-01 on a Content-Type listed twice", AcceptSSE.Judge, withGaps(ex{req: hdr("Accept", "text/event-stream"), resp: sseResp, chunks: whole(start)}, nil,
 			traffic.HeaderGaps{"Content-Type": "two types"}), "untested: two types"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,14 +160,14 @@ func TestHeaderGapsAreUntested(t *testing.T) {
 // thread follow-up rules, with the recording's precision as tolerance; one
 // that does not say leaves them untested with that reason.
 func TestFollowUpsOnRecordedTimes(t *testing.T) {
-	untimedRun := func(endAt time.Duration, prec time.Duration) *traffic.Exchange {
+	untimedRun := func(endAt time.Duration, prec time.Duration) *View {
 		x := envelopeRun(0, map[string]string{"X-SVC-Thread-Id": "t1"}, "t1", "r1", true)
 		x.Response.Body.Timed, x.Response.End, x.Precision = false, traffic.EndUnknown, prec
 		x.Response.EndAt = endAt
 		return x
 	}
 	opened := envelopeRun(-20000, nil, "t1", "r0", true)
-	follow := func(ms int, last string, prec time.Duration) *traffic.Exchange {
+	follow := func(ms int, last string, prec time.Duration) *View {
 		x := get(ms, "http://s/api/threads/t1", fmt.Sprintf(`{"id":"t1","lastRunID":%q}`, last))
 		x.Response.Body.Timed, x.Response.End, x.Precision = false, traffic.EndUnknown, prec
 		return x
@@ -176,16 +176,16 @@ func TestFollowUpsOnRecordedTimes(t *testing.T) {
 	ms := func(d time.Duration) int { return int(d / time.Millisecond) }
 	for _, tc := range []struct {
 		name string
-		xs   []*traffic.Exchange
+		xs   []*View
 		want string
 	}{
-		{"the run's end is known: lastRunID moved on", []*traffic.Exchange{opened, untimedRun(800*time.Millisecond, time.Millisecond), follow(ms(lag)+900, "r1", time.Millisecond)}, "pass"},
-		{"the run's end is known: lastRunID stayed", []*traffic.Exchange{opened, untimedRun(800*time.Millisecond, time.Millisecond), follow(ms(lag)+900, "r0", time.Millisecond)}, "fail"},
-		{"within the recording's precision of the lag", []*traffic.Exchange{opened, untimedRun(800*time.Millisecond, time.Millisecond), follow(ms(lag)+801, "r0", time.Millisecond)},
+		{"the run's end is known: lastRunID moved on", []*View{opened, untimedRun(800*time.Millisecond, time.Millisecond), follow(ms(lag)+900, "r1", time.Millisecond)}, "pass"},
+		{"the run's end is known: lastRunID stayed", []*View{opened, untimedRun(800*time.Millisecond, time.Millisecond), follow(ms(lag)+900, "r0", time.Millisecond)}, "fail"},
+		{"within the recording's precision of the lag", []*View{opened, untimedRun(800*time.Millisecond, time.Millisecond), follow(ms(lag)+801, "r0", time.Millisecond)},
 			"untested: the call came 14.999s after run \"r1\" of thread \"t1\" surely completed, within the report lag of 15s (--report-lag)"},
-		{"the recording does not say when the answer ended", []*traffic.Exchange{opened, untimedRun(0, time.Millisecond), follow(ms(lag)+900, "r0", time.Millisecond)},
+		{"the recording does not say when the answer ended", []*View{opened, untimedRun(0, time.Millisecond), follow(ms(lag)+900, "r0", time.Millisecond)},
 			"untested: the recording does not say when the answer that showed run \"r1\" of thread \"t1\" complete ended (no chunk timings, no HAR time)"},
-		{"no run of the thread completed", []*traffic.Exchange{follow(900, "r0", 0)}, "skip: no run of thread \"t1\" surely completed before the call"},
+		{"no run of the thread completed", []*View{follow(900, "r0", 0)}, "skip: no run of thread \"t1\" surely completed before the call"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var h History
@@ -202,7 +202,7 @@ func TestFollowUpsOnRecordedTimes(t *testing.T) {
 	h.Add(opened)
 	h.Add(untimedRun(800*time.Millisecond, time.Millisecond))
 	ev := get(ms(lag)+900, "http://s/api/threads/t1/events", `{"items":[{"content":"x","runID":"r0","threadID":"t1"},{"runComplete":true,"runID":"r0","threadID":"t1"}]}`)
-	if got := outcomeOf(EventsLastCompleted, ev, &h); got != "fail" {
+	if got := outcomeOf(EventsLastCompleted.Judge, ev, &h); got != "fail" {
 		t.Errorf("ASYNC-03 on an earlier run: %q", got)
 	}
 	// A later run whose end the recording does not say does not stop the
@@ -210,7 +210,7 @@ func TestFollowUpsOnRecordedTimes(t *testing.T) {
 	h = History{}
 	h.Add(opened)
 	h.Add(untimedRun(0, time.Millisecond))
-	if got := outcomeOf(EventsLastCompleted, ev, &h); got != "pass" {
+	if got := outcomeOf(EventsLastCompleted.Judge, ev, &h); got != "pass" {
 		t.Errorf("ASYNC-03 on the last surely completed run: %q", got)
 	}
 	if !strings.Contains(FollowUps, "report lag") {
@@ -226,10 +226,10 @@ func TestAbortOnUntimedStream(t *testing.T) {
 		chunks: whole(start, "id: r1\ndata: {\"content\":\"working\",\"runID\":\"r1\",\"threadID\":\"t1\"}\n\n", closeF)}.build()
 	s.Start, s.Response.HeaderAt, s.Response.End = t0, 5*time.Millisecond, traffic.EndUnknown
 	abort := abortAt(20, "", "")
-	for _, order := range [][]*traffic.Exchange{{s, abort}, {abort, s}} {
+	for _, order := range [][]*View{{s, abort}, {abort, s}} {
 		var h History
 		h.Add(order[0])
-		if got := outcomeOf(AbortEndsRun, order[1], &h); got != "untested: "+NoTimings {
+		if got := outcomeOf(AbortEndsRun.Judge, order[1], &h); got != "untested: "+NoTimings {
 			t.Errorf("judged on %s: %q", order[1].Request.URL, got)
 		}
 	}

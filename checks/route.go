@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/url"
 	"strings"
 	"time"
 
@@ -29,42 +30,118 @@ type Invoke struct {
 	Async bool
 }
 
+// RouteKind is which of the spec's routes a request addresses.
+type RouteKind int
+
+// The routes, in the spec's order.
+const (
+	RouteOther         RouteKind = iota
+	RouteInvoke                  // POST /api/invoke/{id}, with /thread/{thread} or /threads/{thread}
+	RouteProjectInvoke           // POST /api/projects/{project_id}/invoke, with /thread/{thread_id}
+	RouteEvents                  // GET /api/threads/{id}/events
+	RouteAbort                   // POST /api/threads/{id}/abort
+	RouteThread                  // GET /api/threads/{id}
+	RouteExport                  // GET /api/assistants/{assistant_id}/projects/{project_id}/bundle
+	RouteUninstall               // DELETE /api/bundles/installations/{id}
+	RouteTaskDelete              // DELETE /api/tasks/{id}
+)
+
+// Route is what a request addresses, read from its method and URL once:
+// the one grammar of the spec's routes, which the checks and the active
+// steps both read (the reference server keeps a parser of its own, so the
+// implementation stays independent of the oracle).
+type Route struct {
+	Kind RouteKind
+	// ID is the route's {id}: the agent's (or an alias, or a thread's) of
+	// an agent invoke, {project_id} of a project invoke and of the export,
+	// the thread's of a thread route, the installation's or task's.
+	ID string
+	// Thread is an invoke's thread segment ("" when none); Threads is true
+	// for the /threads/{thread} form.
+	Thread  string
+	Threads bool
+	// Assistant is the export's {assistant_id}.
+	Assistant string
+	// Query is the URL's query.
+	Query url.Values
+}
+
+// collections are the first segments after "api" of the spec's routes:
+// where a path's "/api/" is, when the base URL has a path of its own.
+var collections = map[string]bool{"invoke": true, "projects": true, "threads": true, "assistants": true, "bundles": true, "tasks": true}
+
+// ParseRoute reads a request's method and URL as one of the spec's routes.
+func ParseRoute(method, rawURL string) Route {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return Route{Query: url.Values{}}
+	}
+	rt := Route{Query: u.Query()}
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	for i := 0; i+1 < len(segs); i++ {
+		if segs[i] == "api" && collections[segs[i+1]] {
+			segs = segs[i+1:]
+			break
+		}
+	}
+	id := func(s string) bool { return s != "" }
+	switch n := len(segs); {
+	case method == "POST" && n >= 2 && segs[0] == "invoke" && id(segs[1]):
+		switch rest := segs[2:]; {
+		case len(rest) == 0:
+		case len(rest) == 2 && (rest[0] == "thread" || rest[0] == "threads") && id(rest[1]):
+			rt.Thread, rt.Threads = rest[1], rest[0] == "threads"
+		default:
+			return Route{Query: rt.Query}
+		}
+		rt.Kind, rt.ID = RouteInvoke, segs[1]
+	case method == "POST" && n >= 3 && segs[0] == "projects" && segs[2] == "invoke" && id(segs[1]):
+		switch rest := segs[3:]; {
+		case len(rest) == 0:
+		case len(rest) == 2 && rest[0] == "thread" && id(rest[1]):
+			rt.Thread = rest[1]
+		default:
+			return Route{Query: rt.Query}
+		}
+		rt.Kind, rt.ID = RouteProjectInvoke, segs[1]
+	case n == 3 && segs[0] == "threads" && id(segs[1]) && method == "GET" && segs[2] == "events":
+		rt.Kind, rt.ID = RouteEvents, segs[1]
+	case n == 3 && segs[0] == "threads" && id(segs[1]) && method == "POST" && segs[2] == "abort":
+		rt.Kind, rt.ID = RouteAbort, segs[1]
+	case n == 2 && segs[0] == "threads" && id(segs[1]) && method == "GET":
+		rt.Kind, rt.ID = RouteThread, segs[1]
+	case n == 5 && segs[0] == "assistants" && segs[2] == "projects" && segs[4] == "bundle" && id(segs[1]) && id(segs[3]) && method == "GET":
+		rt.Kind, rt.Assistant, rt.ID = RouteExport, segs[1], segs[3]
+	case n == 3 && segs[0] == "bundles" && segs[1] == "installations" && id(segs[2]) && method == "DELETE":
+		rt.Kind, rt.ID = RouteUninstall, segs[2]
+	case n == 2 && segs[0] == "tasks" && id(segs[1]) && method == "DELETE":
+		rt.Kind, rt.ID = RouteTaskDelete, segs[1]
+	}
+	return rt
+}
+
+// Route returns what the request addresses.
+func (v *View) Route() Route {
+	return v.route.get(v, "route", func() Route { return ParseRoute(v.Request.Method, v.Request.URL) })
+}
+
 // InvokeOf reads x's request as an invoke call. The second result is false
 // for any other request, and for an async value the spec does not name
 // (only true and false are: "async | boolean").
-func InvokeOf(x *traffic.Exchange) (Invoke, bool) {
-	if x.Request.Method != "POST" {
+func InvokeOf(x *View) (Invoke, bool) {
+	p := x.invoke.get(x, "invoke", func() invokeParse {
+		inv, ok := invokeOf(x.Route())
+		return invokeParse{inv, ok}
+	})
+	return p.inv, p.ok
+}
+
+func invokeOf(rt Route) (Invoke, bool) {
+	if rt.Kind != RouteInvoke && rt.Kind != RouteProjectInvoke {
 		return Invoke{}, false
 	}
-	segs := apiSegments(x.Request.Path())
-	var inv Invoke
-	switch {
-	case len(segs) >= 3 && segs[0] == "api" && segs[1] == "invoke":
-		inv.ID = segs[2]
-		switch rest := segs[3:]; {
-		case len(rest) == 0:
-		case len(rest) == 2 && (rest[0] == "thread" || rest[0] == "threads") && rest[1] != "":
-			inv.ThreadSegment = rest[1]
-		default:
-			return Invoke{}, false
-		}
-	case len(segs) >= 4 && segs[0] == "api" && segs[1] == "projects" && segs[3] == "invoke":
-		inv.Project, inv.ID = true, segs[2]
-		switch rest := segs[4:]; {
-		case len(rest) == 0:
-		case len(rest) == 2 && rest[0] == "thread" && rest[1] != "":
-			inv.ThreadSegment = rest[1]
-		default:
-			return Invoke{}, false
-		}
-	default:
-		return Invoke{}, false
-	}
-	if inv.ID == "" {
-		return Invoke{}, false
-	}
-	q := x.Request.Query()
-	if vs, ok := q["async"]; ok {
+	inv := Invoke{Project: rt.Kind == RouteProjectInvoke, ID: rt.ID, ThreadSegment: rt.Thread}
+	if vs, ok := rt.Query["async"]; ok {
 		if len(vs) != 1 || (vs[0] != "true" && vs[0] != "false") {
 			return Invoke{}, false
 		}
@@ -73,24 +150,9 @@ func InvokeOf(x *traffic.Exchange) (Invoke, bool) {
 	return inv, true
 }
 
-// apiSegments returns the path's segments from its "/api/" on, so a service
-// whose base URL has a path of its own (https://host/svc) is read alike.
-func apiSegments(path string) []string {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for i := 0; i+1 < len(segs); i++ {
-		if segs[i] == "api" {
-			switch segs[i+1] {
-			case "invoke", "projects", "threads":
-				return segs[i:]
-			}
-		}
-	}
-	return segs
-}
-
 // syncInvoke returns x's invoke call when it is synchronous and answered
 // 2xx, or a Skip.
-func syncInvoke(x *traffic.Exchange) (Invoke, error) {
+func syncInvoke(x *View) (Invoke, error) {
 	inv, ok := InvokeOf(x)
 	switch {
 	case !ok:
@@ -108,7 +170,7 @@ func syncInvoke(x *traffic.Exchange) (Invoke, error) {
 // accept returns the request's Accept value, or a Skip: when it sent more
 // than one Accept line (the spec's "compared literally, as a whole" does not
 // say which one counts), or when the recording cannot tell what it sent.
-func accept(x *traffic.Exchange) (v string, present bool, err error) {
+func accept(x *View) (v string, present bool, err error) {
 	if err := requestGap(x, "Accept"); err != nil {
 		return "", false, err
 	}
@@ -124,7 +186,7 @@ func accept(x *traffic.Exchange) (v string, present bool, err error) {
 
 // requestGap returns an untested Skip when the recording cannot tell what
 // the request's header name held (traffic.HeaderGaps).
-func requestGap(x *traffic.Exchange, name string) error {
+func requestGap(x *View, name string) error {
 	if g := x.Request.Gaps.Of(name); g != "" {
 		return untested(g)
 	}
@@ -133,7 +195,7 @@ func requestGap(x *traffic.Exchange, name string) error {
 
 // responseGap returns an untested Skip when the recording cannot tell what
 // the response's header name held.
-func responseGap(x *traffic.Exchange, name string) error {
+func responseGap(x *View, name string) error {
 	if x.Response == nil {
 		return nil
 	}
@@ -146,7 +208,7 @@ func responseGap(x *traffic.Exchange, name string) error {
 // body returns the response's recorded bytes, or a Skip when the recording
 // lacks them (a body it holds none of is never an empty one); whole asks
 // for the complete body.
-func body(x *traffic.Exchange, whole bool) ([]byte, error) {
+func body(x *View, whole bool) ([]byte, error) {
 	if err := responseGap(x, "Content-Type"); err != nil {
 		return nil, err // what form the body has is not known
 	}
@@ -159,7 +221,7 @@ func body(x *traffic.Exchange, whole bool) ([]byte, error) {
 	case whole && b.Truncated:
 		return nil, untested(cutReason(b))
 	}
-	return b.Bytes(), nil
+	return x.Body(), nil
 }
 
 // quote returns at most maxQuote bytes of b, quoted.
@@ -170,25 +232,39 @@ func quote(b []byte) string {
 	return fmt.Sprintf("%q", b)
 }
 
-// Frame is an SSE frame of a recorded body with its arrival time.
+// Frame is an SSE frame of a recorded body with its arrival time and its
+// data, decoded once.
 type Frame struct {
 	sseframe.Frame
 	// At is when its last byte arrived; -1 when the body is not timed.
 	At time.Duration
+	// data is the frame's data lines joined as the SSE grammar joins them.
+	data string
+	// obj is data as a JSON object, nil when it is none; ev the event
+	// object read from it, evOK false when it is none.
+	obj  map[string]json.RawMessage
+	ev   eventObject
+	evOK bool
 }
 
-// Frames splits a recorded SSE body into frames.
-func Frames(b *traffic.Body) []Frame {
-	raw, _ := sseframe.ReadAll(b.Bytes())
-	out := make([]Frame, len(raw))
-	for i, f := range raw {
-		out[i] = Frame{Frame: f, At: -1}
-		if at, ok := b.TimeAt(max(f.End-1, 0)); ok {
-			out[i].At = at
-		}
+// decoded returns f with its data decoded.
+func decoded(f Frame) Frame {
+	f.data = data(f.Frame)
+	if m, ok := object(f.data); ok {
+		f.obj = m
+		f.ev, f.evOK = eventFrom(m)
 	}
-	return out
+	return f
 }
+
+// event returns the frame's data as an event object.
+func (f Frame) event() (eventObject, bool) { return f.ev, f.evOK }
+
+// object returns the frame's data as a JSON object.
+func (f Frame) object() (map[string]json.RawMessage, bool) { return f.obj, f.obj != nil }
+
+// Frames splits a recorded SSE body into frames.
+func Frames(b *traffic.Body) []Frame { return framesOf(b, b.Bytes()) }
 
 // event returns the type of the event a frame dispatches ("" for a frame
 // that dispatches none: comments, or fields without a data line), as a
@@ -224,23 +300,6 @@ type eventObject struct {
 	RunComplete *bool           `json:"runComplete"`
 	Content     *string         `json:"content"`
 	Error       json.RawMessage `json:"error"`
-}
-
-// UnmarshalJSON reads runID and threadID as a string or a number's text.
-func (e *eventObject) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		RunID       json.RawMessage `json:"runID"`
-		ThreadID    json.RawMessage `json:"threadID"`
-		RunComplete *bool           `json:"runComplete"`
-		Content     *string         `json:"content"`
-		Error       json.RawMessage `json:"error"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	*e = eventObject{RunID: idText(raw.RunID), ThreadID: idText(raw.ThreadID), RunComplete: raw.RunComplete,
-		Content: raw.Content, Error: raw.Error}
-	return nil
 }
 
 // idText returns an ID written as a JSON string or number; nil otherwise.
@@ -292,12 +351,46 @@ func object(s string) (map[string]json.RawMessage, bool) {
 	return m, true
 }
 
+// eventOf reads s as an event object: exactly one JSON object whose named
+// fields have their types.
 func eventOf(s string) (eventObject, bool) {
-	if _, ok := object(s); !ok {
+	m, ok := object(s)
+	if !ok {
 		return eventObject{}, false
 	}
+	return eventFrom(m)
+}
+
+// eventFrom reads the fields the checks read from a decoded event object:
+// ok is false when one of them has a type the spec's words rule out. A
+// member's name matches as encoding/json matches a struct field's: exactly,
+// else ignoring case.
+func eventFrom(m map[string]json.RawMessage) (eventObject, bool) {
+	member := func(name string) (json.RawMessage, bool) {
+		if raw, ok := m[name]; ok {
+			return raw, true
+		}
+		for k, raw := range m {
+			if strings.EqualFold(k, name) {
+				return raw, true
+			}
+		}
+		return nil, false
+	}
 	var e eventObject
-	if json.Unmarshal([]byte(s), &e) != nil {
+	if raw, ok := member("runID"); ok {
+		e.RunID = idText(raw)
+	}
+	if raw, ok := member("threadID"); ok {
+		e.ThreadID = idText(raw)
+	}
+	if raw, ok := member("error"); ok {
+		e.Error = raw
+	}
+	if raw, ok := member("runComplete"); ok && json.Unmarshal(raw, &e.RunComplete) != nil {
+		return eventObject{}, false
+	}
+	if raw, ok := member("content"); ok && json.Unmarshal(raw, &e.Content) != nil {
 		return eventObject{}, false
 	}
 	return e, true
@@ -305,25 +398,15 @@ func eventOf(s string) (eventObject, bool) {
 
 // looksSSE reports whether a response is an SSE stream: its media type is
 // text/event-stream, or it opens with the start frame.
-func looksSSE(x *traffic.Exchange, b []byte) bool {
-	return traffic.MediaType(x.Response.Header.Get("Content-Type")) == "text/event-stream" || opensWithStart(b)
+func looksSSE(x *View) bool {
+	return traffic.MediaType(x.Response.Header.Get("Content-Type")) == "text/event-stream" || x.opensWithStart()
 }
 
 // surelySSE reports whether a response is beyond doubt an SSE stream: its
 // media type says so and it opens with the start frame (a plain-text answer
 // could hold the words "event: start").
-func surelySSE(x *traffic.Exchange, b []byte) bool {
-	return traffic.MediaType(x.Response.Header.Get("Content-Type")) == "text/event-stream" && opensWithStart(b)
-}
-
-func opensWithStart(b []byte) bool {
-	frames, _ := sseframe.ReadAll(b)
-	for _, f := range frames {
-		if dispatches(f) {
-			return event(f) == "start"
-		}
-	}
-	return false
+func surelySSE(x *View) bool {
+	return traffic.MediaType(x.Response.Header.Get("Content-Type")) == "text/event-stream" && x.opensWithStart()
 }
 
 // envelope parses a JSON envelope {items:[...]}.
@@ -339,26 +422,63 @@ func envelope(b []byte) ([]json.RawMessage, bool) {
 	return items, true
 }
 
+// envelopeItems returns the items of the response body read as a JSON
+// envelope {items:[...]}, each decoded once; ok is false when it is none.
+func (v *View) envelopeItems() ([]item, bool) {
+	p := v.envelope.get(v, "envelope", func() envelopeParse {
+		raw, ok := envelope(v.Body())
+		if !ok {
+			return envelopeParse{}
+		}
+		items := make([]item, len(raw))
+		for i, r := range raw {
+			items[i].raw = string(r)
+			if m, ok := object(items[i].raw); ok {
+				items[i].obj = m
+				items[i].ev, items[i].evOK = eventFrom(m)
+			}
+		}
+		return envelopeParse{items, true}
+	})
+	return p.items, p.ok
+}
+
+// item is one item of an envelope: its JSON text, the object it holds (nil
+// when none) and the event object read from it (evOK false when none).
+type item struct {
+	raw  string
+	obj  map[string]json.RawMessage
+	ev   eventObject
+	evOK bool
+}
+
 // surelyEnvelope reports whether a response is beyond doubt the JSON
 // envelope: its media type is application/json and its body the envelope
 // (a plain-text answer could be JSON text).
-func surelyEnvelope(x *traffic.Exchange, b []byte) bool {
-	_, ok := envelope(b)
+func surelyEnvelope(x *View) bool {
+	_, ok := x.envelopeItems()
 	return ok && traffic.MediaType(x.Response.Header.Get("Content-Type")) == "application/json"
 }
 
-// events returns the event objects of a synchronous response: the SSE
+// eventsOf returns the event objects of a synchronous response: the SSE
 // stream's or the envelope's; ok is false for other forms or bodies that do
 // not parse.
-func events(x *traffic.Exchange) ([]eventObject, bool) {
-	b := x.Response.Body.Bytes()
+func eventsOf(x *View) ([]eventObject, bool) {
+	p := x.events.get(x, "events", func() eventsParse {
+		evs, ok := parseEvents(x)
+		return eventsParse{evs, ok}
+	})
+	return p.evs, p.ok
+}
+
+func parseEvents(x *View) ([]eventObject, bool) {
 	var out []eventObject
-	if looksSSE(x, b) {
-		for _, f := range Frames(&x.Response.Body) {
+	if looksSSE(x) {
+		for _, f := range x.Frames() {
 			if !f.Terminated || !isEventFrame(f.Frame) {
 				continue
 			}
-			e, ok := eventOf(data(f.Frame))
+			e, ok := f.event()
 			if !ok {
 				return nil, false
 			}
@@ -369,16 +489,15 @@ func events(x *traffic.Exchange) ([]eventObject, bool) {
 	if !x.Response.Body.Complete() {
 		return nil, false
 	}
-	items, ok := envelope(b)
+	items, ok := x.envelopeItems()
 	if !ok {
 		return nil, false
 	}
 	for _, it := range items {
-		e, ok := eventOf(string(it))
-		if !ok {
+		if !it.evOK {
 			return nil, false
 		}
-		out = append(out, e)
+		out = append(out, it.ev)
 	}
 	return out, true
 }
@@ -390,13 +509,13 @@ type ack struct {
 }
 
 // asyncAck parses x's response as an async acknowledgement.
-func asyncAck(x *traffic.Exchange) (ack, bool) {
+func asyncAck(x *View) (ack, bool) {
 	inv, ok := InvokeOf(x)
 	if !ok || !inv.Async || x.Response == nil || x.Response.Status/100 != 2 || !x.Response.Body.Complete() {
 		return ack{}, false
 	}
 	var a ack
-	if json.Unmarshal(x.Response.Body.Bytes(), &a) != nil || a.ThreadID == "" || a.RunID == "" {
+	if json.Unmarshal(x.Body(), &a) != nil || a.ThreadID == "" || a.RunID == "" {
 		return ack{}, false
 	}
 	return a, true

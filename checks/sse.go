@@ -22,21 +22,21 @@ const KeepaliveTolerance = 1500 * time.Millisecond
 const KeepaliveDue = Keepalive - KeepaliveTolerance
 
 var sseChecks = []Check{
-	{Rule: "SSE-01", Spec: "Immediately, before the agent produces anything: a frame with event: start and data {}.", Judge: StartFirst},
-	{Rule: "SSE-02", Spec: "Each event: an id: line holding the run ID, then a data: line holding the event object as JSON.", Judge: IDBeforeData},
-	{Rule: "SSE-03", Spec: "The last event of a run: id: is the run ID with the suffix :after, and the event object has runComplete true", Judge: FinalAfter},
-	{Rule: "SSE-04", Spec: "Keepalive: when the run is quiet for 20 seconds, a comment line : ping is written.", Judge: KeepalivePing},
-	{Rule: "SSE-05", Spec: "At the end: a frame with event: close and data {}. A missing event: close is an abnormal end.", Judge: CloseAtEnd},
-	{Rule: "SSE-06", Spec: "A client can stop reading at the event with runComplete true.", Judge: NothingAfterComplete},
-	{Rule: "EVT-01", Spec: "Every SSE data: frame is one JSON object with these fields.", Judge: DataIsObject},
-	{Rule: "EVT-02", Spec: "runID: Run the event belongs to; threadID: Thread the event belongs to", Judge: EventsNameRun},
+	StartFirst,
+	IDBeforeData,
+	FinalAfter,
+	KeepalivePing,
+	CloseAtEnd,
+	NothingAfterComplete,
+	DataIsObject,
+	EventsNameRun,
 }
 
 // sseStream returns the frames of x's answer when x is a synchronous invoke
 // with Accept exactly text/event-stream that was answered with an SSE
 // stream; otherwise a Skip. FMT-01 judges a request whose answer is no
 // stream.
-func sseStream(x *traffic.Exchange) ([]Frame, error) {
+func sseStream(x *View) ([]Frame, error) {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return nil, err
@@ -44,14 +44,13 @@ func sseStream(x *traffic.Exchange) ([]Frame, error) {
 	if v != "text/event-stream" {
 		return nil, skip("Accept is not text/event-stream")
 	}
-	b, err := body(x, false)
-	if err != nil {
+	if _, err := body(x, false); err != nil {
 		return nil, err
 	}
-	if !looksSSE(x, b) {
+	if !looksSSE(x) {
 		return nil, skip("the answer is not an SSE stream (FMT-01)")
 	}
-	return Frames(&x.Response.Body), nil
+	return x.Frames(), nil
 }
 
 // NoEnd is why a rule about how a stream ends is untested on a recording
@@ -62,7 +61,7 @@ const NoEnd = "the recording does not say whether the service ended the stream o
 // ended reports whether the recording holds the stream's end as the
 // service wrote it. Callers ask only when the end they see would break
 // the rule: an end that keeps it is the service's, whoever stopped.
-func ended(x *traffic.Exchange) error {
+func ended(x *View) error {
 	switch {
 	case x.Response.Body.Truncated:
 		return untested(cutReason(&x.Response.Body))
@@ -76,17 +75,17 @@ func ended(x *traffic.Exchange) error {
 	return nil
 }
 
-func isEmptyObject(s string) bool {
-	m, ok := object(s)
-	return ok && len(m) == 0
-}
+// emptyObject reports whether the frame's data is the empty object {}.
+func (f Frame) emptyObject() bool { return f.obj != nil && len(f.obj) == 0 }
 
 // StartFirst: SSE-01. The first frame (comments aside, and frames that
 // dispatch nothing, which a conforming client reads past alike) is event:
 // start with data {}, ended by its blank line. "Immediately" needs the time the agent
 // produced its first event, which traffic does not show: the active
 // scenario times it against a script's pause.
-func StartFirst(x *traffic.Exchange, _ *History) error {
+var StartFirst = Check{Rule: "SSE-01", Spec: "Immediately, before the agent produces anything: a frame with event: start and data {}.", Judge: startFirst}
+
+func startFirst(x *View, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
@@ -100,7 +99,7 @@ func StartFirst(x *traffic.Exchange, _ *History) error {
 				return err
 			}
 		}
-		if event(f.Frame) != "start" || !isEmptyObject(data(f.Frame)) || !f.Terminated {
+		if event(f.Frame) != "start" || !f.emptyObject() || !f.Terminated {
 			return outcome.Failf("the first SSE frame", "event: start with data {}, ended by a blank line", "%s", frameState(f))
 		}
 		return nil
@@ -120,7 +119,7 @@ func frameState(f Frame) string {
 // id line of the first event when no event names one.
 func runOf(frames []Frame) string {
 	for _, f := range frames {
-		if e, ok := eventOf(data(f.Frame)); ok && isEventFrame(f.Frame) && e.RunID != nil && *e.RunID != "" {
+		if e, ok := f.event(); ok && isEventFrame(f.Frame) && e.RunID != nil && *e.RunID != "" {
 			return *e.RunID
 		}
 	}
@@ -139,7 +138,9 @@ func runOf(frames []Frame) string {
 // fails SSE-03 alone. The stream must
 // not end inside a frame: a frame cut short is no event, and fails unless
 // the client went away.
-func IDBeforeData(x *traffic.Exchange, _ *History) error {
+var IDBeforeData = Check{Rule: "SSE-02", Spec: "Each event: an id: line holding the run ID, then a data: line holding the event object as JSON.", Judge: iDBeforeData}
+
+func iDBeforeData(x *View, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
@@ -164,7 +165,7 @@ func IDBeforeData(x *traffic.Exchange, _ *History) error {
 	}
 	run := runOf(frames)
 	for i, f := range evs {
-		e, _ := eventOf(data(f.Frame))
+		e, _ := f.event()
 		final := e.complete() || i == len(evs)-1
 		id, _ := f.Field("id")
 		ok := id == run
@@ -219,7 +220,7 @@ func lastEvent(frames []Frame) (Frame, bool, bool) {
 	for _, f := range frames {
 		if f.Terminated && isEventFrame(f.Frame) {
 			last, found = f, true
-			if e, ok := eventOf(data(f.Frame)); ok && e.failed() {
+			if e, ok := f.event(); ok && e.failed() {
 				failed = true
 			}
 		}
@@ -232,7 +233,9 @@ func lastEvent(frames []Frame) (Frame, bool, bool) {
 // the one with runComplete true (an event after it is SSE-06's), else the
 // last. A failed run is left to SSE-05: the spec does not say that its last
 // event completes it; a stream that ends inside a frame is SSE-02's.
-func FinalAfter(x *traffic.Exchange, _ *History) error {
+var FinalAfter = Check{Rule: "SSE-03", Spec: "The last event of a run: id: is the run ID with the suffix :after, and the event object has runComplete true", Judge: finalAfter}
+
+func finalAfter(x *View, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
@@ -262,13 +265,13 @@ func FinalAfter(x *traffic.Exchange, _ *History) error {
 	}
 	for _, f := range frames {
 		if f.Terminated && isEventFrame(f.Frame) {
-			if e, ok := eventOf(data(f.Frame)); ok && e.complete() {
+			if e, ok := f.event(); ok && e.complete() {
 				last = f
 				break
 			}
 		}
 	}
-	e, _ := eventOf(data(last.Frame))
+	e, _ := last.event()
 	id, _ := last.Field("id")
 	run := runOf(frames)
 	if !e.complete() || id != run+":after" || (e.Content != nil && *e.Content != "") {
@@ -286,7 +289,9 @@ func FinalAfter(x *traffic.Exchange, _ *History) error {
 // CloseAtEnd: SSE-05. A stream the service ended ends with event: close and
 // data {}, after an error too. Comments after it, and frames that dispatch
 // nothing, are not frames a client sees.
-func CloseAtEnd(x *traffic.Exchange, _ *History) error {
+var CloseAtEnd = Check{Rule: "SSE-05", Spec: "At the end: a frame with event: close and data {}. A missing event: close is an abnormal end.", Judge: closeAtEnd}
+
+func closeAtEnd(x *View, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
@@ -315,7 +320,7 @@ func CloseAtEnd(x *traffic.Exchange, _ *History) error {
 		if f.Terminated && (f.IsComment() || !dispatches(f.Frame)) {
 			continue // read past by a conforming client
 		}
-		if !f.Terminated || event(f.Frame) != "close" || !isEmptyObject(data(f.Frame)) {
+		if !f.Terminated || event(f.Frame) != "close" || !f.emptyObject() {
 			_, _, failed := lastEvent(frames)
 			after := ""
 			if failed {
@@ -339,14 +344,16 @@ func closed(frames []Frame) bool {
 		if f.IsComment() && f.Terminated {
 			continue
 		}
-		return f.Terminated && event(f.Frame) == "close" && isEmptyObject(data(f.Frame))
+		return f.Terminated && event(f.Frame) == "close" && f.emptyObject()
 	}
 	return false
 }
 
 // NothingAfterComplete: SSE-06. No event follows the one with runComplete
 // true.
-func NothingAfterComplete(x *traffic.Exchange, _ *History) error {
+var NothingAfterComplete = Check{Rule: "SSE-06", Spec: "A client can stop reading at the event with runComplete true.", Judge: nothingAfterComplete}
+
+func nothingAfterComplete(x *View, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
@@ -359,7 +366,7 @@ func NothingAfterComplete(x *traffic.Exchange, _ *History) error {
 		if done {
 			return outcome.Failf("the frames after the runComplete event", "no further event", "%s", quote([]byte(f.String())))
 		}
-		if e, ok := eventOf(data(f.Frame)); ok && e.complete() {
+		if e, ok := f.event(); ok && e.complete() {
 			done = true
 		}
 	}
@@ -370,7 +377,9 @@ func NothingAfterComplete(x *traffic.Exchange, _ *History) error {
 }
 
 // DataIsObject: EVT-01. The data of every frame is one JSON object.
-func DataIsObject(x *traffic.Exchange, _ *History) error {
+var DataIsObject = Check{Rule: "EVT-01", Spec: "Every SSE data: frame is one JSON object with these fields.", Judge: dataIsObject}
+
+func dataIsObject(x *View, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
@@ -382,7 +391,7 @@ func DataIsObject(x *traffic.Exchange, _ *History) error {
 		if _, ok := f.Field("data"); !ok {
 			continue
 		}
-		if _, ok := object(data(f.Frame)); !ok {
+		if _, ok := f.object(); !ok {
 			return outcome.Failf("the data of an SSE frame", "one JSON object", "%s", quote([]byte(f.String())))
 		}
 	}
@@ -393,7 +402,9 @@ func DataIsObject(x *traffic.Exchange, _ *History) error {
 // envelope) carries runID and threadID, and they name one run and one
 // thread: the one the X-SVC-Thread-Id header names, or without the header
 // the one the request resumed (with neither, threadID cannot be compared).
-func EventsNameRun(x *traffic.Exchange, h *History) error {
+var EventsNameRun = Check{Rule: "EVT-02", Spec: "runID: Run the event belongs to; threadID: Thread the event belongs to", Judge: eventsNameRun}
+
+func eventsNameRun(x *View, h *History) error {
 	v, _, err := acceptOf(x)
 	if err != nil {
 		return err
@@ -404,7 +415,7 @@ func EventsNameRun(x *traffic.Exchange, h *History) error {
 	if _, err := body(x, v == "application/json"); err != nil {
 		return err
 	}
-	evs, ok := events(x)
+	evs, ok := eventsOf(x)
 	if !ok || len(evs) == 0 {
 		return skip("no event objects (EVT-01, FMT-01/02)")
 	}
@@ -454,11 +465,11 @@ func isPing(f Frame) bool {
 }
 
 // completes reports whether a frame is the event with runComplete true.
-func completes(f sseframe.Frame) bool {
-	if !isEventFrame(f) {
+func completes(f Frame) bool {
+	if !isEventFrame(f.Frame) {
 		return false
 	}
-	e, ok := eventOf(data(f))
+	e, ok := f.event()
 	return ok && e.complete()
 }
 
@@ -473,7 +484,9 @@ func completes(f sseframe.Frame) bool {
 // early in a quiet does not show that one comes when 20 s have passed.
 // Frames are measured up to the runComplete event ("when the run is
 // quiet") or event: close.
-func KeepalivePing(x *traffic.Exchange, _ *History) error {
+var KeepalivePing = Check{Rule: "SSE-04", Spec: "Keepalive: when the run is quiet for 20 seconds, a comment line : ping is written.", Judge: keepalivePing}
+
+func keepalivePing(x *View, _ *History) error {
 	frames, err := sseStream(x)
 	if err != nil {
 		return err
@@ -510,7 +523,7 @@ func KeepalivePing(x *traffic.Exchange, _ *History) error {
 		}
 		// "When the run is quiet": after the runComplete event the run is
 		// over, so the quiet up to event: close is not measured.
-		if event(f.Frame) == "close" || completes(f.Frame) {
+		if event(f.Frame) == "close" || completes(f) {
 			break
 		}
 		last, started = f.At, true

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // A harness starved of CPU must never blame the target. Each timing check
@@ -32,7 +30,7 @@ const busyJitter = 5 * time.Millisecond
 // harnessLate returns how late the recorder's process ran within the window
 // from..to (offsets from the exchange's start): its longest stall there,
 // cut to the window, or the sum of its stalls' parts beyond busyJitter.
-func harnessLate(x *traffic.Exchange, from, to time.Duration) time.Duration {
+func harnessLate(x *View, from, to time.Duration) time.Duration {
 	var longest, lost time.Duration
 	for _, s := range x.Stalls {
 		lo, hi := max(s.From, from), min(s.To, to)
@@ -49,7 +47,7 @@ func harnessLate(x *traffic.Exchange, from, to time.Duration) time.Duration {
 // from..to could explain a delay that broke a bound by excess; nil when it
 // could not (or the recording does not say: a delay is then judged as it
 // stands).
-func starved(x *traffic.Exchange, from, to, excess time.Duration) error {
+func starved(x *View, from, to, excess time.Duration) error {
 	late := harnessLate(x, from, to)
 	if late <= 0 || late < excess {
 		return nil

@@ -10,7 +10,7 @@ import (
 
 // stalledBy returns x with the harness's own stalls (ms from the start) as
 // a lateness probe records them.
-func stalledBy(x *traffic.Exchange, spans ...[2]int) *traffic.Exchange {
+func stalledBy(x *View, spans ...[2]int) *View {
 	x.Probed = true
 	for _, s := range spans {
 		x.Stalls = append(x.Stalls, traffic.Stall{From: time.Duration(s[0]) * time.Millisecond, To: time.Duration(s[1]) * time.Millisecond})
@@ -108,7 +108,7 @@ func TestStarvedHarness(t *testing.T) {
 // TestAnsweredWithin: ASYNC-05's "answers immediately" excuses a late
 // answer only by a stall long enough to explain it.
 func TestAnsweredWithin(t *testing.T) {
-	get := func(ms int) *traffic.Exchange {
+	get := func(ms int) *View {
 		return ex{method: "GET", url: "http://s/api/threads/t1", chunks: []at{{ms, `{"lastRunID":null}`}}}.build()
 	}
 	check := AnsweredWithin(time.Second)

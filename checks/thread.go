@@ -5,15 +5,14 @@ import (
 	"fmt"
 
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/traffic"
 )
 
 var threadChecks = []Check{
-	{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Judge: PathThreadWins},
-	{Rule: "THREAD-02", Spec: "Otherwise, when the header X-SVC-Thread-Id is present, it is used.", Judge: HeaderThreadUsed},
-	{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Judge: NewThread},
-	{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Judge: ThreadHeader},
-	{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Judge: AsyncAck},
+	PathThreadWins,
+	HeaderThreadUsed,
+	NewThread,
+	ThreadHeader,
+	AsyncAck,
 	// A follow-up that shows on which thread a disputed answer's run is
 	// blames the names that differ (identity.go).
 	{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Judge: Settled("THREAD-01")},
@@ -25,7 +24,7 @@ var threadChecks = []Check{
 }
 
 // invoked returns x's invoke call when it was answered 2xx, sync or async.
-func invoked(x *traffic.Exchange) (Invoke, error) {
+func invoked(x *View) (Invoke, error) {
 	inv, ok := InvokeOf(x)
 	switch {
 	case !ok:
@@ -40,7 +39,7 @@ func invoked(x *traffic.Exchange) (Invoke, error) {
 
 // answerThread returns the thread x's answer runs on, as its header says,
 // and what else names it (the async acknowledgement, the events).
-func answerThread(x *traffic.Exchange) (string, []string) {
+func answerThread(x *View) (string, []string) {
 	h, others, _ := answerThreads(x)
 	return h, others
 }
@@ -48,12 +47,12 @@ func answerThread(x *traffic.Exchange) (string, []string) {
 // answerThreads is answerThread with, for each other name, the rule that
 // says it names the run's thread: ASYNC-01 for the acknowledgement, EVT-02
 // for the events.
-func answerThreads(x *traffic.Exchange) (string, []string, []string) {
+func answerThreads(x *View) (string, []string, []string) {
 	var others, rules []string
 	if a, ok := asyncAck(x); ok {
 		others, rules = append(others, a.ThreadID), append(rules, "ASYNC-01")
 	}
-	if evs, ok := events(x); ok {
+	if evs, ok := eventsOf(x); ok {
 		for _, e := range evs {
 			// An empty threadID names no thread: EVT-02 judges it.
 			if e.ThreadID != nil && *e.ThreadID != "" {
@@ -68,7 +67,9 @@ func answerThreads(x *traffic.Exchange) (string, []string, []string) {
 // ThreadHeader: THREAD-04. Every 2xx invoke response carries X-SVC-Thread-Id
 // once (two values name no one thread), and it names the thread the answer names (the events' threadID, the async
 // acknowledgement's).
-func ThreadHeader(x *traffic.Exchange, hist *History) error {
+var ThreadHeader = Check{Rule: "THREAD-04", Spec: "Every response carries the header X-SVC-Thread-Id, for new and resumed threads.", Judge: threadHeaderCarried}
+
+func threadHeaderCarried(x *View, hist *History) error {
 	if _, err := invoked(x); err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func ThreadHeader(x *traffic.Exchange, hist *History) error {
 }
 
 // usesThread fails unless x's answer runs on thread want.
-func usesThread(x *traffic.Exchange, hist *History, want, why string) error {
+func usesThread(x *View, hist *History, want, why string) error {
 	if err := responseGap(x, threadHeader); err != nil {
 		return err
 	}
@@ -119,8 +120,8 @@ func usesThread(x *traffic.Exchange, hist *History, want, why string) error {
 // acknowledgement name no other; why says who named want. The selection
 // rules below use it with the thread the request named; an active
 // scenario uses it with the thread it expects.
-func OnThread(want, why string) func(*traffic.Exchange, *History) error {
-	return func(x *traffic.Exchange, h *History) error {
+func OnThread(want, why string) func(*View, *History) error {
+	return func(x *View, h *History) error {
 		if _, err := invoked(x); err != nil {
 			return err
 		}
@@ -130,7 +131,9 @@ func OnThread(want, why string) func(*traffic.Exchange, *History) error {
 
 // PathThreadWins: THREAD-01. A call with a thread segment runs on that
 // thread, whatever X-SVC-Thread-Id says.
-func PathThreadWins(x *traffic.Exchange, h *History) error {
+var PathThreadWins = Check{Rule: "THREAD-01", Spec: "When the path carries a thread segment, it is used.", Judge: pathThreadWins}
+
+func pathThreadWins(x *View, h *History) error {
 	inv, err := invoked(x)
 	if err != nil {
 		return err
@@ -142,14 +145,24 @@ func PathThreadWins(x *traffic.Exchange, h *History) error {
 	if h := x.Request.Header.Get(threadHeader); h != "" && h != inv.ThreadSegment {
 		why += fmt.Sprintf(" (the header named %q)", h)
 	}
-	return usesThread(x, h, inv.ThreadSegment, why)
+	// The route's own row says it too: its failure explains this one.
+	route := "ROUTE-04"
+	switch rt := x.Route(); {
+	case rt.Kind == RouteProjectInvoke:
+		route = "PROJ-02"
+	case rt.Threads:
+		route = "ROUTE-05"
+	}
+	return outcome.Explain(usesThread(x, h, inv.ThreadSegment, why), route)
 }
 
 // HeaderThreadUsed: THREAD-02. Without a thread segment, the call runs on
 // the thread X-SVC-Thread-Id names. Decided only when {id} is not a thread
 // an earlier response named: a thread ID in {id} continues that thread, and
 // the spec does not rank it against the header.
-func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
+var HeaderThreadUsed = Check{Rule: "THREAD-02", Spec: "Otherwise, when the header X-SVC-Thread-Id is present, it is used.", Judge: headerThreadUsed}
+
+func headerThreadUsed(x *View, h *History) error {
 	inv, err := invoked(x)
 	if err != nil {
 		return err
@@ -166,7 +179,14 @@ func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
 	case !inv.Project && h.Thread(inv.ID):
 		return skip("{id} is a thread")
 	}
-	return usesThread(x, h, hdr[0], "the thread the "+threadHeader+" request header named")
+	err = usesThread(x, h, hdr[0], "the thread the "+threadHeader+" request header named")
+	if !h.Thread(hdr[0]) {
+		// No response showed the named thread to exist: a service that does
+		// not find it answers 404 (ERR-08), and running elsewhere instead
+		// is that rule's failure as well.
+		err = outcome.Explain(err, "ERR-08")
+	}
+	return err
 }
 
 // NewThread: THREAD-03. Without thread segment and header, the call runs on
@@ -175,7 +195,9 @@ func HeaderThreadUsed(x *traffic.Exchange, h *History) error {
 // named (a thread ID in {id} continues it), and when a response had named
 // some thread before the call: before that every thread is new to the
 // recording, which is no evidence.
-func NewThread(x *traffic.Exchange, h *History) error {
+var NewThread = Check{Rule: "THREAD-03", Spec: "Otherwise a new thread is created.", Judge: newThread}
+
+func newThread(x *View, h *History) error {
 	inv, err := invoked(x)
 	if err != nil {
 		return err
@@ -215,7 +237,9 @@ func NewThread(x *traffic.Exchange, h *History) error {
 // AsyncAck: ASYNC-01. An async call is answered 2xx with JSON holding
 // threadID and runID (other members and any 2xx status allowed). "At once"
 // needs the run's length, which traffic does not show.
-func AsyncAck(x *traffic.Exchange, h *History) error {
+var AsyncAck = Check{Rule: "ASYNC-01", Spec: "When true, the call returns at once with threadID and runID (JSON) and the run continues on the server", Judge: asyncAcknowledged}
+
+func asyncAcknowledged(x *View, h *History) error {
 	inv, ok := InvokeOf(x)
 	switch {
 	case !ok || !inv.Async:
@@ -260,7 +284,7 @@ func AsyncAck(x *traffic.Exchange, h *History) error {
 // requestedThread is the thread an invoke names, by the spec's selection
 // rules: the path segment, else a thread ID in {id}, else the
 // X-SVC-Thread-Id header; "" for a new thread.
-func requestedThread(x *traffic.Exchange, inv Invoke, h *History) (id, why string) {
+func requestedThread(x *View, inv Invoke, h *History) (id, why string) {
 	hdr := x.Request.Header.Values(threadHeader)
 	switch {
 	case inv.ThreadSegment != "":

@@ -12,10 +12,13 @@ package clientconf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -275,15 +278,45 @@ func variantIndex(name string) int {
 	return -1
 }
 
+// CheckCommand checks, before any run, that cfg's command can be started: a
+// bare name is looked up in PATH, a path (relative to Dir) must be an
+// executable file. A command that cannot start is a *UsageError, said once,
+// not a failure of every run.
+func CheckCommand(cfg Config) error {
+	if len(cfg.Command) == 0 {
+		return &UsageError{"no command to run: give it after --, e.g. invokeconf clients -- go test ./..."}
+	}
+	name := cfg.Command[0]
+	if !strings.Contains(name, string(os.PathSeparator)) {
+		if _, err := exec.LookPath(name); err != nil {
+			return &UsageError{fmt.Sprintf("command %q: %v", name, err)}
+		}
+		return nil
+	}
+	path := name
+	if !filepath.IsAbs(path) && cfg.Dir != "" {
+		path = filepath.Join(cfg.Dir, path)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &UsageError{fmt.Sprintf("command %q: no such file", name)}
+	case err != nil:
+		return &UsageError{fmt.Sprintf("command %q: %v", name, err)}
+	case st.IsDir():
+		return &UsageError{fmt.Sprintf("command %q is a directory, not an executable file", name)}
+	case st.Mode()&0o111 == 0:
+		return &UsageError{fmt.Sprintf("command %q is not executable (chmod +x %s, or run it through its interpreter, e.g. bash %s)", name, name, name)}
+	}
+	return nil
+}
+
 // Execute plans the runs and makes them, each against a fresh reference
 // server, and the wire examples of the variants. A bad Config is a
 // *UsageError; ctx cancelled stops the command being run and the rest.
 func Execute(ctx context.Context, cfg Config) (*Result, error) {
-	if len(cfg.Command) == 0 {
-		return nil, &UsageError{"no command to run: give it after --, e.g. invokeconf clients -- go test ./..."}
-	}
-	if _, err := exec.LookPath(cfg.Command[0]); err != nil && !strings.Contains(cfg.Command[0], string(os.PathSeparator)) {
-		return nil, &UsageError{fmt.Sprintf("command %q: %v", cfg.Command[0], err)}
+	if err := CheckCommand(cfg); err != nil {
+		return nil, err
 	}
 	runs, err := Plan(cfg)
 	if err != nil {

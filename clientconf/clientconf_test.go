@@ -305,14 +305,24 @@ func TestCommandGetsTheServedProfile(t *testing.T) {
 	}
 }
 
-// TestBadUsage: what cannot run is a UsageError that says why.
+// TestBadUsage: what cannot run is a UsageError that says why, before any
+// run: a bare name not in PATH, a path that is missing, not executable or a
+// folder (relative to Dir).
 func TestBadUsage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "plain.sh"), []byte("exit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		cfg  Config
 		want string
 	}{
 		{Config{}, "no command"},
 		{Config{Command: []string{"no-such-command-anywhere"}}, "no-such-command-anywhere"},
+		{Config{Command: []string{"./missing.sh"}, Dir: dir}, `"./missing.sh": no such file`},
+		{Config{Command: []string{"./plain.sh"}, Dir: dir}, `"./plain.sh" is not executable`},
+		{Config{Command: []string{filepath.Join(dir, "plain.sh")}}, "is not executable"},
+		{Config{Command: []string{dir}}, "is a directory"},
 		{Config{Command: []string{"true"}, Variants: []string{"sse-crfl"}}, "did you mean sse-crlf?"},
 		{Config{Command: []string{"true"}, Defects: []string{"no-clos"}}, "did you mean no-close?"},
 	}
@@ -385,6 +395,12 @@ func TestReports(t *testing.T) {
 	if strings.Contains(string(b), "<script>") || !strings.Contains(string(b), "&lt;/pre&gt;&lt;script&gt;") ||
 		!strings.Contains(string(b), `data: {}\r\n`) {
 		t.Errorf("html does not escape or lacks the wire example")
+	}
+	// Failures first, as run's report has them: the failed variant comes
+	// before the default run that passed, then the defect run.
+	failed, passed, defect := strings.Index(string(b), "<b>sse-crlf</b>"), strings.Index(string(b), "<b>default</b>"), strings.Index(string(b), "<b>no-close</b>")
+	if failed < 0 || !(failed < passed && passed < defect) {
+		t.Errorf("report.html does not list the failed run first: sse-crlf at %d, default at %d, no-close at %d", failed, passed, defect)
 	}
 	var con bytes.Buffer
 	WriteConsole(&con, res, paths)

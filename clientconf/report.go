@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/internal/junitxml"
@@ -287,7 +288,8 @@ func clipLine(s string, n int) string {
 }
 
 // WriteHTML writes report.html: the verdict first, then a row per run,
-// failures open.
+// the failed legal runs first and open (as run's report puts failures
+// first), then the rest in plan order.
 func WriteHTML(w io.Writer, r *Result) error {
 	type row struct {
 		Run
@@ -303,6 +305,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 		}
 		rows = append(rows, rw)
 	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Open && !rows[j].Open })
 	return htmlReport.Execute(w, map[string]any{"R": r, "Rows": rows, "Headline": r.Headline(),
 		"Failed": r.ExitCode() != ExitPass, "Counts": counts(r)})
 }

@@ -440,7 +440,9 @@ var defectTable = [numDefects]Defect{
 	defExportTypeMissing:             {"export-type-missing", []string{"BUNDLE-01"}, "the export names its kind only at the top (kind: Bundle) and leaves spec.type out"},
 	defExportIncludesEmpty:           {"export-includes-empty", []string{"BUNDLE-01"}, "the export's spec.includes is an empty list (no child bundle, not even the agent)"},
 	// Export and dropped items.
-	defAgentInlined:                  {"agent-inlined", []string{"EXPORT-01", "BUNDLE-02"}, "the agent is inlined in spec.payload instead of being a child bundle"},
+	// A project whose only child is its agent exports an empty
+	// spec.includes with it (BUNDLE-01, as export-includes-empty).
+	defAgentInlined:                  {"agent-inlined", []string{"EXPORT-01", "BUNDLE-01", "BUNDLE-02"}, "the agent is inlined in spec.payload instead of being a child bundle"},
 	defExportAllKnowledge:            {"export-all-knowledge", []string{"EXPORT-02"}, "every knowledge set of the workspace is exported, attached or not"},
 	defExportAllConnectors:           {"export-all-connectors", []string{"EXPORT-03"}, "every connector of the workspace is exported, referenced or not"},
 	defExportAgentConnectorsOnly:     {"export-agent-connectors-only", []string{"EXPORT-03"}, "connectors the project references are not exported"},

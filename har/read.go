@@ -128,6 +128,15 @@ func (r *Reader) next() (traffic.Exchange, error) {
 	for {
 		switch r.state {
 		case -1:
+			if end, err := d.atEnd(); err != nil {
+				return traffic.Exchange{}, err
+			} else if end {
+				// Said as such, not as JSON that ends early.
+				if d.off == 0 {
+					return traffic.Exchange{}, errors.New("the file is empty")
+				}
+				return traffic.Exchange{}, errors.New("the file holds only white space")
+			}
 			if k, err := d.kind(); err != nil {
 				return traffic.Exchange{}, err
 			} else if k != '{' {

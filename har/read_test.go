@@ -240,7 +240,8 @@ func TestStrings(t *testing.T) {
 // exchange).
 func TestBadFiles(t *testing.T) {
 	for _, tc := range []struct{ in, err string }{
-		{``, "the file ends early"},
+		{``, "har: the file is empty"},
+		{" \n\t", "har: the file holds only white space"},
 		{`[]`, "no JSON object"},
 		{`{"log":{"version":"1.2"}}`, "no log.entries"},
 		{`{"other":1}`, "no log"},

@@ -229,15 +229,17 @@ func (s *Session) Input() reports.PassiveInput {
 	default:
 		started = time.Now() // the recording gives no times: the report is dated when judged
 	}
+	unanswered := s.errs
 	s.mu.Unlock()
 	return reports.PassiveInput{Summary: s.j.Summary(), Source: s.cfg.Source, Target: s.cfg.Target, BaseURL: s.cfg.BaseURL,
-		Started: started, Duration: span, Exchange: s.evidence.Lookup}
+		Started: started, Duration: span, Exchange: s.evidence.Lookup, Unanswered: unanswered}
 }
 
 // Finish writes the reports (report.html, summary.json, junit.xml) and
 // SummaryFile into Config.Out when it is set, then prints the summary. It
-// returns the exit code: 0 no rule failed, 1 a MUST rule failed, 3 a
-// report could not be written.
+// returns the exit code: 0 no rule failed, 1 a MUST rule failed, 2 nothing
+// was observed (no exchange with a response: nothing judged, which is no
+// pass), 3 a report could not be written.
 func (s *Session) Finish() (int, error) {
 	in := s.Input()
 	rep, err := reports.BuildPassive(in)

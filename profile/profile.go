@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -403,10 +404,28 @@ func (p *Profile) Agent(role string) (Agent, error) {
 }
 
 // MissingError says that a profile lacks something a scenario needs. Scenarios
-// that meet it are reported as untested, never as passed.
+// that meet it are reported as untested, never as passed. What is a field's
+// path ("keys.threadChat") or says what is missing in words.
 type MissingError struct{ What string }
 
-func (e *MissingError) Error() string { return "the profile does not provide " + e.What }
+// Error names what is missing, and for a field the variable that sets it:
+// the words 'invokeconf profile check' forecasts (runner.Predict).
+func (e *MissingError) Error() string {
+	s := "the profile does not provide " + e.What
+	if env, ok := fieldEnvs()[e.What]; ok {
+		s += " (" + env + ")"
+	}
+	return s
+}
+
+// fieldEnvs maps every profile field's path to its variable.
+var fieldEnvs = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, f := range (&Profile{}).Fields() {
+		m[f.Path] = f.Env
+	}
+	return m
+})
 
 // Secrets returns every key in the profile (every secret field, see
 // Field.Secret), for redaction.

@@ -42,47 +42,12 @@ func writeConsole(w io.Writer, rep *Report, paths []string) {
 		writePassiveConsole(w, rep, paths)
 		return
 	}
-	fmt.Fprintf(w, "\nRule verdicts per area:\n%-12s", "area")
-	for _, c := range consoleColumns {
-		fmt.Fprintf(w, " %8s", c.title)
-	}
-	fmt.Fprintf(w, "  %s\n", "verdict")
-	for _, a := range rep.Areas {
-		fmt.Fprintf(w, "%-12s", a.Area)
-		for _, c := range consoleColumns {
-			fmt.Fprintf(w, " %8s", dash(a.Counts[c.v]))
-		}
-		fmt.Fprintf(w, "  %s\n", a.Label)
-	}
-	fmt.Fprintf(w, "%-12s", "total")
-	for _, c := range consoleColumns {
-		fmt.Fprintf(w, " %8s", dash(rep.Counts[c.v]))
-	}
-	fmt.Fprintf(w, "  (%d scenarios in %.1fs)\n", len(rep.Scenarios), rep.Duration)
-
-	writeConsoleFindings(w, rep)
-
-	var untested []RuleResult
-	for _, r := range rep.Rules {
-		if r.Verdict == Untested || r.Verdict == NotApplicable {
-			untested = append(untested, r)
-		}
-	}
-	if len(untested) > 0 {
-		fmt.Fprintln(w, "\nNot judged:")
-		groups := map[string][]string{}
-		var order []string
-		for _, r := range untested {
-			key := string(r.Verdict) + ": " + r.Reason
-			if _, ok := groups[key]; !ok {
-				order = append(order, key)
-			}
-			groups[key] = append(groups[key], r.ID)
-		}
-		sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]]) < len(groups[order[j]]) })
-		for _, key := range order {
-			fmt.Fprintf(w, "  %s\n    %s\n", key, strings.Join(groups[key], " "))
-		}
+	if rep.Outcome != "not run" {
+		// A run that never started has nothing per area or per rule to
+		// show: its one reason is the verdict line's.
+		writeConsoleAreas(w, rep)
+		writeConsoleFindings(w, rep)
+		writeNotJudged(w, rep)
 	}
 	if bc := rep.Baseline; bc != nil {
 		fmt.Fprintf(w, "\nBaseline %s: %d used, %d stale, %d idle\n", bc.File, len(bc.Used), len(bc.Stale), len(bc.Idle))
@@ -107,6 +72,64 @@ func writeConsole(w io.Writer, rep *Report, paths []string) {
 		for _, p := range paths {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
+	}
+}
+
+// writeConsoleAreas prints the table of rule verdicts per area.
+func writeConsoleAreas(w io.Writer, rep *Report) {
+	fmt.Fprintf(w, "\nRule verdicts per area:\n%-12s", "area")
+	for _, c := range consoleColumns {
+		fmt.Fprintf(w, " %8s", c.title)
+	}
+	fmt.Fprintf(w, "  %s\n", "verdict")
+	for _, a := range rep.Areas {
+		fmt.Fprintf(w, "%-12s", a.Area)
+		for _, c := range consoleColumns {
+			fmt.Fprintf(w, " %8s", dash(a.Counts[c.v]))
+		}
+		fmt.Fprintf(w, "  %s\n", a.Label)
+	}
+	fmt.Fprintf(w, "%-12s", "total")
+	for _, c := range consoleColumns {
+		fmt.Fprintf(w, " %8s", dash(rep.Counts[c.v]))
+	}
+	fmt.Fprintf(w, "  (%d scenarios in %.1fs)\n", len(rep.Scenarios), rep.Duration)
+}
+
+// maxListed is how many rules of one reason the "Not judged" list names
+// when they are not selected; past it, it counts them (report.html's rule
+// matrix names each). Untested and not applicable rules are always named.
+const maxListed = 30
+
+// writeNotJudged lists the observable rules the run did not judge, grouped
+// by verdict and reason: untested, not applicable and not selected.
+func writeNotJudged(w io.Writer, rep *Report) {
+	var rules []RuleResult
+	for _, r := range rep.Rules {
+		if r.Verdict == Untested || r.Verdict == NotApplicable || r.Verdict == NotSelected && r.Observable {
+			rules = append(rules, r)
+		}
+	}
+	if len(rules) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nNot judged:")
+	groups := map[string][]string{}
+	var order []string
+	for _, r := range rules {
+		key := string(r.Verdict) + ": " + r.Reason
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], r.ID)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]]) < len(groups[order[j]]) })
+	for _, key := range order {
+		ids := strings.Join(groups[key], " ")
+		if n := len(groups[key]); n > maxListed && strings.HasPrefix(key, string(NotSelected)+": ") {
+			ids = fmt.Sprintf("%d rules (report.html's rule matrix names each)", n)
+		}
+		fmt.Fprintf(w, "  %s\n    %s\n", key, ids)
 	}
 }
 
@@ -188,6 +211,12 @@ func clip(s string, n int) string {
 // traffic cannot decide as one count (report.html says why of each); and
 // the verdict line, which is never a certification.
 func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
+	if rep.Outcome == PassiveNothing {
+		// No exchange: every rule is not seen, which says nothing the
+		// verdict line does not.
+		writePassiveEnd(w, rep, paths)
+		return
+	}
 	byVerdict := map[Verdict][]RuleResult{}
 	for _, r := range rep.Rules {
 		byVerdict[r.Verdict] = append(byVerdict[r.Verdict], r)
@@ -254,6 +283,12 @@ func writePassiveConsole(w io.Writer, rep *Report, paths []string) {
 	if n := len(byVerdict[NotDecidable]); n > 0 {
 		fmt.Fprintf(w, "Not decidable from traffic: %s (invokeconf run judges them; report.html says why of each)\n", plural(n, "rule", "rules"))
 	}
+	writePassiveEnd(w, rep, paths)
+}
+
+// writePassiveEnd prints a passive report's last lines: the harness, the
+// traffic, the verdict line, that it is no certification, the reports.
+func writePassiveEnd(w io.Writer, rep *Report, paths []string) {
 	fmt.Fprintf(w, "\nHarness:  %s; spec %s; catalog %s\n", rep.Harness, rep.Identity.Spec(), rep.Identity.Catalog())
 	fmt.Fprintf(w, "Traffic:  %s\n", rep.Target)
 	fmt.Fprintf(w, "Verdict: %s (exit %d): %s\n", strings.ToUpper(rep.Outcome), rep.ExitCode, rep.Headline)

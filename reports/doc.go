@@ -9,9 +9,13 @@
 // or scenario by name: everything comes from the catalog, the tags and the
 // scenario statuses, so new features are judged without changes here.
 //
-// A run that did not judge every observable spec rule is partial, never a
-// certification; spec rules and contract rules (features.Rule.Source) get
-// verdicts apart, and a contract failure never turns the spec verdict red.
+// A rule is judged when it was checked (pass, fail, warning, expected
+// failure); not applicable is counted apart. A run that did not judge every
+// observable spec rule that applies is partial, never a certification, and
+// names the rules it left out; spec rules and contract rules
+// (features.Rule.Source) get verdicts apart, and a contract failure never
+// turns the spec verdict red. A section or a run in which no rule was judged
+// never reads pass: it is not applicable, not tested or not run.
 // decide is the one exit-code policy, which the CLI and the runner's tests
 // share. Every report names the harness build, the digests of the spec text
 // and the catalog, and the target's product (version.go).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/transcript"
 )
@@ -161,7 +162,7 @@ func TestNothingRanIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Outcome != "harness error" || rep.ExitCode != runner.ExitHarness {
+	if rep.Outcome != "not tested" || rep.ExitCode != runner.ExitHarness {
 		t.Fatalf("outcome %s, exit %d", rep.Outcome, rep.ExitCode)
 	}
 	if doc := junitOf(t, rep, Options{}); doc.Errors != 1 {
@@ -336,5 +337,184 @@ func TestRequireComplete(t *testing.T) {
 				t.Errorf("junit: %d failures with exit %d", doc.Failures, tc.code)
 			}
 		})
+	}
+}
+
+// formatsOf renders a report in every format a person or a machine reads
+// its verdicts in: the console, report.html, summary.json and junit.xml's
+// properties (name=value lines).
+func formatsOf(t *testing.T, rep *Report) map[string]string {
+	t.Helper()
+	var console, html, js bytes.Buffer
+	WriteConsole(&console, rep, nil)
+	if err := WriteHTML(&html, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	var props strings.Builder
+	for _, su := range junitOf(t, rep, Options{}).Suites {
+		for _, p := range su.Props {
+			props.WriteString(p.Name + "=" + p.Value + "\n")
+		}
+	}
+	return map[string]string{"console": console.String(), "report.html": html.String(), "summary.json": js.String(), "junit properties": props.String()}
+}
+
+// TestNothingTestedNeverPasses: a section (spec or contract) or a run in
+// which no rule was tested never reads pass in any format, and "judged N"
+// counts only rules that were checked: not applicable is counted apart.
+func TestNothingTestedNeverPasses(t *testing.T) {
+	noBundles := func(p *profile.Profile) {
+		p.Capabilities.Bundles, p.Capabilities.BundleTestHooks = false, false
+		p.DeclareCapability("bundles")
+		p.DeclareCapability("bundleTestHooks")
+	}
+	untested := func(s *runner.ScenarioResult) {
+		s.Status, s.Error = runner.Untested, "the target's agent cannot be made to show @say"
+	}
+	for _, tc := range []struct {
+		name      string
+		change    func(*profile.Profile)
+		sel       runner.Selection
+		scenario  func(*runner.ScenarioResult)
+		notRun    string
+		section   func(*Report) SourceVerdict
+		outcome   string // the section's
+		runResult string
+		exit      int
+	}{
+		{"a target without bundles: the contract", noBundles, runner.Selection{}, nil, "", func(r *Report) SourceVerdict { return r.Contract }, "not applicable", "pass", runner.ExitPass},
+		{"spec only without the contract's routes", func(p *profile.Profile) { p.Routes = nil }, runner.Selection{SpecOnly: true}, nil, "",
+			func(r *Report) SourceVerdict { return r.Contract }, "not selected", "pass", runner.ExitPass},
+		{"an unreachable target: the spec", noBundles, runner.Selection{}, nil, "the target is not reachable", func(r *Report) SourceVerdict { return r.Spec }, "not run", "not run", runner.ExitUsage},
+		{"an unreachable target: the contract", noBundles, runner.Selection{}, nil, "the target is not reachable", func(r *Report) SourceVerdict { return r.Contract }, "not run", "not run", runner.ExitUsage},
+		{"every scenario untested: the spec", nil, runner.Selection{Areas: []string{"sse"}}, untested, "", func(r *Report) SourceVerdict { return r.Spec }, "not tested", "not tested", runner.ExitHarness},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := reference(t)
+			if tc.change != nil {
+				tc.change(p)
+			}
+			plan, err := runner.NewPlan(p, tc.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As the runner records them: the planned scenarios that do
+			// not run with their plan's status, the others as they end.
+			const ran = "(ran)"
+			res := runner.Unattempted(plan, ran)
+			if tc.notRun != "" {
+				res = runner.Unattempted(plan, tc.notRun)
+			}
+			for i, s := range res.Scenarios {
+				if s.Error == ran {
+					res.Scenarios[i].Status, res.Scenarios[i].Error = runner.Passed, ""
+					if tc.scenario != nil {
+						tc.scenario(&res.Scenarios[i])
+					}
+				}
+			}
+			rep, err := Build(Input{Result: res, Profile: p, Target: "synthetic", NotRun: tc.notRun})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sv := tc.section(rep)
+			if sv.Outcome != tc.outcome || rep.Outcome != tc.runResult || rep.ExitCode != tc.exit {
+				t.Fatalf("section %s, run %s (exit %d); want section %s, run %s (exit %d)", sv.Outcome, rep.Outcome, rep.ExitCode, tc.outcome, tc.runResult, tc.exit)
+			}
+			// Judged counts only what was checked.
+			checked, na := 0, 0
+			for _, r := range rep.Rules {
+				if r.Observable && (r.Source == sv.Source || sv.Source == features.SourceSpec && r.Source == "") {
+					switch r.Verdict {
+					case Pass, Fail, Warning, ExpectedFailure:
+						checked++
+					case NotApplicable:
+						na++
+					}
+				}
+			}
+			if sv.Judged != checked || sv.NotApplicable != na {
+				t.Errorf("%s judged %d, not applicable %d; the rules say %d checked, %d not applicable", sv.Source, sv.Judged, sv.NotApplicable, checked, na)
+			}
+			label := strings.ToUpper(sv.Source[:1]) + sv.Source[1:] + ":"
+			for name, text := range formatsOf(t, rep) {
+				if name == "summary.json" {
+					var sum map[string]json.RawMessage
+					var sec struct{ Outcome string }
+					err := json.Unmarshal([]byte(text), &sum)
+					if err == nil {
+						err = json.Unmarshal(sum[sv.Source], &sec)
+					}
+					if err != nil || checked == 0 && sec.Outcome == "pass" {
+						t.Errorf("summary.json reads pass for the %s, in which no rule was tested (%v)", sv.Source, err)
+					}
+				}
+				for _, bad := range []string{label + "     PASS", label + " PASS", `<b>` + sv.Source + `:</b><span class="badge v-pass">`,
+					"invokeconf." + sv.Source + ".verdict=pass"} {
+					if checked == 0 && strings.Contains(text, bad) {
+						t.Errorf("%s reads pass for the %s, in which no rule was tested: %q", name, sv.Source, bad)
+					}
+				}
+				if tc.runResult != "pass" && (strings.Contains(text, "Verdict: PASS") || strings.Contains(text, `class="banner o-pass"`) ||
+					strings.Contains(text, "invokeconf.outcome=pass\n")) {
+					t.Errorf("%s reads pass for a run that is %s", name, rep.Outcome)
+				}
+			}
+		})
+	}
+}
+
+// TestPartialNamesWhatIsMissing: a partial run names the rules it left
+// out, in the headline every format shows (console, report.html's banner,
+// summary.json, junit.xml); past a few, it counts them and says where they
+// are listed, and the console's "Not judged" list names the not selected
+// rules too.
+func TestPartialNamesWhatIsMissing(t *testing.T) {
+	quick := synthetic(t, runner.Selection{Quick: true}, nil, nil)
+	if quick.Outcome != "partial" || !strings.Contains(quick.Headline, "not judged: SSE-04 (not selected)") {
+		t.Fatalf("outcome %s, headline %q: want SSE-04 named", quick.Outcome, quick.Headline)
+	}
+	for name, text := range formatsOf(t, quick) {
+		if !strings.Contains(text, "SSE-04 (not selected)") {
+			t.Errorf("%s does not name SSE-04, the rule --quick leaves out", name)
+		}
+	}
+	if console := formatsOf(t, quick)["console"]; !strings.Contains(console, "not selected: its scenarios were not selected (--quick)\n    SSE-04\n") {
+		t.Errorf("the console's Not judged list does not name SSE-04:\n%s", console)
+	}
+	sse := synthetic(t, runner.Selection{Areas: []string{"sse"}}, nil, nil)
+	missing := unjudged(sse.Rules, features.SourceSpec)
+	if len(missing) <= maxNamed || !strings.Contains(sse.Headline, itoa(len(missing))+" rules not judged ("+itoa(len(missing))+" not selected; ") {
+		t.Errorf("headline %q: want the %d rules counted and where they are listed", sse.Headline, len(missing))
+	}
+	if console := formatsOf(t, sse)["console"]; !strings.Contains(console, "rules (report.html's rule matrix names each)") {
+		t.Errorf("the console lists %d not selected rules one by one:\n%s", len(missing), console)
+	}
+}
+
+// TestNotRunPrintsItsReasonOnce: the console of a run whose target never
+// answered shows no table of untested rules, and its reason once, in the
+// verdict line.
+func TestNotRunPrintsItsReasonOnce(t *testing.T) {
+	p := reference(t)
+	plan, err := runner.NewPlan(p, runner.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const why = "the target http://127.0.0.1:9 is not reachable"
+	rep, err := Build(Input{Result: runner.Unattempted(plan, why), Profile: p, Target: "synthetic", NotRun: why})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var console bytes.Buffer
+	WriteConsole(&console, rep, nil)
+	if n := strings.Count(console.String(), why); n != 1 || !strings.Contains(console.String(), "Verdict: NOT RUN (exit 2): "+why) {
+		t.Errorf("the reason is printed %d times, want once in the verdict line:\n%s", n, console.String())
+	}
+	if lines := strings.Count(console.String(), "\n"); lines > 8 {
+		t.Errorf("%d lines for a run that never started:\n%s", lines, console.String())
 	}
 }

@@ -312,10 +312,20 @@ func writePassiveJUnit(w io.Writer, rep *Report, opts Options) error {
 		su.Tests++
 		su.Cases = append(su.Cases, c)
 	}
+	if rep.Outcome == PassiveNothing {
+		// Nothing was judged: an error, as the exit code has it, not a
+		// suite of skipped rules that CI would show green.
+		su := &junitxml.Suite{Name: "passive: recording", Timestamp: stamp, Properties: props, Time: seconds(rep.Duration), Tests: 1, Errors: 1,
+			Cases: []junitxml.Case{{Name: "the recording", Classname: "invokeconf.passive", Time: seconds(rep.Duration),
+				Error: &junitxml.Problem{Message: printable(rep.Outcome + ": " + rep.Headline), Text: printable(rep.Headline)}}}}
+		suites["recording"] = su
+		order = append([]string{"recording"}, order...)
+	}
 	for _, name := range order {
 		su := suites[name]
 		root.Tests += su.Tests
 		root.Failures += su.Failures
+		root.Errors += su.Errors
 		root.Skipped += su.Skipped
 		root.Suites = append(root.Suites, *su)
 	}

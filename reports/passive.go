@@ -28,6 +28,10 @@ const (
 const (
 	PassiveFail      = "fail"
 	PassiveNoFailure = "no failure"
+	// PassiveNothing is a judgement of no exchange (a proxy no client went
+	// through, a HAR file without entries): nothing was judged, so it is no
+	// "no failure", and exits 2 as a recording that cannot be judged.
+	PassiveNothing = "nothing observed"
 )
 
 // notDecidablePrefix starts the reason of a rule traffic cannot decide.
@@ -76,6 +80,9 @@ type PassiveInput struct {
 	// (EvidenceOf, or an Evidence's Lookup); nil, or false, shows only the
 	// request line and status.
 	Exchange func(id int) (transcript.Exchange, bool)
+	// Unanswered counts the exchanges recorded without a response, which
+	// are not judged (Summary.Observed leaves them out).
+	Unanswered int
 }
 
 // Evidence keeps the exchanges that broke a rule as a passive report shows
@@ -190,6 +197,10 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	rep.Contract = passiveSource(features.SourceContract, rep.Rules)
 	sort.SliceStable(rep.Findings, func(i, j int) bool { return severity(rep.Findings[i].Verdict) < severity(rep.Findings[j].Verdict) })
 	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
+	if s.Observed == 0 {
+		rep.Outcome, rep.ExitCode, rep.Headline = PassiveNothing, runner.ExitUsage, nothingObserved(in)
+		return rep, nil
+	}
 	rep.Outcome, rep.ExitCode = PassiveNoFailure, runner.ExitPass
 	head := fmt.Sprintf("observed %s; judged %d of %d rules", plural(s.Observed, "exchange", "exchanges"), rep.Passive.Judged, rep.Passive.Rules)
 	var parts []string
@@ -204,6 +215,19 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	}
 	rep.Headline = head + "; " + strings.Join(parts, "; ")
 	return rep, nil
+}
+
+// nothingObserved is the headline of a judgement of no exchange: what was
+// (not) seen, and its likely cause.
+func nothingObserved(in PassiveInput) string {
+	const tail = "; nothing judged, which is no pass"
+	switch {
+	case in.Unanswered > 0:
+		return fmt.Sprintf("observed %s, none with a response (does the service answer at its URL?)", plural(in.Unanswered, "exchange", "exchanges")) + tail
+	case in.Source == "proxy":
+		return "observed 0 exchanges: no client sent a request through the proxy (point the client at the proxy's URL)" + tail
+	}
+	return "observed 0 exchanges: the recording holds none" + tail
 }
 
 // passiveSource is a source's verdict in a passive report: fail, or

@@ -55,11 +55,14 @@ func severity(v Verdict) int {
 	return len(Verdicts)
 }
 
-// judged reports whether a verdict says something about the target: the
-// rule was checked, or the target lawfully lacks what it is about.
+// judged reports whether a verdict says the rule was checked against the
+// target: pass, fail, warning or expected failure. Not applicable is not
+// judged (nothing was checked: the target lawfully lacks what the rule is
+// about); it is counted apart, and a section or run whose rules are all
+// not applicable never reads pass.
 func judged(v Verdict) bool {
 	switch v {
-	case Pass, Fail, Warning, ExpectedFailure, NotApplicable:
+	case Pass, Fail, Warning, ExpectedFailure:
 		return true
 	}
 	return false
@@ -189,6 +192,9 @@ type ExchangeRef struct {
 // ID names where the finding was seen: the scenario's ID, or
 // "exchange-N-RULE".
 func (f Finding) ID() string {
+	if f.Scenario != nil && f.Exchange != nil {
+		return fmt.Sprintf("%s-exchange-%d-%s", f.Scenario.ID, f.Exchange.ID, f.RuleID)
+	}
 	if f.Scenario != nil {
 		return f.Scenario.ID
 	}
@@ -201,6 +207,9 @@ func (f Finding) ID() string {
 // Title names it for people: the scenario's title, or the exchange's
 // request line.
 func (f Finding) Title() string {
+	if f.Scenario != nil && f.Exchange != nil {
+		return fmt.Sprintf("exchange #%d of %s: %s", f.Exchange.ID, f.Scenario.Title(), f.Exchange.Request)
+	}
 	if f.Scenario != nil {
 		return f.Scenario.Title()
 	}
@@ -278,26 +287,43 @@ type FailedRule struct {
 // verdict red.
 type SourceVerdict struct {
 	Source string `json:"source"`
-	// Outcome is "pass", "partial" (some observable rule was not judged),
-	// "fail", "harness error", "not selected", or "none" (the catalog has
-	// no observable rule of this source).
+	// Outcome is "pass", "partial" (some observable rule was neither
+	// judged nor not applicable), "fail", "harness error", "not tested"
+	// (no rule of this source was judged, and some were untested), "not
+	// applicable" (every selected observable rule was not applicable:
+	// nothing to test), "not selected", "not run" (the target never
+	// answered), or "none" (the catalog has no observable rule of this
+	// source). Only "pass" and "partial" say that rules were tested and
+	// none failed; "pass" never stands for a section nothing was tested in.
 	Outcome string `json:"outcome"`
-	// Judged of Observable: the observable rules that got a verdict about
-	// the target (pass, fail, warning, expected failure, not applicable).
-	Judged     int    `json:"judged"`
-	Observable int    `json:"observable"`
-	Counts     Counts `json:"counts"`
+	// Judged of Observable: the observable rules checked against the
+	// target (pass, fail, warning, expected failure). NotApplicable counts
+	// those the target lawfully lacks, which were not checked: a section
+	// is complete when Judged+NotApplicable is Observable.
+	Judged        int    `json:"judged"`
+	NotApplicable int    `json:"notApplicable"`
+	Observable    int    `json:"observable"`
+	Counts        Counts `json:"counts"`
 	// Failed are the IDs of the rules that failed (MUST) or warned.
 	Failed []string `json:"failed"`
 }
 
-// Scope says how much of the spec a run certifies.
+// Scope says how much of the source a run judged: "judged 104 of 111
+// observable spec rules, 7 not applicable".
 func (s SourceVerdict) Scope() string {
 	if s.Observable == 0 {
 		return "no observable " + s.Source + " rules in the catalog"
 	}
-	return fmt.Sprintf("judged %d of %d observable %s rules", s.Judged, s.Observable, s.Source)
+	scope := fmt.Sprintf("judged %d of %d observable %s rules", s.Judged, s.Observable, s.Source)
+	if s.NotApplicable > 0 {
+		scope += fmt.Sprintf(", %d not applicable", s.NotApplicable)
+	}
+	return scope
 }
+
+// Complete reports whether every observable rule of the source was judged
+// or is not applicable.
+func (s SourceVerdict) Complete() bool { return s.Judged+s.NotApplicable >= s.Observable }
 
 // Report is one run, judged.
 type Report struct {
@@ -317,9 +343,11 @@ type Report struct {
 	ProfileYAML string           `json:"-"`
 	Selection   runner.Selection `json:"selection"`
 	// Outcome is "pass", "partial" (no MUST rule failed, but not every
-	// observable spec rule was judged: not a certification), "fail",
-	// "harness error" or "not run" (the target never answered); Headline
-	// says why.
+	// observable spec rule was judged or not applicable: not a
+	// certification; the headline names the rules left out), "fail",
+	// "harness error", "not tested" (no scenario ran, or none that ran
+	// tested a rule: exit 3) or "not run" (the target never answered);
+	// Headline says why.
 	Outcome  string `json:"outcome"`
 	Headline string `json:"headline"`
 	ExitCode int    `json:"exitCode"`
@@ -340,9 +368,9 @@ type Report struct {
 	Passive *Passive `json:"passive,omitempty"`
 }
 
-// Partial reports whether the run judged less than every observable spec
-// rule.
-func (r *Report) Partial() bool { return r.Spec.Judged < r.Spec.Observable }
+// Partial reports whether the run left an observable spec rule neither
+// judged nor not applicable.
+func (r *Report) Partial() bool { return !r.Spec.Complete() }
 
 // Input is what Build judges.
 type Input struct {
@@ -404,7 +432,7 @@ func Build(in Input) (*Report, error) {
 		}
 		return byRule[id]
 	}
-	scenarios := reconcile(res.Scenarios)
+	scenarios := explainObserved(reconcile(res.Scenarios))
 	for _, s := range scenarios {
 		cause := causeOf(s)
 		for _, id := range s.Rules {
@@ -420,6 +448,13 @@ func Build(in Input) (*Report, error) {
 		}
 		if cause != "" && !contains(s.Rules, cause) {
 			ev(cause).elsewhere = append(ev(cause).elsewhere, s)
+		}
+		seen := map[string]bool{}
+		for _, o := range s.Observed {
+			if !seen[o.Rule] {
+				seen[o.Rule] = true
+				ev(o.Rule).observed = append(ev(o.Rule).observed, s)
+			}
 		}
 		lean := s
 		lean.Transcript = nil
@@ -442,6 +477,13 @@ func Build(in Input) (*Report, error) {
 	rep.Areas = areasOf(rep.Rules)
 	rep.Spec = sourceVerdict(features.SourceSpec, rep.Rules)
 	rep.Contract = sourceVerdict(features.SourceContract, rep.Rules)
+	if in.NotRun != "" {
+		for _, sv := range []*SourceVerdict{&rep.Spec, &rep.Contract} {
+			if sv.Observable > 0 {
+				sv.Outcome = "not run"
+			}
+		}
+	}
 	rep.Findings = findings(scenarios, bl, idx)
 	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
 	rep.Baseline = bl.check(rep.Rules, scenarios)
@@ -615,6 +657,36 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 	return out
 }
 
+// explainObserved drops the observations (runner.Observation) that a rule
+// which failed in its own scenarios explains as well (their ExplainedBy):
+// the judgement of every exchange blames one rule for a fault, as
+// reconcile does for the scenarios.
+func explainObserved(in []runner.ScenarioResult) []runner.ScenarioResult {
+	failedOwn := map[string]bool{}
+	for _, s := range in {
+		if s.Status == runner.Failed && s.Failure != nil {
+			failedOwn[causeOf(s)] = true
+		}
+	}
+	for i, s := range in {
+		if len(s.Observed) == 0 {
+			continue
+		}
+		var kept []runner.Observation
+		for _, o := range s.Observed {
+			switch {
+			case o.Rule == causeOf(s):
+				// The scenario's own failure shows it already.
+			case o.Failure != nil && slices.ContainsFunc(o.Failure.ExplainedBy, func(r string) bool { return failedOwn[r] }):
+			default:
+				kept = append(kept, o)
+			}
+		}
+		in[i].Observed = kept
+	}
+	return in
+}
+
 // passedAs is s as the evidence of a rule it checked in full before its
 // failure (ScenarioResult.Checked): a passed scenario of that rule.
 func passedAs(s runner.ScenarioResult) runner.ScenarioResult {
@@ -644,6 +716,9 @@ type ruleEvidence struct {
 	own       []runner.ScenarioResult
 	blocked   []blockedBy
 	elsewhere []runner.ScenarioResult
+	// observed are the scenarios in whose exchanges the run's judgement of
+	// every exchange found the rule broken (runner.Observation).
+	observed []runner.ScenarioResult
 }
 
 type blockedBy struct {
@@ -667,7 +742,7 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 	for _, s := range e.own {
 		by[s.Status] = append(by[s.Status], s)
 	}
-	failed := append(append([]runner.ScenarioResult(nil), by[runner.Failed]...), e.elsewhere...)
+	failed := append(append(append([]runner.ScenarioResult(nil), by[runner.Failed]...), e.elsewhere...), e.observed...)
 	switch {
 	case !r.Observable:
 		rr.Verdict, rr.Reason = NotObservable, r.Why
@@ -739,13 +814,16 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 // only the others failed on it while its own scenarios passed, it says what
 // their requests carried that its own did not.
 func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence) string {
-	nOwn, nElse := len(own[runner.Failed]), len(e.elsewhere)
+	nOwn, nElse, nSeen := len(own[runner.Failed]), len(e.elsewhere), len(e.observed)
 	var parts []string
 	if nOwn > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d scenarios failed", nOwn, len(e.own)+len(e.blocked)))
 	}
 	if nElse > 0 {
 		parts = append(parts, fmt.Sprintf("it failed in a step that %s of other rules rest on", plural(nElse, "scenario", "scenarios")))
+	}
+	if nSeen > 0 {
+		parts = append(parts, fmt.Sprintf("the judgement of every exchange found it broken in the traffic of %s", plural(nSeen, "scenario", "scenarios")))
 	}
 	if nOwn == 0 && nElse > 0 && len(own[runner.Passed]) > 0 {
 		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[runner.Passed]), "scenario", "scenarios")))
@@ -912,8 +990,11 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 			continue
 		}
 		sv.Observable++
-		if judged(r.Verdict) {
+		switch {
+		case judged(r.Verdict):
 			sv.Judged++
+		case r.Verdict == NotApplicable:
+			sv.NotApplicable++
 		}
 		if r.Verdict != NotSelected {
 			selected++
@@ -931,7 +1012,11 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 		sv.Outcome = "none"
 	case selected == 0:
 		sv.Outcome = "not selected"
-	case sv.Judged < sv.Observable:
+	case sv.Judged == 0 && sv.NotApplicable == selected:
+		sv.Outcome = "not applicable"
+	case sv.Judged == 0:
+		sv.Outcome = "not tested"
+	case !sv.Complete():
 		sv.Outcome = "partial"
 	default:
 		sv.Outcome = "pass"
@@ -975,7 +1060,39 @@ func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]fe
 		f.Scenario = &lean
 		out = append(out, f)
 	}
+	for _, s := range scenarios {
+		out = append(out, observedFindings(s, bl, idx)...)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return severity(out[i].Verdict) < severity(out[j].Verdict) })
+	return out
+}
+
+// observedFindings are the findings of the rules the run's judgement of
+// every exchange found broken in s's exchanges: each with the exchange,
+// its transcript and curl command, and the scenario that made it.
+func observedFindings(s runner.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+	var out []Finding
+	lean := s
+	lean.Transcript = nil
+	for _, o := range s.Observed {
+		f := Finding{Rule: idx[o.Rule], RuleID: o.Rule, Scenario: &lean, Curl: []string{}, Transcript: []transcript.Exchange{},
+			Exchange: &ExchangeRef{ID: o.Exchange, Request: o.Request, Status: o.Status}}
+		if o.Failure != nil {
+			f.Check, f.Expected, f.Actual, f.Spec = o.Failure.Check, o.Failure.Expected, o.Failure.Actual, o.Failure.Spec
+		}
+		reason, expected := bl.expects(o.Rule, s)
+		f.Verdict = failedVerdict(idx[o.Rule].Level, expected)
+		if expected {
+			f.Baseline = reason
+		}
+		for _, ex := range s.Transcript {
+			if ex.ID == o.Exchange {
+				f.Transcript = append(f.Transcript, ex)
+				f.Curl = append(f.Curl, Curl(ex))
+			}
+		}
+		out = append(out, f)
+	}
 	return out
 }
 
@@ -1006,10 +1123,11 @@ func failedRules(rules []RuleResult, fs []Finding) []FailedRule {
 	return out
 }
 
-// decide is the one exit-code policy: 3 when the harness broke or no
-// scenario ran, 1 when a MUST rule failed (spec or contract) or a baseline
-// entry is stale, 2 when the target never answered, else 0, a partial run
-// included (it is reported amber and never called a certification).
+// decide is the one exit-code policy: 3 when the harness broke or no rule
+// was tested (no scenario ran, or every one that ran was untested), 1 when a
+// MUST rule failed (spec or contract) or a baseline entry is stale, 2 when
+// the target never answered, else 0, a partial run included (it is reported
+// amber, names the rules it left out, and is never called a certification).
 func decide(rep *Report, res *runner.Result, notRun string) (string, string, int) {
 	harness := 0
 	for _, s := range res.Scenarios {
@@ -1025,7 +1143,7 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 	case notRun != "":
 		return "not run", notRun, runner.ExitUsage
 	case res.Ran() == 0:
-		return "harness error", "no scenario ran: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", runner.ExitHarness
+		return "not tested", "no scenario ran, so no rule was tested: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", runner.ExitHarness
 	case harness > 0 || res.GodogStatus == 2:
 		return "harness error", fmt.Sprintf("the harness broke in %d scenarios: their rules could not be judged", harness), runner.ExitHarness
 	case rep.Counts[Fail] > 0 || stale > 0:
@@ -1040,12 +1158,19 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 			parts = append(parts, plural(stale, "baseline entry is", "baseline entries are")+" stale (now passing)")
 		}
 		return "fail", strings.Join(parts, "; "), runner.ExitFail
+	case rep.Spec.Judged+rep.Contract.Judged == 0:
+		return "not tested", fmt.Sprintf("no rule was tested: every scenario that ran was untested (%s untested; the console's \"Not judged\" list says why)",
+			plural(rep.Counts[Untested], "rule", "rules")), runner.ExitHarness
 	}
 	var parts []string
 	result := "pass"
-	if rep.Partial() {
+	if rep.Partial() || rep.Spec.Judged == 0 {
 		result = "partial"
-		parts = append(parts, rep.Spec.Scope()+": not a certification; no MUST rule that ran failed")
+		parts = append(parts, rep.Spec.Scope()+": not a certification")
+		if missing := unjudged(rep.Rules, features.SourceSpec); len(missing) > 0 {
+			parts = append(parts, namedMissing(missing))
+		}
+		parts = append(parts, "no MUST rule that ran failed")
 	} else {
 		parts = append(parts, "every applicable MUST rule passed ("+rep.Spec.Scope()+")")
 	}
@@ -1055,10 +1180,59 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 	if n := rep.Counts[ExpectedFailure]; n > 0 {
 		parts = append(parts, plural(n, "expected failure", "expected failures")+" (baseline)")
 	}
-	if n := rep.Counts[Untested]; n > 0 {
-		parts = append(parts, plural(n, "rule", "rules")+" untested")
+	if c := rep.Contract; c.Outcome != "not selected" && c.Outcome != "none" {
+		if missing := unjudged(rep.Rules, features.SourceContract); len(missing) > 0 {
+			parts = append(parts, "contract rules "+namedMissing(missing))
+		}
 	}
 	return result, strings.Join(parts, "; "), runner.ExitPass
+}
+
+// maxNamed is how many rules a headline names; past it, it counts them and
+// says where they are listed.
+const maxNamed = 10
+
+// unjudged lists the observable rules of a source that were neither judged
+// nor not applicable: untested, not selected, harness error.
+func unjudged(rules []RuleResult, source string) []RuleResult {
+	var out []RuleResult
+	for _, r := range rules {
+		src := r.Source
+		if src == "" {
+			src = features.SourceSpec
+		}
+		if src == source && r.Observable && !judged(r.Verdict) && r.Verdict != NotApplicable {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// namedMissing names the rules a partial run left out, by verdict: "not
+// judged: EVT-01 EVT-04 (untested), SSE-04 (not selected)"; past maxNamed,
+// their counts and where each is listed.
+func namedMissing(missing []RuleResult) string {
+	by := map[Verdict][]string{}
+	var order []Verdict
+	for _, r := range missing {
+		if by[r.Verdict] == nil {
+			order = append(order, r.Verdict)
+		}
+		by[r.Verdict] = append(by[r.Verdict], r.ID)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return severity(order[i]) < severity(order[j]) })
+	var parts []string
+	for _, v := range order {
+		if len(missing) <= maxNamed {
+			parts = append(parts, strings.Join(by[v], " ")+" ("+string(v)+")")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d %s", len(by[v]), v))
+		}
+	}
+	if len(missing) <= maxNamed {
+		return "not judged: " + strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%d rules not judged (%s; the console's \"Not judged\" list and report.html's rule matrix name each)", len(missing), strings.Join(parts, ", "))
 }
 
 // blockedCount counts the untested rules that a failure blocked.

@@ -235,7 +235,9 @@ const gitTimeout = 3 * time.Second
 // gitCommit asks git for the commit of the tree at root, "+dirty" when it
 // has changes, as long as no file of the tree (tracked, or untracked and
 // not ignored) nor a folder holding one changed after built, the time the
-// binary was written; else it says why not.
+// binary was written (a folder that changed only by files git ignores, such
+// as the reports a run writes, is no change: ignoredChangesOnly); else it
+// says why not.
 func gitCommit(root string, built time.Time) (commit, why string) {
 	head, err := git(root, "rev-parse", "HEAD")
 	if err != nil {
@@ -259,7 +261,7 @@ func gitCommit(root string, built time.Time) (commit, why string) {
 		}
 	}
 	for d := range dirs {
-		if st, err := os.Lstat(d); err == nil && st.ModTime().After(built) {
+		if st, err := os.Lstat(d); err == nil && st.ModTime().After(built) && !ignoredChangesOnly(root, d, dirs, built) {
 			return "", "the source tree " + root + " changed after the build (a file was added or removed in " + d + ")"
 		}
 	}
@@ -274,12 +276,67 @@ func gitCommit(root string, built time.Time) (commit, why string) {
 	return commit, ""
 }
 
+// ignoredChangesOnly reports whether a folder of the tree that changed
+// after the build did so only by what git ignores: some of its entries
+// changed after the build, and every one of them is ignored (the harness's
+// own output, reports/out, or a profile the .gitignore names) or is a
+// folder of the tree, judged on its own (tree). Ignored files are no part
+// of the tree, so the build is still the tree's. A folder none of whose
+// entries changed lost one: that is a change. The price: a file
+// removed from a folder in which an ignored one also changed goes unseen
+// (go run rebuilds when a compiled file goes, so only a binary built
+// without a VCS stamp and kept meets it).
+func ignoredChangesOnly(root, dir string, tree map[string]bool, built time.Time) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	var changed []string
+	for _, e := range entries {
+		if e.Name() == ".git" {
+			continue // git's own state, which git commands change
+		}
+		full := filepath.Join(dir, e.Name())
+		if tree[full] {
+			continue
+		}
+		if st, err := os.Lstat(full); err == nil && st.ModTime().After(built) {
+			rel, err := filepath.Rel(root, full)
+			if err != nil {
+				return false
+			}
+			changed = append(changed, filepath.ToSlash(rel))
+		}
+	}
+	if len(changed) == 0 {
+		return false
+	}
+	out, err := gitInput(root, strings.Join(changed, "\x00")+"\x00", "check-ignore", "-z", "--stdin")
+	if err != nil {
+		return false // exit 1: none is ignored
+	}
+	ignored := map[string]bool{}
+	for _, f := range strings.Split(out, "\x00") {
+		ignored[strings.TrimSuffix(f, "/")] = true
+	}
+	for _, f := range changed {
+		if !ignored[f] {
+			return false
+		}
+	}
+	return true
+}
+
 // git runs one git command in dir, bounded by gitTimeout.
-func git(dir string, args ...string) (string, error) {
+func git(dir string, args ...string) (string, error) { return gitInput(dir, "", args...) }
+
+// gitInput is git with input on its standard input.
+func gitInput(dir, input string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	cmd.Stdin = strings.NewReader(input)
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError

@@ -58,7 +58,9 @@ func TestIdentifyNamesTheBuild(t *testing.T) {
 
 // TestGitCommit: git names a checkout's commit, "+dirty" with a change or
 // a new file, and nothing once a file, or a folder's list of files, changed
-// after the build.
+// after the build; files git ignores change nothing (the reports a run
+// writes into the tree, a profile saved as the vendor guide says), before
+// the build or after.
 func TestGitCommit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -86,6 +88,7 @@ func TestGitCommit(t *testing.T) {
 	run("init", "-q")
 	write("go.mod", "module example.com/m\n")
 	write("sub/a.go", "package sub\n")
+	write(".gitignore", "/sub/out/\n/*-target.yaml\n")
 	run("add", ".")
 	run("commit", "-q", "-m", "one")
 	head := run("rev-parse", "HEAD")
@@ -93,7 +96,7 @@ func TestGitCommit(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	built := old.Add(time.Minute)
 	age := func() {
-		for _, p := range []string{"go.mod", "sub/a.go", "sub", "."} {
+		for _, p := range []string{"go.mod", "sub/a.go", ".gitignore", "sub", "."} {
 			if err := os.Chtimes(filepath.Join(root, p), old, old); err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
@@ -109,6 +112,21 @@ func TestGitCommit(t *testing.T) {
 		{"changed before the build", func() { write("sub/a.go", "package sub // changed\n"); age() }, head + "+dirty", ""},
 		{"a file changed after the build", func() { write("sub/a.go", "package sub // again\n") }, "", "changed after the build (sub/a.go)"},
 		{"a file removed after the build", func() { run("checkout", "-q", "--", "sub/a.go"); age(); os.Remove(filepath.Join(root, "sub", "a.go")) }, "", "a file was added or removed in " + filepath.Join(root, "sub")},
+		{"ignored files written after the build", func() {
+			run("checkout", "-q", "--", "sub/a.go")
+			age()
+			write("sub/out/report.html", "<html>")
+			write("my-target.yaml", "baseURL: http://127.0.0.1:8080\n")
+		}, head, ""},
+		{"ignored files written again", func() { write("sub/out/report.html", "<html> again") }, head, ""},
+		{"an untracked file beside an ignored one", func() {
+			write("sub/out/report.html", "<html>")
+			write("sub/notes.txt", "mine")
+		}, "", "changed after the build (sub/notes.txt)"},
+		{"a folder that only lost a file", func() {
+			os.Remove(filepath.Join(root, "sub", "notes.txt"))
+			os.RemoveAll(filepath.Join(root, "sub", "out"))
+		}, "", "a file was added or removed in " + filepath.Join(root, "sub")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			age()

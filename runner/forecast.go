@@ -33,9 +33,11 @@ type Forecast struct {
 	// not applicable, in the catalog's order.
 	Rules []RuleForecast `json:"rules"`
 	// SpecObservable counts the catalog's observable spec rules, SpecJudged
-	// those the run can judge (pass, fail or not applicable).
-	SpecObservable int `json:"specObservable"`
-	SpecJudged     int `json:"specJudged"`
+	// those the run can judge (check: pass or fail), SpecNotApplicable
+	// those it will find not applicable (not checked, yet no gap).
+	SpecObservable    int `json:"specObservable"`
+	SpecJudged        int `json:"specJudged"`
+	SpecNotApplicable int `json:"specNotApplicable"`
 }
 
 // RuleForecast is one rule the run will not judge, or will find not
@@ -52,9 +54,9 @@ type RuleForecast struct {
 // scenarios read an echoed answer only the steps know, at run time.
 func EchoUnknown(p *profile.Profile) bool { return !p.Capabilities.CanScript("echo") }
 
-// Partial reports whether the run will judge less than every observable
-// spec rule: a PARTIAL run, never a certification.
-func (f *Forecast) Partial() bool { return f.SpecJudged < f.SpecObservable }
+// Partial reports whether the run will leave an observable spec rule
+// neither judged nor not applicable: a PARTIAL run, never a certification.
+func (f *Forecast) Partial() bool { return f.SpecJudged+f.SpecNotApplicable < f.SpecObservable }
 
 // With returns the forecasts of one status.
 func (f *Forecast) With(status Status) []RuleForecast {
@@ -88,8 +90,10 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 		}
 		for _, kind := range ScriptNeeds(pl.Pickle) {
 			if !p.Capabilities.CanScript(kind) {
-				// The words the step uses when it meets the prompt.
+				// The words the step uses when it meets the prompt: the
+				// first directive it lacks, as the run meets them.
 				blocked[pl.ID] = append(blocked[pl.ID], fmt.Sprintf("the target's agent cannot be made to show @%s (capabilities.script lacks %s)", kind, kind))
+				break
 			}
 		}
 	}
@@ -107,8 +111,11 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 		rf := forecastRule(r, plan, byRule[r.ID], blocked)
 		if r.Source != features.SourceContract {
 			f.SpecObservable++
-			if rf.Status == Runs || rf.Status == NotApplicable {
+			switch rf.Status {
+			case Runs:
 				f.SpecJudged++
+			case NotApplicable:
+				f.SpecNotApplicable++
 			}
 		}
 		if rf.Status != Runs {
@@ -181,14 +188,16 @@ func appendNew(list []string, s string) []string {
 var promptInStep = regexp.MustCompile(`prompt "((?:[^"\\]|\\.)*)"`)
 
 // ScriptNeeds returns the agent script directives a scenario's prompts use,
-// read from its steps before the run: the prompts in doc strings and quoted
-// in step texts. A directive the profile's capabilities.script lacks makes
-// the scenario untested when the step sends the prompt (steps.needPrompt);
-// the forecast names it beforehand. A prompt a step writes itself, or an
-// echo prompt (capabilities.script's echo, checked when a step reads the
-// answer), is left to the run.
+// read from its steps before the run (the prompts in doc strings and quoted
+// in step texts), in the order the scenario first uses each. A directive
+// the profile's capabilities.script lacks makes the scenario untested when
+// the step sends the prompt (steps.needPrompt), which names the first one
+// the prompt lacks: so the first of this list that the profile lacks is the
+// one the run will name, and the forecast names it beforehand. A prompt a
+// step writes itself, or an echo prompt (capabilities.script's echo,
+// checked when a step reads the answer), is left to the run.
 func ScriptNeeds(pk features.Pickle) []string {
-	set := map[string]bool{}
+	var out []string
 	for i, text := range pk.Texts {
 		var prompts []string
 		if arg := pk.Arg(i); arg != "" && strings.Contains(text, "prompt") {
@@ -206,15 +215,10 @@ func ScriptNeeds(pk features.Pickle) []string {
 			for _, line := range strings.Split(prompt, "\n") {
 				word, _, _ := strings.Cut(strings.TrimSpace(line), " ")
 				if name, ok := strings.CutPrefix(word, "@"); ok && slices.Contains(agentscript.Kinds(), agentscript.Kind(strings.ToLower(name))) {
-					set[strings.ToLower(name)] = true
+					out = appendNew(out, strings.ToLower(name))
 				}
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

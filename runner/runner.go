@@ -20,6 +20,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
@@ -33,7 +34,7 @@ const (
 	ExitPass    = 0 // every applicable MUST rule passed
 	ExitFail    = 1 // a rule failed
 	ExitUsage   = 2 // bad usage or profile
-	ExitHarness = 3 // harness error, or no scenario ran
+	ExitHarness = 3 // harness error, or no rule tested (no scenario ran, or none that ran tested one)
 	ExitPartial = 4 // a partial run, with --require-complete
 )
 
@@ -98,7 +99,15 @@ type ScenarioResult struct {
 	// Checked are the scenario's own rules, other than Failure.Rule, that
 	// it checked in full before failing (steps.World.Checked): each is a
 	// pass of that rule, not blocked by the failure.
-	Checked  []string      `json:"checked,omitempty"`
+	Checked []string `json:"checked,omitempty"`
+	// Observed are the rules the run's judgement of every exchange found
+	// broken in this scenario's exchanges, whatever the scenario's own
+	// rules (observe.go).
+	Observed []Observation `json:"observed,omitempty"`
+	// Cell is where the scenario's last invoke sits among the spec's
+	// quantifiers (checks.Cell): a passing scenario judged its own rules
+	// there. Nil when it made no invoke.
+	Cell     *checks.Cell  `json:"cell,omitempty"`
 	Started  time.Time     `json:"started,omitzero"`
 	Duration time.Duration `json:"-"`
 	// Transcript is every exchange of the scenario, keys replaced by
@@ -119,7 +128,11 @@ func (s ScenarioResult) Title() string {
 type Result struct {
 	// Scenarios holds every scenario the plan selected: those that ran and
 	// those the profile made not applicable or untested before the run.
-	Scenarios   []ScenarioResult
+	Scenarios []ScenarioResult
+	// Cells are, per rule, the cells (checks.Cell.String) it was judged on:
+	// by the judgement of every exchange, and by its own scenarios that
+	// passed or checked it in full.
+	Cells       map[string][]string
 	Plan        *Plan
 	GodogStatus int
 	Started     time.Time
@@ -165,9 +178,10 @@ type collector struct {
 	console  io.Writer
 	noColors bool
 
-	mu      sync.Mutex
-	started map[string]time.Time // by godog pickle ID
-	results []ScenarioResult
+	mu       sync.Mutex
+	started  map[string]time.Time // by godog pickle ID
+	results  []ScenarioResult
+	byPickle map[string]int // index in results, by godog pickle ID
 }
 
 func (c *collector) begin(sc *godog.Scenario) {
@@ -187,7 +201,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 		stepTexts = append(stepTexts, features.StepText(st))
 	}
 	uri := path.Clean(strings.TrimPrefix(sc.Uri, "./"))
-	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript}
+	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript, Cell: d.Cell}
 	r.Feature = strings.TrimSuffix(path.Base(uri), ".feature")
 	r.ID = uri
 	if pl, ok := c.planned[features.PickleKey(uri, sc.Name, stepTexts)]; ok {
@@ -206,6 +220,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 		r.Started, r.Duration = t, time.Since(t)
 	}
 	c.results = append(c.results, r)
+	c.byPickle[sc.Id] = len(c.results) - 1
 	c.progress(len(c.results), r) // under the lock: lines come out in order
 	c.mu.Unlock()
 }
@@ -301,11 +316,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]Planned{}, total: plan.ToRun(),
-		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}}
+		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}, byPickle: map[string]int{}}
 	for _, pl := range plan.Scenarios {
 		col.planned[pl.Key()] = pl
 	}
-	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col}
+	obs := newObserver(cfg.Profile)
+	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col, Exchanges: obs.add}
 	res := &Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
 		format, output, closeOutput, err := cucumberOutput(cfg.OutDir)
@@ -328,7 +344,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Duration = time.Since(res.Started)
+	obs.attach(col.results, col.byPickle)
 	res.Scenarios = col.results
+	res.Cells = obs.cells(col.results)
 	reported := map[string]bool{}
 	for _, r := range col.results {
 		reported[r.ID] = true

@@ -53,6 +53,9 @@ func asyncDefs() []Def {
 			return err
 		}),
 		step1(`^I abort thread "(\w+)"$`, func(w *World, thread string) error {
+			if t, err := w.thread(thread); err == nil {
+				w.abortingThread(t)
+			}
 			_, err := w.follow("POST", "/api/threads/${thread:"+thread+"}/abort", "")
 			return err
 		}),
@@ -112,7 +115,7 @@ func (w *World) rememberAsync(run, thread string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.need2xx(r.Method+" "+r.URL+": the status of the async start", r); err != nil {
+	if err := w.need2xx(r.Method()+" "+r.URL()+": the status of the async start", r); err != nil {
 		return err
 	}
 	if err := w.judge(checks.AsyncAck); err != nil {
@@ -127,7 +130,7 @@ func (w *World) rememberAsync(run, thread string) error {
 		ThreadID string `json:"threadID"`
 		RunID    string `json:"runID"`
 	}
-	if err := json.Unmarshal(r.Body, &ack); err != nil {
+	if err := json.Unmarshal(r.Body(), &ack); err != nil {
 		return fmt.Errorf("the async answer passed ASYNC-01 but does not decode: %w", err)
 	}
 	w.threads[thread], w.runs[run] = ack.ThreadID, ack.RunID
@@ -157,14 +160,14 @@ func (w *World) lastCompletedOrWaited(now, notWant, later, run, thread string) e
 	if err := w.judgeIfDecided(checks.EventsLastCompleted); err != nil {
 		return err
 	}
-	body := string(r.Body)
+	body := string(r.Body())
 	has := func(s string) bool { return s != "" && strings.Contains(body, s) }
 	if has(notWant) || has(now) == has(later) {
 		want := fmt.Sprintf("the answer %q, or %q if the call waited for run %s; never both", now, later, run)
 		if notWant != "" {
 			want += fmt.Sprintf(", never %q", notWant)
 		}
-		return outcome.Failf(r.Method+" "+r.URL+": the body", want, "%s", abbreviate(r.Body)).
+		return outcome.Failf(r.Method()+" "+r.URL()+": the body", want, "%s", abbreviate(r.Body())).
 			WithSpec("Without it, returns the thread's last completed run").Explained("THREAD-03", "ASYNC-05")
 	}
 	if has(later) {
@@ -222,9 +225,9 @@ func (w *World) lastRunID(thread string) (string, error) {
 	if err := w.need2xx(check, r); err != nil {
 		return "", err
 	}
-	id, err := lastRunIDOf(r.Body)
+	id, err := lastRunIDOf(r.Body())
 	if err != nil {
-		return "", outcome.Failf(check, "a JSON object with lastRunID", "%s", abbreviate(r.Body)).Breaks("ASYNC-05")
+		return "", outcome.Failf(check, "a JSON object with lastRunID", "%s", abbreviate(r.Body())).Breaks("ASYNC-05")
 	}
 	return id, nil
 }
@@ -249,9 +252,9 @@ func (w *World) lastRunIDIsNot(run string) error {
 	if err != nil {
 		return err
 	}
-	got, err := lastRunIDOf(r.Body)
+	got, err := lastRunIDOf(r.Body())
 	if err != nil {
-		return outcome.Failf("the thread", "a JSON object", "%s", abbreviate(r.Body))
+		return outcome.Failf("the thread", "a JSON object", "%s", abbreviate(r.Body()))
 	}
 	if got == id {
 		// A thread that was not the run's own (another call's, reused)
@@ -386,6 +389,8 @@ func (w *World) threadRan(thread, said, before, spec string) error {
 // sure the run is under way when the abort lands. The stream's thread and
 // run (when an event names it) are remembered under the names given.
 func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.DocString) error {
+	w.aborting = true // the stream's run, and the abort in its cell
+	defer func() { w.aborting = false }()
 	content, err := w.expand(content)
 	if err != nil {
 		return err
@@ -397,23 +402,23 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 	var abortErr error
 	abortStatus, abortedAt := 0, 0
 	seen := watchFor(func(f Frame) bool { return hasContent(f, content) })
-	abortOnce := func(r *Response) bool {
-		if abortStatus != 0 || abortErr != nil || !seen(r) {
+	abortOnce := func(rd *reading) bool {
+		if abortStatus != 0 || abortErr != nil || !seen(rd) {
 			return false
 		}
-		w.threads[thread] = r.Header.Get("X-SVC-Thread-Id")
+		w.threads[thread] = rd.x.Response.Header.Get("X-SVC-Thread-Id")
 		if w.threads[thread] == "" {
 			abortErr = outcome.Fail("the SSE stream to abort", "an X-SVC-Thread-Id header naming its thread", "none").
-				Breaks(w.on(r, "THREAD-04"))
+				Breaks(checks.RuleOn("THREAD-04", checks.NewView(rd.x)))
 			return true
 		}
-		if id := sseRunID(r.Body); id != "" {
+		if id := sseRunID(rd.body); id != "" {
 			w.runs[run] = id
 		}
 		var ab *Response
-		abortedAt = len(r.Body)
+		abortedAt = len(rd.body)
 		if ab, abortErr = w.fetch("POST", "/api/threads/${thread:"+thread+"}/abort", ""); abortErr == nil {
-			abortStatus = ab.Status
+			abortStatus = ab.Status()
 			w.abortResp = ab
 		}
 		return false
@@ -432,7 +437,7 @@ func (w *World) invokeAndAbort(path, run, thread, content string, doc *godog.Doc
 		return err
 	}
 	if abortStatus == 0 {
-		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body)).
+		return outcome.Failf("the SSE stream before the abort", fmt.Sprintf("an event with the content %q", content), "%s", abbreviate(resp.Body())).
 			Explained("EVT-01")
 	}
 	w.abortStatus = abortStatus

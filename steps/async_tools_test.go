@@ -39,7 +39,7 @@ func TestServiceToolsLeftOut(t *testing.T) {
 	for _, tc := range tests {
 		w := testWorld(t)
 		w.P.Agents.Main.ServiceTools = []string{"platform-help"}
-		w.resp = &Response{Method: "POST", URL: "http://x/api", Status: 200, Body: []byte(tc.answer), Complete: true}
+		w.resp = fake{Method: "POST", URL: "http://x/api", Status: 200, Body: []byte(tc.answer), Complete: true}.response()
 		if err := w.toolsExactly("calc"); (err == nil) != tc.pass {
 			t.Errorf("%q: %v, want pass %v", tc.answer, err, tc.pass)
 		}
@@ -61,7 +61,7 @@ func TestLastCompletedOrWaited(t *testing.T) {
 	for _, tc := range tests {
 		w := testWorld(t)
 		w.threads["T"], w.runs["R3"] = "thr_1", "run_3"
-		w.resp = &Response{Method: "GET", URL: "http://x/events", Status: 200, Body: []byte(tc.body), Complete: true}
+		w.resp = fake{Method: "GET", URL: "http://x/events", Status: 200, Body: []byte(tc.body), Complete: true}.response()
 		if err := w.lastCompletedOrWaited("second", "first", "third", "R3", "T"); (err == nil) != tc.pass {
 			t.Errorf("%q: %v, want pass %v", tc.body, err, tc.pass)
 		}
@@ -88,7 +88,7 @@ func TestToolRulesOfAnotherAgentsRun(t *testing.T) {
 	for _, tc := range tests {
 		w := testWorld(t)
 		w.P.Agents.Other = profile.Agent{ID: "agt_2", Alias: "other-alias", Tools: []string{"mail"}}
-		w.resp = &Response{Method: "POST", URL: "http://127.0.0.1:1" + tc.path, Status: 200, Complete: true}
+		w.resp = fake{Method: "POST", URL: "http://127.0.0.1:1" + tc.path, Status: 200, Complete: true}.response()
 		if got := w.toolRules(tc.got); !slices.Equal(got, tc.want) {
 			t.Errorf("%s, tools %v: %v, want %v", tc.path, tc.got, got, tc.want)
 		}

@@ -318,10 +318,10 @@ func (bw *bundleWorld) readID(id, what string) (*installRecord, error) {
 		return nil, err
 	}
 	check := fmt.Sprintf("%s %s (the record of installation %s)", method, p, what)
-	if resp.Status != http.StatusOK {
-		return nil, outcome.Failf(check, "200 with the installation record", "status %d: %s", resp.Status, abbreviate(resp.Body))
+	if resp.Status() != http.StatusOK {
+		return nil, outcome.Failf(check, "200 with the installation record", "status %d: %s", resp.Status(), abbreviate(resp.Body()))
 	}
-	rec, err := decodeRecord(check, resp.Body)
+	rec, err := decodeRecord(check, resp.Body())
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +339,7 @@ func (bw *bundleWorld) statusOf(id string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return resp.Status, nil
+	return resp.Status(), nil
 }
 
 // learn remembers the task and child IDs a record names.
@@ -370,7 +370,7 @@ func (bw *bundleWorld) install(doc, name string) error {
 	if err != nil {
 		return err
 	}
-	st := &installState{doc: doc, answer: fmt.Sprintf("status %d: %s", resp.Status, abbreviate(resp.Body))}
+	st := &installState{doc: doc, answer: fmt.Sprintf("status %d: %s", resp.Status(), abbreviate(resp.Body()))}
 	bw.installs[name] = st
 	rec, err := bw.installedRecord(resp)
 	if err != nil {
@@ -394,11 +394,11 @@ func (bw *bundleWorld) install(doc, name string) error {
 // Location header pointing at the record. An answer with neither created
 // nothing: (nil, nil).
 func (bw *bundleWorld) installedRecord(resp *Response) (*installRecord, error) {
-	what := fmt.Sprintf("the answer to the install (status %d)", resp.Status)
-	if resp.Status >= 200 && resp.Status <= 299 {
-		return decodeRecord(what, resp.Body)
+	what := fmt.Sprintf("the answer to the install (status %d)", resp.Status())
+	if resp.Status() >= 200 && resp.Status() <= 299 {
+		return decodeRecord(what, resp.Body())
 	}
-	loc := resp.Header.Get("Location")
+	loc := resp.Header().Get("Location")
 	if loc == "" {
 		return nil, nil
 	}
@@ -410,11 +410,11 @@ func (bw *bundleWorld) installedRecord(resp *Response) (*installRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	what = fmt.Sprintf("GET %s, the Location of the install's status %d answer", p, resp.Status)
-	if r.Status != http.StatusOK {
-		return nil, outcome.Failf(what, "200 with the installation record", "status %d: %s", r.Status, abbreviate(r.Body))
+	what = fmt.Sprintf("GET %s, the Location of the install's status %d answer", p, resp.Status())
+	if r.Status() != http.StatusOK {
+		return nil, outcome.Failf(what, "200 with the installation record", "status %d: %s", r.Status(), abbreviate(r.Body()))
 	}
-	return decodeRecord(what, r.Body)
+	return decodeRecord(what, r.Body())
 }
 
 // ownPath turns a Location into a path below the profile's base URL; a
@@ -445,8 +445,8 @@ func (bw *bundleWorld) ownPath(loc string) (string, error) {
 func (bw *bundleWorld) givenInstalled(name, doc string) error {
 	err := bw.install(doc, name)
 	if err == nil {
-		if r := bw.w.resp; !is2xx(r.Status) {
-			err = outcome.Failf("the install of "+doc, "a 2xx answer with the installation record", "status %d: %s", r.Status, abbreviate(r.Body))
+		if r := bw.w.resp; !is2xx(r.Status()) {
+			err = outcome.Failf("the install of "+doc, "a 2xx answer with the installation record", "status %d: %s", r.Status(), abbreviate(r.Body()))
 		} else {
 			err = bw.isInstalled(name, "", false)
 		}
@@ -562,8 +562,8 @@ func (bw *bundleWorld) updateAnswered2xx(doc string) error {
 	if bw.noAnswer != "" {
 		return outcome.Fail(check, "a 2xx answer", "no answer: "+bw.noAnswer)
 	}
-	if r := bw.w.resp; r != nil && !is2xx(r.Status) {
-		return outcome.Failf(check, "a 2xx answer", "status %d: %s", r.Status, abbreviate(r.Body))
+	if r := bw.w.resp; r != nil && !is2xx(r.Status()) {
+		return outcome.Failf(check, "a 2xx answer", "status %d: %s", r.Status(), abbreviate(r.Body()))
 	}
 	return nil
 }

@@ -33,9 +33,9 @@ func (bw *bundleWorld) isInstalled(name, doc string, withVersions bool) error {
 	if bw.noAnswer != "" {
 		return outcome.Fail("the last update of installation "+name, "a 2xx answer", "no answer: "+bw.noAnswer)
 	}
-	if r := bw.w.resp; r != nil && !is2xx(r.Status) {
+	if r := bw.w.resp; r != nil && !is2xx(r.Status()) {
 		st, _ := bw.state(name)
-		f := outcome.Failf(fmt.Sprintf("the last call (%s %s)", r.Method, r.URL), "a 2xx answer", "status %d: %s", r.Status, abbreviate(r.Body)).
+		f := outcome.Failf(fmt.Sprintf("the last call (%s %s)", r.Method(), r.URL()), "a 2xx answer", "status %d: %s", r.Status(), abbreviate(r.Body())).
 			Explained(bw.docRules(st.doc)...)
 		if bw.lastUpdate != nil {
 			// An update skips children already at the target version
@@ -106,11 +106,11 @@ func (bw *bundleWorld) installRefused(problem string) error {
 	if err != nil {
 		return err
 	}
-	if r.Status < 400 || r.Status > 499 {
-		return outcome.Failf("the answer to the install", "a 4xx refusal (docs/bundles.md)", "status %d: %s", r.Status, abbreviate(r.Body))
+	if r.Status() < 400 || r.Status() > 499 {
+		return outcome.Failf("the answer to the install", "a 4xx refusal (docs/bundles.md)", "status %d: %s", r.Status(), abbreviate(r.Body()))
 	}
-	if p != "" && !strings.Contains(strings.ToLower(string(r.Body)), strings.ToLower(p)) {
-		return outcome.Failf("the refusal's body", fmt.Sprintf("a problem naming %q (docs/bundles.md)", p), "%s", abbreviate(r.Body))
+	if p != "" && !strings.Contains(strings.ToLower(string(r.Body())), strings.ToLower(p)) {
+		return outcome.Failf("the refusal's body", fmt.Sprintf("a problem naming %q (docs/bundles.md)", p), "%s", abbreviate(r.Body()))
 	}
 	return nil
 }
@@ -128,12 +128,12 @@ func (bw *bundleWorld) nothingInstalled() error {
 		return err
 	}
 	check := method + " " + p + " after the refusal"
-	if resp.Status != http.StatusOK {
-		return outcome.Failf(check, "200 with the installations", "status %d: %s", resp.Status, abbreviate(resp.Body))
+	if resp.Status() != http.StatusOK {
+		return outcome.Failf(check, "200 with the installations", "status %d: %s", resp.Status(), abbreviate(resp.Body()))
 	}
 	m := bw.w.marker("b")
-	if i := strings.Index(string(resp.Body), m); i >= 0 {
-		return outcome.Failf(check, "no record mentioning the refused document's names (marker "+m+")", "%s", abbreviate(resp.Body[max(0, i-150):]))
+	if i := strings.Index(string(resp.Body()), m); i >= 0 {
+		return outcome.Failf(check, "no record mentioning the refused document's names (marker "+m+")", "%s", abbreviate(resp.Body()[max(0, i-150):]))
 	}
 	return nil
 }
@@ -167,11 +167,11 @@ func (bw *bundleWorld) refusalNames(what string) error {
 	if err != nil {
 		return err
 	}
-	if is2xx(r.Status) {
-		return outcome.Failf("the answer to the last call", "a refusal: any status but 2xx", "status %d: %s", r.Status, abbreviate(r.Body))
+	if is2xx(r.Status()) {
+		return outcome.Failf("the answer to the last call", "a refusal: any status but 2xx", "status %d: %s", r.Status(), abbreviate(r.Body()))
 	}
-	if !strings.Contains(string(r.Body), n) {
-		return outcome.Failf("the refusal's body", fmt.Sprintf("an error naming %q", n), "%s", abbreviate(r.Body))
+	if !strings.Contains(string(r.Body()), n) {
+		return outcome.Failf("the refusal's body", fmt.Sprintf("an error naming %q", n), "%s", abbreviate(r.Body()))
 	}
 	return nil
 }
@@ -248,7 +248,7 @@ func (bw *bundleWorld) removalOrder(name, order string) error {
 		return err
 	}
 	var rec installRecord
-	if err := json.Unmarshal(r.Body, &rec); err != nil || len(rec.Log) == 0 {
+	if err := json.Unmarshal(r.Body(), &rec); err != nil || len(rec.Log) == 0 {
 		return &untested{reason: "the DELETE answer carries no installation record with a log (docs/bundles.md), so the uninstall order cannot be observed"}
 	}
 	return inOrder(rec.Log, "remove", order)

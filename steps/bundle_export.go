@@ -181,10 +181,10 @@ func (bw *bundleWorld) exported() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !is2xx(r.Status) {
+	if !is2xx(r.Status()) {
 		return nil, bw.w.refusal("the export (a 2xx with the project bundle: no status is named)", r)
 	}
-	tree, err := parseTree(r.Body)
+	tree, err := parseTree(r.Body())
 	if err != nil {
 		return nil, outcome.Failf("the export", "a YAML or JSON mapping", "%v", err)
 	}

@@ -30,7 +30,7 @@ func eventDefs() []Def {
 		}),
 		step2(`^I invoke "([^"]*)" with the prompt below and stop reading at the first prompt event:$`, func(w *World, path string, doc *godog.DocString) error { return w.invokeUntilPrompt(path, doc.Content) }),
 		step2(`^an event has (waitingOnModel|toolInput) set before the first event with (content|toolCall)$`, (*World).setBefore).AboutRun(),
-		step0(`^the step event comes before the events that belong to the step$`, func(w *World) error { return w.judgeAs("EVT-06", checks.StepAhead) }).AboutRun(),
+		step0(`^the step event comes before the events that belong to the step$`, func(w *World) error { return w.judge(checks.StepAhead) }).AboutRun(),
 	}
 }
 
@@ -123,7 +123,7 @@ func (w *World) innerField(field, inner, want string) error {
 		}
 	}
 	return outcome.Failf("the SSE events", fmt.Sprintf("an event with %s.%s = %q", field, inner, want),
-		"%d events without it: %s", len(evs), abbreviate(w.resp.Body))
+		"%d events without it: %s", len(evs), abbreviate(w.resp.Body()))
 }
 
 // promptEvent: EVT-07. The passive check judges each prompt event against
@@ -135,7 +135,7 @@ func (w *World) promptEvent(message, sensitive string) error {
 	if err != nil {
 		return err
 	}
-	sens, fields, ok := checks.ScriptAsk(r.Exchange(), message)
+	sens, fields, ok := checks.ScriptAsk(r.View, message)
 	if !ok || strconv.FormatBool(sens) != sensitive || !fields {
 		return scenarioErrorf("the step states a prompt %q, sensitive %s, with fields; the script's @ask lines say: found %t, sensitive %t, fields %t",
 			message, sensitive, ok, sens, fields)
@@ -153,7 +153,7 @@ func (w *World) promptEvent(message, sensitive string) error {
 		}
 	}
 	return outcome.Failf("the SSE events", fmt.Sprintf("a prompt event with message %q", message), "%d events without one: %s",
-		len(evs), abbreviate(w.resp.Body))
+		len(evs), abbreviate(w.resp.Body()))
 }
 
 // setBefore: EVT-08 and EVT-09, where the spec's words give an order,

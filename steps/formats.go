@@ -119,7 +119,7 @@ func (w *World) envelope() ([]map[string]any, error) {
 // envelopeOf returns the items of r's JSON envelope: one envelope
 // {items:[...]} and nothing after it rests on FMT-02.
 func (w *World) envelopeOf(r *Response) ([]map[string]any, error) {
-	if err := w.need2xx(r.Method+" "+r.URL+": the status", r); err != nil {
+	if err := w.need2xx(r.Method()+" "+r.URL()+": the status", r); err != nil {
 		return nil, err
 	}
 	items, err := r.EnvelopeItems()
@@ -181,7 +181,7 @@ func (w *World) envelopeHoldsRicher(tool, step string) error {
 		// A toolCall without its name, a step without its description,
 		// are EVT-05's and EVT-06's.
 		return outcome.Failf("the envelope's items", fmt.Sprintf("all events of the run: a toolCall named %q and a step %q", tool, step),
-			"toolCall found: %t, step found: %t, in %s", seenTool, seenStep, abbreviate(w.resp.Body)).Explained("EVT-05", "EVT-06")
+			"toolCall found: %t, step found: %t, in %s", seenTool, seenStep, abbreviate(w.resp.Body())).Explained("EVT-05", "EVT-06")
 	}
 	return nil
 }
@@ -319,7 +319,7 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 	}
 	if resp.Err != errStopped {
 		return outcome.Failf("the SSE stream", fmt.Sprintf("an event with content %q", content),
-			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body)).Explained("EVT-01")
+			"the stream ended without it (%v): %s", resp.Err, abbreviate(resp.Body())).Explained("EVT-01")
 	}
 	if err := w.heldBack(resp); err != nil {
 		return err
@@ -329,7 +329,7 @@ func (w *World) invokeAndDisconnect(path, runName, threadName, content string, d
 	if run == "" {
 		return outcome.Fail("the SSE stream", "events naming their run (runID or id line)", "no event names its run").Breaks("EVT-02")
 	}
-	thread := resp.Header.Get("X-SVC-Thread-Id")
+	thread := resp.Header().Get("X-SVC-Thread-Id")
 	if thread == "" {
 		return outcome.Fail("the disconnected stream", "an X-SVC-Thread-Id header", "none").Breaks(w.on(resp, "THREAD-04"))
 	}
@@ -362,7 +362,7 @@ func (w *World) invokePlainAndDisconnect(path, threadName, text string, doc *god
 	if err != nil {
 		return err
 	}
-	resp, err := w.invokeStopping(path, prompt, func(r *Response) bool { return strings.Contains(string(r.Body), text) })
+	resp, err := w.invokeStopping(path, prompt, func(rd *reading) bool { return strings.Contains(string(rd.body), text) })
 	if err != nil {
 		return err
 	}
@@ -371,12 +371,12 @@ func (w *World) invokePlainAndDisconnect(path, threadName, text string, doc *god
 	}
 	if resp.Err != errStopped {
 		return outcome.Failf("the plain-text answer", fmt.Sprintf("text holding %q", text),
-			"the answer ended without it (%v): %q", resp.Err, abbreviate(resp.Body))
+			"the answer ended without it (%v): %q", resp.Err, abbreviate(resp.Body()))
 	}
 	if err := w.heldBack(resp); err != nil {
 		return err
 	}
-	thread := resp.Header.Get("X-SVC-Thread-Id")
+	thread := resp.Header().Get("X-SVC-Thread-Id")
 	if thread == "" {
 		return outcome.Fail("the disconnected answer", "an X-SVC-Thread-Id header", "none").Breaks(w.on(resp, "THREAD-04"))
 	}
@@ -461,5 +461,5 @@ func (w *World) envelopeHasError() error {
 		}
 	}
 	return outcome.Failf("the envelope's items", "an item with error set (the run failed)", "%d items, none with error: %s",
-		len(items), abbreviate(w.resp.Body)).Explained(w.on(w.resp, "FMT-02"))
+		len(items), abbreviate(w.resp.Body())).Explained(w.on(w.resp, "FMT-02"))
 }

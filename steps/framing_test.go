@@ -118,7 +118,7 @@ func TestEnvelopeItemsOneEnvelope(t *testing.T) {
 		{`{"items":[]} trailing`, false},
 	}
 	for _, tt := range tests {
-		_, err := (&Response{Body: []byte(tt.body)}).EnvelopeItems()
+		_, err := (fake{Body: []byte(tt.body)}.response()).EnvelopeItems()
 		if (err == nil) != tt.ok {
 			t.Errorf("EnvelopeItems(%q): err %v, want ok %t", tt.body, err, tt.ok)
 		}
@@ -160,7 +160,7 @@ func TestEventIDsNeedTheThreadHeader(t *testing.T) {
 	if err := w.eventIDs(); err != nil {
 		t.Fatalf("with the header: %v", err)
 	}
-	w.resp.Header.Del("X-SVC-Thread-Id")
+	w.resp.Response.Header.Del("X-SVC-Thread-Id")
 	if f, ok := outcome.AsFailure(w.eventIDs()); !ok || f.Rule != "THREAD-04" {
 		t.Fatalf("without the header: %v, want a failure of THREAD-04", f)
 	}

@@ -31,10 +31,10 @@ func TestHeldBack(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Response{Method: "POST", URL: "http://h/api/invoke/a", Status: 200,
+			r := fake{Method: "POST", URL: "http://h/api/invoke/a", Status: 200,
 				ReqHeader: http.Header{"Accept": {tc.accept}}, ReqBody: []byte(script),
 				Header: http.Header{"X-Svc-Thread-Id": {"t1"}}, Body: []byte(tc.body), Sent: time.Now(),
-				Reads: []Read{{At: tc.at, End: len(tc.body)}}}
+				Reads: []Read{{At: tc.at, End: len(tc.body)}}}.response()
 			err := (&World{}).heldBack(r)
 			got := ""
 			if _, ok := Untested(err); ok {

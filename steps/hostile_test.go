@@ -184,10 +184,11 @@ func TestTrickleIsBoundedByTheDeadline(t *testing.T) {
 	if resp.Complete || resp.Err == nil || !strings.Contains(resp.Err.Error(), "did not end within") {
 		t.Errorf("Err = %v, want the deadline named", resp.Err)
 	}
-	if max := int(500*time.Millisecond/readGrain) + 1; len(resp.Reads) > max {
-		t.Errorf("%d reads kept for %d bytes, want at most %d", len(resp.Reads), len(resp.Body), max)
+	chunks := resp.Response.Body.Chunks
+	if max := int(500*time.Millisecond/readGrain) + 1; len(chunks) > max {
+		t.Errorf("%d reads kept for %d bytes, want at most %d", len(chunks), len(resp.Body()), max)
 	}
-	if n := len(resp.Reads); n == 0 || resp.Reads[n-1].End != len(resp.Body) {
+	if len(chunks) == 0 || resp.ArrivalOf(len(resp.Body())) != chunks[len(chunks)-1].At {
 		t.Error("the last read must end at the body's end")
 	}
 }
@@ -226,8 +227,8 @@ func TestRedirectIsAnAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Status != http.StatusTemporaryRedirect || reached.Load() != 0 {
-		t.Fatalf("status %d, %d requests reached the other host", resp.Status, reached.Load())
+	if resp.Status() != http.StatusTemporaryRedirect || reached.Load() != 0 {
+		t.Fatalf("status %d, %d requests reached the other host", resp.Status(), reached.Load())
 	}
 	err = w.settle(&Def{}, outcome.Fail("the status", "200", "307"))
 	f, _ := outcome.AsFailure(err)

@@ -10,62 +10,78 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gavv/httpexpect/v2"
 
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/internal/lateness"
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/traffic"
 )
 
-// Response is a response read to its end (or to a deadline), with the time
-// each read arrived, so that timing rules can be judged after the fact.
+// Response is one exchange the scenario made: the recorded exchange,
+// parsed once (checks.View: what the checks read, and the steps too), with
+// what only the client knows beside it: how reading ended and which key
+// role the request carried.
 type Response struct {
-	Method, URL string
-	Status      int
-	Header      http.Header
-	Body        []byte
-	// Sent is when the request was sent; the durations below count from it.
-	Sent      time.Time
-	HeadersAt time.Duration
-	Reads     []Read
+	*checks.View
 	// Complete is true when the body was read to its end.
 	Complete bool
 	// Err says why the body was not read to its end.
 	Err error
-
-	// ReqHeader and ReqBody are what the request sent (Exchange reads them).
-	ReqHeader http.Header
-	ReqBody   []byte
 	// Role is the key role the request carried ("" for none, or for an
 	// Authorization value given literally): which rule a refusal breaks
 	// depends on the scopes the role stands for (rests.go).
 	Role string
+
+	cutOnce sync.Once
+	cut     *checks.View // judged
 }
 
-// Read is one read of the body: when it arrived and the body length after
-// it. Reads less than readGrain apart are kept as one, at the first one's
-// time.
-type Read struct {
-	At  time.Duration
-	End int
+// Method and URL are the request's.
+func (r *Response) Method() string { return r.Request.Method }
+
+// URL is the absolute URL the request went to.
+func (r *Response) URL() string { return r.Request.URL }
+
+// Sent is when the request was sent; the times of the answer count from it.
+func (r *Response) Sent() time.Time { return r.Start }
+
+// HeadersAt is when the status and headers arrived.
+func (r *Response) HeadersAt() time.Duration {
+	if r.Response == nil {
+		return 0
+	}
+	return r.Response.HeaderAt
 }
+
+// Prompt returns the request's body as text.
+func (r *Response) Prompt() string { return string(r.Request.Body.Bytes()) }
 
 // ArrivalOf returns when the byte at offset off-1 had arrived (the time of
 // the first read whose end reached off).
 func (r *Response) ArrivalOf(off int) time.Duration {
-	for _, rd := range r.Reads {
-		if rd.End >= off {
-			return rd.At
+	if r.Response == nil {
+		return 0
+	}
+	end := 0
+	chunks := r.Response.Body.Chunks
+	for _, c := range chunks {
+		end += len(c.Data)
+		if end >= off {
+			return c.At
 		}
 	}
-	if len(r.Reads) > 0 {
-		return r.Reads[len(r.Reads)-1].At
+	if len(chunks) > 0 {
+		return chunks[len(chunks)-1].At
 	}
-	return r.HeadersAt
+	return r.HeadersAt()
 }
 
 // End returns when the last byte arrived.
-func (r *Response) End() time.Duration { return r.ArrivalOf(len(r.Body)) }
+func (r *Response) End() time.Duration { return r.ArrivalOf(len(r.Body())) }
 
 // MaxBody is the most the harness reads of one response body, a stream's
 // whole body included: whatever a target sends, the harness's memory stays
@@ -157,7 +173,7 @@ type request struct {
 	// stop, when set, is asked after every read with the response so far;
 	// when it returns true the client stops reading and closes the
 	// connection (a disconnect).
-	stop func(r *Response) bool
+	stop stopFunc
 }
 
 // prepared returns a request with the key and headers that the scenario's
@@ -207,7 +223,7 @@ func (w *World) keyed(role string, headers map[string]string, method, path strin
 // invokeStopping sends an invoke (prepared with the scenario's key and
 // headers), stops reading as soon as stop says so (a disconnect), and keeps
 // the response as the scenario's last.
-func (w *World) invokeStopping(path, prompt string, stop func(*Response) bool) (*Response, error) {
+func (w *World) invokeStopping(path, prompt string, stop stopFunc) (*Response, error) {
 	rq, err := w.prepared("POST", path, &prompt)
 	if err != nil {
 		return nil, err
@@ -221,10 +237,25 @@ func (w *World) invokeStopping(path, prompt string, stop func(*Response) bool) (
 	return resp, nil
 }
 
+// stopFunc is asked after every read of a body with the response so far.
+type stopFunc func(rd *reading) bool
+
+// reading is a response while its body is read: the exchange holds the
+// request, the status and the headers; body is what arrived so far, at is
+// when the last read returned (from the request's start).
+type reading struct {
+	x    *traffic.Exchange
+	body []byte
+	at   time.Duration
+}
+
 // do sends a request and reads the whole response under the scenario's
-// deadline. A deadline or a read error is kept in Response.Err, not
-// returned: steps judge it. It records the exchange in the transcript and
-// changes nothing else: the When steps keep the response they judge.
+// deadline, recording it as the proxy records its clients' traffic
+// (traffic.Recorder, keys kept: the reports redact). A deadline or a read
+// error is kept in Response.Err, not returned: steps judge it. It records
+// the exchange in the transcript and the scenario's history, hands it to
+// the run (Suite.Exchanges) and changes nothing else: the When steps keep
+// the response they judge.
 func (w *World) do(rq request) (*Response, error) {
 	path := rq.path
 	url := strings.TrimRight(w.P.BaseURL, "/") + path
@@ -233,58 +264,96 @@ func (w *World) do(rq request) (*Response, error) {
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
 	defer cancel()
-	req, ex, err := rq.build(ctx, url)
+	req, err := rq.build(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	resp := &Response{Method: rq.method, URL: url, ReqHeader: req.Header.Clone(), Sent: time.Now(), Role: rq.role}
+	rc := w.shared.recorder
+	start := time.Now()
+	x := &traffic.Exchange{ID: w.shared.nextID(), Start: start,
+		Request: traffic.Request{Method: rq.method, URL: rc.URL(url), Header: rc.Header(req.Header)}}
 	if rq.body != nil {
-		resp.ReqBody = []byte(*rq.body)
+		br := rc.Body(start)
+		br.Add([]byte(*rq.body), start)
+		x.Request.Body = br.Finish()
 	}
+	// The cell is the request's: a view of it alone, before any answer.
+	cell, inCell := w.cellOf(checks.NewView(x), w.aborting)
+	resp := &Response{Role: rq.role}
 	hr, err := w.client.Do(req)
 	if err != nil {
-		ex.Error = err.Error()
-		w.record(ex)
+		x.Error = err.Error()
+		resp.View = checks.NewView(x)
+		w.finish(resp, cell, inCell)
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no response within %s", w.deadline)
 		}
 		return nil, w.sendFailure(rq.method, path, err)
 	}
 	defer hr.Body.Close()
-	resp.HeadersAt = time.Since(resp.Sent)
-	resp.Status, resp.Header = hr.StatusCode, hr.Header
+	x.Response = &traffic.Response{Status: hr.StatusCode, Header: rc.Header(hr.Header), HeaderAt: time.Since(start)}
+	if inCell {
+		w.noteThreadCell(x, cell)
+	}
 	body := io.Reader(hr.Body)
 	if rq.maxBody > 0 {
 		body = &limitedBody{rc: hr.Body, left: rq.maxBody, limit: rq.maxBody}
 	}
-	resp.read(body, rq.stop, cancel)
+	br := rc.Body(start)
+	resp.read(x, br, body, rq.stop, cancel)
+	x.Response.Body = br.Finish()
+	switch {
+	case resp.Err == errStopped:
+		x.Response.End = traffic.EndClientGone
+	case !resp.Complete:
+		x.Response.End = traffic.EndError
+	default:
+		x.Response.End = traffic.EndComplete
+	}
 	if resp.Err != nil && ctx.Err() == context.DeadlineExceeded {
 		resp.Err = fmt.Errorf("the response did not end within %s", w.deadline)
 	}
-	ex.Status, ex.RespHeader, ex.RespBody = resp.Status, resp.Header, transcriptCopy(resp.Body)
-	ex.Elapsed = resp.End().Round(time.Millisecond).String()
 	if resp.Err != nil && resp.Err != errStopped {
-		ex.Error = resp.Err.Error()
+		x.Error = resp.Err.Error()
 	}
-	w.record(ex)
-	w.remember(resp)
-	if sel := w.selectionRules(resp); len(sel) > 0 {
+	if x.Response.End == traffic.EndClientGone && inCell {
+		cell.Outcome = checks.OutcomeAborted // the client went away: FMT-08 cancels the run
+	}
+	resp.View = checks.NewView(x)
+	w.finish(resp, cell, inCell)
+	return resp, nil
+}
+
+// finish keeps a recorded exchange: the run's lateness probe's stalls while
+// it lasted, the transcript, the scenario's history and the run's (with its
+// cell, when it is in one).
+func (w *World) finish(r *Response, cell checks.Cell, inCell bool) {
+	x := r.Exchange
+	x.Stalls, x.Probed = lateness.During(x.Start, r.End())
+	w.record(r)
+	if w.shared.exchanges != nil {
+		w.shared.exchanges(w.scenario, r.judged(), cell, inCell)
+	}
+	if x.Response == nil {
+		return
+	}
+	w.remember(r)
+	if sel := w.selectionRules(r); len(sel) > 0 {
 		w.histMu.Lock()
 		w.lastSelection = sel
 		w.histMu.Unlock()
 	}
-	return resp, nil
 }
 
-// build returns the *http.Request and the exchange a transcript shows.
-func (rq request) build(ctx context.Context, url string) (*http.Request, Exchange, error) {
+// build returns the *http.Request.
+func (rq request) build(ctx context.Context, url string) (*http.Request, error) {
 	var body io.Reader
 	if rq.body != nil {
 		body = strings.NewReader(*rq.body)
 	}
 	req, err := http.NewRequestWithContext(ctx, rq.method, url, body)
 	if err != nil {
-		return nil, Exchange{}, fmt.Errorf("build request %s %s: %w", rq.method, url, err)
+		return nil, fmt.Errorf("build request %s %s: %w", rq.method, url, err)
 	}
 	if rq.body != nil {
 		req.Header.Set("Content-Type", "text/plain")
@@ -295,23 +364,19 @@ func (rq request) build(ctx context.Context, url string) (*http.Request, Exchang
 	for _, k := range rq.omit {
 		req.Header.Del(k)
 	}
-	ex := Exchange{Method: rq.method, URL: url, Header: req.Header.Clone()}
-	if rq.body != nil {
-		ex.Body = *rq.body
-	}
-	return req, ex, nil
+	return req, nil
 }
 
-// read reads the body to its end, to stop, to an error or to the body
-// limit (see Client).
-func (resp *Response) read(body io.Reader, stop func(*Response) bool, disconnect func()) {
+// read reads the body into br to its end, to stop, to an error or to the
+// body limit (see Client).
+func (resp *Response) read(x *traffic.Exchange, br *traffic.BodyRecorder, body io.Reader, stop stopFunc, disconnect func()) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, rerr := body.Read(buf)
 		if n > 0 {
-			resp.Body = append(resp.Body, buf[:n]...)
-			resp.noteRead(time.Since(resp.Sent))
-			if stop != nil && stop(resp) {
+			now := time.Now()
+			br.Add(buf[:n], now)
+			if stop != nil && stop(&reading{x: x, body: br.Bytes(), at: now.Sub(x.Start)}) {
 				disconnect() // close the connection: the client goes away
 				resp.Err = errStopped
 				return
@@ -328,32 +393,11 @@ func (resp *Response) read(body io.Reader, stop func(*Response) bool, disconnect
 	}
 }
 
-// readGrain is the time under which two reads count as one, so that a
-// target that sends a byte at a time cannot grow the list without bound:
-// timing rules have tolerances of tens of milliseconds at least. maxReads
-// is a safety net: at one read per readGrain, no deadline lasts long enough
-// to reach it.
-const (
-	readGrain = time.Millisecond
-	maxReads  = 1 << 16
-)
-
-// noteRead adds a read that ended at the body's current length.
-func (resp *Response) noteRead(at time.Duration) {
-	if n := len(resp.Reads); n > 0 && (at-resp.Reads[n-1].At < readGrain || n >= maxReads) {
-		// The bytes of this read arrived at most readGrain later than
-		// the read they join says, or the list is full.
-		resp.Reads[n-1].End = len(resp.Body)
-		return
-	}
-	resp.Reads = append(resp.Reads, Read{At: at, End: len(resp.Body)})
-}
-
-// transcriptCopy copies what a transcript can keep of a body (record cuts
-// it), so a large body is not copied whole.
-func transcriptCopy(b []byte) string {
-	return string(b[:min(len(b), maxTranscriptBody+4<<10)])
-}
+// readGrain is the time under which two reads count as one (the recorder's
+// Grain), so that a target that sends a byte at a time cannot grow the
+// recording without bound: timing rules have tolerances of tens of
+// milliseconds at least.
+const readGrain = time.Millisecond
 
 var errStopped = errors.New("the client stopped reading")
 
@@ -424,8 +468,8 @@ type expectation struct {
 // judges what came back.
 func (r *Response) expect(check string) *expectation {
 	a := &assertions{check: check}
-	raw := &http.Response{StatusCode: r.Status, Header: r.Header, Body: io.NopCloser(bytes.NewReader(r.Body)),
-		ContentLength: int64(len(r.Body))}
+	raw := &http.Response{StatusCode: r.Status(), Header: r.Header(), Body: io.NopCloser(bytes.NewReader(r.Body())),
+		ContentLength: int64(len(r.Body()))}
 	return &expectation{
 		Response: httpexpect.NewResponseC(httpexpect.Config{AssertionHandler: a, Client: noClient}, raw, r.End()),
 		checks:   a,

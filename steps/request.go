@@ -226,10 +226,10 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 	if err != nil {
 		return fmt.Errorf("set up thread %q: %w", thread, err)
 	}
-	if err := w.need2xx(fmt.Sprintf("set-up run on thread %q (%s %s)", thread, resp.Method, resp.URL), resp); err != nil {
+	if err := w.need2xx(fmt.Sprintf("set-up run on thread %q (%s %s)", thread, resp.Method(), resp.URL()), resp); err != nil {
 		return err
 	}
-	id := resp.Header.Get("X-SVC-Thread-Id")
+	id := resp.Header().Get("X-SVC-Thread-Id")
 	if id == "" {
 		return outcome.Fail(fmt.Sprintf("set-up run on thread %q: the response header X-SVC-Thread-Id", thread),
 			"the thread's ID (\"Every response carries the header X-SVC-Thread-Id\")", "no such header").
@@ -254,7 +254,7 @@ func (w *World) runOn(role, thread, runName, path, text string) error {
 		}
 	}
 	return outcome.Failf(fmt.Sprintf("set-up run on thread %q: the envelope's items", thread),
-		"an item carrying runID", "%s", abbreviate(resp.Body)).Breaks("EVT-02")
+		"an item carrying runID", "%s", abbreviate(resp.Body())).Breaks("EVT-02")
 }
 
 // openingRun names the newest set-up run of a thread among the runs; the
@@ -272,8 +272,8 @@ func (w *World) statusIs(want int) error {
 	if err := w.judgeIfDecided(checks.MissingKey, checks.MalformedKey); err != nil {
 		return err
 	}
-	if r.Status != want {
-		return w.wrongStatus(r.Method+" "+r.URL+": the status", []int{want}, r)
+	if r.Status() != want {
+		return w.wrongStatus(r.Method()+" "+r.URL()+": the status", []int{want}, r)
 	}
 	return nil
 }
@@ -286,7 +286,7 @@ func (w *World) status2xx() error {
 	if err != nil {
 		return err
 	}
-	return w.need2xx(r.Method+" "+r.URL+": the status", r)
+	return w.need2xx(r.Method()+" "+r.URL()+": the status", r)
 }
 
 // statusEither: where the spec allows two statuses and gives no precedence.
@@ -295,8 +295,8 @@ func (w *World) statusEither(a, b int) error {
 	if err != nil {
 		return err
 	}
-	if r.Status != a && r.Status != b {
-		return w.wrongStatus(r.Method+" "+r.URL+": the status", []int{a, b}, r)
+	if r.Status() != a && r.Status() != b {
+		return w.wrongStatus(r.Method()+" "+r.URL()+": the status", []int{a, b}, r)
 	}
 	return nil
 }
@@ -317,7 +317,7 @@ func (w *World) headerIsThread(name, thread string) error {
 		return err
 	}
 	if !strings.EqualFold(name, "X-SVC-Thread-Id") {
-		if got := r.Header.Values(name); len(got) != 1 || got[0] != id {
+		if got := r.Header().Values(name); len(got) != 1 || got[0] != id {
 			return outcome.Failf("the response header "+name, fmt.Sprintf("one value, thread %q (%s)", thread, id), "%q", got)
 		}
 		return nil
@@ -341,7 +341,7 @@ func (w *World) headerIsNewThread(name string) error {
 	if err := w.judgeIfDecided(checks.NewThread); err != nil {
 		return err
 	}
-	got := r.Header.Values("X-SVC-Thread-Id")
+	got := r.Header().Values("X-SVC-Thread-Id")
 	if len(got) != 1 || got[0] == "" {
 		return outcome.Failf("the response header X-SVC-Thread-Id", "one value naming a new thread", "%q", got)
 	}
@@ -374,13 +374,13 @@ func (w *World) plainIsExactly(want string) error {
 	if err := w.needEcho(); err != nil {
 		return err
 	}
-	if err := w.need2xx(r.Method+" "+r.URL+": the status", r); err != nil {
+	if err := w.need2xx(r.Method()+" "+r.URL()+": the status", r); err != nil {
 		return err
 	}
 	if err := w.plainForm(); err != nil {
 		return err
 	}
-	if got := string(r.Body); got != want {
+	if got := string(r.Body()); got != want {
 		return outcome.Failf("the plain-text body", fmt.Sprintf("exactly the answer %q", bounded(want)), "%q", bounded(got)).Explained("EVT-03")
 	}
 	return nil
@@ -405,8 +405,8 @@ func (w *World) bodyContains(want, notWant string) error {
 	if notWant, err = w.expand(notWant); err != nil {
 		return err
 	}
-	body := string(r.Body)
-	check := r.Method + " " + r.URL + ": the body"
+	body := string(r.Body())
+	check := r.Method() + " " + r.URL() + ": the body"
 	// On a follow-up route the answer holds what the thread's runs said: a
 	// thread another call reused (THREAD-03), a run reported complete too
 	// early (ASYNC-05) explain other text too.
@@ -415,10 +415,10 @@ func (w *World) bodyContains(want, notWant string) error {
 		why = []string{"THREAD-03", "ASYNC-05"}
 	}
 	if !strings.Contains(body, want) {
-		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(r.Body)).Explained(why...)
+		return outcome.Failf(check, fmt.Sprintf("text containing %q", want), "%s", abbreviate(r.Body())).Explained(why...)
 	}
 	if notWant != "" && strings.Contains(body, notWant) {
-		return outcome.Failf(check, fmt.Sprintf("text without %q", notWant), "%s", abbreviate(r.Body)).Explained(why...)
+		return outcome.Failf(check, fmt.Sprintf("text without %q", notWant), "%s", abbreviate(r.Body())).Explained(why...)
 	}
 	return nil
 }

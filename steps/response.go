@@ -17,7 +17,7 @@ import (
 
 // MediaType returns the response's media type without parameters.
 func (r *Response) MediaType() string {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt, _, err := mime.ParseMediaType(r.Header().Get("Content-Type"))
 	if err != nil {
 		return ""
 	}
@@ -41,27 +41,17 @@ func (f Frame) Object() (map[string]any, error) {
 	return decodeObject([]byte(data))
 }
 
-// Frames splits the body into raw SSE frames and comment lines, each with
-// the time its last byte arrived (a comment line: the end of that line).
+// Frames returns the body's raw SSE frames and comment lines (parsed once,
+// checks.View), each with the time its last byte arrived (a comment line:
+// the end of that line).
 func (r *Response) Frames() ([]Frame, error) {
-	raw, err := sseframe.ReadAll(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Frame, len(raw))
-	read := 0 // frames end at increasing offsets: walk the reads once
-	for i, f := range raw {
-		for read < len(r.Reads) && r.Reads[read].End < f.End {
-			read++
+	parsed := r.View.Frames()
+	out := make([]Frame, len(parsed))
+	for i, f := range parsed {
+		out[i] = Frame{Frame: f.Frame, At: f.At}
+		if f.At < 0 {
+			out[i].At = r.HeadersAt()
 		}
-		at := r.HeadersAt
-		switch {
-		case read < len(r.Reads):
-			at = r.Reads[read].At
-		case len(r.Reads) > 0:
-			at = r.Reads[len(r.Reads)-1].At
-		}
-		out[i] = Frame{Frame: f, At: at}
 	}
 	return out, nil
 }
@@ -78,22 +68,21 @@ type streamWatch struct {
 
 // watchFor returns a stop function that is true once a complete frame or
 // comment line matches.
-func watchFor(match func(Frame) bool) func(*Response) bool {
+func watchFor(match func(Frame) bool) stopFunc {
 	sw := &streamWatch{match: match}
 	return sw.seen
 }
 
-func (sw *streamWatch) seen(r *Response) bool {
-	if sw.found || sw.fed >= len(r.Body) {
+func (sw *streamWatch) seen(rd *reading) bool {
+	if sw.found || sw.fed >= len(rd.body) {
 		return sw.found
 	}
-	at := r.Reads[len(r.Reads)-1].At
-	sw.p.Feed(r.Body[sw.fed:], func(f sseframe.Frame) {
-		if !sw.found && sw.match(Frame{Frame: f, At: at}) {
+	sw.p.Feed(rd.body[sw.fed:], func(f sseframe.Frame) {
+		if !sw.found && sw.match(Frame{Frame: f, At: rd.at}) {
 			sw.found = true
 		}
 	})
-	sw.fed = len(r.Body)
+	sw.fed = len(rd.body)
 	return sw.found
 }
 
@@ -117,7 +106,7 @@ func (r *Response) EventFrames() ([]Frame, error) {
 // without data and a frame the stream's end cut, which the standard does
 // not) and decodes the data of every event of the default type as an event
 // object.
-func (r *Response) Events() ([]map[string]any, error) { return eventsOf(r.Body) }
+func (r *Response) Events() ([]map[string]any, error) { return eventsOf(r.Body()) }
 
 // eventsOf is Events on a part of a body.
 func eventsOf(body []byte) ([]map[string]any, error) {
@@ -143,17 +132,17 @@ func (r *Response) EnvelopeItems() ([]map[string]any, error) {
 	var env struct {
 		Items *[]map[string]any `json:"items"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(r.Body))
+	dec := json.NewDecoder(bytes.NewReader(r.Body()))
 	dec.UseNumber()
 	if err := dec.Decode(&env); err != nil {
-		return nil, outcome.Failf("the response body", "a JSON envelope {items:[...]}", "%s (%v)", strconv.Quote(abbreviate(r.Body)), err)
+		return nil, outcome.Failf("the response body", "a JSON envelope {items:[...]}", "%s (%v)", strconv.Quote(abbreviate(r.Body())), err)
 	}
-	if rest := bytes.TrimSpace(r.Body[dec.InputOffset():]); len(rest) > 0 {
+	if rest := bytes.TrimSpace(r.Body()[dec.InputOffset():]); len(rest) > 0 {
 		return nil, outcome.Failf("the response body", "one JSON envelope {items:[...]} and nothing after it",
 			"%d more bytes after the envelope: %s", len(rest), strconv.Quote(abbreviate(rest)))
 	}
 	if env.Items == nil {
-		return nil, outcome.Fail("the response body", "a JSON envelope {items:[...]}", strconv.Quote(abbreviate(r.Body)))
+		return nil, outcome.Fail("the response body", "a JSON envelope {items:[...]}", strconv.Quote(abbreviate(r.Body())))
 	}
 	return *env.Items, nil
 }

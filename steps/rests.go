@@ -12,6 +12,7 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // Prerequisites. A scenario reaches its own check through steps whose
@@ -71,48 +72,45 @@ var routeRule = map[routeKind]string{
 	routeBundleUpdate:    "UPDATE-01",
 }
 
-// route classifies the request of r by its path and the profile: which of
-// the spec's routes, and for {id}, an agent ID, an alias or a thread.
+// route classifies the request of r by the one route grammar
+// (checks.View.Route) and the profile: which of the spec's routes, and for
+// {id}, an agent ID, an alias or a thread.
 func (w *World) route(r *Response) routeKind {
-	u, err := url.Parse(r.URL)
-	if err != nil {
-		return routeOther
-	}
-	segs := apiSegments(u.Path)
-	switch {
-	case len(segs) >= 3 && segs[0] == "api" && segs[1] == "invoke":
-		switch rest := segs[3:]; {
-		case len(rest) == 2 && rest[0] == "thread":
-			return routeThreadSegment
-		case len(rest) == 2 && rest[0] == "threads":
+	switch rt := r.Route(); rt.Kind {
+	case checks.RouteInvoke:
+		switch {
+		case rt.Thread != "" && rt.Threads:
 			return routeThreadsSegment
-		case len(rest) == 0:
-			return w.idKind(segs[2])
+		case rt.Thread != "":
+			return routeThreadSegment
 		}
-	case len(segs) >= 4 && segs[0] == "api" && segs[1] == "projects" && segs[3] == "invoke":
-		if len(segs) == 6 && segs[4] == "thread" {
+		return w.idKind(rt.ID)
+	case checks.RouteProjectInvoke:
+		if rt.Thread != "" {
 			return routeProjectThread
 		}
 		return routeProject
-	case len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "events":
+	case checks.RouteEvents:
 		return routeEvents
-	case len(segs) == 4 && segs[0] == "api" && segs[1] == "threads" && segs[3] == "abort":
+	case checks.RouteAbort:
 		return routeAbort
-	case len(segs) == 3 && segs[0] == "api" && segs[1] == "threads":
+	case checks.RouteThread:
 		return routeThreadGet
-	case len(segs) == 6 && segs[0] == "api" && segs[1] == "assistants" && segs[3] == "projects" && segs[5] == "bundle":
-		if segs[4] == w.P.Bundles.Export.ProjectID {
+	case checks.RouteExport:
+		if rt.ID == w.P.Bundles.Export.ProjectID {
 			return routeExport
 		}
 		return routeExportInstalled
-	case len(segs) == 4 && segs[0] == "api" && segs[1] == "bundles" && segs[2] == "installations" && r.Method == "DELETE":
+	case checks.RouteUninstall:
 		return routeUninstall
-	case len(segs) == 3 && segs[0] == "api" && segs[1] == "tasks" && r.Method == "DELETE":
+	case checks.RouteTaskDelete:
 		return routeTaskDelete
 	}
-	for name, kind := range map[string]routeKind{profile.RouteBundleInstall: routeBundleInstall, profile.RouteBundleUpdate: routeBundleUpdate} {
-		if method, tmpl, err := w.P.Route(name); err == nil && method == r.Method && pathMatches(tmpl, u.Path) {
-			return kind
+	if u, err := url.Parse(r.URL()); err == nil {
+		for name, kind := range map[string]routeKind{profile.RouteBundleInstall: routeBundleInstall, profile.RouteBundleUpdate: routeBundleUpdate} {
+			if method, tmpl, err := w.P.Route(name); err == nil && method == r.Method() && pathMatches(tmpl, u.Path) {
+				return kind
+			}
 		}
 	}
 	return routeOther
@@ -133,18 +131,6 @@ func pathMatches(tmpl, path string) bool {
 		}
 	}
 	return true
-}
-
-// apiSegments returns a path's segments from its "/api/" on, so a target
-// whose base URL has a path of its own is read alike.
-func apiSegments(path string) []string {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for i := 0; i+1 < len(segs); i++ {
-		if segs[i] == "api" {
-			return segs[i:]
-		}
-	}
-	return segs
 }
 
 // idKind tells what an {id} names: an agent ID or alias of the profile, or a
@@ -174,7 +160,7 @@ func (w *World) idKind(id string) routeKind {
 func (w *World) routeRuleOf(r *Response) string {
 	k := w.route(r)
 	if k == routeEvents {
-		if u, err := url.Parse(r.URL); err == nil && u.Query().Has("runID") {
+		if r.Route().Query.Has("runID") {
 			return "ASYNC-02"
 		}
 		return "ASYNC-03"
@@ -200,7 +186,7 @@ func (w *World) authRule(r *Response) string {
 		return "AUTH-07"
 	case wildcard && (k == routeAgentID || k == routeAlias || k == routeThreadSegment || k == routeThreadsSegment):
 		return "AUTH-04"
-	case k == routeThreadSegment || k == routeThreadsSegment || (k == routeAgentID && r.ReqHeader.Get("X-SVC-Thread-Id") != ""):
+	case k == routeThreadSegment || k == routeThreadsSegment || (k == routeAgentID && r.Request.Header.Get("X-SVC-Thread-Id") != ""):
 		return "AUTH-03"
 	case k == routeAgentID || k == routeAlias:
 		return "AUTH-01"
@@ -251,12 +237,12 @@ func (w *World) headerRules(r *Response) []string {
 		return nil // only the invoke routes read these headers
 	}
 	var out []string
-	if scriptFails(string(r.ReqBody)) && r.ReqHeader.Get("Accept") == "text/event-stream" {
+	if scriptFails(string(r.Prompt())) && r.Request.Header.Get("Accept") == "text/event-stream" {
 		// "Once an SSE stream has begun, a failure arrives as an event
 		// with error set, not as an HTTP status."
 		out = append(out, "SSE-07")
 	}
-	if v, ok := r.ReqHeader["X-Svc-Run-Mode"]; ok {
+	if v, ok := r.Request.Header["X-Svc-Run-Mode"]; ok {
 		research, unknown, spaced := false, false, false
 		for _, line := range v {
 			for _, m := range strings.Split(line, ",") {
@@ -284,7 +270,7 @@ func (w *World) headerRules(r *Response) []string {
 		}
 		out = append(out, "MODE-02", "MODE-06")
 	}
-	if v, ok := r.ReqHeader["X-Svc-Scoped-Tools"]; ok {
+	if v, ok := r.Request.Header["X-Svc-Scoped-Tools"]; ok {
 		for _, line := range v {
 			for _, t := range strings.Split(line, ",") {
 				if t != strings.TrimSpace(t) || t == "" {
@@ -294,32 +280,19 @@ func (w *World) headerRules(r *Response) []string {
 		}
 		out = append(out, "TOOLS-02")
 	}
-	if vs, ok := r.ReqHeader["Accept"]; ok && len(vs) == 1 {
-		switch v := vs[0]; {
-		case v == "text/event-stream":
-			out = append(out, "FMT-01")
-		case v == "application/json":
-			out = append(out, "FMT-02")
-		case strings.Contains(strings.ToLower(v), "event-stream"):
-			out = append(out, "FMT-04")
-		case strings.Contains(strings.ToLower(v), "json"):
-			out = append(out, "FMT-05")
-		default:
-			out = append(out, "FMT-03")
-		}
+	if vs, ok := r.Request.Header["Accept"]; ok && len(vs) == 1 {
+		out = append(out, checks.AcceptRule(vs[0], true))
 	}
-	if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+	if r.Request.Header.Get("X-SVC-Thread-Id") != "" {
 		out = append(out, "THREAD-02")
 	}
-	if u, err := url.Parse(r.URL); err == nil {
-		switch u.Query().Get("async") {
-		case "true":
-			out = append(out, "ASYNC-01")
-		case "false":
-			out = append(out, "ASYNC-07")
-		}
+	switch r.Route().Query.Get("async") {
+	case "true":
+		out = append(out, "ASYNC-01")
+	case "false":
+		out = append(out, "ASYNC-07")
 	}
-	if b := strings.TrimSpace(string(r.ReqBody)); strings.HasPrefix(b, "{") || strings.HasPrefix(b, "[") {
+	if b := strings.TrimSpace(string(r.Prompt())); strings.HasPrefix(b, "{") || strings.HasPrefix(b, "[") {
 		out = append(out, "BODY-02")
 	}
 	return out
@@ -344,7 +317,7 @@ func (w *World) refusalRule(r *Response) string {
 // are blamed, ownOnly those only a scenario about them blames.
 func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 	switch {
-	case r.Status == 401 || r.Status == 403:
+	case r.Status() == 401 || r.Status() == 403:
 		main = []string{w.authRule(r)}
 		switch w.route(r) {
 		case routeEvents, routeThreadGet, routeAbort, routeThreadID, routeThreadSegment, routeThreadsSegment:
@@ -358,8 +331,8 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 				ownOnly = append(ownOnly, h)
 			}
 		}
-	case r.Status == 404:
-		if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+	case r.Status() == 404:
+		if r.Request.Header.Get("X-SVC-Thread-Id") != "" {
 			main = append(main, "THREAD-02")
 		}
 		main = append(main, w.routeRuleOf(r))
@@ -386,7 +359,7 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 		}
 		ownOnly = append(ownOnly, "UNINSTALL-01")
 	case routeExportInstalled:
-		if u, err := url.Parse(r.URL); err == nil && u.Query().Has("app") {
+		if r.Route().Query.Has("app") {
 			// An app an update no longer declares is left untouched
 			// (UPDATE-05) and exports with ?app= (EXPORT-04).
 			ownOnly = append(ownOnly, "UPDATE-05", "EXPORT-04")
@@ -454,7 +427,7 @@ func (w *World) blame(f *outcome.Failure, main, ownOnly []string) {
 // need2xx returns a failure when r's status is not 2xx: what the scenario
 // needed before its own check (refusal). check names the call.
 func (w *World) need2xx(check string, r *Response) error {
-	if is2xx(r.Status) {
+	if is2xx(r.Status()) {
 		return nil
 	}
 	return w.refusal(check, r)
@@ -494,12 +467,8 @@ func (w *World) pathRules(r *Response) []string {
 		return nil
 	case routeThreadSegment, routeThreadsSegment:
 		out = append(out, w.routeRuleOf(r))
-		if u, err := url.Parse(r.URL); err == nil {
-			if segs := apiSegments(u.Path); len(segs) >= 3 {
-				if rule, ok := routeRule[w.idKind(segs[2])]; ok {
-					out = append(out, rule)
-				}
-			}
+		if rule, ok := routeRule[w.idKind(r.Route().ID)]; ok {
+			out = append(out, rule)
 		}
 	case routeThreadID, routeEvents, routeThreadGet, routeAbort:
 		// A thread the scenario opened on the main agent's ID.
@@ -520,7 +489,7 @@ func (w *World) statusRules(status int, r *Response) []string {
 	case 400:
 		return []string{"ERR-01"}
 	case 401:
-		auth := r.ReqHeader.Get("Authorization")
+		auth := r.Request.Header.Get("Authorization")
 		switch {
 		case auth == "":
 			return []string{"ERR-02"}
@@ -569,7 +538,7 @@ func (w *World) formRule(r *Response) string {
 	default:
 		return w.routeRuleOf(r)
 	}
-	switch r.ReqHeader.Get("Accept") {
+	switch r.Request.Header.Get("Accept") {
 	case "text/event-stream":
 		if r.MediaType() == "text/event-stream" {
 			return "SSE-05" // a stream that does not end with its close
@@ -588,29 +557,29 @@ func (w *World) readWhole(r *Response) error {
 		return nil
 	}
 	rule := w.formRule(r)
-	if rule == w.on(r, "FMT-03") && len(r.Body) > 0 {
+	if rule == w.on(r, "FMT-03") && len(r.Body()) > 0 {
 		rule = w.on(r, "FMT-06") // text that comes, but too slowly to end: held back
 	}
-	if !is2xx(r.Status) {
+	if !is2xx(r.Status()) {
 		rule = w.refusalRule(r)
 	}
-	return outcome.Failf(r.Method+" "+r.URL+": the answer", "an answer read to its end", "%v", r.Err).Breaks(rule)
+	return outcome.Failf(r.Method()+" "+r.URL()+": the answer", "an answer read to its end", "%v", r.Err).Breaks(rule)
 }
 
 // sendFailure is a request that got no answer at all: it breaks the rule
 // its route rests on.
 func (w *World) sendFailure(method, path string, err error) error {
-	r := &Response{Method: method, URL: strings.TrimRight(w.P.BaseURL, "/") + path}
+	r := &Response{View: checks.NewView(&traffic.Exchange{Request: traffic.Request{Method: method, URL: strings.TrimRight(w.P.BaseURL, "/") + path}})}
 	return outcome.Failf(method+" "+path, "an answer", "%v", err).Breaks(w.routeRuleOf(r))
 }
 
 // describe names a request for a failure: its method and URL.
-func describe(r *Response) string { return fmt.Sprintf("%s %s", r.Method, r.URL) }
+func describe(r *Response) string { return fmt.Sprintf("%s %s", r.Method(), r.URL()) }
 
 // on is rule as it stands on r's route: an agent-route rule that PROJ-03
 // states again for the project routes is PROJ-03 there (checks.RuleOn, the
 // passive judge's mapping too).
-func (w *World) on(r *Response, rule string) string { return checks.RuleOn(rule, r.Exchange()) }
+func (w *World) on(r *Response, rule string) string { return checks.RuleOn(rule, r.View) }
 
 // scriptFails reports whether a prompt is an agent script that fails
 // (@fail): a failure of the run, which a stream must carry as an event.
@@ -647,7 +616,7 @@ func (w *World) runRules(r *Response) []string {
 	default:
 		return nil
 	}
-	if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+	if r.Request.Header.Get("X-SVC-Thread-Id") != "" {
 		out = append(out, w.on(r, "THREAD-02"))
 	}
 	return out
@@ -669,7 +638,7 @@ func (w *World) selectionRules(r *Response) []string {
 	case routeThreadID:
 		out = append(out, "ROUTE-03")
 	}
-	if r.ReqHeader.Get("X-SVC-Thread-Id") != "" {
+	if r.Request.Header.Get("X-SVC-Thread-Id") != "" {
 		if len(out) > 0 {
 			out = append(out, w.on(r, "THREAD-01"))
 		}
@@ -683,12 +652,12 @@ func (w *World) selectionRules(r *Response) []string {
 // answer was not live, so what the scenario does mid-run came after the
 // run. It breaks the rule of the answer's form: FMT-01 ("live during the
 // run") for SSE, FMT-06 (flushed at most every 500 ms) for plain text.
-func (w *World) heldBack(r *Response) error { return w.heldBackUpTo(r, len(r.Body)) }
+func (w *World) heldBack(r *Response) error { return w.heldBackUpTo(r, len(r.Body())) }
 
 // heldBackUpTo is heldBack on the first n bytes of r's body: what the
 // client had when it acted.
 func (w *World) heldBackUpTo(r *Response, n int) error {
-	sc, err := agentscript.Parse(string(r.ReqBody))
+	sc, err := agentscript.Parse(string(r.Prompt()))
 	if err != nil || sc.Echo {
 		return nil
 	}
@@ -704,7 +673,7 @@ func (w *World) heldBackUpTo(r *Response, n int) error {
 	if last == "" {
 		return nil
 	}
-	if !strings.Contains(string(r.Body[:min(n, len(r.Body))]), last) {
+	if !strings.Contains(string(r.Body()[:min(n, len(r.Body()))]), last) {
 		// The text may not have been read yet although it had been sent
 		// (one write read in pieces): a client that acted only once the
 		// script's last words were due cannot show that it acted mid-run.
@@ -716,7 +685,7 @@ func (w *World) heldBackUpTo(r *Response, n int) error {
 		return nil
 	}
 	rule := w.on(r, "FMT-06")
-	if r.ReqHeader.Get("Accept") == "text/event-stream" {
+	if r.Request.Header.Get("Accept") == "text/event-stream" {
 		rule = w.on(r, "FMT-01")
 	}
 	return outcome.Failf("the answer when the client went away mid-run", fmt.Sprintf("text the script says later, %q, not yet sent", last),
@@ -749,10 +718,7 @@ func (w *World) selections() []string {
 func (w *World) threadInPath(r *Response) string {
 	switch w.route(r) {
 	case routeThreadSegment, routeThreadsSegment, routeProjectThread:
-		if u, err := url.Parse(r.URL); err == nil {
-			segs := apiSegments(u.Path)
-			return segs[len(segs)-1]
-		}
+		return r.Route().Thread
 	}
 	return ""
 }

@@ -64,7 +64,7 @@ func (w *World) eventsRead() ([]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := w.resp.Body
+	body := w.resp.Body()
 	if w.resp.Err == errStopped {
 		end := 0
 		if len(frames) > 0 {
@@ -130,7 +130,7 @@ func (w *World) scriptTiming() (checks.ScriptTiming, bool) {
 	if err != nil {
 		return checks.ScriptTiming{}, false
 	}
-	return checks.TimingOf(string(r.ReqBody))
+	return checks.TimingOf(string(r.Prompt()))
 }
 
 // stated returns a scenario error when a figure a step states is not the
@@ -203,7 +203,7 @@ func (w *World) invokeUntilPing(path, content string, doc *godog.DocString) erro
 }
 
 // untilPing is invokeUntilPing's stop function.
-func untilPing(content string) func(*Response) bool {
+func untilPing(content string) stopFunc {
 	var quietFrom time.Duration
 	quiet, over := false, false
 	return watchFor(func(f Frame) bool {

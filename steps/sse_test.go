@@ -125,13 +125,12 @@ func TestHugeFrameIsQuotedBounded(t *testing.T) {
 // between its CR and LF included.
 func TestWatchParsesOnce(t *testing.T) {
 	stream := "event: start\r\ndata: {}\r\n\r\n: ping\r\nid: r\r\ndata: {\"content\":\"hit\"}\r\n\r\n"
-	r := &Response{}
+	rd := &reading{}
 	found := -1
 	seen := watchFor(func(f Frame) bool { return hasContent(f, "hit") })
 	for i := 0; i < len(stream); i++ {
-		r.Body = append(r.Body, stream[i])
-		r.Reads = append(r.Reads, Read{At: time.Duration(i), End: len(r.Body)})
-		if seen(r) && found < 0 {
+		rd.body, rd.at = append(rd.body, stream[i]), time.Duration(i)
+		if seen(rd) && found < 0 {
 			found = i
 		}
 	}
@@ -168,9 +167,9 @@ func TestPingWithin(t *testing.T) {
 				body += later
 				reads = append(reads, Read{At: tt.reads[2], End: len(body)})
 			}
-			w.resp = &Response{Method: "POST", URL: "http://svc.test/api/invoke/agt_1", Status: 200,
+			w.resp = fake{Method: "POST", URL: "http://svc.test/api/invoke/agt_1", Status: 200,
 				ReqHeader: http.Header{"Accept": {"text/event-stream"}},
-				Header:    http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body), Reads: reads, Complete: !tt.stopped}
+				Header:    http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body), Reads: reads, Complete: !tt.stopped}.response()
 			if tt.stopped {
 				w.resp.Err = errStopped
 			}
@@ -205,13 +204,12 @@ func TestUntilPingStops(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Response{}
+			rd := &reading{}
 			stop := untilPing("quiet")
 			got := -1
 			for i, p := range tt.pieces {
-				r.Body = append(r.Body, p...)
-				r.Reads = append(r.Reads, Read{At: tt.at[i], End: len(r.Body)})
-				if stop(r) {
+				rd.body, rd.at = append(rd.body, p...), tt.at[i]
+				if stop(rd) {
 					got = i
 					break
 				}

@@ -48,7 +48,7 @@ func (w *World) run(name string) (string, error) {
 
 // statusFailure says that a response's status is not the one a check wants.
 func statusFailure(check, want string, r *Response) *outcome.Failure {
-	return outcome.Failf(check, want, "status %d, body %s", r.Status, abbreviate(r.Body))
+	return outcome.Failf(check, want, "status %d, body %s", r.Status(), abbreviate(r.Body()))
 }
 
 // is2xx reports whether a status is a success status.

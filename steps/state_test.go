@@ -45,7 +45,7 @@ func TestStatusChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		w := testWorld(t)
-		w.resp = &Response{Method: "POST", URL: "http://x/api", Status: tc.status, Body: []byte("problem"), Complete: true}
+		w.resp = fake{Method: "POST", URL: "http://x/api", Status: tc.status, Body: []byte("problem"), Complete: true}.response()
 		err := tc.check(w)
 		if (err == nil) != tc.pass {
 			t.Errorf("status %d: %v, want pass %v", tc.status, err, tc.pass)

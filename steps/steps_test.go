@@ -94,7 +94,7 @@ func TestIsSet(t *testing.T) {
 }
 
 func TestArrivalOf(t *testing.T) {
-	r := &Response{HeadersAt: time.Millisecond, Reads: []Read{{At: 10 * time.Millisecond, End: 5}, {At: 20 * time.Millisecond, End: 9}}}
+	r := fake{Body: []byte("012345678"), HeadersAt: time.Millisecond, Reads: []Read{{At: 10 * time.Millisecond, End: 5}, {At: 20 * time.Millisecond, End: 9}}}.response()
 	for off, want := range map[int]time.Duration{0: 10 * time.Millisecond, 5: 10 * time.Millisecond, 6: 20 * time.Millisecond, 9: 20 * time.Millisecond} {
 		if got := r.ArrivalOf(off); got != want {
 			t.Errorf("ArrivalOf(%d) = %s, want %s", off, got, want)
@@ -104,8 +104,8 @@ func TestArrivalOf(t *testing.T) {
 
 func TestTranscriptIsRedacted(t *testing.T) {
 	w := testWorld(t)
-	w.record(Exchange{Method: "POST", URL: "http://x", Header: http.Header{"Authorization": {"Bearer sk-svc-alice-k1-topsecret"}},
-		RespBody: "echo sk-svc-alice-k1-topsecret"})
+	w.record(fake{Method: "POST", URL: "http://x", ReqHeader: http.Header{"Authorization": {"Bearer sk-svc-alice-k1-topsecret"}},
+		Status: 200, Body: []byte("echo sk-svc-alice-k1-topsecret"), Complete: true}.response())
 	for _, e := range w.Transcript() {
 		if strings.Contains(e.Header.Get("Authorization")+e.RespBody, "topsecret") {
 			t.Fatalf("secret in transcript: %+v", e)

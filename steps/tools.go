@@ -2,7 +2,6 @@ package steps
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -238,12 +237,12 @@ func answerText(r *Response) (string, error) {
 			return concatContent(items), nil
 		}
 	}
-	return string(r.Body), nil
+	return string(r.Body()), nil
 }
 
 // runTools reads the tool list a run printed for @tools.
 func (w *World) runTools(r *Response) ([]string, error) {
-	if err := w.need2xx(r.Method+" "+r.URL+": the status of the run that lists its tools", r); err != nil {
+	if err := w.need2xx(r.Method()+" "+r.URL()+": the status of the run that lists its tools", r); err != nil {
 		return nil, err
 	}
 	text, err := answerText(r)
@@ -254,10 +253,10 @@ func (w *World) runTools(r *Response) ([]string, error) {
 		switch {
 		case r.MediaType() == "text/event-stream":
 			rule = "EVT-01"
-		case r.ReqHeader.Get("Accept") == "text/event-stream":
+		case r.Request.Header.Get("Accept") == "text/event-stream":
 			rule = w.on(r, "FMT-01")
 		}
-		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's answer", "events that can be read", "%v", err).Breaks(rule)
+		return nil, outcome.Failf(r.Method()+" "+r.URL()+": the run's answer", "events that can be read", "%v", err).Breaks(rule)
 	}
 	tools, ok := agentscript.ParseTools(text)
 	if !ok {
@@ -328,11 +327,11 @@ func (w *World) refusedOrToolsExactly(list string) error {
 	if err != nil {
 		return err
 	}
-	if r.Status >= 400 && r.Status < 500 {
+	if r.Status() >= 400 && r.Status() < 500 {
 		return nil
 	}
-	if !is2xx(r.Status) {
-		return statusFailure(r.Method+" "+r.URL+": the status", "a 4xx refusal, or 2xx with the narrowed tools", r)
+	if !is2xx(r.Status()) {
+		return statusFailure(r.Method()+" "+r.URL()+": the status", "a 4xx refusal, or 2xx with the narrowed tools", r)
 	}
 	return w.toolsExactly(list)
 }
@@ -454,7 +453,7 @@ func (w *World) toolRules(got []string) []string {
 			out = append(out, "CRED-02")
 		}
 	}
-	_, scoped := r.ReqHeader["X-Svc-Scoped-Tools"]
+	_, scoped := r.Request.Header["X-Svc-Scoped-Tools"]
 	missingPlain := false
 	for _, t := range main.Tools {
 		if _, gated := main.CredentialTools[t]; !gated && !slices.Contains(got, t) {
@@ -465,13 +464,13 @@ func (w *World) toolRules(got []string) []string {
 	for _, t := range got {
 		unknown = unknown || !slices.Contains(main.Tools, t) && !slices.Contains(w.P.Projects.Main.Tasks, t) && !w.isServiceTool(t)
 	}
-	if unknown && !scoped && r.ReqHeader.Get("X-SVC-Run-Mode") == "" {
+	if unknown && !scoped && r.Request.Header.Get("X-SVC-Run-Mode") == "" {
 		out = append(out, "TOOLS-04") // without the header, the agent's tools: no other
 	}
 	switch {
 	case scoped:
 		out = append(out, "TOOLS-02")
-	case missingPlain && r.ReqHeader.Get("X-SVC-Run-Mode") != "":
+	case missingPlain && r.Request.Header.Get("X-SVC-Run-Mode") != "":
 		out = append(out, "MODE-02") // a mode adds to the agent's own tools
 	case missingPlain && bare:
 		out = append(out, "TOOLS-03")
@@ -488,15 +487,11 @@ func foreignTools(got, stranger, own []string) bool {
 // namesAgent reports whether r's invoke path names agent a by its ID or
 // alias ({id}, with or without a thread segment).
 func (w *World) namesAgent(r *Response, a *profile.Agent) bool {
-	u, err := url.Parse(r.URL)
-	if err != nil {
+	rt := r.Route()
+	if rt.Kind != checks.RouteInvoke {
 		return false
 	}
-	segs := apiSegments(u.Path)
-	if len(segs) < 3 || segs[0] != "api" || segs[1] != "invoke" || segs[2] == "" {
-		return false
-	}
-	return segs[2] == a.ID || a.Alias != "" && segs[2] == a.Alias
+	return rt.ID == a.ID || a.Alias != "" && rt.ID == a.Alias
 }
 
 func (w *World) modelIs(not, want string) error {
@@ -541,15 +536,15 @@ func (w *World) responseEvents(r *Response) ([]map[string]any, error) {
 		err = outcome.Claim(err, w.on(r, "FMT-02"))
 	default:
 		rule := w.on(r, "FMT-02")
-		if r.ReqHeader.Get("Accept") == "text/event-stream" {
+		if r.Request.Header.Get("Accept") == "text/event-stream" {
 			rule = w.on(r, "FMT-01")
 		}
-		return nil, outcome.Failf(r.Method+" "+r.URL+": the response", "an SSE stream or a JSON envelope of events",
-			"Content-Type %q", r.Header.Get("Content-Type")).Breaks(rule)
+		return nil, outcome.Failf(r.Method()+" "+r.URL()+": the response", "an SSE stream or a JSON envelope of events",
+			"Content-Type %q", r.Header().Get("Content-Type")).Breaks(rule)
 	}
 	if err != nil {
 		f, _ := outcome.AsFailure(err)
-		return nil, outcome.Failf(r.Method+" "+r.URL+": the run's events", "event objects that can be read", "%v", err).Breaks(f.Rule)
+		return nil, outcome.Failf(r.Method()+" "+r.URL()+": the run's events", "event objects that can be read", "%v", err).Breaks(f.Rule)
 	}
 	return evs, nil
 }

@@ -36,6 +36,10 @@ const (
 
 // World is the state of one scenario.
 type World struct {
+	// shared is the run's (Suite.run); scenario names the one running.
+	shared   *shared
+	scenario Scenario
+
 	P        *profile.Profile
 	client   *http.Client
 	ctx      context.Context
@@ -99,6 +103,16 @@ type World struct {
 	// bundleWorld is the state of the bundle steps (bundle.go).
 	bundleWorld
 
+	// threadCells is, per thread, the cell of the run the scenario last
+	// made on it (cell.go); aborting says the next invoke's run is
+	// aborted by the scenario.
+	threadCells map[string]checks.Cell
+	aborting    bool
+	// lastCell is the cell of the last invoke the scenario made: where its
+	// own rules were judged when it passes.
+	lastCell *checks.Cell
+	cellMu      sync.Mutex
+
 	mu         sync.Mutex
 	transcript []Exchange
 }
@@ -115,6 +129,9 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	lateness.Start() // timing checks read the harness's own stalls (Response.Exchange)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.shared == nil {
+		w.shared = newShared(nil) // a World made outside a Suite (tests)
+	}
 	w.P, w.client, w.ctx, w.tags = p, client, ctx, tags
 	w.redact = p.Redactor()
 	w.deadline = DefaultDeadline
@@ -135,6 +152,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.stepChecked, w.checked = nil, nil
 	w.echoSent = false
 	w.answers, w.orphans, w.lastSelection = map[string]*Response{}, false, nil
+	w.threadCells, w.aborting, w.lastCell = map[string]checks.Cell{}, false, nil
 	w.bundleWorld = bundleWorld{w: w}
 	w.bundleWorld.reset()
 }
@@ -151,18 +169,31 @@ func (w *World) Transcript() []Exchange {
 	return append([]Exchange(nil), w.transcript...)
 }
 
-// record keeps an exchange, redacted before it is cut: a cut inside a key
-// would leave a piece that no whole-key redaction recognises.
-func (w *World) record(e Exchange) {
+// record keeps an exchange in the transcript, a redacted view of the
+// recorded exchange: keys as their variables, redacted before it is cut (a
+// cut inside a key would leave a piece that no whole-key redaction
+// recognises), bytes made safe to show.
+func (w *World) record(r *Response) {
 	clean := func(s string) string {
 		return safetext.Clean(w.redact.Cut(s, maxTranscriptBody, "\n[... truncated]"))
 	}
-	e.Method, e.URL, e.Elapsed, e.Error = clean(e.Method), clean(e.URL), clean(e.Elapsed), clean(e.Error)
-	e.Body, e.RespBody = clean(e.Body), clean(e.RespBody)
-	e.Header, e.RespHeader = cleanHeader(clean, e.Header), cleanHeader(clean, e.RespHeader)
+	x := r.Exchange
+	e := Exchange{ID: x.ID, Method: clean(x.Request.Method), URL: clean(x.Request.URL), Header: cleanHeader(clean, x.Request.Header),
+		Body: clean(transcriptText(x.Request.Body.Bytes())), Error: clean(x.Error)}
+	if x.Response != nil {
+		e.Status, e.RespHeader = x.Response.Status, cleanHeader(clean, x.Response.Header)
+		e.RespBody = clean(transcriptText(r.Body()))
+		e.Elapsed = clean(r.End().Round(time.Millisecond).String())
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.transcript = append(w.transcript, e)
+}
+
+// transcriptText is what a transcript can keep of a body (record cuts it),
+// so a large body is not copied whole.
+func transcriptText(b []byte) string {
+	return string(b[:min(len(b), maxTranscriptBody+4<<10)])
 }
 
 // cleanHeader applies clean to a header's names and values.

@@ -73,8 +73,9 @@ func TestSpillMatchesMemory(t *testing.T) {
 					t.Errorf("a spill file holds %q", leak)
 				}
 			}
-			if len(br.body.Chunks) > spillChunks || br.held > 16+int64(len(key)+200) {
-				t.Errorf("%d chunks and %d bytes held in memory", len(br.body.Chunks), br.held)
+			if len(br.held) > spillChunks || int64(len(br.buf)) > 16+int64(len(key)+200) {
+				t.Errorf("%d chunks and %d bytes held in memory", len(br.held), len(br.buf))
+
 			}
 			got := br.Finish()
 			if !reflect.DeepEqual(got, want) {

@@ -161,17 +161,70 @@ type Chunk struct {
 	Data []byte
 }
 
-// Bytes returns the recorded bytes of the body, chunks joined.
+// Bytes returns the recorded bytes of the body, chunks joined. When the
+// chunks' bytes lie end to end in one array, as a BodyRecorder leaves them,
+// it returns that buffer without copying: the caller must not modify it.
 func (b *Body) Bytes() []byte {
 	n := 0
 	for _, c := range b.Chunks {
 		n += len(c.Data)
+	}
+	if whole, ok := contiguous(b.Chunks, n); ok {
+		return whole
 	}
 	out := make([]byte, 0, n)
 	for _, c := range b.Chunks {
 		out = append(out, c.Data...)
 	}
 	return out
+}
+
+// contiguous returns the n bytes of chunks as one slice when they are
+// pieces of one array, end to end: each chunk's data starts where the one
+// before it ends, within the capacity of the first chunk's data (so within
+// its array: two arrays that merely lie side by side are not joined).
+func contiguous(chunks []Chunk, n int) ([]byte, bool) {
+	var first []byte
+	off := 0
+	for _, c := range chunks {
+		if len(c.Data) == 0 {
+			continue
+		}
+		if first == nil {
+			first = c.Data
+		} else if off+len(c.Data) > cap(first) || &first[:off+1][off] != &c.Data[0] {
+			return nil, false
+		}
+		off += len(c.Data)
+	}
+	if first == nil {
+		return nil, false
+	}
+	return first[:n:n], true
+}
+
+// Cut returns b holding only its first n recorded bytes, marked Truncated
+// (when it held more): what a recorder with MaxRecord n would have kept. The
+// chunks' data is shared with b.
+func Cut(b Body, n int) Body {
+	kept, all := 0, 0
+	var chunks []Chunk
+	for _, c := range b.Chunks {
+		all += len(c.Data)
+		if kept >= n {
+			continue
+		}
+		if len(c.Data) > n-kept {
+			c.Data = c.Data[:n-kept]
+		}
+		kept += len(c.Data)
+		chunks = append(chunks, c)
+	}
+	if kept < all {
+		b.Truncated = true
+	}
+	b.Chunks = chunks
+	return b
 }
 
 // Complete reports whether the recording holds the whole body.

@@ -7,6 +7,9 @@ import "net/http"
 
 // Exchange is one request and its response, as a report shows it.
 type Exchange struct {
+	// ID numbers the run's exchanges from 1 (the run's judgement of every
+	// exchange names them by it); 0 when not numbered.
+	ID         int         `json:"id,omitempty"`
 	Method     string      `json:"method"`
 	URL        string      `json:"url"`
 	Header     http.Header `json:"header"`

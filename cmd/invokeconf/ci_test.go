@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/invokeconf/invokeconf/internal/sweep"
+	"github.com/invokeconf/invokeconf/profile"
 )
 
 // TestCIRecipes runs the shell steps of docs/ci.md's GitHub Actions and
@@ -61,19 +62,19 @@ func TestCIRecipes(t *testing.T) {
 		system, text := string(b[1]), b[2]
 		t.Run(system, func(t *testing.T) {
 			steps, env := recipeSteps(t, system, text)
-			v := env["INVOKECONF_VERSION"]
+			v := env["HARNESS_VERSION"]
 			if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(v) {
-				t.Fatalf("INVOKECONF_VERSION is %q, not a pinned release vX.Y.Z", v)
+				t.Fatalf("HARNESS_VERSION is %q, not a pinned release vX.Y.Z", v)
 			}
 			if version == "" {
 				version = v
 			} else if v != version {
 				t.Fatalf("the jobs pin %s and %s", version, v)
 			}
-			if !strings.Contains(env["INVOKECONF_RUN_FLAGS"], "--require-complete") {
-				t.Errorf("the job's run does not gate on completeness: INVOKECONF_RUN_FLAGS=%q", env["INVOKECONF_RUN_FLAGS"])
+			if !strings.Contains(env["HARNESS_RUN_FLAGS"], "--require-complete") {
+				t.Errorf("the job's run does not gate on completeness: HARNESS_RUN_FLAGS=%q", env["HARNESS_RUN_FLAGS"])
 			}
-			if n := strings.Count(strings.Join(steps, "\n"), "go install github.com/invokeconf/invokeconf/cmd/invokeconf@\"$INVOKECONF_VERSION\""); n != 1 {
+			if n := strings.Count(strings.Join(steps, "\n"), "go install github.com/invokeconf/invokeconf/cmd/invokeconf@\"$HARNESS_VERSION\""); n != 1 {
 				t.Fatalf("the job installs the harness %d times, want once from the pinned version", n)
 			}
 			if !sweep.Full() {
@@ -85,7 +86,16 @@ func TestCIRecipes(t *testing.T) {
 			work := t.TempDir()
 			gopath := filepath.Join(work, ".gopath")
 			ghPath := filepath.Join(work, ".github_path")
-			base := append(os.Environ(), "GOPATH="+gopath, "GOMODCACHE="+modCache, "GITHUB_PATH="+ghPath,
+			// The job's environment, not the tester's: an INVOKECONF_*
+			// variable of this test run (INVOKECONF_FULL) is none of the
+			// job's, and would be warned about as one that sets no field.
+			var inherited []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "INVOKECONF_") {
+					inherited = append(inherited, kv)
+				}
+			}
+			base := append(inherited, "GOPATH="+gopath, "GOMODCACHE="+modCache, "GITHUB_PATH="+ghPath,
 				"GOPROXY=file://"+proxy+",file://"+filepath.Join(realCache, "cache", "download"),
 				// Offline: the dependencies were checked against the checksum
 				// database when they entered the module cache; this checkout
@@ -95,7 +105,7 @@ func TestCIRecipes(t *testing.T) {
 				base = append(base, k+"="+v)
 			}
 			// A partial selection, to be quick: completeness is not gated.
-			base = append(base, "SERVICE_ADDR=127.0.0.1:0", "INVOKECONF_RUN_FLAGS=--areas errors --quick")
+			base = append(base, "SERVICE_ADDR=127.0.0.1:0", "HARNESS_RUN_FLAGS=--areas errors --quick")
 			var groups []int
 			defer func() {
 				for _, g := range groups {
@@ -124,6 +134,9 @@ func TestCIRecipes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("step %d failed (%v):\n%s\n%s", i+1, err, script, out.String())
 				}
+				if strings.Contains(out.String(), "invokeconf: warning:") {
+					t.Errorf("step %d warns:\n%s\n%s", i+1, script, out.String())
+				}
 				if b, err := os.ReadFile(ghPath); err == nil {
 					for _, dir := range strings.Fields(string(b)) {
 						path = dir + string(os.PathListSeparator) + path
@@ -149,6 +162,85 @@ func TestCIRecipes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDocJobsPinTheHarness: every CI job of the docs that installs the
+// harness pins the same release in HARNESS_VERSION (never latest), and sets
+// no INVOKECONF_* variable that overrides no profile field, which every
+// invokeconf command would warn about.
+func TestDocJobsPinTheHarness(t *testing.T) {
+	docs, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const install = `go install github.com/invokeconf/invokeconf/cmd/invokeconf@"$HARNESS_VERSION"`
+	jobs, pins := 0, map[string]bool{}
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(b, -1) {
+			if !bytes.Contains(m[1], []byte("go install github.com/invokeconf/invokeconf/cmd/invokeconf@")) {
+				continue
+			}
+			jobs++
+			if !bytes.Contains(m[1], []byte(install)) {
+				t.Errorf("%s: a job installs the harness otherwise than %s", doc, install)
+			}
+			env := jobEnv(t, m[1])
+			v := env["HARNESS_VERSION"]
+			if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(v) {
+				t.Errorf("%s: HARNESS_VERSION is %q, not a pinned release vX.Y.Z", doc, v)
+			}
+			pins[v] = true
+			var environ []string
+			for k, v := range env {
+				environ = append(environ, k+"="+v)
+			}
+			var warnings bytes.Buffer
+			warnUnknownVars(&warnings, &profile.Profile{}, environ)
+			if warnings.Len() > 0 {
+				t.Errorf("%s: the job's environment makes every invokeconf command warn:\n%s", doc, warnings.String())
+			}
+		}
+	}
+	if jobs < 3 || len(pins) != 1 {
+		t.Errorf("%d jobs install the harness, pinning %v: want the CI recipes and the clients job, one release", jobs, pins)
+	}
+}
+
+// jobEnv is a CI job's environment: a GitHub Actions job's env, or a
+// GitLab CI job's variables.
+func jobEnv(t *testing.T, text []byte) map[string]string {
+	t.Helper()
+	var doc struct {
+		Jobs map[string]struct {
+			Env map[string]string `yaml:"env"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(text, &doc); err == nil && len(doc.Jobs) > 0 {
+		env := map[string]string{}
+		for _, job := range doc.Jobs {
+			for k, v := range job.Env {
+				env[k] = v
+			}
+		}
+		return env
+	}
+	var gitlab map[string]struct {
+		Variables map[string]string `yaml:"variables"`
+	}
+	if err := yaml.Unmarshal(text, &gitlab); err != nil {
+		t.Fatalf("a CI job does not parse: %v", err)
+	}
+	env := map[string]string{}
+	for _, job := range gitlab {
+		for k, v := range job.Variables {
+			env[k] = v
+		}
+	}
+	return env
 }
 
 // TestGitHubRecipePinsAndPermissions: the GitHub job pins every action by

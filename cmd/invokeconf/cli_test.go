@@ -142,9 +142,9 @@ func TestSilentTargetStillReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	code, _, stderr := invoke(t, "run", "--profile", path, "--out", out, "--areas", "sse")
-	if code != 2 || !strings.Contains(stderr, "is not reachable") {
-		t.Fatalf("exit %d: %s", code, stderr)
+	code, stdout, stderr := invoke(t, "run", "--profile", path, "--out", out, "--areas", "sse")
+	if code != 2 || !strings.Contains(stdout, "is not reachable") {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
 	var sum struct {
 		Outcome   string `json:"outcome"`

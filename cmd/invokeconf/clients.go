@@ -51,6 +51,9 @@ func cmdClients(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if _, err := clientconf.Plan(cfg); err != nil {
 		return 0, usageError{err}
 	}
+	if err := clientconf.CheckCommand(cfg); err != nil {
+		return 0, usageError{err}
+	}
 	fmt.Fprintf(stdout, "invokeconf clients: running %s once per run below, each against a fresh reference server\n", strings.Join(command, " "))
 	res, err := clientconf.Execute(ctx, cfg)
 	var ue *clientconf.UsageError

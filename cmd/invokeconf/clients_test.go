@@ -182,12 +182,14 @@ func TestClientsUsage(t *testing.T) {
 		{[]string{"clients", "--variants", "sse-crfl", "--", "true"}, "did you mean sse-crlf?"},
 		{[]string{"clients", "--defects", "no-clos", "--", "true"}, "did you mean no-close?"},
 		{[]string{"clients", "--", "no-such-command-anywhere"}, "no-such-command-anywhere"},
+		{[]string{"clients", "--", "./no-such-script.sh"}, `command "./no-such-script.sh": no such file`},
 		{[]string{"clients", "--timeout", "soon", "--", "true"}, "invalid value"},
 	}
 	for _, tt := range tests {
-		code, _, stderr := invoke(t, tt.args...)
-		if code != 2 || !strings.Contains(stderr, tt.want) {
-			t.Errorf("%v: exit %d: %s", tt.args, code, stderr)
+		// One line on stderr, nothing run: the command is checked first.
+		code, stdout, stderr := invoke(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+			t.Errorf("%v: exit %d:\n%s\n%s", tt.args, code, stdout, stderr)
 		}
 	}
 	code, stdout, _ := invoke(t, "help", "clients")

@@ -19,7 +19,7 @@
 //
 // Exit codes of run: 0 every applicable MUST rule passed; 1 a rule failed;
 // 2 bad usage (a selection that leaves no scenario included), a bad profile,
-// or a target that does not answer; 3 harness error or no scenario ran; 4 a
+// or a target that does not answer; 3 harness error or no rule tested; 4 a
 // partial run with --require-complete. Every other command's help lists its
 // own.
 package main
@@ -45,7 +45,8 @@ const exitCodes = `Exit codes:
   1  a MUST rule failed, or a baseline entry is stale
   2  bad usage (a selection that leaves no scenario included), a bad profile or baseline, or a target that
      does not answer
-  3  the harness broke, or no scenario ran (the profile made every selected scenario untested or not applicable)
+  3  the harness broke, or no rule was tested (no scenario ran: the profile made every selected scenario
+     untested or not applicable; or every scenario that ran was untested)
   4  with --require-complete: the run is PARTIAL (it did not judge every observable spec rule)
 `
 
@@ -158,13 +159,15 @@ var commandDocs = map[string]commandDoc{
 			"(report.html, summary.json with mode passive, junit.xml) and " + passiveSummaryFile + ": a verdict per rule, pass\n" +
 			"with the number of exchanges that decided it, fail with the exchange, untested, not seen, or not decidable\n" +
 			"from traffic with why.\n" +
-			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification.\n" +
+			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification; one that\n" +
+			"observed no exchange says NOTHING OBSERVED and exits 2, as 'invokeconf judge' does on an empty recording.\n" +
 			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys in bodies\n" +
 			"are hidden.\n" +
 			"See docs/passive.md.",
 		examples: []string{"invokeconf proxy --target https://svc.staging.example --listen 127.0.0.1:8089",
 			"invokeconf proxy --target http://127.0.0.1:8080 --duration 10m --out passive/ --redact-bodies"},
-		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, 3 the proxy broke.\n"},
+		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, or nothing observed (no client went through the\n" +
+			"proxy: nothing judged, which is no pass), 3 the proxy broke.\n"},
 	"judge": {synopsis: "invokeconf judge [flags] FILE.har",
 		description: "Judges recorded traffic offline against every rule that traffic can decide: the same judgement as\n" +
 			"'invokeconf proxy', on a HAR 1.2 file written by the proxy, by browser developer tools or by mitmproxy.\n" +
@@ -173,7 +176,8 @@ var commandDocs = map[string]commandDoc{
 			"the rules that need it untested. The file is read as a stream, each body up to --max-record bytes.\n" +
 			"--out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
 		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
-		exits:    "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file or one with no exchange, 3 a report could not be written.\n"},
+		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file, or nothing observed (a file\n" +
+			"with no exchange, or none with a response: nothing judged, which is no pass), 3 a report could not be written.\n"},
 	"clients": {synopsis: "invokeconf clients [flags] -- COMMAND [ARGS...]",
 		description: "Runs a client's own test command once against the default reference server, once per legal variant\n" +
 			"(a behaviour the spec allows a service: CRLF line endings, comments, numeric IDs, 202 for async...) and\n" +
@@ -186,7 +190,8 @@ var commandDocs = map[string]commandDoc{
 		examples: []string{"invokeconf clients -- go test ./client/...", "invokeconf clients --defects no-close,stream-cut-mid-frame -- npm test",
 			"invokeconf clients --variants sse-crlf,sse-cr --timeout 30s -- ./run-client-tests.sh"},
 		exits: "Exit codes: 0 the client passed every legal run, 1 it failed one (the default server, a variant or a group),\n" +
-			"2 bad usage (no command, an unknown variant or defect), 3 the harness could not run it.\n"},
+			"2 bad usage (no command, an unknown variant or defect, a command not found or not executable), 3 the harness\n" +
+			"could not run it.\n"},
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
@@ -266,7 +271,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return runner.ExitPass
 	default:
-		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s\n\n%s", args[0], suggestCommand(args[0]), usage)
+		// The suggestion and where the commands are listed, not the whole
+		// usage: the one line that matters stays on the screen.
+		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s (see 'invokeconf help')\n", args[0], suggestCommand(args[0]))
 		return runner.ExitUsage
 	}
 	if err != nil {
@@ -393,8 +400,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 			var known []string
 			fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-			msg = "unknown flag " + bad
-			if best := runner.Closest(strings.TrimLeft(bad, "-"), known); best != "" {
+			// The flag package writes every flag with one dash; the
+			// commands' help writes them with two, as users type them.
+			bad = strings.TrimLeft(bad, "-")
+			msg = "unknown flag --" + bad
+			if best := runner.Closest(bad, known); best != "" {
 				msg += " (did you mean --" + best + "?)"
 			}
 		}

@@ -32,7 +32,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"no command", nil, 2, "Usage"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
-		{"bad flag", []string{"run", "--nope"}, 2, "unknown flag -nope"},
+		{"bad flag", []string{"run", "--nope"}, 2, "unknown flag --nope"},
 		{"missing profile", []string{"run", "--profile", filepath.Join(dir, "absent.yaml")}, 2, "read profile"},
 		{"unknown defect", []string{"run", "--defect", "nope", "--tags", "@ERR-02"}, 2, "unknown defect"},
 		{"zero scenarios", []string{"run", "--tags", "@NO-SUCH-TAG", "--out", dir}, 2, "leaves no scenario to run"},

@@ -56,8 +56,8 @@ func TestJudgeForeignHAR(t *testing.T) {
 	}
 }
 
-// TestJudgeOddFiles: a file with no exchange is bad usage, with a clear
-// message; entries a recorder left without headers or bodies, or with
+// TestJudgeOddFiles: a file with no exchange (none with a response) is
+// nothing observed, exit 2, with a clear message; entries a recorder left without headers or bodies, or with
 // bodies it could not fetch or cut, leave rules untested, never failed.
 func TestJudgeOddFiles(t *testing.T) {
 	const (
@@ -81,9 +81,9 @@ func TestJudgeOddFiles(t *testing.T) {
 		want     []string // in the output
 		untested []string // rules untested, never failed
 	}{
-		{"no entries", file(), 2, []string{"holds no exchange (log.entries is empty)"}, nil},
+		{"no entries", file(), 2, []string{"Verdict: NOTHING OBSERVED (exit 2): observed 0 exchanges: the recording holds none"}, nil},
 		{"no responses", file(`{"request":{"method":"GET","url":"http://svc.test/"},"response":{"status":0}}`), 2,
-			[]string{"holds 1 entry, none with a response"}, nil},
+			[]string{"Verdict: NOTHING OBSERVED (exit 2): observed 1 exchange, none with a response"}, nil},
 		{"HAR 1.1-style entry", file(`{"startedDateTime":"2026-11-20T09:00:00Z","request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01"},"response":{"status":200}}`), 0,
 			nil, []string{"ERR-02", "THREAD-04"}},
 		{"a body the recorder could not fetch", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"mimeType":"text/event-stream"}`)), 0,
@@ -203,6 +203,26 @@ func proxyCommand(t *testing.T, redact bool) {
 	if err := json.Unmarshal(sb, &s); err != nil || !strings.HasPrefix(s.Headline, "observed 1 exchange;") {
 		t.Errorf("summary %s (%v)", sb, err)
 	}
+}
+
+// TestNothingObservedIsNoPass: a proxy no client went through and judge on
+// the HAR file it wrote agree: NOTHING OBSERVED, exit 2, in the console and
+// every report (junit.xml: an error), never NO FAILURE or exit 0.
+func TestNothingObservedIsNoPass(t *testing.T) {
+	srv := invokeconftest.NewServer(t)
+	dir := t.TempDir()
+	code, out := runProxy(t, srv.URL, dir, false, func(string) {})
+	if code != 2 || !strings.Contains(out, "Verdict: NOTHING OBSERVED (exit 2): observed 0 exchanges: no client sent a request through the proxy") ||
+		strings.Contains(out, "NO FAILURE") {
+		t.Errorf("proxy: exit %d:\n%s", code, out)
+	}
+	checkPassiveReports(t, dir, "observed 0 exchanges: ", 2)
+	judged := t.TempDir()
+	code, out = runCLI(t, "judge", "--out", judged, filepath.Join(dir, "traffic.har"))
+	if code != 2 || !strings.Contains(out, "Verdict: NOTHING OBSERVED (exit 2): observed 0 exchanges: the recording holds none") {
+		t.Errorf("judge of the proxy's HAR file: exit %d:\n%s", code, out)
+	}
+	checkPassiveReports(t, judged, "observed 0 exchanges: ", 2)
 }
 
 // TestProxyQuiet: --quiet prints no line per exchange, and the findings
@@ -410,8 +430,15 @@ func checkPassiveReports(t *testing.T, dir, headline string, exit int) {
 	var suites struct {
 		Tests    int `xml:"tests,attr"`
 		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
 	}
-	if err := xml.Unmarshal(junit, &suites); err != nil || suites.Tests != len(rules) || (suites.Failures > 0) != (exit == 1) {
+	// Nothing observed (exit 2) is an error of the recording beside the
+	// rules, none of which was judged.
+	errs := 0
+	if exit == 2 {
+		errs = 1
+	}
+	if err := xml.Unmarshal(junit, &suites); err != nil || suites.Tests != len(rules)+errs || suites.Errors != errs || (suites.Failures > 0) != (exit == 1) {
 		t.Errorf("junit.xml: %+v (%v)", suites, err)
 	}
 }

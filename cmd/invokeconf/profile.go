@@ -129,10 +129,10 @@ func printForecast(w io.Writer, plan *runner.Plan, fc *runner.Forecast) {
 	fmt.Fprintf(w, "forecast for the run (%s), from the profile and the scenarios' steps; only a failure can add to it:\n", plan.Selection)
 	groups := map[string][]string{}
 	var order []string
-	unselected := 0
+	var unselected []string
 	for _, r := range fc.Rules {
 		if r.Status == runner.NotSelected {
-			unselected++
+			unselected = append(unselected, r.ID)
 			continue
 		}
 		key := string(r.Status) + ": " + strings.Join(r.Reasons, "; ")
@@ -147,15 +147,23 @@ func printForecast(w io.Writer, plan *runner.Plan, fc *runner.Forecast) {
 	for _, key := range order {
 		fmt.Fprintf(w, "  %s\n    %s\n", key, strings.Join(groups[key], " "))
 	}
-	if unselected > 0 {
-		fmt.Fprintf(w, "  not selected: %d rules outside the selection\n", unselected)
+	switch n := len(unselected); {
+	case n > 0 && n <= maxForecastNamed:
+		fmt.Fprintf(w, "  not selected: outside the selection (%s)\n    %s\n", plan.Selection, strings.Join(unselected, " "))
+	case n > maxForecastNamed:
+		fmt.Fprintf(w, "  not selected: %d rules outside the selection (%s); 'invokeconf rules' lists the catalog\n", n, plan.Selection)
 	}
-	if len(order) == 0 && unselected == 0 {
+	if len(order) == 0 && len(unselected) == 0 {
 		fmt.Fprintln(w, "  every observable rule will be judged")
 	}
 	if fc.Partial() {
 		fmt.Fprintf(w, "the run will be PARTIAL: it can judge at most %d of %d observable spec rules (%s); not a certification\n",
 			fc.SpecJudged, fc.SpecObservable, forecastCounts(fc))
+		return
+	}
+	if fc.SpecNotApplicable > 0 {
+		fmt.Fprintf(w, "the run can judge all observable spec rules that apply: %d of %d, %d not applicable\n",
+			fc.SpecJudged, fc.SpecObservable, fc.SpecNotApplicable)
 		return
 	}
 	fmt.Fprintf(w, "the run can judge all %d observable spec rules\n", fc.SpecObservable)

@@ -273,10 +273,67 @@ func cmdDefects(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	for _, d := range fakeserver.Defects() {
-		fmt.Fprintf(stdout, "%-28s %-22s %s\n", d.Name, strings.Join(d.Rules, ","), d.Description)
-	}
+	writeDefects(stdout, fakeserver.Defects(), terminalWidth())
 	return nil
+}
+
+// defectRulesWidth is the width of the defects table's rules column.
+const defectRulesWidth = 22
+
+// defectNameWidth is the width of the defects table's name column: the
+// longest name's.
+func defectNameWidth(defects []fakeserver.Defect) int {
+	n := 0
+	for _, d := range defects {
+		n = max(n, len(d.Name))
+	}
+	return n
+}
+
+// writeDefects lists the defects in three columns that stay in line: a long
+// rule list wraps at its commas within its column, the description wraps
+// within the width left (at least 30 columns).
+func writeDefects(w io.Writer, defects []fakeserver.Defect, width int) {
+	nameWidth := defectNameWidth(defects)
+	descWidth := max(width-nameWidth-defectRulesWidth-2, 30)
+	for _, d := range defects {
+		rules := wrapList(d.Rules, defectRulesWidth)
+		desc := strings.Split(wrapText(d.Description, descWidth, "\n"), "\n\n")
+		name := d.Name
+		for i := 0; i < max(len(rules), len(desc)); i++ {
+			var r, text string
+			if i < len(rules) {
+				r = rules[i]
+			}
+			if i < len(desc) {
+				text = desc[i]
+			}
+			line := fmt.Sprintf("%-*s %-*s %s", nameWidth, name, defectRulesWidth, r, text)
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+			name = ""
+		}
+	}
+}
+
+// wrapList joins items with commas into lines of at most n characters,
+// breaking after a comma; an item longer than n has a line of its own.
+func wrapList(items []string, n int) []string {
+	var lines []string
+	line := ""
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if line != "" && len(line)+len(it) > n {
+			lines = append(lines, line)
+			line = ""
+		}
+		line += it
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 func cmdVariants(args []string, stdout, stderr io.Writer) error {

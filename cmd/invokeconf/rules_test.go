@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 )
 
@@ -170,6 +171,44 @@ func TestProfileVars(t *testing.T) {
 	for _, k := range p.Secrets() {
 		if strings.Contains(out, k) {
 			t.Errorf("profile vars shows a key")
+		}
+	}
+}
+
+// TestDefectsStayInLine: every line of 'invokeconf defects' keeps its three
+// columns where the header line has them, however long a defect's rule
+// list or description, within the terminal's width; every defect and every
+// rule it breaks is listed.
+func TestDefectsStayInLine(t *testing.T) {
+	nameWidth := defectNameWidth(fakeserver.Defects())
+	for _, width := range []int{60, 100, 160} {
+		var b strings.Builder
+		writeDefects(&b, fakeserver.Defects(), width)
+		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+		var names, rules []string
+		for _, line := range lines {
+			if len(line) > max(width, nameWidth+defectRulesWidth+2+30) {
+				t.Errorf("width %d: a line of %d characters: %q", width, len(line), line)
+			}
+			rulesOnly := len(line) <= nameWidth+defectRulesWidth+1 // a rule list's next line, its description done
+			if len(line) <= nameWidth || line[nameWidth] != ' ' ||
+				!rulesOnly && (line[nameWidth+defectRulesWidth+1] != ' ' || line[nameWidth+defectRulesWidth+2] == ' ') {
+				t.Errorf("width %d: out of line: %q", width, line)
+				continue
+			}
+			line += strings.Repeat(" ", max(nameWidth+defectRulesWidth+1-len(line), 0))
+			if name := strings.TrimSpace(line[:nameWidth]); name != "" {
+				names = append(names, name)
+			}
+			rules = append(rules, strings.FieldsFunc(line[nameWidth:nameWidth+defectRulesWidth+1], func(r rune) bool { return r == ',' || r == ' ' })...)
+		}
+		var wantNames, wantRules []string
+		for _, d := range fakeserver.Defects() {
+			wantNames = append(wantNames, d.Name)
+			wantRules = append(wantRules, d.Rules...)
+		}
+		if strings.Join(names, " ") != strings.Join(wantNames, " ") || strings.Join(rules, " ") != strings.Join(wantRules, " ") {
+			t.Errorf("width %d: the table does not list every defect with its rules, in order", width)
 		}
 	}
 }

@@ -67,9 +67,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	if notRun != nil {
-		return 0, usageError{notRun}
-	}
+	// A target that never answered is exit 2; the reason was printed
+	// once, in the verdict line (the reports' headline).
 	return rep.ExitCode, nil
 }
 
@@ -320,23 +319,30 @@ func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) error {
 	return nil
 }
 
-// forecastCounts says how many rules a forecast leaves unjudged, and why in
-// a word: "5 untested, 1 not selected".
+// maxForecastNamed is how many rules of one status forecastCounts names;
+// past it, it counts them.
+const maxForecastNamed = 10
+
+// forecastCounts says which spec rules a forecast leaves unjudged, and why
+// in a word: "5 spec rules untested: EVT-01 EVT-04 ..., 1 spec rule not
+// selected: SSE-04"; past a few of one status, only how many.
 func forecastCounts(fc *runner.Forecast) string {
 	var parts []string
 	for _, st := range []runner.Status{runner.Untested, runner.NotSelected} {
-		n := 0
+		var ids []string
 		for _, r := range fc.With(st) {
 			if r.Source == features.SourceSpec {
-				n++
+				ids = append(ids, r.ID)
 			}
 		}
-		switch {
-		case n == 1:
-			parts = append(parts, fmt.Sprintf("1 spec rule %s", st))
-		case n > 1:
-			parts = append(parts, fmt.Sprintf("%d spec rules %s", n, st))
+		if len(ids) == 0 {
+			continue
 		}
+		part := plural(len(ids), "spec rule", "spec rules") + " " + string(st)
+		if len(ids) <= maxForecastNamed {
+			part += ": " + strings.Join(ids, " ")
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -252,8 +252,13 @@ func TestUnreachableTarget(t *testing.T) {
 	}
 	start := time.Now()
 	code, stdout, stderr := invoke(t, "run", "--profile", path, "--out", "")
-	if code != 2 || !strings.Contains(stderr, "is not reachable") || strings.Contains(stdout, "FAIL") {
+	if code != 2 || !regexp.MustCompile(`(?m)^Verdict: NOT RUN \(exit 2\): the target http://\S+ is not reachable`).MatchString(stdout) || strings.Contains(stdout, "FAIL") {
 		t.Errorf("exit %d, want 2 with a clear message:\n%s\n%s", code, stdout, stderr)
+	}
+	// Each error once: the reason in the verdict line, no table of rules
+	// it left untested, nothing again on stderr.
+	if n := strings.Count(stdout+stderr, "is not reachable"); n != 1 || strings.Contains(stdout, "Rule verdicts per area") || strings.Contains(stdout, "Not judged") {
+		t.Errorf("the reason is printed %d times, want once, in the verdict line:\n%s\n%s", n, stdout, stderr)
 	}
 	// "At once": no scenario ran, none waited on its deadline (counted by
 	// the console's progress lines, not by a clock a loaded machine slows).
@@ -340,10 +345,19 @@ func TestSelectionUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2:\n%s\n%s", args, code, stdout, stderr)
 		}
 	}
-	// A mistyped flag: one message, with the nearest flag.
-	code, stdout, stderr := invoke(t, "run", "--rule", "SSE-01")
-	if code != 2 || strings.Count(stderr, "unknown flag -rule") != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "did you mean --rules?") || stdout != "" {
-		t.Errorf("--rule: exit %d:\n%s\n%s", code, stdout, stderr)
+	// A mistyped flag: one message, with the flag as typed and the
+	// nearest one, both spelt as the help spells them.
+	for _, typed := range []string{"--rule", "-rule"} {
+		code, stdout, stderr := invoke(t, "run", typed, "SSE-01")
+		if code != 2 || strings.Count(stderr, "unknown flag --rule ") != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "did you mean --rules?") || stdout != "" {
+			t.Errorf("%s: exit %d:\n%s\n%s", typed, code, stdout, stderr)
+		}
+	}
+	// A mistyped command: the suggestion and where the commands are
+	// listed, in one line, not the whole usage after it.
+	code, stdout, stderr := invoke(t, "rnu")
+	if code != 2 || stderr != "invokeconf: unknown command \"rnu\" (did you mean run?) (see 'invokeconf help')\n" || stdout != "" {
+		t.Errorf("rnu: exit %d:\n%s\n%s", code, stdout, stderr)
 	}
 }
 
@@ -474,6 +488,9 @@ func TestProfileCheckForecastsThePartialRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "the run will be PARTIAL") || !strings.Contains(stdout, "profile check passed; the run will be PARTIAL") {
 		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
+	if !strings.Contains(stdout, "  not selected: outside the selection (--quick)\n    SSE-04\n") {
+		t.Errorf("profile check does not name SSE-04, the rule --quick leaves out:\n%s", stdout)
+	}
 	predicted := regexp.MustCompile(`(?m)^  untested: the profile does not provide keys\.(?:threadRead|threadChat|otherProject) \(INVOKECONF_KEYS_\w+\)\n    (.*)$`).FindAllStringSubmatch(stdout, -1)
 	var forecast []string
 	for _, m := range predicted {
@@ -490,6 +507,16 @@ func TestProfileCheckForecastsThePartialRun(t *testing.T) {
 	code, stdout, stderr = invoke(t, "run", "--profile", path, "--quick", "--require-complete", "--out", out)
 	if code != 4 || !strings.Contains(stdout, "Verdict: PARTIAL (exit 4)") || !strings.Contains(stdout, "this run will be PARTIAL") {
 		t.Fatalf("run --require-complete: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	// The rules it leaves out are named: SSE-04, which --quick leaves out,
+	// in the forecast before the run, in the verdict line and in the
+	// report's banner.
+	verdict := regexp.MustCompile(`(?m)^Verdict: .*$`).FindString(stdout)
+	if !strings.Contains(verdict, "SSE-04 (not selected)") || !strings.Contains(stdout, "1 spec rule not selected: SSE-04") {
+		t.Errorf("run --quick does not name SSE-04:\n%s", stdout)
+	}
+	if html, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(html), "SSE-04 (not selected)") {
+		t.Errorf("report.html's banner does not name SSE-04 (%v)", err)
 	}
 	var sum struct {
 		ExitCode int `json:"exitCode"`

@@ -72,7 +72,7 @@ func TestStarvedProbeMakesFlushUntested(t *testing.T) {
 			if !x.Probed {
 				t.Fatal("the probe did not watch the exchange")
 			}
-			err := checks.PlainFlush(x, nil)
+			err := checks.PlainFlush.Judge(checks.NewView(x), nil)
 			var s *checks.Skip
 			switch {
 			case tc.wantOK:
@@ -98,7 +98,7 @@ func TestRealProbeStillFailsADefect(t *testing.T) {
 	if !x.Probed {
 		t.Fatal("the default probe did not watch the window")
 	}
-	if _, failed := outcome.AsFailure(checks.PlainFlush(x, nil)); !failed {
+	if _, failed := outcome.AsFailure(checks.PlainFlush.Judge(checks.NewView(x), nil)); !failed {
 		t.Fatalf("a 1.2 s hold passed or was excused: stalls %v", x.Stalls)
 	}
 }
