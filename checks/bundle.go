@@ -7,8 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/invokeconf/invokeconf/outcome"
-	"gopkg.in/yaml.v3"
 )
 
 // The export checks judge what an exported document shows by itself,

@@ -74,6 +74,10 @@ type Config struct {
 	// NoWire leaves out the wire examples (each costs two small exchanges
 	// with two more servers).
 	NoWire bool
+	// SecretEnv names variables of Env whose values are hidden in the
+	// reports, beside those whose names or values look like secrets
+	// (secretsOf).
+	SecretEnv []string
 }
 
 // Kind tells the runs apart.
@@ -93,9 +97,12 @@ type Verdict string
 // The verdicts.
 const (
 	Pass    Verdict = "pass"    // the command exited 0
-	Fail    Verdict = "fail"    // it exited non-zero
+	Fail    Verdict = "fail"    // it exited non-zero, or a signal ended it
 	Timeout Verdict = "timeout" // it outlasted Config.Timeout and was killed
 	Error   Verdict = "error"   // the harness could not run it (server, start)
+	// Interrupted: the harness was stopped (Ctrl-C, SIGTERM) while the
+	// run went on, or before it started: no verdict on the client.
+	Interrupted Verdict = "interrupted"
 )
 
 // Run is one run of the command and its verdict.
@@ -115,6 +122,9 @@ type Run struct {
 
 	Verdict  Verdict `json:"verdict"`
 	ExitCode int     `json:"exitCode"`
+	// Signal names the signal that ended the command ("SIGSEGV"), if one
+	// did (ExitCode is then -1).
+	Signal string `json:"signal,omitempty"`
 	// Problem says why the harness could not run the command (Error).
 	Problem string  `json:"problem,omitempty"`
 	Seconds float64 `json:"seconds"`
@@ -135,6 +145,8 @@ type Result struct {
 	Started time.Time `json:"started"`
 	Seconds float64   `json:"seconds"`
 	Runs    []Run     `json:"runs"`
+	// Interrupted says the harness was stopped before every run ended.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Exit codes.
@@ -146,27 +158,30 @@ const (
 )
 
 // ExitCode is 1 when the command failed a legal run (the default server, a
-// variant or a combined group), 3 when the harness could not run it, 0
-// otherwise; runs against defects never count.
+// variant or a combined group), 3 when the harness could not run it or was
+// interrupted, 0 otherwise; runs against defects never count.
 func (r *Result) ExitCode() int {
 	code := ExitPass
+	if r.Interrupted {
+		code = ExitHarness
+	}
 	for _, run := range r.Runs {
 		switch {
 		case run.Kind == KindDefect:
 		case run.Verdict == Fail || run.Verdict == Timeout:
 			return ExitFail
-		case run.Verdict == Error:
+		case run.Verdict == Error || run.Verdict == Interrupted:
 			code = ExitHarness
 		}
 	}
 	return code
 }
 
-// Failed lists the legal runs that did not pass.
+// Failed lists the legal runs that did not pass, interrupted ones aside.
 func (r *Result) Failed() []Run {
 	var out []Run
 	for _, run := range r.Runs {
-		if run.Counts() {
+		if run.Counts() && run.Verdict != Interrupted {
 			out = append(out, run)
 		}
 	}
@@ -328,7 +343,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	res := &Result{Command: commandLine(cfg.Command, cfg.Seed), Started: time.Now().UTC()}
+	res := &Result{Command: commandLine(cfg.Command, cfg.Seed, secretsOf(cfg.Env, cfg.SecretEnv)), Started: time.Now().UTC()}
 	var wire *wireProbes
 	if !cfg.NoWire {
 		wire = newWireProbes(cfg.Seed)
@@ -350,7 +365,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 			defer wg.Done()
 			for i := range next {
 				if ctx.Err() != nil {
-					runs[i].Verdict, runs[i].Problem = Error, "not run: "+ctx.Err().Error()
+					runs[i].Verdict, runs[i].Problem = Interrupted, "not run: the harness was interrupted before it started"
 					continue
 				}
 				runOne(ctx, cfg, &runs[i])
@@ -367,6 +382,7 @@ func Execute(ctx context.Context, cfg Config) (*Result, error) {
 	wg.Wait()
 	res.Runs = runs
 	res.Seconds = time.Since(res.Started).Seconds()
+	res.Interrupted = ctx.Err() != nil
 	return res, nil
 }
 
@@ -403,18 +419,22 @@ func runOne(ctx context.Context, cfg Config, run *Run) {
 	defer srv.Close()
 	env := append(withoutInvokeconf(cfg.Env), srv.Env()...)
 	out := newTail(cfg.TailBytes)
-	code, timedOut, err := runCommand(ctx, cfg.Command, cfg.Dir, env, out, cfg.Timeout)
-	run.Output = safetext.Clean(out.text(srv.Profile.Redactor()))
+	keys, secrets := srv.Profile.Redactor(), secretsOf(cfg.Env, cfg.SecretEnv)
+	code, sig, timedOut, err := runCommand(ctx, cfg.Command, cfg.Dir, env, out, cfg.Timeout)
+	run.Output = safetext.Clean(out.text(func(s string) string { return secrets.Redact(keys.Redact(s)) }))
 	switch {
+	case ctx.Err() != nil:
+		run.Verdict, run.ExitCode = Interrupted, code
+		run.Problem = "the harness was interrupted while it ran: the command and everything it started were killed"
 	case err != nil:
 		run.Verdict, run.Problem, run.ExitCode = Error, err.Error(), -1
 	case timedOut:
 		run.Verdict, run.ExitCode = Timeout, code
-		run.Problem = fmt.Sprintf("still running after %s: its process group was killed", cfg.Timeout)
+		run.Problem = fmt.Sprintf("still running after %s: it and everything it started were killed", cfg.Timeout)
 	case code == 0:
 		run.Verdict = Pass
 	default:
-		run.Verdict, run.ExitCode = Fail, code
+		run.Verdict, run.ExitCode, run.Signal = Fail, code, sig
 	}
 }
 
@@ -430,8 +450,9 @@ func withoutInvokeconf(env []string) []string {
 	return out
 }
 
-// commandLine shows the command as one line, keys hidden.
-func commandLine(argv []string, p *profile.Profile) string {
+// commandLine shows the command as one line, keys and the environment's
+// secrets hidden.
+func commandLine(argv []string, p *profile.Profile, secrets *profile.Redactor) string {
 	var words []string
 	for _, a := range argv {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$") {
@@ -439,7 +460,7 @@ func commandLine(argv []string, p *profile.Profile) string {
 		}
 		words = append(words, a)
 	}
-	return safetext.Clean(p.Redactor().Redact(strings.Join(words, " ")))
+	return safetext.Clean(secrets.Redact(p.Redactor().Redact(strings.Join(words, " "))))
 }
 
 func progress(w io.Writer, done, total int, run Run) {
@@ -449,11 +470,13 @@ func progress(w io.Writer, done, total int, run Run) {
 	what := string(run.Verdict)
 	switch run.Verdict {
 	case Fail:
-		what = fmt.Sprintf("FAIL (exit %d)", run.ExitCode)
+		what = "FAIL (" + outcome(run) + ")"
 	case Timeout:
 		what = "TIMEOUT"
 	case Error:
 		what = "ERROR: " + run.Problem
+	case Interrupted:
+		what = "INTERRUPTED"
 	}
 	if run.Kind == KindDefect {
 		what = fmt.Sprintf("exit %d (defect: informational)", run.ExitCode)

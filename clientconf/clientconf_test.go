@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +49,32 @@ func helperClient(name string) int {
 		k := os.Getenv("INVOKECONF_KEYS_AGENT")
 		fmt.Printf("%s\nusing key %s\nsecret piece %s\n\x1b[31mred\x1b[0m\n", strings.Repeat("noise\n", 2000), k, k[len(k)-10:])
 		return 0
+	case "setsid": // leaves a child in a session of its own, then passes
+		child := exec.Command("setsid", "sleep", "300")
+		if err := child.Start(); err != nil {
+			fmt.Println(err)
+			return 3
+		}
+		_ = os.WriteFile(os.Getenv("CLIENTCONF_PID_FILE"), []byte(strconv.Itoa(child.Process.Pid)), 0o600)
+		return 0
+	case "killed": // dies of a signal
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	case "secrets": // prints its environment's secrets
+		for _, name := range []string{"MY_CI_TOKEN", "AWS_SECRET_ACCESS_KEY", "INNOCENT_NAME", "NAMED_BY_USER", "PLAIN_SETTING"} {
+			v := os.Getenv(name)
+			fmt.Printf("%s=%s, its end %s\n", name, v, v[max(len(v)-7, 0):])
+		}
+		return 0
+	case "wait": // says it started (a FIFO the test reads), then never ends
+		f, err := os.OpenFile(os.Getenv("CLIENTCONF_FIFO"), os.O_WRONLY, 0)
+		if err != nil {
+			fmt.Println(err)
+			return 3
+		}
+		fmt.Fprintln(f, "started")
+		f.Close()
+		select {}
 	case "env": // shows what it was given
 		for _, kv := range os.Environ() {
 			if strings.HasPrefix(kv, "INVOKECONF_") && !strings.HasPrefix(kv, "INVOKECONF_KEYS_") {
@@ -234,7 +262,7 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := res.Runs[0]
-	if run.Verdict != Timeout || !strings.Contains(run.Problem, "process group was killed") || res.ExitCode() != ExitFail {
+	if run.Verdict != Timeout || !strings.Contains(run.Problem, "everything it started were killed") || res.ExitCode() != ExitFail {
 		t.Fatalf("run: %+v", run)
 	}
 	b, err := os.ReadFile(pidFile)
@@ -413,3 +441,154 @@ func TestReports(t *testing.T) {
 }
 
 func fakeserverVariants() []fakeserver.Variant { return fakeserver.Variants() }
+
+// TestNothingOutlivesItsRun: a child the command left in a session (and
+// process group) of its own, with setsid, is killed when the run ends.
+func TestNothingOutlivesItsRun(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc: only the process group is killed here")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cfg := helper("setsid")
+	cfg.Env = append(cfg.Env, "CLIENTCONF_PID_FILE="+pidFile)
+	cfg.Variants, cfg.NoWire = []string{}, true
+	res, err := Execute(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := res.Runs[0]; run.Verdict != Pass {
+		t.Fatalf("run: %+v", run)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	defer syscall.Kill(pid, syscall.SIGKILL) // should it have survived
+	// Killed when the run ended; gone once its new parent reaps it.
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the child %d, in a session of its own, outlived its run", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDeathBySignalIsNamed: a command a signal ended fails, and its
+// verdict names the signal.
+func TestDeathBySignalIsNamed(t *testing.T) {
+	cfg := helper("killed")
+	cfg.Variants, cfg.NoWire = []string{}, true
+	res, err := Execute(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	if run.Verdict != Fail || run.Signal != "SIGKILL (killed)" || outcome(run) != "killed by SIGKILL (killed)" || res.ExitCode() != ExitFail {
+		t.Fatalf("run: verdict %s, signal %q, outcome %q", run.Verdict, run.Signal, outcome(run))
+	}
+	var console bytes.Buffer
+	WriteConsole(&console, res, nil)
+	if !strings.Contains(console.String(), "killed by SIGKILL") {
+		t.Errorf("the console does not name the signal:\n%s", console.String())
+	}
+}
+
+// TestEnvironmentSecretsStayOutOfTheReports: values of the environment
+// that look like secrets, by name or by shape, and those of the variables
+// the user names, are hidden in the output every report shows (and the
+// command line), as $NAME; other values stay.
+func TestEnvironmentSecretsStayOutOfTheReports(t *testing.T) {
+	secrets := map[string]string{"MY_CI_TOKEN": "ci-tok3n-4711-qwerty", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEX",
+		"INNOCENT_NAME": "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "NAMED_BY_USER": "short1"}
+	cfg := helper("secrets")
+	for k, v := range secrets {
+		cfg.Env = append(cfg.Env, k+"="+v)
+	}
+	cfg.Env = append(cfg.Env, "PLAIN_SETTING=visible-value-42")
+	cfg.Command = append(cfg.Command, "--flag="+secrets["MY_CI_TOKEN"])
+	cfg.Variants, cfg.NoWire, cfg.SecretEnv = []string{}, true, []string{"NAMED_BY_USER"}
+	res, err := Execute(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := WriteReports(dir, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	all.WriteString(res.Command)
+	for _, p := range paths {
+		b, _ := os.ReadFile(p)
+		all.Write(b)
+	}
+	var console bytes.Buffer
+	WriteConsole(&console, res, paths)
+	all.WriteString(console.String())
+	text := all.String()
+	for name, v := range secrets {
+		if strings.Contains(text, v) || len(v) >= 12 && strings.Contains(text, v[len(v)-7:]) {
+			t.Errorf("a report holds %s's value or its end", name)
+		}
+	}
+	out := res.Runs[0].Output
+	for _, want := range []string{"MY_CI_TOKEN=$MY_CI_TOKEN", "INNOCENT_NAME=$INNOCENT_NAME", "NAMED_BY_USER=$NAMED_BY_USER", "PLAIN_SETTING=visible-value-42"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestInterruptIsNoVerdict: a run the harness is stopped in (Ctrl-C,
+// SIGTERM: its context ends) is interrupted, not the client's failure; the
+// runs after it are not run; the exit code is 3, and the console says so.
+func TestInterruptIsNoVerdict(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	cfg := helper("wait")
+	cfg.Env = append(cfg.Env, "CLIENTCONF_FIFO="+fifo)
+	cfg.Variants, cfg.NoWire = []string{"sse-crlf"}, true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		res *Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := Execute(ctx, cfg)
+		done <- result{res, err}
+	}()
+	f, err := os.Open(fifo) // until the client opens it: it runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(f)
+	f.Close()
+	cancel()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	res := r.res
+	if !res.Interrupted || res.ExitCode() != ExitHarness || len(res.Failed()) != 0 {
+		t.Fatalf("interrupted %v, exit %d, failed %v", res.Interrupted, res.ExitCode(), failedNames(res))
+	}
+	for _, run := range res.Runs {
+		if run.Verdict != Interrupted {
+			t.Errorf("%s: %s (%s), want interrupted", run.Name, run.Verdict, run.Problem)
+		}
+	}
+	var console bytes.Buffer
+	WriteConsole(&console, res, nil)
+	if c := console.String(); !strings.Contains(c, "INTERRUPTED: interrupted: the client passed 0 of 2 legal runs; 2 not judged") || strings.Contains(c, "FAIL") {
+		t.Errorf("console:\n%s", c)
+	}
+}

@@ -70,15 +70,22 @@ type summary struct {
 
 // Headline is the one-line verdict of a result.
 func (r *Result) Headline() string {
-	legal, failed, defects := 0, len(r.Failed()), 0
+	legal, failed, defects, cut := 0, len(r.Failed()), 0, 0
 	for _, run := range r.Runs {
-		if run.Kind == KindDefect {
+		switch {
+		case run.Kind == KindDefect:
 			defects++
-		} else {
+		case run.Verdict == Interrupted:
+			legal++
+			cut++
+		default:
 			legal++
 		}
 	}
-	s := fmt.Sprintf("the client passed %d of %d legal runs", legal-failed, legal)
+	s := fmt.Sprintf("the client passed %d of %d legal runs", legal-failed-cut, legal)
+	if r.Interrupted {
+		s = "interrupted: " + s + fmt.Sprintf("; %d not judged (the harness was stopped)", cut)
+	}
 	if failed > 0 {
 		var names []string
 		for _, f := range r.Failed() {
@@ -139,6 +146,8 @@ func WriteJUnit(w io.Writer, r *Result) error {
 		case Fail, Timeout:
 			c.Failure = &junitxml.Problem{Message: outcome(run), Type: string(run.Verdict), Text: detail}
 			legal.Failures++
+		case Interrupted:
+			c.Skipped = &junitxml.Problem{Message: outcome(run), Type: string(run.Verdict), Text: detail}
 		case Error:
 			c.Error = &junitxml.Problem{Message: outcome(run), Type: "harness", Text: detail}
 			legal.Errors++
@@ -164,9 +173,14 @@ func outcome(run Run) string {
 	case Pass:
 		return "exit 0"
 	case Fail:
+		if run.Signal != "" {
+			return "killed by " + run.Signal
+		}
 		return fmt.Sprintf("exit %d", run.ExitCode)
 	case Timeout:
 		return "timeout: " + run.Problem
+	case Interrupted:
+		return "interrupted: " + run.Problem
 	}
 	return "harness error: " + run.Problem
 }
@@ -239,10 +253,12 @@ func WriteConsole(w io.Writer, r *Result, paths []string) {
 		fmt.Fprintf(w, "\nagainst defects (informational, never failing the run):\n%s\n", strings.Join(defects, "\n"))
 	}
 	verdict := "PASSED"
-	switch r.ExitCode() {
-	case ExitFail:
+	switch code := r.ExitCode(); {
+	case code == ExitFail:
 		verdict = "FAILED"
-	case ExitHarness:
+	case r.Interrupted:
+		verdict = "INTERRUPTED"
+	case code == ExitHarness:
 		verdict = "HARNESS ERROR"
 	}
 	fmt.Fprintf(w, "\n%s: %s\n", verdict, r.Headline())
@@ -314,7 +330,7 @@ var htmlReport = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>invokeconf clients</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em;max-width:72em}
-h1{font-size:1.4em} .pass{color:#176317} .fail,.timeout,.error{color:#a11}
+h1{font-size:1.4em} .pass{color:#176317} .fail,.timeout,.error{color:#a11} .interrupted{color:#8a5a00}
 .verdict{padding:.6em 1em;border-radius:4px;background:#eef7ee} .verdict.bad{background:#fbeaea}
 details{border:1px solid #ddd;border-radius:4px;margin:.3em 0;padding:.3em .6em}
 summary{cursor:pointer} pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.5em;font-size:12px}

@@ -54,6 +54,10 @@ type control struct {
 	// adminMux routes the admin requests (serveAdmin).
 	adminMuxOnce sync.Once
 	adminMux     *http.ServeMux
+	// installHook, set only by tests before they send, runs between an
+	// install's preparation and its publication: it shows the preparation
+	// holds no lock.
+	installHook func()
 }
 
 // startUpOnly are the variants that change the seed itself (the IDs and the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 )
 
 // Spec: Bundle routes; States and transitions; Bundle rules 1-7; Errors 4-6.
@@ -93,12 +92,6 @@ func (s *view) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
 	return &projectPrep{view, warnings}, nil
 }
 
-// installHooks holds, by server (its control, which every view of it
-// shares), a function an install calls between
-// preparing and publishing: tests use it to show that the preparation
-// holds no lock.
-var installHooks sync.Map
-
 // handleInstall installs a project bundle. Everything that grows with the
 // document (parsing, validation, stripping, building the installation and
 // its record) happens without the store lock; publishing it is one short
@@ -121,8 +114,8 @@ func (s *view) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		rec = renderWith(plan.in, plan.project)
 	}
-	if hook, ok := installHooks.Load(s.ctl); ok {
-		hook.(func())()
+	if s.ctl != nil && s.ctl.installHook != nil {
+		s.ctl.installHook()
 	}
 	s.st.mu.Lock()
 	s.publish(plan)

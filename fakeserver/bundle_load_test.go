@@ -81,7 +81,7 @@ func TestLargeInstallBlocksNoOne(t *testing.T) {
 
 	var concurrent error
 	called := false
-	installHooks.Store(s.ctl, func() {
+	s.ctl.installHook = func() {
 		called = true
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -92,8 +92,7 @@ func TestLargeInstallBlocksNoOne(t *testing.T) {
 		case status != http.StatusOK:
 			concurrent = fmt.Errorf("a request during the install answered %d: %.300s", status, body)
 		}
-	})
-	t.Cleanup(func() { installHooks.Delete(s.ctl) })
+	}
 
 	// The deadline only keeps a hang from stalling the test; it is no speed
 	// goal (BenchmarkInstall measures speed).

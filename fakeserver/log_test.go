@@ -2,9 +2,12 @@ package fakeserver
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -82,12 +85,56 @@ func leakedFragment(log, secret string) int {
 	return -1
 }
 
+// TestKeysInPathsAreHidden: a key in a request's path or query, as sent or
+// percent-encoded, a profile's key or one of the spec's shape the server
+// never issued, and the admin key, reach neither the request log (stderr)
+// nor the recent requests whole or in pieces.
+func TestKeysInPathsAreHidden(t *testing.T) {
+	var logBuf syncBuffer
+	s, ts, p := adminServer(t, Config{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+	encode := func(k string) string {
+		var b strings.Builder
+		for i := 0; i < len(k); i++ {
+			fmt.Fprintf(&b, "%%%02X", k[i])
+		}
+		return b.String()
+	}
+	const stranger = "sk-svc-eve-kx-StrangerSecret77"
+	secrets := map[string]string{"agent": p.Keys.Agent, "stranger": stranger, "admin": testAdminKey}
+	var paths []string
+	for _, k := range secrets {
+		paths = append(paths, "/api/invoke/"+k, "/api/invoke/"+encode(k), "/api/threads/x/events?runID="+encode(k), "/x/"+url.PathEscape(k)+"?q="+k)
+	}
+	for _, path := range paths {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	recent, err := json.Marshal(s.Requests(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for where, text := range map[string]string{"the request log": logBuf.String(), "the recent requests": string(recent)} {
+		for who, k := range secrets {
+			secret := k[strings.LastIndex(k, "-")+1:]
+			if i := leakedFragment(text, secret); i >= 0 {
+				t.Errorf("%s holds a piece of the %s key's secret: ...%s...", where, who, text[max(i-60, 0):min(i+20, len(text))])
+			}
+		}
+	}
+	if !strings.Contains(logBuf.String(), "[key alice-kagent]") {
+		t.Errorf("the request log does not name the key in the path by its ID:\n%s", logBuf.String())
+	}
+}
+
 // TestKeptTextIsCutAsSent: a text a recorded request keeps reads as the
-// text sent, redacted and cut, whether it was kept raw or, too long for
-// that, redacted and cut at once; a key straddling either bound is hidden.
+// text sent, its keys hidden and cut, whether it was kept raw or, too long
+// for that, hidden at once; a key straddling either bound is hidden.
 func TestKeptTextIsCutAsSent(t *testing.T) {
 	s := testServer(t, Config{})
-	red := s.requestRedactor()
 	key := s.cfg.Profile.Keys.Agent
 	tests := []struct {
 		name string
@@ -102,12 +149,14 @@ func TestKeptTextIsCutAsSent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, want := keep(red, tt.text).text(red), red.Cut(tt.text, maxRecordedText, "...")
-			if got != want {
-				t.Errorf("kept %q, want %q", got, want)
-			}
-			if strings.Contains(got, key[len(key)-8:]) {
-				t.Errorf("a piece of the secret in %q", got)
+			for name, hide := range map[string]hiding{"method": hideMethod, "path": hidePath, "header": hideHeader} {
+				got, want := keep(s, hide, tt.text).text(s, hide), hide(s, tt.text)
+				if got != want {
+					t.Errorf("%s kept %q, want %q", name, got, want)
+				}
+				if strings.Contains(got, key[len(key)-8:]) {
+					t.Errorf("%s: a piece of the secret in %q", name, got)
+				}
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package fakeserver
 
 import (
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +32,8 @@ var recordedKeys = func() (keys [len(recordedHeaders)]string) {
 }()
 
 // maxKeptRaw bounds a text a recorded request keeps as it was sent, to be
-// redacted and cut when it is read; a longer one is redacted and cut at
-// once, so that the log holds little of each request.
+// hidden when it is read; a longer one is hidden at once, so that the log
+// holds little of each request.
 const maxKeptRaw = 4 << 10
 
 // Request is one request the server served, as Requests shows it: a key
@@ -70,57 +72,71 @@ type requestRing struct {
 	seq  int64
 }
 
-// recorded is a Request as the ring keeps it: its path and headers as they
-// were sent, redacted and cut when they are read (since), so that serving a
-// request costs the log little, and the switch set it was served with,
-// whose names are written out then too.
+// recorded is a Request as the ring keeps it: its method, path and headers
+// as they were sent, their keys hidden when they are read (since), so that
+// serving a request costs the log little, and the switch set it was served
+// with, whose names are written out then too.
 type recorded struct {
 	Request
 	sw      *switchSet
+	method  keptText
 	path    keptText
 	headers [len(recordedHeaders)]keptText
 }
 
-// keptText is a text of a request: as it was sent (raw), or already
-// redacted and cut (ready) when it was too long to keep raw.
+// keptText is a text of a request: as it was sent (raw), or already hidden
+// (ready) when it was too long to keep raw.
 type keptText struct {
 	s           string
 	sent, ready bool
 }
 
-// keep keeps a text of a request (red redacts and cuts one too long to keep).
-func keep(red *profile.Redactor, s string) keptText {
-	if len(s) > maxKeptRaw {
-		return keptText{s: red.Cut(s, maxRecordedText, "..."), sent: true, ready: true}
-	}
-	return keptText{s: s, sent: true}
+// hiding is how a text of a recorded request has its keys hidden: its
+// method (hideMethod), its path and query (hidePath), a header
+// (hideHeader).
+type hiding func(s *Server, text string) string
+
+func hideMethod(s *Server, text string) string { return s.hideKeys(text) }
+
+func hidePath(s *Server, text string) string {
+	return s.requestRedactor().Cut(s.hideKeysInURI(text), maxRecordedText, "...")
 }
 
-// text is the kept text as Requests shows it: redacted, then cut.
-func (k keptText) text(red *profile.Redactor) string {
+func hideHeader(s *Server, text string) string {
+	return s.requestRedactor().Cut(keyShape.ReplaceAllStringFunc(text, shapeMarker), maxRecordedText, "...")
+}
+
+// keep keeps a text of a request, hidden at once if it is too long to keep
+// raw.
+func keep(s *Server, hide hiding, text string) keptText {
+	if len(text) > maxKeptRaw {
+		return keptText{s: hide(s, text), sent: true, ready: true}
+	}
+	return keptText{s: text, sent: true}
+}
+
+// text is the kept text as Requests shows it, its keys hidden.
+func (k keptText) text(s *Server, hide hiding) string {
 	if k.ready {
 		return k.s
 	}
-	return red.Cut(k.s, maxRecordedText, "...")
+	return hide(s, k.s)
 }
 
 func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]recorded, n)} }
 
 // add records a request served by the view v.
 func (q *requestRing) add(v *view, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
-	red := v.requestRedactor()
-	rc := recorded{Request: Request{Time: start.UTC(), Method: r.Method, Status: status, Key: key,
-		ElapsedMS: float64(elapsed.Microseconds()) / 1000}, sw: v.sw, path: keep(red, r.URL.RequestURI())}
+	s := v.Server
+	rc := recorded{Request: Request{Time: start.UTC(), Status: status, Key: key, ElapsedMS: float64(elapsed.Microseconds()) / 1000},
+		sw: v.sw, method: keep(s, hideMethod, r.Method), path: keep(s, hidePath, r.URL.RequestURI())}
 	for i, k := range recordedKeys {
-		switch vals := r.Header[k]; len(vals) {
-		case 0:
-			if _, ok := r.Header[k]; ok { // sent with no value at all
-				rc.headers[i] = keptText{sent: true}
-			}
-		case 1:
-			rc.headers[i] = keep(red, vals[0])
+		switch vals, ok := r.Header[k]; {
+		case !ok:
+		case len(vals) == 1:
+			rc.headers[i] = keep(s, hideHeader, vals[0])
 		default:
-			rc.headers[i] = keep(red, strings.Join(vals, ", "))
+			rc.headers[i] = keep(s, hideHeader, strings.Join(vals, ", "))
 		}
 	}
 	q.mu.Lock()
@@ -134,9 +150,9 @@ func (q *requestRing) add(v *view, r *http.Request, status int, key string, star
 	}
 }
 
-// since returns the requests after seq, oldest first, their texts redacted
-// by red.
-func (q *requestRing) since(seq int64, red *profile.Redactor) []Request {
+// since returns the requests after seq, oldest first, their keys hidden as
+// the server s hides them.
+func (q *requestRing) since(seq int64, s *Server) []Request {
 	q.mu.Lock()
 	var all []recorded
 	if q.full {
@@ -149,21 +165,22 @@ func (q *requestRing) since(seq int64, red *profile.Redactor) []Request {
 		if rc.Seq <= seq {
 			continue
 		}
-		out = append(out, rc.request(red))
+		out = append(out, rc.request(s))
 	}
 	return out
 }
 
 // request is the recorded request as Requests shows it.
-func (rc *recorded) request(red *profile.Redactor) Request {
+func (rc *recorded) request(s *Server) Request {
 	rq := rc.Request
-	rq.Path = rc.path.text(red)
+	rq.Method = rc.method.text(s, hideMethod)
+	rq.Path = rc.path.text(s, hidePath)
 	for i, h := range recordedHeaders {
 		if rc.headers[i].sent {
 			if rq.Headers == nil {
 				rq.Headers = map[string]string{}
 			}
-			rq.Headers[h] = rc.headers[i].text(red)
+			rq.Headers[h] = rc.headers[i].text(s, hideHeader)
 		}
 	}
 	if rc.sw != nil {
@@ -183,9 +200,7 @@ func (q *requestRing) clear() {
 // Requests returns the requests the server answered after the one numbered
 // since (0: all it remembers), oldest first. The admin routes are not among
 // them.
-func (s *Server) Requests(since int64) []Request {
-	return s.ctl.recent.since(since, s.requestRedactor())
-}
+func (s *Server) Requests(since int64) []Request { return s.ctl.recent.since(since, s) }
 
 // requestRedactor hides the profile's keys and the admin key in what a
 // recorded request keeps: a service key becomes [key <user>-<key>].
@@ -206,4 +221,33 @@ func (s *Server) requestRedactor() *profile.Redactor {
 		})
 	})
 	return s.ctl.redactor
+}
+
+// keyShape finds anything shaped like a key of the spec's form, one the
+// server issued or not.
+var keyShape = regexp.MustCompile(`sk-svc-[A-Za-z0-9_]+-[A-Za-z0-9_]+-[A-Za-z0-9_]+`)
+
+// shapeMarker is what a text shaped like a key becomes: its ID.
+func shapeMarker(k string) string {
+	parts := strings.SplitN(k, "-", 5)
+	return "[key " + parts[2] + "-" + parts[3] + "]"
+}
+
+// hideKeys returns text with the server's keys, the admin key and anything
+// shaped like a key hidden (whole keys as their IDs, any piece of a
+// secret), for the request log and the recent requests.
+func (s *Server) hideKeys(text string) string {
+	return s.requestRedactor().Redact(keyShape.ReplaceAllStringFunc(text, shapeMarker))
+}
+
+// hideKeysInURI returns a request's path and query with keys hidden: as
+// sent, or percent-decoded when the decoded form holds a key (one encoded
+// byte by byte passes a search of the form as sent).
+func (s *Server) hideKeysInURI(uri string) string {
+	if dec, err := url.PathUnescape(uri); err == nil && dec != uri {
+		if hidden := s.hideKeys(dec); hidden != dec {
+			return hidden
+		}
+	}
+	return s.hideKeys(uri)
 }

@@ -284,7 +284,7 @@ func (x *exchange) logged(r *http.Request, status int) {
 		key := v.keyIDForLog(r.Header.Get("Authorization"))
 		s.ctl.recent.add(v, r, status, key, start, elapsed)
 		if s.log.Enabled(r.Context(), slog.LevelInfo) {
-			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
+			s.log.Info("request", "method", v.hideKeys(r.Method), "path", v.hideKeys(r.URL.Path), "status", status,
 				"key", key, "elapsed", elapsed.Round(time.Millisecond))
 		}
 	})

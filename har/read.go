@@ -633,7 +633,7 @@ func (e *entry) ours() bool { return e.id > 0 || e.resp.end != "" }
 func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 	rec := r.rec
 	ours := e.ours()
-	x := traffic.Exchange{ID: e.id, Error: e.err}
+	x := traffic.Exchange{ID: e.id, Error: rec.Redactor.RedactString(e.err)}
 	start, prec, ok := parseStart(e.started)
 	if ok {
 		x.Start = start
@@ -650,10 +650,11 @@ func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 		}
 	}
 	req := e.req
-	x.Request = traffic.Request{Method: req.method, URL: rec.URL(string(req.url.kept))}
 	var reqHeader http.Header
 	reqHeader, x.Request.Gaps = headerOf(req, ours, !e.hasReq, "request")
 	x.Request.Header = rec.Header(reqHeader) // learns the keys first
+	x.Request.Method, x.Request.URL = rec.Method(req.method), rec.URL(string(req.url.kept))
+	x.Error = rec.Redactor.RedactString(x.Error)
 	x.Request.Body = r.bodyOf(req, ours, true)
 	resp := e.resp
 	switch {
@@ -662,7 +663,7 @@ func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 			// Browsers write status 0 for a request that got no response.
 			x.Error = "no response"
 			if resp.errText != "" {
-				x.Error += " (" + resp.errText + ")"
+				x.Error += " (" + rec.Redactor.RedactString(resp.errText) + ")"
 			}
 		}
 		return x
@@ -743,7 +744,7 @@ func headerOf(m message, ours, absent bool, what string) (http.Header, traffic.H
 		}
 		gaps[name] = why
 	}
-	if !m.hasHdrs && !ours {
+	if !m.hasHdrs { // missing, null or not a list, in any recorder's file: not recorded, not "none"
 		gap("", "the recording has no "+what+" header list")
 		if absent {
 			gap("", "the recording has no "+what)
@@ -919,6 +920,7 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 		}
 		return out
 	}
+
 	out.Timed = true
 	off, sum := 0, int64(0)
 	for _, c := range b.chunks {
@@ -928,7 +930,7 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 		ch := traffic.Chunk{At: fromMS(c.Time), Size: c.Size}
 		if !b.redacted {
 			if take := min(c.Size, len(data)-off); take > 0 {
-				ch.Data = rec.Redactor.Redact(data[off : off+take])
+				ch.Data = data[off : off+take]
 				off += take
 			}
 			sum += int64(c.Size)
@@ -941,6 +943,7 @@ func (r *Reader) bodyOf(m message, ours, request bool) traffic.Body {
 	if !b.redacted && !b.chunksCut && sum != full {
 		return missing(fmt.Sprintf("the recording's %s._chunks hold %d bytes, its text %d", what, sum, full))
 	}
+	out.Chunks = rec.Redactor.Chunks(out.Chunks) // keys hidden in the body as a whole, across its chunks
 	return out
 }
 

@@ -45,6 +45,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	sse "github.com/tmaxmax/go-sse"
+
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/internal/httpserve"
 )
@@ -198,7 +200,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	head := responseHead{id: "chatcmpl-" + randomHex(12), created: time.Now().Unix(), model: model, promptBytes: conv.textBytes}
 	pl := &player{s: s, ctx: r.Context(), offered: offered, agentTools: agentTools, model: model}
 	if req.Stream {
-		out := &streamSink{w: w, rc: http.NewResponseController(w), head: head,
+		out := &streamSink{w: w, r: r, head: head,
 			usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}
 		pl.play(seg, out)
 		return
@@ -362,27 +364,35 @@ func splitPieces(s string, n int) []string {
 }
 
 // streamSink writes a streaming response: server-sent events of chunks,
-// ended by "data: [DONE]".
+// ended by "data: [DONE]". go-sse writes the frames: here the bytes do not
+// matter (one data line a frame), unlike the reference server's streams.
 type streamSink struct {
 	w     http.ResponseWriter
-	rc    *http.ResponseController
+	r     *http.Request
 	head  responseHead
 	usage bool
 
-	begun     bool
+	sess      *sse.Session // set when the stream has begun
 	sentBytes int
 }
 
 func (o *streamSink) begin() error {
-	if o.begun {
+	if o.sess != nil {
 		return nil
 	}
-	o.begun = true
+	sess, err := sse.Upgrade(o.w, o.r)
+	if err != nil {
+		writeError(o.w, &apiError{Status: http.StatusInternalServerError, Type: "server_error", Message: "cannot stream: " + err.Error()})
+		return err
+	}
 	h := o.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
+	// The session writes to the writer beneath the status recorder, so the
+	// status goes through o.w first, for the request log.
 	o.w.WriteHeader(http.StatusOK)
+	o.sess = sess
 	empty := ""
 	return o.chunk(delta{Role: "assistant", Content: &empty}, nil)
 }
@@ -397,14 +407,18 @@ func (o *streamSink) send(v any) error {
 	if err != nil {
 		return err
 	}
-	return o.frame("data: " + string(b) + "\n\n")
+	return o.data(string(b))
 }
 
-func (o *streamSink) frame(s string) error {
-	if _, err := io.WriteString(o.w, s); err != nil {
+// data sends one event of data (JSON has no line breaks: one data line) and
+// flushes it.
+func (o *streamSink) data(s string) error {
+	m := &sse.Message{}
+	m.AppendData(s)
+	if err := o.sess.Send(m); err != nil {
 		return err
 	}
-	return o.rc.Flush()
+	return o.sess.Flush()
 }
 
 func (o *streamSink) text(s string) error {
@@ -429,7 +443,7 @@ func (o *streamSink) callArgs(piece string) error {
 // fail: before the stream began, an HTTP 500; after, an error event (the
 // form OpenAI-compatible clients read as a failed stream), and no [DONE].
 func (o *streamSink) fail(e *apiError) {
-	if !o.begun {
+	if o.sess == nil {
 		writeError(o.w, e)
 		return
 	}
@@ -447,7 +461,7 @@ func (o *streamSink) finish(reason string) {
 			return
 		}
 	}
-	_ = o.frame("data: [DONE]\n\n")
+	_ = o.data("[DONE]")
 }
 
 // wholeSink collects a non-streaming response.

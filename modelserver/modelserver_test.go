@@ -459,6 +459,9 @@ func TestRawErrors(t *testing.T) {
 		status             int
 	}{
 		{"POST", "/v1/chat/completions", "{not json", 400},
+		// A decoder that drops what it cannot place would echo "" here.
+		{"POST", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":5}]}`, 400},
+		{"POST", "/v1/chat/completions", `{"model":"m","messages":5}`, 400},
 		{"POST", "/v1/completions", `{"prompt":"x"}`, 404},
 		{"GET", "/v1/chat/completions", "", 404},
 	} {

@@ -12,6 +12,25 @@ import (
 // The wire shapes of the OpenAI chat-completions API, as far as the model
 // server reads and writes them. Unknown request fields are ignored, as a
 // compatible server does.
+//
+// openai-go (the tests' client) has all of these types, and they do not fit
+// a server, either way:
+//   - reading: its params decode leniently by design, never failing on a
+//     type mismatch and dropping what they cannot place: "messages": 5,
+//     "content": 5 and a tool call whose "id" is a number decode without
+//     error, and a tool call or a tool without "type" is silently left out.
+//     A malformed request would get an answer instead of its 400, and a
+//     call the client made would be forgotten, replaying the script.
+//   - writing: its response types are made to be read (no omitempty, no
+//     MarshalJSON), so encoding one writes every optional field at its zero
+//     value: an empty "function_call" and "audio" in every delta, a zero
+//     "usage" and "moderation" in every chunk, "finish_reason": "" for
+//     null, a model's "shutdown_date" in year 1. Clients that test a
+//     field's presence read those as sent (an empty function_call as a
+//     legacy function call).
+//
+// So the shapes below are the server's own, and the tests read them with
+// openai-go: if its client accepts them, a vendor's agent will.
 
 // chatRequest is the body of POST /v1/chat/completions.
 type chatRequest struct {

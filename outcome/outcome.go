@@ -2,7 +2,8 @@
 // that make it and the report writers that show it: a Failure carries the
 // rule it breaks, what was checked, what was expected, what was seen and the
 // spec's words, so no writer ever parses prose or guesses a rule. Writers
-// read it with errors.As.
+// read it with errors.As. It also holds the CLI's exit codes (exit.go),
+// which the active and the passive verdicts share.
 package outcome
 
 import (

@@ -21,8 +21,8 @@ import (
 
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/internal/safetext"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/reports"
-	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -209,6 +209,14 @@ func exchangeEnd(x *traffic.Exchange) time.Time {
 	return end
 }
 
+// Interrupted notes in every report that the traffic was not judged whole
+// (Ctrl-C or SIGTERM): why is said after the target's name.
+func (s *Session) Interrupted(why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Target += " (interrupted: " + why + ")"
+}
+
 // Exchanges returns the number of exchanges added, and of those the
 // number judged (those with a response).
 func (s *Session) Exchanges() (added, judged int) {
@@ -244,15 +252,15 @@ func (s *Session) Finish() (int, error) {
 	in := s.Input()
 	rep, err := reports.BuildPassive(in)
 	if err != nil {
-		return runner.ExitHarness, err
+		return outcome.ExitHarness, err
 	}
 	var paths []string
 	if dir := s.cfg.Out; dir != "" {
 		if paths, err = reports.Write(dir, rep, nil, s.cfg.Report); err != nil {
-			return runner.ExitHarness, err
+			return outcome.ExitHarness, err
 		}
 		if err := WriteSummary(dir, in.Summary); err != nil {
-			return runner.ExitHarness, err
+			return outcome.ExitHarness, err
 		}
 		paths = append(paths, filepath.Join(dir, SummaryFile))
 	}

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -66,24 +67,101 @@ func secretOf(k string) string {
 	return k
 }
 
+// Span is a range of a text that redaction replaces: Text[Start:End]
+// becomes With. From (at most Start) is where the text that decided it
+// begins: a secret's start is hidden because of the public part before it.
+type Span struct {
+	From, Start, End int
+	With             string
+}
+
 // Redact returns s with every key and every piece of a secret hidden: a
 // whole key, any FragmentMin characters of a secret, and the start of a
 // secret, however short, that follows its key's public part (a key cut in
 // two by a bounded read).
-func (r *Redactor) Redact(s string) string {
-	s = r.hideStarts(s)
-	for _, w := range r.whole {
-		if strings.Contains(s, w.value) {
-			s = strings.ReplaceAll(s, w.value, w.marker)
-		}
-	}
-	return r.pieceOut(s)
+func (r *Redactor) Redact(s string) string { return Apply(s, r.Spans(s)) }
+
+// Spans returns the ranges Redact replaces in s, in order and apart. A
+// caller that must redact a text it holds in pieces (the chunks of a body)
+// redacts their join and maps the spans back to the pieces.
+func (r *Redactor) Spans(s string) []Span { return r.SpansBeside(s, nil) }
+
+// SpansBeside is Spans for a text whose ranges given are hidden by the
+// caller already: no key is looked for across them, and they are among the
+// spans returned.
+func (r *Redactor) SpansBeside(s string, given []Span) []Span {
+	m := &masker{s: s}
+	m.add(given...)
+	r.startSpans(m)
+	r.wholeSpans(m)
+	r.pieceSpans(m)
+	return m.spans
 }
 
-// hideStarts replaces the start of a secret that follows its key's public
-// part, where the rest of the key is missing, with Fragment. Whole keys are
-// left to Redact's markers.
-func (r *Redactor) hideStarts(s string) string {
+// MaxLen returns the length of the longest key the Redactor knows.
+func (r *Redactor) MaxLen() int { return r.maxLen }
+
+// Apply returns s with spans (in order, apart) replaced.
+func Apply(s string, spans []Span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.Start])
+		b.WriteString(sp.With)
+		last = sp.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// Masked returns s with the bytes of spans set to 0, a byte no key holds:
+// a search on it finds nothing across what is hidden already.
+func Masked(s string, spans []Span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	b := []byte(s)
+	for _, sp := range spans {
+		clear(b[sp.Start:sp.End])
+	}
+	return string(b)
+}
+
+// masker collects spans over a text, keeping the text with their bytes
+// masked for the next search.
+type masker struct {
+	s      string // the text
+	masked string // s with the spans' bytes masked (Masked); "" until a span is added
+	spans  []Span // sorted, apart
+}
+
+// text returns the text to search: s with every span so far masked.
+func (m *masker) text() string {
+	if len(m.spans) == 0 {
+		return m.s
+	}
+	return m.masked
+}
+
+// add records spans (each apart from those already held) and masks them.
+func (m *masker) add(spans ...Span) {
+	if len(spans) == 0 {
+		return
+	}
+	m.spans = append(m.spans, spans...)
+	sort.Slice(m.spans, func(i, j int) bool { return m.spans[i].Start < m.spans[j].Start })
+	m.masked = Masked(m.s, m.spans)
+}
+
+// startSpans hides the start of a secret that follows its key's public
+// part, where the rest of the key is missing. Whole keys are left to
+// wholeSpans.
+func (r *Redactor) startSpans(m *masker) {
+	var found []Span
+	s := m.text()
 	for _, k := range r.starts {
 		from := 0
 		for {
@@ -91,18 +169,62 @@ func (r *Redactor) hideStarts(s string) string {
 			if i < 0 {
 				break
 			}
-			j := from + i + len(k.public)
-			m, whole := r.startAt(s[j:], k.public)
-			switch {
-			case whole, m == 0: // a whole key, or no secret
-				from = j
-			default:
-				s = s[:j] + Fragment + s[j+m:]
-				from = j + len(Fragment)
+			at := from + i
+			j := at + len(k.public)
+			n, whole := r.startAt(s[j:], k.public)
+			from = j
+			// Keys that share a public part are measured together.
+			dup := slices.ContainsFunc(found, func(sp Span) bool { return sp.Start == j })
+			if !whole && n > 0 && !dup {
+				found = append(found, Span{at, j, j + n, Fragment})
+				from = j + n
 			}
 		}
 	}
-	return s
+	m.add(found...)
+}
+
+// wholeSpans hides every whole key, the longest first, so a key that
+// contains another is hidden whole.
+func (r *Redactor) wholeSpans(m *masker) {
+	for _, w := range r.whole {
+		s := m.text()
+		var found []Span
+		for from := 0; ; {
+			i := strings.Index(s[from:], w.value)
+			if i < 0 {
+				break
+			}
+			found = append(found, Span{from + i, from + i, from + i + len(w.value), w.marker})
+			from += i + len(w.value)
+		}
+		m.add(found...)
+	}
+}
+
+// pieceSpans hides every run of bytes covered by a piece of a secret.
+func (r *Redactor) pieceSpans(m *masker) {
+	s := m.text()
+	var found []Span
+	covered := 0 // s[start:covered] is covered by pieces
+	start := -1
+	for i := 0; i+FragmentMin <= len(s); i++ {
+		if !r.first[s[i]] || !r.pieces[s[i:i+FragmentMin]] {
+			continue
+		}
+		if start >= 0 && i > covered {
+			found = append(found, Span{start, start, covered, Fragment})
+			start = -1
+		}
+		if start < 0 {
+			start = i
+		}
+		covered = i + FragmentMin
+	}
+	if start >= 0 {
+		found = append(found, Span{start, start, covered, Fragment})
+	}
+	m.add(found...)
 }
 
 // startAt measures the longest start of a secret, among the keys whose
@@ -123,39 +245,6 @@ func (r *Redactor) startAt(rest, public string) (longest int, whole bool) {
 		longest = max(longest, m)
 	}
 	return longest, false
-}
-
-// pieceOut replaces every run of bytes covered by a piece of a secret.
-func (r *Redactor) pieceOut(s string) string {
-	var b strings.Builder
-	last := 0    // s[:last] is written or dropped
-	covered := 0 // s[start:covered] is covered by pieces
-	start := -1
-	for i := 0; i+FragmentMin <= len(s); i++ {
-		if !r.first[s[i]] || !r.pieces[s[i:i+FragmentMin]] {
-			continue
-		}
-		if start >= 0 && i > covered {
-			b.WriteString(s[last:start])
-			b.WriteString(Fragment)
-			last, start = covered, -1
-		}
-		if start < 0 {
-			start = i
-		}
-		covered = i + FragmentMin
-	}
-	if start < 0 {
-		if last == 0 {
-			return s
-		}
-		b.WriteString(s[last:])
-		return b.String()
-	}
-	b.WriteString(s[last:start])
-	b.WriteString(Fragment)
-	b.WriteString(s[covered:])
-	return b.String()
 }
 
 // Cut redacts s and then cuts it to at most n bytes, adding note when it

@@ -48,7 +48,15 @@ type Config struct {
 	// compresses, never uses an environment proxy and keeps connections
 	// alive.
 	Transport http.RoundTripper
+	// BodyIdle bounds how long the proxy waits for the next bytes of a
+	// request body (0: DefaultBodyIdle). An upload that keeps sending is
+	// never cut, however long it lasts; one that stalls is, as the client's
+	// doing.
+	BodyIdle time.Duration
 }
+
+// DefaultBodyIdle is the default Config.BodyIdle.
+const DefaultBodyIdle = 30 * time.Second
 
 // Proxy is an http.Handler that forwards to Config.Target and records.
 type Proxy struct {
@@ -75,6 +83,9 @@ type state struct {
 	eof  bool
 	// err says why no answer came, as the proxy's doing (failed).
 	err string
+	// stalled says the client sent nothing of its request body for
+	// Config.BodyIdle: the proxy stopped waiting.
+	stalled atomic.Bool
 	// reqBody is the request body the transport reads, nil without one.
 	reqBody *recordingBody
 	// out and body: the response whose body ServeHTTP copies itself,
@@ -121,6 +132,9 @@ func New(cfg Config) *Proxy {
 	if cfg.Recorder == nil {
 		cfg.Recorder = traffic.NewRecorder(0, nil)
 	}
+	if cfg.BodyIdle <= 0 {
+		cfg.BodyIdle = DefaultBodyIdle
+	}
 	if cfg.Transport == nil {
 		cfg.Transport = &http.Transport{
 			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -164,6 +178,9 @@ func New(cfg Config) *Proxy {
 // goroutine's stack only while it uses less than a quarter of it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := p.begin(r)
+	if st.reqBody != nil {
+		st.reqBody.idle, st.reqBody.conn = p.cfg.BodyIdle, http.NewResponseController(w)
+	}
 	// The request to the service has a context of its own, cancelled when
 	// the client goes: by net/http while it serves the connection, by the
 	// stream's reader once the stream has taken the connection over.
@@ -186,7 +203,10 @@ func (p *Proxy) begin(r *http.Request) *state {
 	st.x = traffic.Exchange{ID: int(p.next.Add(1)), Start: start}
 	target := p.cfg.Target.JoinPath(r.URL.Path)
 	target.RawQuery = r.URL.RawQuery
-	st.x.Request = traffic.Request{Method: r.Method, URL: rc.URL(target.String()), Header: rc.Header(r.Header)}
+	// The headers first: the request's own key is learnt before its URL
+	// is recorded.
+	st.x.Request.Header = rc.Header(r.Header)
+	st.x.Request.Method, st.x.Request.URL = rc.Method(r.Method), rc.URL(target.String())
 	st.req = rc.Body(start)
 	st.h11 = r.ProtoMajor == 1 && r.ProtoMinor == 1 && r.Method != http.MethodHead
 	if r.Body != nil && r.Body != http.NoBody {
@@ -320,6 +340,11 @@ func (p *Proxy) response(resp *http.Response) error {
 func (p *Proxy) failed(w http.ResponseWriter, r *http.Request, err error) {
 	st, _ := r.Context().Value(ctxKey{}).(*state)
 	reason := p.cfg.Recorder.Redactor.RedactString(err.Error())
+	if st != nil && st.stalled.Load() {
+		st.setError(fmt.Sprintf("the proxy dropped the client's connection: the client sent nothing of its request body for %s (%s)",
+			p.cfg.BodyIdle, reason))
+		panic(http.ErrAbortHandler)
+	}
 	if r.Context().Err() != nil || st != nil && st.client.Err() != nil {
 		if st != nil {
 			st.setError("the proxy dropped the client's connection: the client's request ended before the service answered (" + reason + ")")
@@ -405,6 +430,11 @@ type recordingBody struct {
 	remaining int64 // bytes of a request body still to come; -1 unknown
 	ended     atomic.Bool
 	eof       atomic.Bool // the body was read to its end
+	// idle bounds each read of a request body, on conn, the client's
+	// connection: a slow upload that keeps sending is not cut by the
+	// server's whole-request read timeout.
+	idle time.Duration
+	conn *http.ResponseController
 }
 
 // errEnded is a read of a request body after its exchange ended.
@@ -430,7 +460,14 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	if b.request && b.remaining > 0 && int64(len(p)) > b.remaining {
 		p = p[:b.remaining]
 	}
+	if b.conn != nil {
+		_ = b.conn.SetReadDeadline(time.Now().Add(b.idle))
+	}
 	n, err := b.ReadCloser.Read(p)
+	var ne net.Error
+	if b.request && errors.As(err, &ne) && ne.Timeout() {
+		b.st.stalled.Store(true)
+	}
 	if b.request && b.remaining > 0 {
 		b.remaining -= int64(n)
 		if b.remaining == 0 && err == nil {
@@ -439,6 +476,10 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	}
 	if errors.Is(err, io.EOF) {
 		b.eof.Store(true)
+		if b.conn != nil {
+			// The body is over: no bound of its own on what follows.
+			_ = b.conn.SetReadDeadline(time.Time{})
+		}
 	}
 	if n > 0 || err != nil {
 		b.st.mu.Lock()

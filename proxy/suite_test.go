@@ -8,13 +8,14 @@ import (
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
 // harnessLate stands for a scenario a timing check left untested because
 // the harness itself ran late (checks.HarnessWasLate): on a loaded machine
 // that may happen on either side, and says nothing of the proxy.
-const harnessLate runner.Status = "untested: the harness ran late"
+const harnessLate testrun.Status = "untested: the harness ran late"
 
 // transparencySample is the areas TestSuiteThroughProxy runs when the
 // complete sweeps are off (internal/sweep): streams of every form, the
@@ -36,22 +37,22 @@ func TestSuiteThroughProxy(t *testing.T) {
 		tags += " && " + transparencySample
 	}
 	r := startRecording(t, fakeserver.Config{})
-	statuses := func(base string) map[string]runner.Status {
+	statuses := func(base string) map[string]testrun.Status {
 		p := r.p.Clone()
 		p.BaseURL = base
 		res, err := runner.Run(context.Background(), runner.Config{Profile: p, Tags: tags, Concurrency: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]runner.Status{}
+		out := map[string]testrun.Status{}
 		for _, s := range res.Scenarios {
 			out[s.ID] = s.Status
-			if s.Status == runner.Untested && checks.HarnessWasLate(s.Error) {
+			if s.Status == testrun.Untested && checks.HarnessWasLate(s.Error) {
 				out[s.ID] = harnessLate // no verdict either way
 			}
 		}
-		if res.Count(runner.Passed) < len(res.Scenarios)/2 {
-			t.Errorf("%s: only %d of %d scenarios passed", base, res.Count(runner.Passed), len(res.Scenarios))
+		if res.Count(testrun.Passed) < len(res.Scenarios)/2 {
+			t.Errorf("%s: only %d of %d scenarios passed", base, res.Count(testrun.Passed), len(res.Scenarios))
 		}
 		return out
 	}

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/invokeconf/invokeconf/features"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/internal/suggest"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Baseline is a file of expected failures. A CI system that gates an
@@ -50,7 +51,7 @@ func (e BaselineEntry) String() string {
 	return "scenario " + e.Scenario
 }
 
-func (e BaselineEntry) matches(ruleID string, s runner.ScenarioResult) bool {
+func (e BaselineEntry) matches(ruleID string, s testrun.ScenarioResult) bool {
 	if e.Rule != "" {
 		return e.Rule == ruleID
 	}
@@ -113,7 +114,7 @@ func ParseBaseline(b []byte) (*Baseline, error) {
 					ids = append(ids, id)
 				}
 				sort.Strings(ids)
-				problems = append(problems, where+": unknown rule "+e.Rule+suggest(e.Rule, ids, false))
+				problems = append(problems, where+": unknown rule "+e.Rule+suggest.DidYouMean(e.Rule, ids))
 			}
 			continue
 		}
@@ -124,7 +125,7 @@ func ParseBaseline(b []byte) (*Baseline, error) {
 			names = append(names, pk.Name)
 		}
 		if !found {
-			problems = append(problems, where+": no scenario has the ID or name "+fmt.Sprintf("%q", e.Scenario)+suggest(e.Scenario, names, true))
+			problems = append(problems, where+": no scenario has the ID or name "+fmt.Sprintf("%q", e.Scenario)+didYouMeanQuoted(e.Scenario, names))
 		}
 	}
 	if len(problems) > 0 {
@@ -143,29 +144,25 @@ var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type
 func baselineYAMLError(err error) string {
 	msg := unknownField.ReplaceAllStringFunc(err.Error(), func(m string) string {
 		sub := unknownField.FindStringSubmatch(m)
-		return fmt.Sprintf("line %s: unknown field %q%s", sub[1], sub[2], suggest(sub[2], baselineFields, false))
+		return fmt.Sprintf("line %s: unknown field %q%s", sub[1], sub[2], suggest.DidYouMean(sub[2], baselineFields))
 	})
 	msg = strings.ReplaceAll(msg, "yaml: unmarshal errors:\n  ", "")
 	msg = regexp.MustCompile(`into (\[\])?\*?reports\.\w+`).ReplaceAllString(msg, "into a baseline entry")
 	return msg + " (a baseline holds version: 1 and expected: a list of entries, each with rule or scenario, and reason)"
 }
 
-// suggest returns " (did you mean X?)" for the closest known name, quoted
-// when asked.
-func suggest(name string, known []string, quote bool) string {
-	best := runner.Closest(name, known)
-	switch {
-	case best == "":
-		return ""
-	case quote:
+// didYouMeanQuoted is suggest.DidYouMean with the name quoted (a scenario
+// name has spaces).
+func didYouMeanQuoted(name string, known []string) string {
+	if best := suggest.Closest(name, known); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	return " (did you mean " + best + "?)"
+	return ""
 }
 
 // expects says whether the baseline expects a scenario's failure of a rule,
 // and why.
-func (bl *Baseline) expects(ruleID string, s runner.ScenarioResult) (string, bool) {
+func (bl *Baseline) expects(ruleID string, s testrun.ScenarioResult) (string, bool) {
 	for _, e := range bl.Expected {
 		if e.matches(ruleID, s) {
 			return e.Reason, true
@@ -187,7 +184,7 @@ type BaselineCheck struct {
 }
 
 // check sorts the entries into used, stale and idle.
-func (bl *Baseline) check(rules []RuleResult, scenarios []runner.ScenarioResult) *BaselineCheck {
+func (bl *Baseline) check(rules []RuleResult, scenarios []testrun.ScenarioResult) *BaselineCheck {
 	if bl.File == "" && len(bl.Expected) == 0 {
 		return nil
 	}
@@ -214,9 +211,9 @@ func (bl *Baseline) check(rules []RuleResult, scenarios []runner.ScenarioResult)
 				continue
 			}
 			switch s.Status {
-			case runner.Passed:
+			case testrun.Passed:
 				passed++
-			case runner.Failed, runner.Blocked:
+			case testrun.Failed, testrun.Blocked:
 				failed++
 			}
 		}

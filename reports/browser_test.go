@@ -19,7 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/invokeconf/invokeconf/checks"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // browserOut keeps the page and screenshots the browser test looked at (a
@@ -327,7 +327,7 @@ func checkPrint(t *testing.T, bctx context.Context) {
 func TestPartialBannerInChromium(t *testing.T) {
 	t.Parallel() // a browser mostly waits: its start overlaps the other tests
 	exe := chromium(t)
-	rep := synthetic(t, runner.Selection{Areas: []string{"sse"}}, nil, nil)
+	rep := synthetic(t, testrun.Selection{Areas: []string{"sse"}}, nil, nil)
 	if err := os.MkdirAll(browserOut, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/profile"
-	"github.com/invokeconf/invokeconf/runner"
 )
 
 // completeCucumber rewrites godog's Cucumber JSON so that Cucumber viewers
@@ -34,7 +33,6 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 		findings[f.ID()] = f
 	}
 	fill := placeholderFiller(p)
-	locate := definitionLocator()
 	for _, feat := range doc {
 		uri, _ := feat["uri"].(string)
 		elems, _ := feat["elements"].([]any)
@@ -56,7 +54,9 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 				}
 				if name, ok := step["name"].(string); ok {
 					if match, ok := step["match"].(map[string]any); ok {
-						if loc := locate(name); loc != "" {
+						// godog names the line where every step is bound to
+						// its scenario, which tells a reader nothing.
+						if loc := rep.stepLocations[name]; loc != "" {
 							match["location"] = loc
 						}
 					}
@@ -91,22 +91,6 @@ func completeCucumber(raw []byte, rep *Report, p *profile.Profile) ([]byte, erro
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// definitionLocator returns where the step definition that a step's text
-// binds to is defined ("steps/sse.go:40"), or "" (runner.StepLocation, from
-// the step table). godog names the line where every step is bound to its
-// scenario, which tells a reader nothing.
-func definitionLocator() func(text string) string {
-	seen := map[string]string{}
-	return func(text string) string {
-		loc, ok := seen[text]
-		if !ok {
-			loc = runner.StepLocation(text)
-			seen[text] = loc
-		}
-		return loc
-	}
 }
 
 func asList(v any) []any {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestCucumberIsCompleted: the Cucumber JSON godog writes gets what
@@ -22,10 +22,10 @@ import (
 // no key survives, and target bytes are made printable.
 func TestCucumberIsCompleted(t *testing.T) {
 	p := reference(t)
-	rep := synthetic(t, runner.Selection{}, nil, failRule("SSE-05", "no close \x1b[2J frame "+p.Keys.Agent))
-	var failed, outline runner.ScenarioResult
+	rep := synthetic(t, testrun.Selection{}, nil, failRule("SSE-05", "no close \x1b[2J frame "+p.Keys.Agent))
+	var failed, outline testrun.ScenarioResult
 	for _, s := range rep.Scenarios {
-		if s.Status == runner.Failed && failed.ID == "" {
+		if s.Status == testrun.Failed && failed.ID == "" {
 			failed = s
 		}
 		if s.Example != "" && outline.ID == "" {
@@ -35,7 +35,7 @@ func TestCucumberIsCompleted(t *testing.T) {
 	if failed.ID == "" || outline.ID == "" {
 		t.Fatal("the synthetic run has no failure or no outline row")
 	}
-	element := func(s runner.ScenarioResult, status, msg string) string {
+	element := func(s testrun.ScenarioResult, status, msg string) string {
 		return fmt.Sprintf(`{"id":"x","keyword":"Scenario","name":%q,"line":%d,"type":"scenario","steps":[
 			{"keyword":"When ","name":"I invoke \"/api/invoke/${agents.main.id}\" with the key ${keys.agent} as ${marker:x}","line":3,
 			 "match":{"location":"x"},"result":{"status":%q,"error_message":%s}}]}`, s.Name, s.Line, status, jsonString(msg))

@@ -14,6 +14,7 @@ import (
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // The tests of this package judge one real run: the quick scenarios of most
@@ -28,7 +29,7 @@ type fixture struct {
 	p   *profile.Profile
 	srv *httptest.Server
 	rec *recorder
-	res *runner.Result
+	res *testrun.Result
 	rep *Report
 	out string // holds godog's cucumber.json of the run
 }
@@ -60,7 +61,7 @@ func defectRun(t *testing.T) *fixture {
 		p.BaseURL = srv.URL
 		// The areas without absolute timing bounds: this run overlaps the
 		// mutation tests of package runner under -race.
-		plan, err := runner.NewPlan(p, runner.Selection{Quick: true, Areas: fixtureAreas})
+		plan, err := runner.NewPlan(p, testrun.Selection{Quick: true, Areas: fixtureAreas})
 		if err != nil {
 			fixErr = err
 			return

@@ -12,25 +12,26 @@ import (
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/transcript"
 )
 
 // synthetic builds a report from a plan whose runnable scenarios all end
 // as status says, except those change sets otherwise: no target needed.
-func synthetic(t *testing.T, sel runner.Selection, bl *Baseline, change func(*runner.ScenarioResult)) *Report {
+func synthetic(t *testing.T, sel testrun.Selection, bl *Baseline, change func(*testrun.ScenarioResult)) *Report {
 	t.Helper()
 	p := reference(t)
 	plan, err := runner.NewPlan(p, sel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &runner.Result{Plan: plan}
+	res := &testrun.Result{Plan: plan}
 	for _, pl := range plan.Scenarios {
-		if pl.Status != runner.Runs {
+		if pl.Status != testrun.Runs {
 			continue
 		}
-		s := runner.ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
-			Line: pl.Line, Example: pl.Example, Tags: pl.Tags, Rules: pl.Rules, Status: runner.Passed}
+		s := testrun.ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
+			Line: pl.Line, Example: pl.Example, Tags: pl.Tags, Rules: pl.Rules, Status: testrun.Passed}
 		if change != nil {
 			change(&s)
 		}
@@ -43,10 +44,10 @@ func synthetic(t *testing.T, sel runner.Selection, bl *Baseline, change func(*ru
 	return rep
 }
 
-func failRule(id, msg string) func(*runner.ScenarioResult) {
-	return func(s *runner.ScenarioResult) {
+func failRule(id, msg string) func(*testrun.ScenarioResult) {
+	return func(s *testrun.ScenarioResult) {
 		if contains(s.Rules, id) {
-			s.Status, s.Error = runner.Failed, msg
+			s.Status, s.Error = testrun.Failed, msg
 			s.Failure = outcome.Fail("the check", "the spec's value", msg).Breaks(id)
 			s.Transcript = []transcript.Exchange{{Method: "GET", URL: "http://t/x", Status: 200, RespBody: msg}}
 		}
@@ -87,12 +88,12 @@ func junitOf(t *testing.T, rep *Report, opts Options) junitDoc {
 // and stale-baseline run, the outcome, the exit code, JUnit's failures and
 // the HTML banner tell the same story.
 func TestFormatsAgreeWithTheExitCode(t *testing.T) {
-	all := runner.Selection{}
+	all := testrun.Selection{}
 	for _, tc := range []struct {
 		name          string
-		sel           runner.Selection
+		sel           testrun.Selection
 		bl            *Baseline
-		change        func(*runner.ScenarioResult)
+		change        func(*testrun.ScenarioResult)
 		opts          Options
 		outcome       string
 		exit          int
@@ -100,7 +101,7 @@ func TestFormatsAgreeWithTheExitCode(t *testing.T) {
 		banner        string
 	}{
 		{"full pass", all, nil, nil, Options{}, "pass", 0, 0, "certification report"},
-		{"partial", runner.Selection{Areas: []string{"sse"}}, nil, nil, Options{}, "partial", 0, 0, "partial, not a certification"},
+		{"partial", testrun.Selection{Areas: []string{"sse"}}, nil, nil, Options{}, "partial", 0, 0, "partial, not a certification"},
 		{"MUST failure", all, nil, failRule("SSE-05", "no close frame"), Options{}, "fail", 1, -1, "FAIL"},
 		{"SHOULD warning", all, nil, failRule("EVT-08", "no waitingOnModel"), Options{}, "pass", 0, 0, "certification report"},
 		{"SHOULD warning as failure", all, nil, failRule("EVT-08", "no waitingOnModel"), Options{JUnitWarnings: JUnitWarningsFailure}, "pass", 0, 1, "certification report"},
@@ -154,15 +155,15 @@ func TestFormatsAgreeWithTheExitCode(t *testing.T) {
 // junit.xml shows an error, not an empty green suite. (A selection that
 // selects nothing is bad usage before any run: runner.NewPlan refuses it.)
 func TestNothingRanIsAnError(t *testing.T) {
-	plan, err := runner.NewPlan(reference(t), runner.Selection{Tags: "@ERR-02"})
+	plan, err := runner.NewPlan(reference(t), testrun.Selection{Tags: "@ERR-02"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(Input{Result: &runner.Result{Plan: plan}, Profile: reference(t), Target: "synthetic"})
+	rep, err := Build(Input{Result: &testrun.Result{Plan: plan}, Profile: reference(t), Target: "synthetic"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Outcome != "not tested" || rep.ExitCode != runner.ExitHarness {
+	if rep.Outcome != "not tested" || rep.ExitCode != outcome.ExitHarness {
 		t.Fatalf("outcome %s, exit %d", rep.Outcome, rep.ExitCode)
 	}
 	if doc := junitOf(t, rep, Options{}); doc.Errors != 1 {
@@ -173,7 +174,7 @@ func TestNothingRanIsAnError(t *testing.T) {
 // TestPartialSaysHowMuch: a run of one area is partial everywhere it is
 // shown, with how many observable spec rules it judged.
 func TestPartialSaysHowMuch(t *testing.T) {
-	rep := synthetic(t, runner.Selection{Areas: []string{"sse"}}, nil, nil)
+	rep := synthetic(t, testrun.Selection{Areas: []string{"sse"}}, nil, nil)
 	want := "judged " + itoa(rep.Spec.Judged) + " of " + itoa(rep.Spec.Observable) + " observable spec rules"
 	if rep.Spec.Judged == 0 || rep.Spec.Judged >= rep.Spec.Observable || !strings.Contains(rep.Headline, want) {
 		t.Fatalf("spec %+v, headline %q", rep.Spec, rep.Headline)
@@ -228,9 +229,9 @@ func TestBlockedBy(t *testing.T) {
 		t.Skip("no scenario checks two rules")
 	}
 	first, second := pk.Rules[0], pk.Rules[1]
-	rep := synthetic(t, runner.Selection{}, nil, func(s *runner.ScenarioResult) {
+	rep := synthetic(t, testrun.Selection{}, nil, func(s *testrun.ScenarioResult) {
 		if s.ID == pk.ID {
-			s.Status, s.Error = runner.Failed, "boom"
+			s.Status, s.Error = testrun.Failed, "boom"
 			s.Failure = outcome.Fail("a check", "x", "y").WithSpec(idx[first].Spec).Breaks(first)
 		}
 	})
@@ -244,9 +245,9 @@ func TestBlockedBy(t *testing.T) {
 	if r := verdicts[second]; r.Verdict != Untested || !strings.Contains(r.Reason, "blocked by "+first) {
 		t.Errorf("%s: %s (%s), want untested, blocked by %s", second, r.Verdict, r.Reason, first)
 	}
-	prereq := synthetic(t, runner.Selection{}, nil, func(s *runner.ScenarioResult) {
+	prereq := synthetic(t, testrun.Selection{}, nil, func(s *testrun.ScenarioResult) {
 		if s.ID == pk.ID {
-			s.Status, s.Error = runner.Blocked, "404"
+			s.Status, s.Error = testrun.Blocked, "404"
 			s.Failure = outcome.Fail("the status", "a 2xx status", "404").Breaks("ROUTE-01")
 		}
 	})
@@ -270,7 +271,7 @@ func TestBlockedBy(t *testing.T) {
 // every format valid and never reach a terminal raw.
 func TestHostileBytes(t *testing.T) {
 	evil := "bad \x00 \x1b[31mred\x1b[0m \r over \xff\xfe \u202e end"
-	rep := synthetic(t, runner.Selection{}, nil, failRule("SSE-05", evil))
+	rep := synthetic(t, testrun.Selection{}, nil, failRule("SSE-05", evil))
 	var console, html, js bytes.Buffer
 	WriteConsole(&console, rep, nil)
 	_ = WriteHTML(&html, rep)
@@ -297,24 +298,24 @@ func TestRequireComplete(t *testing.T) {
 	p := reference(t)
 	for _, tc := range []struct {
 		name    string
-		sel     runner.Selection
-		change  func(*runner.ScenarioResult)
+		sel     testrun.Selection
+		change  func(*testrun.ScenarioResult)
 		outcome string
 		code    int
 	}{
-		{"partial", runner.Selection{Areas: []string{"sse"}}, nil, "partial", runner.ExitPartial},
-		{"complete", runner.Selection{}, nil, "pass", runner.ExitPass},
-		{"partial and failed", runner.Selection{Areas: []string{"sse"}}, failRule("SSE-01", "boom"), "fail", runner.ExitFail},
+		{"partial", testrun.Selection{Areas: []string{"sse"}}, nil, "partial", outcome.ExitPartial},
+		{"complete", testrun.Selection{}, nil, "pass", outcome.ExitPass},
+		{"partial and failed", testrun.Selection{Areas: []string{"sse"}}, failRule("SSE-01", "boom"), "fail", outcome.ExitFail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := runner.NewPlan(p, tc.sel)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := &runner.Result{Plan: plan}
+			res := &testrun.Result{Plan: plan}
 			for _, pl := range plan.Scenarios {
-				if pl.Status == runner.Runs {
-					s := runner.ScenarioResult{ID: pl.ID, URI: pl.File, Line: pl.Line, Tags: pl.Tags, Rules: pl.Rules, Status: runner.Passed}
+				if pl.Status == testrun.Runs {
+					s := testrun.ScenarioResult{ID: pl.ID, URI: pl.File, Line: pl.Line, Tags: pl.Tags, Rules: pl.Rules, Status: testrun.Passed}
 					if tc.change != nil {
 						tc.change(&s)
 					}
@@ -328,12 +329,12 @@ func TestRequireComplete(t *testing.T) {
 			if rep.Outcome != tc.outcome || rep.ExitCode != tc.code {
 				t.Errorf("outcome %s, exit %d; want %s, %d", rep.Outcome, rep.ExitCode, tc.outcome, tc.code)
 			}
-			if tc.code == runner.ExitPartial && !strings.Contains(rep.Headline, "--require-complete") {
+			if tc.code == outcome.ExitPartial && !strings.Contains(rep.Headline, "--require-complete") {
 				t.Errorf("headline %q does not say why the run fails", rep.Headline)
 			}
 			// junit.xml agrees with the exit code: a partial run that fails
 			// is a failed test case.
-			if doc := junitOf(t, rep, Options{}); (doc.Failures > 0) != (tc.code != runner.ExitPass) {
+			if doc := junitOf(t, rep, Options{}); (doc.Failures > 0) != (tc.code != outcome.ExitPass) {
 				t.Errorf("junit: %d failures with exit %d", doc.Failures, tc.code)
 			}
 		})
@@ -371,26 +372,26 @@ func TestNothingTestedNeverPasses(t *testing.T) {
 		p.DeclareCapability("bundles")
 		p.DeclareCapability("bundleTestHooks")
 	}
-	untested := func(s *runner.ScenarioResult) {
-		s.Status, s.Error = runner.Untested, "the target's agent cannot be made to show @say"
+	untested := func(s *testrun.ScenarioResult) {
+		s.Status, s.Error = testrun.Untested, "the target's agent cannot be made to show @say"
 	}
 	for _, tc := range []struct {
 		name      string
 		change    func(*profile.Profile)
-		sel       runner.Selection
-		scenario  func(*runner.ScenarioResult)
+		sel       testrun.Selection
+		scenario  func(*testrun.ScenarioResult)
 		notRun    string
 		section   func(*Report) SourceVerdict
 		outcome   string // the section's
 		runResult string
 		exit      int
 	}{
-		{"a target without bundles: the contract", noBundles, runner.Selection{}, nil, "", func(r *Report) SourceVerdict { return r.Contract }, "not applicable", "pass", runner.ExitPass},
-		{"spec only without the contract's routes", func(p *profile.Profile) { p.Routes = nil }, runner.Selection{SpecOnly: true}, nil, "",
-			func(r *Report) SourceVerdict { return r.Contract }, "not selected", "pass", runner.ExitPass},
-		{"an unreachable target: the spec", noBundles, runner.Selection{}, nil, "the target is not reachable", func(r *Report) SourceVerdict { return r.Spec }, "not run", "not run", runner.ExitUsage},
-		{"an unreachable target: the contract", noBundles, runner.Selection{}, nil, "the target is not reachable", func(r *Report) SourceVerdict { return r.Contract }, "not run", "not run", runner.ExitUsage},
-		{"every scenario untested: the spec", nil, runner.Selection{Areas: []string{"sse"}}, untested, "", func(r *Report) SourceVerdict { return r.Spec }, "not tested", "not tested", runner.ExitHarness},
+		{"a target without bundles: the contract", noBundles, testrun.Selection{}, nil, "", func(r *Report) SourceVerdict { return r.Contract }, "not applicable", "pass", outcome.ExitPass},
+		{"spec only without the contract's routes", func(p *profile.Profile) { p.Routes = nil }, testrun.Selection{SpecOnly: true}, nil, "",
+			func(r *Report) SourceVerdict { return r.Contract }, "not selected", "pass", outcome.ExitPass},
+		{"an unreachable target: the spec", noBundles, testrun.Selection{}, nil, "the target is not reachable", func(r *Report) SourceVerdict { return r.Spec }, "not run", "not run", outcome.ExitUsage},
+		{"an unreachable target: the contract", noBundles, testrun.Selection{}, nil, "the target is not reachable", func(r *Report) SourceVerdict { return r.Contract }, "not run", "not run", outcome.ExitUsage},
+		{"every scenario untested: the spec", nil, testrun.Selection{Areas: []string{"sse"}}, untested, "", func(r *Report) SourceVerdict { return r.Spec }, "not tested", "not tested", outcome.ExitHarness},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := reference(t)
@@ -410,7 +411,7 @@ func TestNothingTestedNeverPasses(t *testing.T) {
 			}
 			for i, s := range res.Scenarios {
 				if s.Error == ran {
-					res.Scenarios[i].Status, res.Scenarios[i].Error = runner.Passed, ""
+					res.Scenarios[i].Status, res.Scenarios[i].Error = testrun.Passed, ""
 					if tc.scenario != nil {
 						tc.scenario(&res.Scenarios[i])
 					}
@@ -473,7 +474,7 @@ func TestNothingTestedNeverPasses(t *testing.T) {
 // are listed, and the console's "Not judged" list names the not selected
 // rules too.
 func TestPartialNamesWhatIsMissing(t *testing.T) {
-	quick := synthetic(t, runner.Selection{Quick: true}, nil, nil)
+	quick := synthetic(t, testrun.Selection{Quick: true}, nil, nil)
 	if quick.Outcome != "partial" || !strings.Contains(quick.Headline, "not judged: SSE-04 (not selected)") {
 		t.Fatalf("outcome %s, headline %q: want SSE-04 named", quick.Outcome, quick.Headline)
 	}
@@ -485,7 +486,7 @@ func TestPartialNamesWhatIsMissing(t *testing.T) {
 	if console := formatsOf(t, quick)["console"]; !strings.Contains(console, "not selected: its scenarios were not selected (--quick)\n    SSE-04\n") {
 		t.Errorf("the console's Not judged list does not name SSE-04:\n%s", console)
 	}
-	sse := synthetic(t, runner.Selection{Areas: []string{"sse"}}, nil, nil)
+	sse := synthetic(t, testrun.Selection{Areas: []string{"sse"}}, nil, nil)
 	missing := unjudged(sse.Rules, features.SourceSpec)
 	if len(missing) <= maxNamed || !strings.Contains(sse.Headline, itoa(len(missing))+" rules not judged ("+itoa(len(missing))+" not selected; ") {
 		t.Errorf("headline %q: want the %d rules counted and where they are listed", sse.Headline, len(missing))
@@ -500,7 +501,7 @@ func TestPartialNamesWhatIsMissing(t *testing.T) {
 // verdict line.
 func TestNotRunPrintsItsReasonOnce(t *testing.T) {
 	p := reference(t)
-	plan, err := runner.NewPlan(p, runner.Selection{})
+	plan, err := runner.NewPlan(p, testrun.Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}

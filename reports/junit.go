@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/internal/junitxml"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // JUnit XML: one testsuite per feature file, one testcase per scenario,
@@ -74,12 +75,12 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 		c := junitxml.Case{Name: printable(name), Classname: "invokeconf." + s.Feature, Time: seconds(s.Duration.Seconds())}
 		first, _, _ := strings.Cut(s.Error, "\n")
 		switch s.Status {
-		case runner.Blocked:
+		case testrun.Blocked:
 			f := findings[s.ID]
 			c.Skipped = &junitxml.Problem{Message: printable("blocked by " + f.RuleID + " (it failed in a step this scenario rests on): " + f.Line()),
 				Text: failureText(f)}
 			su.Skipped++
-		case runner.Failed:
+		case testrun.Failed:
 			f := findings[s.ID]
 			switch {
 			case f.Verdict == ExpectedFailure:
@@ -95,10 +96,10 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 				c.Failure = &junitxml.Problem{Message: f.Line(), Type: typ, Text: failureText(f)}
 				su.Failures++
 			}
-		case runner.HarnessError:
+		case testrun.HarnessError:
 			c.Error = &junitxml.Problem{Message: "harness error: " + first, Text: s.Error}
 			su.Errors++
-		case runner.Untested, runner.NotApplicable:
+		case testrun.Untested, testrun.NotApplicable:
 			c.Skipped = &junitxml.Problem{Message: string(s.Status) + ": " + s.Error}
 			su.Skipped++
 		}
@@ -141,14 +142,14 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 			su.Failures++
 		}
 	}
-	if rep.ExitCode == runner.ExitPartial {
+	if rep.ExitCode == outcome.ExitPartial {
 		su := suite("run")
 		su.Cases = append(su.Cases, junitxml.Case{Name: "the run is complete", Classname: "invokeconf.run", Time: seconds(rep.Duration),
 			Failure: &junitxml.Problem{Message: "partial: " + rep.Headline, Type: "partial", Text: rep.Headline}})
 		su.Tests++
 		su.Failures++
 	}
-	if rep.ExitCode == runner.ExitUsage || rep.ExitCode == runner.ExitHarness && root.Errors == 0 && !anyHarnessError(rep) {
+	if rep.ExitCode == outcome.ExitUsage || rep.ExitCode == outcome.ExitHarness && root.Errors == 0 && !anyHarnessError(rep) {
 		su := suite("run")
 		su.Cases = append(su.Cases, junitxml.Case{Name: "the run", Classname: "invokeconf.run", Time: seconds(rep.Duration),
 			Error: &junitxml.Problem{Message: rep.Outcome + ": " + rep.Headline, Text: rep.Headline}})
@@ -169,7 +170,7 @@ func writeJUnit(w io.Writer, rep *Report, opts Options) error {
 
 func anyHarnessError(rep *Report) bool {
 	for _, s := range rep.Scenarios {
-		if s.Status == runner.HarnessError {
+		if s.Status == testrun.HarnessError {
 			return true
 		}
 	}

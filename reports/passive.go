@@ -11,7 +11,7 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/traffic"
 	"github.com/invokeconf/invokeconf/transcript"
 )
@@ -145,7 +145,7 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 		Schema: SchemaVersion, Mode: ModePassive, Harness: id.Harness, Identity: id,
 		Target: clean(in.Target), BaseURL: clean(redactURL(in.BaseURL)),
 		Started: in.Started.UTC().Truncate(time.Second), Duration: in.Duration.Round(time.Millisecond).Seconds(),
-		Gaps: []runner.Gap{}, Scenarios: []runner.ScenarioResult{}, Counts: Counts{},
+		Gaps: []testrun.Gap{}, Scenarios: []testrun.ScenarioResult{}, Counts: Counts{},
 		Passive: &Passive{Source: in.Source, Observed: s.Observed, Rules: len(catalog), Note: PassiveNote, Errors: []string{}},
 	}
 	for _, e := range s.Errors {
@@ -198,14 +198,14 @@ func BuildPassive(in PassiveInput) (*Report, error) {
 	sort.SliceStable(rep.Findings, func(i, j int) bool { return severity(rep.Findings[i].Verdict) < severity(rep.Findings[j].Verdict) })
 	rep.FailedRules = failedRules(rep.Rules, rep.Findings)
 	if s.Observed == 0 {
-		rep.Outcome, rep.ExitCode, rep.Headline = PassiveNothing, runner.ExitUsage, nothingObserved(in)
+		rep.Outcome, rep.ExitCode, rep.Headline = PassiveNothing, outcome.ExitUsage, nothingObserved(in)
 		return rep, nil
 	}
-	rep.Outcome, rep.ExitCode = PassiveNoFailure, runner.ExitPass
+	rep.Outcome, rep.ExitCode = PassiveNoFailure, outcome.ExitPass
 	head := fmt.Sprintf("observed %s; judged %d of %d rules", plural(s.Observed, "exchange", "exchanges"), rep.Passive.Judged, rep.Passive.Rules)
 	var parts []string
 	if n := rep.Counts[Fail]; n > 0 {
-		rep.Outcome, rep.ExitCode = PassiveFail, runner.ExitFail
+		rep.Outcome, rep.ExitCode = PassiveFail, outcome.ExitFail
 		parts = append(parts, plural(n, "MUST rule", "MUST rules")+" failed: "+strings.Join(ruleIDs(rep.Rules, Fail), " "))
 	} else {
 		parts = append(parts, "no MUST rule failed")

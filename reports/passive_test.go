@@ -15,7 +15,7 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/junitxml"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -90,7 +90,7 @@ func TestPassiveVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Mode != ModePassive || rep.Outcome != PassiveFail || rep.ExitCode != runner.ExitFail {
+	if rep.Mode != ModePassive || rep.Outcome != PassiveFail || rep.ExitCode != outcome.ExitFail {
 		t.Errorf("mode %q, outcome %q, exit %d", rep.Mode, rep.Outcome, rep.ExitCode)
 	}
 	if want := "observed 2 exchanges; judged "; !strings.HasPrefix(rep.Headline, want) || !strings.Contains(rep.Headline, fmt.Sprintf(" of %d rules", len(catalog))) {

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/transcript"
 )
 
@@ -164,7 +164,7 @@ type Finding struct {
 	Actual   string `json:"actual"`
 	Spec     string `json:"spec,omitempty"`
 	// Scenario is where an active run saw it; nil in a passive judgement.
-	Scenario *runner.ScenarioResult `json:"scenario,omitempty"`
+	Scenario *testrun.ScenarioResult `json:"scenario,omitempty"`
 	// Exchange is the recorded exchange a passive judgement saw it in; nil
 	// in an active run.
 	Exchange *ExchangeRef `json:"exchange,omitempty"`
@@ -339,9 +339,9 @@ type Report struct {
 	Duration float64   `json:"durationSeconds"`
 	// Profile is the profile with every key replaced by a reference to its
 	// environment variable; ProfileYAML the same as YAML, for people.
-	Profile     map[string]any   `json:"profile"`
-	ProfileYAML string           `json:"-"`
-	Selection   runner.Selection `json:"selection"`
+	Profile     map[string]any    `json:"profile"`
+	ProfileYAML string            `json:"-"`
+	Selection   testrun.Selection `json:"selection"`
 	// Outcome is "pass", "partial" (no MUST rule failed, but not every
 	// observable spec rule was judged or not applicable: not a
 	// certification; the headline names the rules left out), "fail",
@@ -359,13 +359,17 @@ type Report struct {
 	FailedRules []FailedRule   `json:"failedRules"`
 	Rules       []RuleResult   `json:"rules"`
 	Findings    []Finding      `json:"findings"`
-	Gaps        []runner.Gap   `json:"profileGaps"`
+	Gaps        []testrun.Gap  `json:"profileGaps"`
 	Baseline    *BaselineCheck `json:"baseline,omitempty"`
 	// Scenarios is every scenario of the run with its status; transcripts
 	// are kept only in Findings.
-	Scenarios []runner.ScenarioResult `json:"scenarios"`
+	Scenarios []testrun.ScenarioResult `json:"scenarios"`
 	// Passive is set in a passive report only.
 	Passive *Passive `json:"passive,omitempty"`
+	// stepLocations are the run's step definitions' places in the step
+	// table, by step text (testrun.Result.StepLocations), for the Cucumber
+	// JSON.
+	stepLocations map[string]string
 }
 
 // Partial reports whether the run left an observable spec rule neither
@@ -374,7 +378,7 @@ func (r *Report) Partial() bool { return !r.Spec.Complete() }
 
 // Input is what Build judges.
 type Input struct {
-	Result  *runner.Result
+	Result  *testrun.Result
 	Profile *profile.Profile
 	// Target describes the target for people ("http://127.0.0.1:8080 (the
 	// embedded reference server)", or the profile's base URL).
@@ -384,7 +388,7 @@ type Input struct {
 	// NotRun says why the run never started (the target did not answer);
 	// "" for a run that ran.
 	NotRun string
-	// RequireComplete makes a partial run fail with runner.ExitPartial.
+	// RequireComplete makes a partial run fail with outcome.ExitPartial.
 	RequireComplete bool
 }
 
@@ -407,13 +411,14 @@ func Build(in Input) (*Report, error) {
 	rep := &Report{
 		Schema: SchemaVersion, Mode: ModeActive, Harness: id.Harness, Identity: id, Target: printable(in.Target), BaseURL: redactURL(p.BaseURL),
 		Started: res.Started.UTC().Truncate(time.Second), Duration: res.Duration.Round(time.Millisecond).Seconds(),
-		ProfileYAML: p.RedactEnv(string(profYAML)), Selection: res.Plan.Selection, Gaps: runner.Gaps(p, res.Plan),
+		ProfileYAML: p.RedactEnv(string(profYAML)), Selection: res.Plan.Selection, Gaps: res.Plan.Gaps,
+		stepLocations: res.StepLocations,
 	}
 	if err := yaml.Unmarshal([]byte(rep.ProfileYAML), &rep.Profile); err != nil {
 		return nil, fmt.Errorf("render profile: %w", err)
 	}
 	if rep.Gaps == nil {
-		rep.Gaps = []runner.Gap{}
+		rep.Gaps = []testrun.Gap{}
 	}
 	idx := map[string]features.Rule{}
 	for _, r := range catalog {
@@ -489,7 +494,7 @@ func Build(in Input) (*Report, error) {
 	rep.Baseline = bl.check(rep.Rules, scenarios)
 	rep.Outcome, rep.Headline, rep.ExitCode = decide(rep, res, in.NotRun)
 	if in.RequireComplete && rep.Outcome == "partial" {
-		rep.ExitCode, rep.Headline = runner.ExitPartial, rep.Headline+"; --require-complete: a partial run fails"
+		rep.ExitCode, rep.Headline = outcome.ExitPartial, rep.Headline+"; --require-complete: a partial run fails"
 	}
 	return rep, nil
 }
@@ -509,12 +514,12 @@ func Build(in Input) (*Report, error) {
 //     their own rule, then by ID).
 //  3. A failure whose rule was not chosen goes to the first chosen rule its
 //     ExplainedBy names; one that names none keeps its rule.
-func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
-	out := make([]runner.ScenarioResult, len(in))
+func reconcile(in []testrun.ScenarioResult) []testrun.ScenarioResult {
+	out := make([]testrun.ScenarioResult, len(in))
 	copy(out, in)
 	passed := map[string]bool{}
 	for _, s := range in {
-		if s.Status == runner.Passed {
+		if s.Status == testrun.Passed {
 			for _, id := range s.Rules {
 				passed[id] = true
 			}
@@ -528,7 +533,7 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 	failedOwn := func() map[string]bool {
 		m := map[string]bool{}
 		for _, s := range out {
-			if s.Status != runner.Failed || s.Failure == nil {
+			if s.Status != testrun.Failed || s.Failure == nil {
 				continue
 			}
 			m[causeOf(s)] = true
@@ -546,9 +551,9 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 		f.Rule, f.ExplainedBy, f.Tentative = rule, nil, false
 		f.Check = "(" + why + ") " + f.Check
 		out[i].Failure = &f
-		out[i].Status = runner.Failed
+		out[i].Status = testrun.Failed
 		if !contains(s.Rules, rule) {
-			out[i].Status = runner.Blocked
+			out[i].Status = testrun.Blocked
 		}
 	}
 	own := failedOwn()
@@ -633,7 +638,7 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 	explainsBack := func(p, r string) bool {
 		n := 0
 		for _, s := range out {
-			if s.Status == runner.Failed && causeOf(s) == p && !s.Failure.Tentative {
+			if s.Status == testrun.Failed && causeOf(s) == p && !s.Failure.Tentative {
 				if !slices.Contains(s.Failure.ExplainedBy, r) {
 					return false // p failed on its own somewhere r does not explain
 				}
@@ -657,14 +662,14 @@ func reconcile(in []runner.ScenarioResult) []runner.ScenarioResult {
 	return out
 }
 
-// explainObserved drops the observations (runner.Observation) that a rule
+// explainObserved drops the observations (testrun.Observation) that a rule
 // which failed in its own scenarios explains as well (their ExplainedBy):
 // the judgement of every exchange blames one rule for a fault, as
 // reconcile does for the scenarios.
-func explainObserved(in []runner.ScenarioResult) []runner.ScenarioResult {
+func explainObserved(in []testrun.ScenarioResult) []testrun.ScenarioResult {
 	failedOwn := map[string]bool{}
 	for _, s := range in {
-		if s.Status == runner.Failed && s.Failure != nil {
+		if s.Status == testrun.Failed && s.Failure != nil {
 			failedOwn[causeOf(s)] = true
 		}
 	}
@@ -672,7 +677,7 @@ func explainObserved(in []runner.ScenarioResult) []runner.ScenarioResult {
 		if len(s.Observed) == 0 {
 			continue
 		}
-		var kept []runner.Observation
+		var kept []testrun.Observation
 		for _, o := range s.Observed {
 			switch {
 			case o.Rule == causeOf(s):
@@ -689,15 +694,15 @@ func explainObserved(in []runner.ScenarioResult) []runner.ScenarioResult {
 
 // passedAs is s as the evidence of a rule it checked in full before its
 // failure (ScenarioResult.Checked): a passed scenario of that rule.
-func passedAs(s runner.ScenarioResult) runner.ScenarioResult {
-	s.Status, s.Error, s.Failure = runner.Passed, "", nil
+func passedAs(s testrun.ScenarioResult) testrun.ScenarioResult {
+	s.Status, s.Error, s.Failure = testrun.Passed, "", nil
 	return s
 }
 
 // causeOf is the rule a failed or blocked scenario's failure breaks; "" for
 // a scenario that did not fail (or broke the harness).
-func causeOf(s runner.ScenarioResult) string {
-	if s.Status != runner.Failed && s.Status != runner.Blocked {
+func causeOf(s testrun.ScenarioResult) string {
+	if s.Status != testrun.Failed && s.Status != testrun.Blocked {
 		return ""
 	}
 	if s.Failure != nil && s.Failure.Rule != "" {
@@ -713,23 +718,23 @@ func causeOf(s runner.ScenarioResult) string {
 // failed on it, untested...), those blocked by another rule's failure, and
 // the scenarios of other rules that failed on it in a step they rest on.
 type ruleEvidence struct {
-	own       []runner.ScenarioResult
+	own       []testrun.ScenarioResult
 	blocked   []blockedBy
-	elsewhere []runner.ScenarioResult
+	elsewhere []testrun.ScenarioResult
 	// observed are the scenarios in whose exchanges the run's judgement of
-	// every exchange found the rule broken (runner.Observation).
-	observed []runner.ScenarioResult
+	// every exchange found the rule broken (testrun.Observation).
+	observed []testrun.ScenarioResult
 }
 
 type blockedBy struct {
-	s     runner.ScenarioResult
+	s     testrun.ScenarioResult
 	cause string
 }
 
 // judge decides one rule's verdict from what the run showed of it. A
 // failure is a failure wherever it was seen; a rule whose scenarios a
 // prerequisite's failure stopped is untested, blocked by that rule.
-func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, bl *Baseline) RuleResult {
+func judge(r features.Rule, plan *testrun.Plan, inCatalog int, e *ruleEvidence, bl *Baseline) RuleResult {
 	rr := RuleResult{Rule: r, Scenarios: []string{}}
 	for _, s := range e.own {
 		rr.Scenarios = append(rr.Scenarios, s.ID)
@@ -738,11 +743,11 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 		rr.Scenarios = append(rr.Scenarios, b.s.ID)
 		rr.BlockedBy = appendUnique(rr.BlockedBy, b.cause)
 	}
-	by := map[runner.Status][]runner.ScenarioResult{}
+	by := map[testrun.Status][]testrun.ScenarioResult{}
 	for _, s := range e.own {
 		by[s.Status] = append(by[s.Status], s)
 	}
-	failed := append(append(append([]runner.ScenarioResult(nil), by[runner.Failed]...), e.elsewhere...), e.observed...)
+	failed := append(append(append([]testrun.ScenarioResult(nil), by[testrun.Failed]...), e.elsewhere...), e.observed...)
 	switch {
 	case !r.Observable:
 		rr.Verdict, rr.Reason = NotObservable, r.Why
@@ -778,9 +783,9 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 		if expected {
 			rr.Reason = "baseline: " + strings.Join(reasons, "; ")
 		}
-	case len(by[runner.HarnessError]) > 0:
-		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[runner.HarnessError])
-	case len(e.blocked) > 0 || len(by[runner.Untested]) > 0:
+	case len(by[testrun.HarnessError]) > 0:
+		rr.Verdict, rr.Reason = HarnessError, reasonsOf(by[testrun.HarnessError])
+	case len(e.blocked) > 0 || len(by[testrun.Untested]) > 0:
 		var parts []string
 		if len(e.blocked) > 0 {
 			// A scenario about both rules that failed on the other one
@@ -791,18 +796,18 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 			}
 			parts = append(parts, fmt.Sprintf("blocked by %s: it failed %s", strings.Join(rr.BlockedBy, ", "), where))
 		}
-		if len(by[runner.Untested]) > 0 {
-			parts = append(parts, reasonsOf(by[runner.Untested]))
+		if len(by[testrun.Untested]) > 0 {
+			parts = append(parts, reasonsOf(by[testrun.Untested]))
 		}
 		rr.Verdict, rr.Reason = Untested, strings.Join(parts, "; ")
-		if n := len(by[runner.Passed]); n > 0 {
+		if n := len(by[testrun.Passed]); n > 0 {
 			rr.Reason = fmt.Sprintf("%d of %d scenarios passed; the rest: %s", n, ran, rr.Reason)
 		}
-	case len(by[runner.Passed]) == 0:
-		rr.Verdict, rr.Reason = NotApplicable, reasonsOf(by[runner.NotApplicable])
+	case len(by[testrun.Passed]) == 0:
+		rr.Verdict, rr.Reason = NotApplicable, reasonsOf(by[testrun.NotApplicable])
 	default:
 		rr.Verdict = Pass
-		if n := len(by[runner.NotApplicable]); n > 0 {
+		if n := len(by[testrun.NotApplicable]); n > 0 {
 			rr.Reason = fmt.Sprintf("%d scenarios not applicable", n)
 		}
 	}
@@ -813,8 +818,8 @@ func judge(r features.Rule, plan *runner.Plan, inCatalog int, e *ruleEvidence, b
 // scenarios, in steps that other rules' scenarios rest on, or both. When
 // only the others failed on it while its own scenarios passed, it says what
 // their requests carried that its own did not.
-func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence) string {
-	nOwn, nElse, nSeen := len(own[runner.Failed]), len(e.elsewhere), len(e.observed)
+func failedReason(own map[testrun.Status][]testrun.ScenarioResult, e *ruleEvidence) string {
+	nOwn, nElse, nSeen := len(own[testrun.Failed]), len(e.elsewhere), len(e.observed)
 	var parts []string
 	if nOwn > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d scenarios failed", nOwn, len(e.own)+len(e.blocked)))
@@ -825,9 +830,9 @@ func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence
 	if nSeen > 0 {
 		parts = append(parts, fmt.Sprintf("the judgement of every exchange found it broken in the traffic of %s", plural(nSeen, "scenario", "scenarios")))
 	}
-	if nOwn == 0 && nElse > 0 && len(own[runner.Passed]) > 0 {
-		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[runner.Passed]), "scenario", "scenarios")))
-		if d := differs(own[runner.Passed], e.elsewhere); d != "" {
+	if nOwn == 0 && nElse > 0 && len(own[testrun.Passed]) > 0 {
+		parts = append(parts, fmt.Sprintf("its own %s passed", plural(len(own[testrun.Passed]), "scenario", "scenarios")))
+		if d := differs(own[testrun.Passed], e.elsewhere); d != "" {
 			parts = append(parts, "the failing requests carried what its own did not: "+d)
 		}
 	}
@@ -837,7 +842,7 @@ func failedReason(own map[runner.Status][]runner.ScenarioResult, e *ruleEvidence
 // differs says what the last request of the failing scenarios carried that
 // no request of the passing ones did: a header with its value, a query
 // parameter, the method and route shape.
-func differs(passed, failing []runner.ScenarioResult) string {
+func differs(passed, failing []testrun.ScenarioResult) string {
 	seen := map[string]bool{}
 	for _, s := range passed {
 		for _, ex := range s.Transcript {
@@ -919,7 +924,7 @@ func failedVerdict(level string, expected bool) Verdict {
 	return Warning
 }
 
-func reasonsOf(ss []runner.ScenarioResult) string {
+func reasonsOf(ss []testrun.ScenarioResult) string {
 	var out []string
 	for _, s := range ss {
 		first, _, _ := strings.Cut(s.Error, "\n")
@@ -1027,10 +1032,10 @@ func sourceVerdict(source string, rules []RuleResult) SourceVerdict {
 // findings turns the failed, blocked and broken scenarios into findings:
 // each with the rule its failure breaks, its verdict, the scenario's own
 // rules it blocked, the transcript and curl commands.
-func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+func findings(scenarios []testrun.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
 	out := []Finding{}
 	for _, s := range scenarios {
-		if s.Status != runner.Failed && s.Status != runner.Blocked && s.Status != runner.HarnessError {
+		if s.Status != testrun.Failed && s.Status != testrun.Blocked && s.Status != testrun.HarnessError {
 			continue
 		}
 		s := s
@@ -1070,7 +1075,7 @@ func findings(scenarios []runner.ScenarioResult, bl *Baseline, idx map[string]fe
 // observedFindings are the findings of the rules the run's judgement of
 // every exchange found broken in s's exchanges: each with the exchange,
 // its transcript and curl command, and the scenario that made it.
-func observedFindings(s runner.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
+func observedFindings(s testrun.ScenarioResult, bl *Baseline, idx map[string]features.Rule) []Finding {
 	var out []Finding
 	lean := s
 	lean.Transcript = nil
@@ -1128,10 +1133,10 @@ func failedRules(rules []RuleResult, fs []Finding) []FailedRule {
 // MUST rule failed (spec or contract) or a baseline entry is stale, 2 when
 // the target never answered, else 0, a partial run included (it is reported
 // amber, names the rules it left out, and is never called a certification).
-func decide(rep *Report, res *runner.Result, notRun string) (string, string, int) {
+func decide(rep *Report, res *testrun.Result, notRun string) (string, string, int) {
 	harness := 0
 	for _, s := range res.Scenarios {
-		if s.Status == runner.HarnessError {
+		if s.Status == testrun.HarnessError {
 			harness++
 		}
 	}
@@ -1141,11 +1146,11 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 	}
 	switch {
 	case notRun != "":
-		return "not run", notRun, runner.ExitUsage
+		return "not run", notRun, outcome.ExitUsage
 	case res.Ran() == 0:
-		return "not tested", "no scenario ran, so no rule was tested: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", runner.ExitHarness
+		return "not tested", "no scenario ran, so no rule was tested: check the selection (" + res.Plan.Selection.String() + ") and the profile's capabilities", outcome.ExitHarness
 	case harness > 0 || res.GodogStatus == 2:
-		return "harness error", fmt.Sprintf("the harness broke in %d scenarios: their rules could not be judged", harness), runner.ExitHarness
+		return "harness error", fmt.Sprintf("the harness broke in %d scenarios: their rules could not be judged", harness), outcome.ExitHarness
 	case rep.Counts[Fail] > 0 || stale > 0:
 		var parts []string
 		if n := rep.Counts[Fail]; n > 0 {
@@ -1157,10 +1162,10 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 		if stale > 0 {
 			parts = append(parts, plural(stale, "baseline entry is", "baseline entries are")+" stale (now passing)")
 		}
-		return "fail", strings.Join(parts, "; "), runner.ExitFail
+		return "fail", strings.Join(parts, "; "), outcome.ExitFail
 	case rep.Spec.Judged+rep.Contract.Judged == 0:
 		return "not tested", fmt.Sprintf("no rule was tested: every scenario that ran was untested (%s untested; the console's \"Not judged\" list says why)",
-			plural(rep.Counts[Untested], "rule", "rules")), runner.ExitHarness
+			plural(rep.Counts[Untested], "rule", "rules")), outcome.ExitHarness
 	}
 	var parts []string
 	result := "pass"
@@ -1185,7 +1190,7 @@ func decide(rep *Report, res *runner.Result, notRun string) (string, string, int
 			parts = append(parts, "contract rules "+namedMissing(missing))
 		}
 	}
-	return result, strings.Join(parts, "; "), runner.ExitPass
+	return result, strings.Join(parts, "; "), outcome.ExitPass
 }
 
 // maxNamed is how many rules a headline names; past it, it counts them and

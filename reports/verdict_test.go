@@ -8,11 +8,12 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 	"github.com/invokeconf/invokeconf/transcript"
 )
 
-func sc(id string, status runner.Status, msg string, rules ...string) runner.ScenarioResult {
-	return runner.ScenarioResult{ID: id, Name: "scenario " + id, Status: status, Error: msg, Rules: rules}
+func sc(id string, status testrun.Status, msg string, rules ...string) testrun.ScenarioResult {
+	return testrun.ScenarioResult{ID: id, Name: "scenario " + id, Status: status, Error: msg, Rules: rules}
 }
 
 // TestJudge: a rule's verdict from its scenarios, for rules the package has
@@ -26,8 +27,8 @@ func TestJudge(t *testing.T) {
 	unobservable.Observable, unobservable.Why = false, "needs the server's logs"
 	pending := must
 	pending.Pending = "issue 9"
-	all := &runner.Plan{}
-	scoped, err := runner.NewPlan(reference(t), runner.Selection{Rules: []string{"SSE-01"}})
+	all := &testrun.Plan{}
+	scoped, err := runner.NewPlan(reference(t), testrun.Selection{Rules: []string{"SSE-01"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,28 +38,28 @@ func TestJudge(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		rule      features.Rule
-		plan      *runner.Plan
+		plan      *testrun.Plan
 		inCatalog int
-		ran       []runner.ScenarioResult
+		ran       []testrun.ScenarioResult
 		bl        *Baseline
 		want      Verdict
 		reason    string
 	}{
-		{"all pass", must, all, 2, []runner.ScenarioResult{sc("a", runner.Passed, ""), sc("b", runner.Passed, "")}, nil, Pass, ""},
-		{"MUST fails", must, all, 2, []runner.ScenarioResult{sc("a", runner.Passed, ""), sc("b", runner.Failed, "boom")}, nil, Fail, "1 of 2 scenarios failed"},
-		{"SHOULD fails: warning", should, all, 1, []runner.ScenarioResult{sc("a", runner.Failed, "boom")}, nil, Warning, "1 of 1"},
-		{"failure beats harness error", must, all, 2, []runner.ScenarioResult{sc("a", runner.HarnessError, "panic"), sc("b", runner.Failed, "boom")}, nil, Fail, ""},
-		{"harness error", must, all, 2, []runner.ScenarioResult{sc("a", runner.HarnessError, "step is undefined"), sc("b", runner.Passed, "")}, nil, HarnessError, "step is undefined"},
-		{"untested names the missing part", must, all, 2, []runner.ScenarioResult{sc("a", runner.Untested, "the profile does not provide keys.alias"), sc("b", runner.Passed, "")}, nil, Untested, "1 of 2 scenarios passed; the rest: the profile does not provide keys.alias"},
-		{"all not applicable", must, all, 1, []runner.ScenarioResult{sc("a", runner.NotApplicable, "capabilities.researchMode false")}, nil, NotApplicable, "researchMode"},
-		{"pass with some not applicable", must, all, 2, []runner.ScenarioResult{sc("a", runner.NotApplicable, "n/a"), sc("b", runner.Passed, "")}, nil, Pass, "1 scenarios not applicable"},
+		{"all pass", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.Passed, ""), sc("b", testrun.Passed, "")}, nil, Pass, ""},
+		{"MUST fails", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.Passed, ""), sc("b", testrun.Failed, "boom")}, nil, Fail, "1 of 2 scenarios failed"},
+		{"SHOULD fails: warning", should, all, 1, []testrun.ScenarioResult{sc("a", testrun.Failed, "boom")}, nil, Warning, "1 of 1"},
+		{"failure beats harness error", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.HarnessError, "panic"), sc("b", testrun.Failed, "boom")}, nil, Fail, ""},
+		{"harness error", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.HarnessError, "step is undefined"), sc("b", testrun.Passed, "")}, nil, HarnessError, "step is undefined"},
+		{"untested names the missing part", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.Untested, "the profile does not provide keys.alias"), sc("b", testrun.Passed, "")}, nil, Untested, "1 of 2 scenarios passed; the rest: the profile does not provide keys.alias"},
+		{"all not applicable", must, all, 1, []testrun.ScenarioResult{sc("a", testrun.NotApplicable, "capabilities.researchMode false")}, nil, NotApplicable, "researchMode"},
+		{"pass with some not applicable", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.NotApplicable, "n/a"), sc("b", testrun.Passed, "")}, nil, Pass, "1 scenarios not applicable"},
 		{"not observable", unobservable, all, 0, nil, nil, NotObservable, "needs the server's logs"},
 		{"no scenario yet", pending, all, 0, nil, nil, Untested, "no scenario checks this rule yet (pending: issue 9)"},
 		{"scenarios not selected", must, all, 3, nil, nil, NotSelected, "not selected"},
 		{"outside --rules", must, scoped, 3, nil, nil, NotSelected, "outside the selection (--rules SSE-01)"},
-		{"baseline expects the rule", must, all, 1, []runner.ScenarioResult{sc("a", runner.Failed, "boom")}, expectX, ExpectedFailure, "baseline: known gap"},
-		{"baseline expects one of two failures", must, all, 2, []runner.ScenarioResult{sc("a", runner.Failed, "x"), sc("b", runner.Failed, "y")}, expectA, Fail, ""},
-		{"baseline expects the only failure", must, all, 2, []runner.ScenarioResult{sc("a", runner.Failed, "x"), sc("b", runner.Passed, "")}, expectA, ExpectedFailure, "flaky proxy"},
+		{"baseline expects the rule", must, all, 1, []testrun.ScenarioResult{sc("a", testrun.Failed, "boom")}, expectX, ExpectedFailure, "baseline: known gap"},
+		{"baseline expects one of two failures", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.Failed, "x"), sc("b", testrun.Failed, "y")}, expectA, Fail, ""},
+		{"baseline expects the only failure", must, all, 2, []testrun.ScenarioResult{sc("a", testrun.Failed, "x"), sc("b", testrun.Passed, "")}, expectA, ExpectedFailure, "flaky proxy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bl := tc.bl
@@ -79,36 +80,36 @@ func TestJudge(t *testing.T) {
 // reason says what the failing requests carried.
 func TestBlockedAndElsewhere(t *testing.T) {
 	must := features.Rule{ID: "X-01", Area: "x", Level: features.MUST, Observable: true}
-	all := &runner.Plan{}
-	blocked := judge(must, all, 2, &ruleEvidence{own: []runner.ScenarioResult{sc("a", runner.Passed, "")},
-		blocked: []blockedBy{{sc("b", runner.Blocked, "404", "X-01"), "ROUTE-01"}}}, &Baseline{})
+	all := &testrun.Plan{}
+	blocked := judge(must, all, 2, &ruleEvidence{own: []testrun.ScenarioResult{sc("a", testrun.Passed, "")},
+		blocked: []blockedBy{{sc("b", testrun.Blocked, "404", "X-01"), "ROUTE-01"}}}, &Baseline{})
 	if blocked.Verdict != Untested || len(blocked.BlockedBy) != 1 || blocked.BlockedBy[0] != "ROUTE-01" ||
 		!strings.Contains(blocked.Reason, "1 of 2 scenarios passed; the rest: blocked by ROUTE-01") {
 		t.Errorf("blocked: %s (%s), blockedBy %v", blocked.Verdict, blocked.Reason, blocked.BlockedBy)
 	}
-	sibling := judge(must, all, 1, &ruleEvidence{blocked: []blockedBy{{sc("b", runner.Failed, "x", "X-01", "X-02"), "X-02"}}}, &Baseline{})
+	sibling := judge(must, all, 1, &ruleEvidence{blocked: []blockedBy{{sc("b", testrun.Failed, "x", "X-01", "X-02"), "X-02"}}}, &Baseline{})
 	if sibling.Verdict != Untested || !strings.Contains(sibling.Reason, "blocked by X-02: it failed first, in a scenario about both") {
 		t.Errorf("blocked by a rule of the same scenario: %s (%s)", sibling.Verdict, sibling.Reason)
 	}
-	own := sc("a", runner.Passed, "")
+	own := sc("a", testrun.Passed, "")
 	own.Transcript = []transcript.Exchange{{Method: "POST", URL: "http://t/api/invoke/agt_1", Header: http.Header{"Authorization": {"Bearer $K"}}}}
-	other := sc("b", runner.Blocked, "404", "SSE-05")
+	other := sc("b", testrun.Blocked, "404", "SSE-05")
 	other.Transcript = []transcript.Exchange{{Method: "POST", URL: "http://t/api/invoke/agt_1",
 		Header: http.Header{"Authorization": {"Bearer $K"}, "Accept": {"text/event-stream"}}}}
-	elsewhere := judge(must, all, 1, &ruleEvidence{own: []runner.ScenarioResult{own}, elsewhere: []runner.ScenarioResult{other}}, &Baseline{})
+	elsewhere := judge(must, all, 1, &ruleEvidence{own: []testrun.ScenarioResult{own}, elsewhere: []testrun.ScenarioResult{other}}, &Baseline{})
 	if elsewhere.Verdict != Fail || !strings.Contains(elsewhere.Reason, "its own 1 scenario passed") ||
 		!strings.Contains(elsewhere.Reason, "Accept: text/event-stream") || strings.Contains(elsewhere.Reason, "Authorization") {
 		t.Errorf("elsewhere: %s (%s)", elsewhere.Verdict, elsewhere.Reason)
 	}
-	notSelected := judge(must, mustScope(t), 1, &ruleEvidence{elsewhere: []runner.ScenarioResult{other}}, &Baseline{})
+	notSelected := judge(must, mustScope(t), 1, &ruleEvidence{elsewhere: []testrun.ScenarioResult{other}}, &Baseline{})
 	if notSelected.Verdict != Fail {
 		t.Errorf("a rule seen failing outside the selection: %s (%s), want fail", notSelected.Verdict, notSelected.Reason)
 	}
 }
 
-func mustScope(t *testing.T) *runner.Plan {
+func mustScope(t *testing.T) *testrun.Plan {
 	t.Helper()
-	p, err := runner.NewPlan(reference(t), runner.Selection{Rules: []string{"SSE-01"}})
+	p, err := runner.NewPlan(reference(t), testrun.Selection{Rules: []string{"SSE-01"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,23 +120,23 @@ func mustScope(t *testing.T) *runner.Plan {
 // rule's when it failed in a scenario of its own that nothing explains; two
 // failures that would explain each other stay each its own.
 func TestReconcile(t *testing.T) {
-	failed := func(id, rule string, status runner.Status, explainedBy []string, rules ...string) runner.ScenarioResult {
+	failed := func(id, rule string, status testrun.Status, explainedBy []string, rules ...string) testrun.ScenarioResult {
 		s := sc(id, status, "x", rules...)
 		s.Failure = &outcome.Failure{Rule: rule, Check: "c", ExplainedBy: explainedBy}
 		return s
 	}
-	in := []runner.ScenarioResult{
-		failed("route", "ROUTE-01", runner.Failed, nil, "ROUTE-01"),
-		failed("auth", "AUTH-04", runner.Failed, []string{"ROUTE-01"}, "AUTH-04"),
-		failed("sse", "AUTH-01", runner.Blocked, []string{"CRED-01"}, "SSE-05"), // CRED-01 passed: stays
-		failed("p", "X-01", runner.Failed, []string{"Y-01"}, "X-01"),
-		failed("q", "Y-01", runner.Failed, []string{"X-01"}, "Y-01"),
+	in := []testrun.ScenarioResult{
+		failed("route", "ROUTE-01", testrun.Failed, nil, "ROUTE-01"),
+		failed("auth", "AUTH-04", testrun.Failed, []string{"ROUTE-01"}, "AUTH-04"),
+		failed("sse", "AUTH-01", testrun.Blocked, []string{"CRED-01"}, "SSE-05"), // CRED-01 passed: stays
+		failed("p", "X-01", testrun.Failed, []string{"Y-01"}, "X-01"),
+		failed("q", "Y-01", testrun.Failed, []string{"X-01"}, "Y-01"),
 	}
 	out := reconcile(in)
 	for i, want := range []struct {
 		rule   string
-		status runner.Status
-	}{{"ROUTE-01", runner.Failed}, {"ROUTE-01", runner.Blocked}, {"AUTH-01", runner.Blocked}, {"X-01", runner.Failed}, {"Y-01", runner.Failed}} {
+		status testrun.Status
+	}{{"ROUTE-01", testrun.Failed}, {"ROUTE-01", testrun.Blocked}, {"AUTH-01", testrun.Blocked}, {"X-01", testrun.Failed}, {"Y-01", testrun.Failed}} {
 		if out[i].Failure.Rule != want.rule || out[i].Status != want.status {
 			t.Errorf("%s: %s %s, want %s %s", out[i].ID, out[i].Failure.Rule, out[i].Status, want.rule, want.status)
 		}
@@ -148,21 +149,21 @@ func TestReconcile(t *testing.T) {
 	// rules that failed on their own (nothing else explains them) explain
 	// all of its failures: thread-resume-echoed, where the async answer's
 	// threadID (ASYNC-01) is only as wrong as the thread selection.
-	in = []runner.ScenarioResult{
-		failed("t2", "THREAD-02", runner.Failed, []string{"ASYNC-05"}, "THREAD-02"),
-		failed("r4", "ROUTE-04", runner.Failed, []string{"ASYNC-05"}, "ROUTE-04"),
-		failed("t4", "THREAD-04", runner.Failed, []string{"EVT-02"}, "THREAD-04"),
-		failed("t4b", "THREAD-04", runner.Failed, []string{"ASYNC-01"}, "THREAD-04"),
-		failed("a1", "ASYNC-01", runner.Failed, []string{"THREAD-02"}, "ASYNC-01"),
-		failed("a3", "ASYNC-01", runner.Blocked, []string{"ROUTE-04"}, "ASYNC-03"),
-		failed("a3b", "ASYNC-01", runner.Blocked, []string{"ROUTE-04"}, "ASYNC-03"),
+	in = []testrun.ScenarioResult{
+		failed("t2", "THREAD-02", testrun.Failed, []string{"ASYNC-05"}, "THREAD-02"),
+		failed("r4", "ROUTE-04", testrun.Failed, []string{"ASYNC-05"}, "ROUTE-04"),
+		failed("t4", "THREAD-04", testrun.Failed, []string{"EVT-02"}, "THREAD-04"),
+		failed("t4b", "THREAD-04", testrun.Failed, []string{"ASYNC-01"}, "THREAD-04"),
+		failed("a1", "ASYNC-01", testrun.Failed, []string{"THREAD-02"}, "ASYNC-01"),
+		failed("a3", "ASYNC-01", testrun.Blocked, []string{"ROUTE-04"}, "ASYNC-03"),
+		failed("a3b", "ASYNC-01", testrun.Blocked, []string{"ROUTE-04"}, "ASYNC-03"),
 	}
 	out = reconcile(in)
 	for i, want := range []struct {
 		rule   string
-		status runner.Status
-	}{{"THREAD-02", runner.Failed}, {"ROUTE-04", runner.Failed}, {"THREAD-04", runner.Failed}, {"THREAD-04", runner.Failed},
-		{"THREAD-02", runner.Blocked}, {"ROUTE-04", runner.Blocked}, {"ROUTE-04", runner.Blocked}} {
+		status testrun.Status
+	}{{"THREAD-02", testrun.Failed}, {"ROUTE-04", testrun.Failed}, {"THREAD-04", testrun.Failed}, {"THREAD-04", testrun.Failed},
+		{"THREAD-02", testrun.Blocked}, {"ROUTE-04", testrun.Blocked}, {"ROUTE-04", testrun.Blocked}} {
 		if out[i].Failure.Rule != want.rule || out[i].Status != want.status {
 			t.Errorf("%s: %s %s, want %s %s", out[i].ID, out[i].Failure.Rule, out[i].Status, want.rule, want.status)
 		}

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestMissingCapabilitiesAreUntested: a target whose profile says its agent
@@ -21,15 +23,15 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		status runner.Status
+		status testrun.Status
 		reason string
 	}{
-		"EVT-06":    {runner.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
-		"EVT-09":    {runner.Passed, ""},
-		"BODY-01":   {runner.Untested, "capabilities.script lacks echo"},
-		"ROUTE-05":  {runner.Untested, "capabilities.script lacks echo"},
-		"ERR-02":    {runner.Passed, ""},
-		"THREAD-02": {runner.Passed, ""},
+		"EVT-06":    {testrun.Untested, "cannot be made to show @step (capabilities.script lacks step)"},
+		"EVT-09":    {testrun.Passed, ""},
+		"BODY-01":   {testrun.Untested, "capabilities.script lacks echo"},
+		"ROUTE-05":  {testrun.Untested, "capabilities.script lacks echo"},
+		"ERR-02":    {testrun.Passed, ""},
+		"THREAD-02": {testrun.Passed, ""},
 	}
 	seen := map[string]int{}
 	for _, s := range res.Scenarios {
@@ -50,7 +52,7 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 			t.Errorf("no scenario of %s ran", id)
 		}
 	}
-	if exitCode(t, res) != runner.ExitPass {
+	if exitCode(t, res) != outcome.ExitPass {
 		t.Errorf("exit code %d: untested scenarios are not failures", exitCode(t, res))
 	}
 }

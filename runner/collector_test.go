@@ -14,6 +14,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestClassify: how the collector turns a scenario's error into a status.
@@ -51,7 +52,7 @@ func TestClassify(t *testing.T) {
 			Paths: []string{"."}, Strict: true},
 	}.Run()
 	c := &collector{ctx: context.Background(), p: &profile.Profile{}}
-	want := map[string]Status{"passes": Passed, "fails": Failed, "panics": HarnessError, "is undefined": HarnessError, "is skipped": Untested}
+	want := map[string]testrun.Status{"passes": testrun.Passed, "fails": testrun.Failed, "panics": testrun.HarnessError, "is undefined": testrun.HarnessError, "is skipped": testrun.Untested}
 	for name, status := range want {
 		err, ok := errs[name]
 		if !ok {
@@ -67,8 +68,13 @@ func TestClassify(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c.ctx = ctx
-	if got, _ := c.classify(fmt.Errorf("POST /x: %w", context.Canceled)); got != HarnessError {
+	if got, _ := c.classify(fmt.Errorf("POST /x: %w", context.Canceled)); got != testrun.HarnessError {
 		t.Errorf("interrupted: %s", got)
+	}
+	// A step that made "could not decide" of the stream the interrupt cut
+	// is no untested rule: the run was cut.
+	if got, msg := c.classify(errs["is skipped"]); got != testrun.HarnessError || !strings.Contains(msg, "the run was interrupted") {
+		t.Errorf("a step untested by the interrupt: %s %q", got, msg)
 	}
 }
 
@@ -87,7 +93,7 @@ func TestProgressNamesWhatMayExplainAFailure(t *testing.T) {
 	} {
 		var b strings.Builder
 		c := &collector{console: &b, total: 1, noColors: true}
-		c.progress(1, ScenarioResult{ID: "threads.feature:28", Rules: []string{"THREAD-03"}, Status: Failed, Error: "404",
+		c.progress(1, testrun.ScenarioResult{ID: "threads.feature:28", Rules: []string{"THREAD-03"}, Status: testrun.Failed, Error: "404",
 			Failure: &outcome.Failure{Rule: "THREAD-03", ExplainedBy: tc.explained}})
 		if got := b.String(); tc.want == "" && strings.Contains(got, "explain") || !strings.Contains(got, tc.want) {
 			t.Errorf("ExplainedBy %v: progress line\n%s\nwant %q", tc.explained, got, tc.want)

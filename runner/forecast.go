@@ -11,6 +11,7 @@ import (
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Forecast is what a run will make of the catalog's rules, known from its
@@ -43,10 +44,10 @@ type Forecast struct {
 // RuleForecast is one rule the run will not judge, or will find not
 // applicable: Status is Untested, NotApplicable or NotSelected.
 type RuleForecast struct {
-	ID      string   `json:"id"`
-	Source  string   `json:"source"`
-	Status  Status   `json:"status"`
-	Reasons []string `json:"reasons"`
+	ID      string         `json:"id"`
+	Source  string         `json:"source"`
+	Status  testrun.Status `json:"status"`
+	Reasons []string       `json:"reasons"`
 }
 
 // EchoUnknown reports whether the forecast cannot see every scenario the run
@@ -59,7 +60,7 @@ func EchoUnknown(p *profile.Profile) bool { return !p.Capabilities.CanScript("ec
 func (f *Forecast) Partial() bool { return f.SpecJudged+f.SpecNotApplicable < f.SpecObservable }
 
 // With returns the forecasts of one status.
-func (f *Forecast) With(status Status) []RuleForecast {
+func (f *Forecast) With(status testrun.Status) []RuleForecast {
 	var out []RuleForecast
 	for _, r := range f.Rules {
 		if r.Status == status {
@@ -71,7 +72,7 @@ func (f *Forecast) With(status Status) []RuleForecast {
 
 // Predict forecasts what the run of plan against the target p describes
 // will make of every rule.
-func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
+func Predict(p *profile.Profile, plan *testrun.Plan) (*Forecast, error) {
 	rules, err := features.Rules()
 	if err != nil {
 		return nil, err
@@ -85,7 +86,7 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 		}
 	}
 	for _, pl := range plan.Scenarios {
-		if pl.Status != Runs {
+		if pl.Status != testrun.Runs {
 			continue
 		}
 		for _, kind := range ScriptNeeds(pl.Pickle) {
@@ -97,7 +98,7 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 			}
 		}
 	}
-	byRule := map[string][]Planned{}
+	byRule := map[string][]testrun.Planned{}
 	for _, pl := range plan.Scenarios {
 		for _, id := range pl.Rules {
 			byRule[id] = append(byRule[id], pl)
@@ -112,13 +113,13 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 		if r.Source != features.SourceContract {
 			f.SpecObservable++
 			switch rf.Status {
-			case Runs:
+			case testrun.Runs:
 				f.SpecJudged++
-			case NotApplicable:
+			case testrun.NotApplicable:
 				f.SpecNotApplicable++
 			}
 		}
-		if rf.Status != Runs {
+		if rf.Status != testrun.Runs {
 			f.Rules = append(f.Rules, rf)
 		}
 	}
@@ -127,17 +128,17 @@ func Predict(p *profile.Profile, plan *Plan) (*Forecast, error) {
 
 // forecastRule judges one observable rule from its planned scenarios, as
 // package reports judges it from their results.
-func forecastRule(r features.Rule, plan *Plan, planned []Planned, blocked map[string][]string) RuleForecast {
-	rf := RuleForecast{ID: r.ID, Source: r.Source, Status: Runs}
+func forecastRule(r features.Rule, plan *testrun.Plan, planned []testrun.Planned, blocked map[string][]string) RuleForecast {
+	rf := RuleForecast{ID: r.ID, Source: r.Source, Status: testrun.Runs}
 	if rf.Source == "" {
 		rf.Source = features.SourceSpec
 	}
 	if !plan.InScope(r.ID) {
-		rf.Status, rf.Reasons = NotSelected, []string{"outside the selection (" + plan.Selection.String() + ")"}
+		rf.Status, rf.Reasons = testrun.NotSelected, []string{"outside the selection (" + plan.Selection.String() + ")"}
 		return rf
 	}
 	if len(planned) == 0 {
-		rf.Status, rf.Reasons = Untested, []string{"no scenario checks this rule yet"}
+		rf.Status, rf.Reasons = testrun.Untested, []string{"no scenario checks this rule yet"}
 		if r.Pending != "" {
 			rf.Reasons[0] += " (pending: " + r.Pending + ")"
 		}
@@ -147,11 +148,11 @@ func forecastRule(r features.Rule, plan *Plan, planned []Planned, blocked map[st
 	selected, runs := 0, 0
 	for _, pl := range planned {
 		switch {
-		case pl.Status == NotSelected:
+		case pl.Status == testrun.NotSelected:
 			continue
-		case pl.Status == Untested:
+		case pl.Status == testrun.Untested:
 			untested = appendNew(untested, pl.Reason)
-		case pl.Status == NotApplicable:
+		case pl.Status == testrun.NotApplicable:
 			notApplicable = appendNew(notApplicable, pl.Reason)
 		case len(blocked[pl.ID]) > 0:
 			for _, why := range blocked[pl.ID] {
@@ -164,11 +165,11 @@ func forecastRule(r features.Rule, plan *Plan, planned []Planned, blocked map[st
 	}
 	switch {
 	case selected == 0:
-		rf.Status, rf.Reasons = NotSelected, []string{"its scenarios were not selected (" + plan.Selection.String() + ")"}
+		rf.Status, rf.Reasons = testrun.NotSelected, []string{"its scenarios were not selected (" + plan.Selection.String() + ")"}
 	case len(untested) > 0:
-		rf.Status, rf.Reasons = Untested, untested
+		rf.Status, rf.Reasons = testrun.Untested, untested
 	case runs == 0:
-		rf.Status, rf.Reasons = NotApplicable, notApplicable
+		rf.Status, rf.Reasons = testrun.NotApplicable, notApplicable
 	}
 	sort.Strings(rf.Reasons)
 	return rf

@@ -12,6 +12,7 @@ import (
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestForecastAgreesWithTheRun: what 'invokeconf profile check' forecasts
@@ -28,17 +29,17 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(*profile.Profile)
-		sel    runner.Selection
+		sel    testrun.Selection
 	}{
 		{"three keys missing", func(p *profile.Profile) { p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", "" },
-			runner.Selection{Quick: true}},
-		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, runner.Selection{SpecOnly: true, Quick: true}},
+			testrun.Selection{Quick: true}},
+		{"spec only without the contract", func(p *profile.Profile) { p.Routes = nil }, testrun.Selection{SpecOnly: true, Quick: true}},
 		// The vendor guide's stand-in: an agent that cannot show @step or @ask.
 		{"script lacks step and ask", func(p *profile.Profile) { p.Capabilities.Script = without(p.Capabilities.Script, "step", "ask") },
-			runner.Selection{Quick: true}},
+			testrun.Selection{Quick: true}},
 		{"script lacks pause, tool and waiting", func(p *profile.Profile) {
 			p.Capabilities.Script = without(p.Capabilities.Script, "pause", "tool", "waiting")
-		}, runner.Selection{Quick: true}},
+		}, testrun.Selection{Quick: true}},
 	} {
 		if !sweep.Includes(tc.name, sampleForecasts) {
 			continue
@@ -65,16 +66,16 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			}
 			late := map[string]bool{} // rules the harness's lateness left untested
 			for _, s := range res.Scenarios {
-				if s.Status == runner.Untested && checks.HarnessWasLate(s.Error) {
+				if s.Status == testrun.Untested && checks.HarnessWasLate(s.Error) {
 					for _, id := range s.Rules {
 						late[id] = true
 					}
 				}
 			}
 			for _, v := range []struct {
-				status  runner.Status
+				status  testrun.Status
 				verdict reports.Verdict
-			}{{runner.Untested, reports.Untested}, {runner.NotApplicable, reports.NotApplicable}, {runner.NotSelected, reports.NotSelected}} {
+			}{{testrun.Untested, reports.Untested}, {testrun.NotApplicable, reports.NotApplicable}, {testrun.NotSelected, reports.NotSelected}} {
 				var predicted, actual []string
 				for _, r := range fc.With(v.status) {
 					if !late[r.ID] {
@@ -101,7 +102,7 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 				t.Errorf("forecast judged %d of %d (%d not applicable), the run %d of %d (%d not applicable)", fc.SpecJudged, fc.SpecObservable, fc.SpecNotApplicable,
 					rep.Spec.Judged, rep.Spec.Observable, rep.Spec.NotApplicable)
 			}
-			if len(fc.With(runner.Untested))+len(fc.With(runner.NotApplicable)) == 0 {
+			if len(fc.With(testrun.Untested))+len(fc.With(testrun.NotApplicable)) == 0 {
 				t.Error("the forecast leaves nothing out: the test proves nothing")
 			}
 		})

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestHangingTargetFailsTheScenario: a target that never answers, or stops
@@ -53,7 +55,7 @@ func TestHangingTargetFailsTheScenario(t *testing.T) {
 	// A request that gets no answer breaks the rule its step rests on (the
 	// invoke route, the stream's end): each scenario fails on it or is
 	// blocked by it, and the run fails.
-	if len(res.Scenarios) != 2 || res.Count(runner.Failed)+res.Count(runner.Blocked) != 2 || exitCode(t, res) != runner.ExitFail {
+	if len(res.Scenarios) != 2 || res.Count(testrun.Failed)+res.Count(testrun.Blocked) != 2 || exitCode(t, res) != outcome.ExitFail {
 		t.Fatalf("want both scenarios failed or blocked, got %+v", res.Scenarios)
 	}
 	for _, s := range res.Scenarios {

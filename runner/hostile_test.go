@@ -20,6 +20,7 @@ import (
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // hostileAreas are the areas the hostile-target runs cover: every response
@@ -29,7 +30,7 @@ var hostileAreas = []string{"body", "routes", "threads", "formats", "sse", "even
 // runHostile runs the quick suite of hostileAreas against a target and
 // writes every report; it returns the reference profile it used and the
 // text of the console and of every report file, by name.
-func runHostile(t *testing.T, target http.Handler) (*profile.Profile, *runner.Result, map[string]string) {
+func runHostile(t *testing.T, target http.Handler) (*profile.Profile, *testrun.Result, map[string]string) {
 	t.Helper()
 	ts := httptest.NewServer(target)
 	t.Cleanup(ts.Close)
@@ -38,7 +39,7 @@ func runHostile(t *testing.T, target http.Handler) (*profile.Profile, *runner.Re
 		t.Fatal(err)
 	}
 	p.BaseURL = ts.URL
-	plan, err := runner.NewPlan(p, runner.Selection{Areas: hostileAreas, Quick: true})
+	plan, err := runner.NewPlan(p, testrun.Selection{Areas: hostileAreas, Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func reflecting() http.Handler {
 func TestReflectingTargetLeaksNoPieceOfAKey(t *testing.T) {
 	t.Parallel()
 	p, res, texts := runHostile(t, reflecting())
-	if res.Count(runner.Failed) == 0 {
+	if res.Count(testrun.Failed) == 0 {
 		t.Fatal("no scenario failed against a reflecting target: the test proves nothing")
 	}
 	for name, text := range texts {
@@ -192,7 +193,7 @@ func escaping() http.Handler {
 func TestTargetBytesAreEscapedInEveryReport(t *testing.T) {
 	t.Parallel()
 	_, res, texts := runHostile(t, escaping())
-	if res.Count(runner.Failed) == 0 {
+	if res.Count(testrun.Failed) == 0 {
 		t.Fatal("no scenario failed against an escaping target: the test proves nothing")
 	}
 	for name, text := range texts {
@@ -269,7 +270,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	if n := reached.Load(); n > 0 {
 		t.Fatalf("%d requests reached the host the redirects named", n)
 	}
-	if res.Count(runner.Failed) == 0 {
+	if res.Count(testrun.Failed) == 0 {
 		t.Fatal("no scenario failed against a target that only redirects")
 	}
 	if !strings.Contains(texts["messages"], "Location: \""+elsewhere.URL) {

@@ -14,21 +14,23 @@ import (
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/sweep"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // runAgainst runs the scenarios matched by tags against a fresh reference
 // server with the given defects switched on.
-func runAgainst(t *testing.T, tags string, defects ...string) *runner.Result {
+func runAgainst(t *testing.T, tags string, defects ...string) *testrun.Result {
 	t.Helper()
 	return runWith(t, tags, fakeserver.Config{Defects: defects})
 }
 
 // runWith runs the scenarios matched by tags against a fresh reference
 // server configured by cfg (defects, variants).
-func runWith(t *testing.T, tags string, cfg fakeserver.Config) *runner.Result {
+func runWith(t *testing.T, tags string, cfg fakeserver.Config) *testrun.Result {
 	t.Helper()
 	p := startReference(t, cfg)
 	res, err := runSuite(runner.Config{Profile: p, Tags: tags})
@@ -57,10 +59,10 @@ func onlyMatching(t *testing.T, env string) func(name string) bool {
 // names: they run whether or not the sweep's sample holds them.
 func named(env string) bool { return os.Getenv(env) != "" }
 
-func describe(res *runner.Result) string {
+func describe(res *testrun.Result) string {
 	var b strings.Builder
 	for _, s := range res.Scenarios {
-		if s.Status != runner.Passed {
+		if s.Status != testrun.Passed {
 			cause := ""
 			if s.Failure != nil {
 				cause = " (" + s.Failure.Rule + ")"
@@ -83,8 +85,8 @@ func TestCleanServerPasses(t *testing.T) {
 	if len(res.Scenarios) == 0 {
 		t.Fatal("no scenario ran")
 	}
-	if !allPassed(t, res) || exitCode(t, res) != runner.ExitPass {
-		t.Fatalf("clean server: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
+	if !allPassed(t, res) || exitCode(t, res) != outcome.ExitPass {
+		t.Fatalf("clean server: %d of %d passed, exit %d:%s", res.Count(testrun.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
 }
 
@@ -93,13 +95,13 @@ func TestCleanServerPasses(t *testing.T) {
 // machine the harness may run too late to judge a timing rule, and then
 // says so (internal/lateness) instead of blaming the target. Those are
 // logged; every other scenario must pass.
-func allPassed(t *testing.T, res *runner.Result) bool {
+func allPassed(t *testing.T, res *testrun.Result) bool {
 	t.Helper()
 	late := 0
 	for _, s := range res.Scenarios {
 		switch {
-		case s.Status == runner.Passed:
-		case s.Status == runner.Untested && checks.HarnessWasLate(s.Error):
+		case s.Status == testrun.Passed:
+		case s.Status == testrun.Untested && checks.HarnessWasLate(s.Error):
 			late++
 			t.Logf("not judged, the harness ran late: %s %s: %s", s.ID, s.Name, s.Error)
 		default:
@@ -164,7 +166,7 @@ func TestEveryDefectIsCaught(t *testing.T) {
 // mismatch tells where a defect's failed rules differ from its declared
 // ones: each extra rule's first failures, and each declared rule's
 // scenarios that did not fail on it.
-func mismatch(res *runner.Result, declared, failed []string) string {
+func mismatch(res *testrun.Result, declared, failed []string) string {
 	var b strings.Builder
 	for _, id := range failed {
 		if slices.Contains(declared, id) {
@@ -197,13 +199,13 @@ func mismatch(res *runner.Result, declared, failed []string) string {
 
 // starved reports whether every scenario of a rule that did not pass was
 // untested because the harness itself ran late (internal/lateness).
-func starved(res *runner.Result, id string) bool {
+func starved(res *testrun.Result, id string) bool {
 	n := 0
 	for _, s := range res.Scenarios {
-		if !slices.Contains(s.Rules, id) || s.Status == runner.Passed {
+		if !slices.Contains(s.Rules, id) || s.Status == testrun.Passed {
 			continue
 		}
-		if s.Status != runner.Untested || !strings.Contains(s.Error, "the harness itself ran") {
+		if s.Status != testrun.Untested || !strings.Contains(s.Error, "the harness itself ran") {
 			return false
 		}
 		n++
@@ -226,7 +228,7 @@ var sampleDefects = []string{
 }
 
 // failedRules returns the rules a run failed or warned on, sorted.
-func failedRules(t *testing.T, res *runner.Result) []string {
+func failedRules(t *testing.T, res *testrun.Result) []string {
 	t.Helper()
 	rep, err := reports.Build(reports.Input{Result: res, Profile: &profile.Profile{}})
 	if err != nil {

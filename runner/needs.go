@@ -6,6 +6,7 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // The profile fields a scenario needs are read from its step texts before a
@@ -34,46 +35,33 @@ func Needs(pk features.Pickle) []string {
 	return out
 }
 
-// Gap is a profile field left empty that scenarios need.
-type Gap struct {
-	Path string `json:"path"`
-	Env  string `json:"env"`
-	// Scenarios are the IDs of the scenarios it leaves untested.
-	Scenarios []string `json:"scenarios"`
-	// Rules are the selected rules it leaves untested: every rule with a
-	// scenario among Scenarios. A rule with an untested scenario is
-	// untested, whatever its other scenarios show, unless one of them
-	// fails (package reports judges so; see Predict).
-	Rules []string `json:"rules"`
-}
-
 // Gaps lists the profile's empty fields that planned scenarios need, and
 // the capabilities that leave scenarios untested (left out, or a @needs one
 // declared false), with the scenarios and rules each leaves untested.
 // Scenarios the plan does not select, or makes not applicable, are left
 // out.
-func Gaps(p *profile.Profile, plan *Plan) []Gap {
+func Gaps(p *profile.Profile, plan *testrun.Plan) []testrun.Gap {
 	empty := map[string]string{} // path -> env
 	for _, f := range p.Fields() {
 		if f.IsZero() {
 			empty[f.Path] = f.Env
 		}
 	}
-	byPath := map[string]*Gap{}
+	byPath := map[string]*testrun.Gap{}
 	for _, pl := range plan.Scenarios {
-		if pl.Status == Untested && pl.Capability != "" {
+		if pl.Status == testrun.Untested && pl.Capability != "" {
 			// A capability left out, or a @needs one declared false: the
 			// plan leaves the scenario untested.
 			path := "capabilities." + pl.Capability
 			g := byPath[path]
 			if g == nil {
-				g = &Gap{Path: path, Env: profile.EnvName(path)}
+				g = &testrun.Gap{Path: path, Env: profile.EnvName(path)}
 				byPath[path] = g
 			}
 			g.Scenarios = append(g.Scenarios, pl.ID)
 			continue
 		}
-		if pl.Status != Runs {
+		if pl.Status != testrun.Runs {
 			continue
 		}
 		for _, need := range Needs(pl.Pickle) {
@@ -83,13 +71,13 @@ func Gaps(p *profile.Profile, plan *Plan) []Gap {
 			}
 			g := byPath[need]
 			if g == nil {
-				g = &Gap{Path: need, Env: env}
+				g = &testrun.Gap{Path: need, Env: env}
 				byPath[need] = g
 			}
 			g.Scenarios = append(g.Scenarios, pl.ID)
 		}
 	}
-	var out []Gap
+	var out []testrun.Gap
 	for _, g := range byPath {
 		rules := map[string]bool{}
 		for _, pl := range plan.Scenarios {

@@ -18,6 +18,7 @@ import (
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/steps"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestNeedsPredictUntested: for every profile field, a profile without it
@@ -41,7 +42,7 @@ import (
 func TestNeedsPredictUntested(t *testing.T) {
 	t.Parallel()
 	full := startReference(t, fakeserver.Config{})
-	plan, err := runner.NewPlan(full, runner.Selection{Quick: true})
+	plan, err := runner.NewPlan(full, testrun.Selection{Quick: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestNeedsPredictUntested(t *testing.T) {
 					f.Blank()
 				}
 			}
-			plan, err := runner.NewPlan(p, runner.Selection{Quick: true})
+			plan, err := runner.NewPlan(p, testrun.Selection{Quick: true})
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
 				return
@@ -97,13 +98,13 @@ func TestNeedsPredictUntested(t *testing.T) {
 			var actual []string
 			for _, s := range res.Scenarios {
 				switch s.Status {
-				case runner.Untested:
+				case testrun.Untested:
 					if checks.HarnessWasLate(s.Error) && !slices.Contains(predicted, s.ID) {
 						t.Logf("without %s, %s was not judged: %s", path, s.ID, s.Error)
 						continue
 					}
 					actual = append(actual, s.ID)
-				case runner.HarnessError:
+				case testrun.HarnessError:
 					t.Errorf("without %s, %s is a harness error: %s", path, s.ID, s.Error)
 				}
 			}

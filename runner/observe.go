@@ -6,26 +6,11 @@ import (
 
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 
 	"github.com/invokeconf/invokeconf/checks"
-	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/steps"
 )
-
-// Observation is a rule broken in an exchange a scenario made, found by the
-// run's judgement of every exchange: each is judged by every check that
-// traffic can decide (checks.Judgement, as invokeconf judge judges a
-// recording), whichever scenario made it, so a rule the spec states for
-// every route, form or run fails wherever the suite's traffic breaks it.
-type Observation struct {
-	Rule string `json:"rule"`
-	// Exchange numbers the exchange in the run (its transcript's ID).
-	Exchange int    `json:"exchange"`
-	Request  string `json:"request"`
-	Status   int    `json:"status"`
-	// Failure is the check's, naming Rule.
-	Failure *outcome.Failure `json:"failure"`
-}
 
 // observer judges a run's exchanges as they end and remembers which
 // scenario made each.
@@ -74,14 +59,14 @@ func (o *observer) judge(rule string, c checks.Cell) {
 // cells returns, per rule, the cells it was judged on: by the judgement of
 // every exchange, and by its own scenarios that passed (or checked it in
 // full before failing) on their last invoke's cell.
-func (o *observer) cells(results []ScenarioResult) map[string][]string {
+func (o *observer) cells(results []testrun.ScenarioResult) map[string][]string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, r := range results {
 		if r.Cell == nil {
 			continue
 		}
-		if r.Status == Passed {
+		if r.Status == testrun.Passed {
 			for _, id := range r.Rules {
 				o.judge(id, *r.Cell)
 			}
@@ -115,7 +100,7 @@ func (o *observer) add(sc steps.Scenario, v *checks.View, cell checks.Cell, inCe
 
 // attach hands every failure the judgement found (those it settled at the
 // end included) to the scenario whose exchange showed it.
-func (o *observer) attach(results []ScenarioResult, byPickle map[string]int) {
+func (o *observer) attach(results []testrun.ScenarioResult, byPickle map[string]int) {
 	sum := o.j.Summary()
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -127,7 +112,7 @@ func (o *observer) attach(results []ScenarioResult, byPickle map[string]int) {
 			}
 			fl := *f.Failure
 			fl.Check, fl.Expected, fl.Actual = o.clean(fl.Check), o.clean(fl.Expected), o.clean(fl.Actual)
-			results[i].Observed = append(results[i].Observed, Observation{Rule: f.Rule, Exchange: f.Exchange,
+			results[i].Observed = append(results[i].Observed, testrun.Observation{Rule: f.Rule, Exchange: f.Exchange,
 				Request: o.clean(f.Request), Status: f.Status, Failure: &fl})
 		}
 	}

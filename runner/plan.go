@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Tags that tie a scenario to a capability of the profile (see README,
@@ -39,86 +41,6 @@ const (
 const ContractReason = "not applicable without this project's bundle contract (--spec-only): it installs or updates " +
 	"through the contract's routes (docs/bundles.md), which the spec does not define and the profile does not name"
 
-// Selection says which scenarios a run covers. Empty fields select all.
-type Selection struct {
-	Rules []string `json:"rules,omitempty"` // rule IDs, e.g. SSE-01
-	Areas []string `json:"areas,omitempty"` // catalog areas, e.g. sse
-	Tags  string   `json:"tags,omitempty"`  // godog tag expression
-	Quick bool     `json:"quick,omitempty"` // skip @slow
-	// SpecOnly leaves out the rules of this project's own contract
-	// (features.SourceContract): a run that certifies the spec alone.
-	SpecOnly bool `json:"specOnly,omitempty"`
-}
-
-// Scoped reports whether the selection narrows by rule or area.
-func (s Selection) Scoped() bool { return len(s.Rules) > 0 || len(s.Areas) > 0 || s.SpecOnly }
-
-// String renders the selection as its flags.
-func (s Selection) String() string {
-	var parts []string
-	if len(s.Rules) > 0 {
-		parts = append(parts, "--rules "+strings.Join(s.Rules, ","))
-	}
-	if len(s.Areas) > 0 {
-		parts = append(parts, "--areas "+strings.Join(s.Areas, ","))
-	}
-	if s.Tags != "" {
-		parts = append(parts, "--tags '"+s.Tags+"'")
-	}
-	if s.Quick {
-		parts = append(parts, "--quick")
-	}
-	if s.SpecOnly {
-		parts = append(parts, "--spec-only")
-	}
-	if len(parts) == 0 {
-		return "every scenario"
-	}
-	return strings.Join(parts, " ")
-}
-
-// Planned is one scenario and what the plan decided for it: Status is Runs
-// when it runs, else NotApplicable, Untested or NotSelected, with a Reason.
-type Planned struct {
-	features.Pickle
-	Status Status
-	Reason string
-	// Example holds an outline row's values ("text/plain, 200"), which tell
-	// the rows of one outline apart; "" for a plain scenario.
-	Example string
-	// Capability names the capability whose tag decided Status, if any.
-	Capability string
-	// Contract is set when Status is NotApplicable because the scenario
-	// needs the bundle contract in a --spec-only run (ContractTag).
-	Contract bool
-}
-
-// Plan is what a run will do, decided before it starts.
-type Plan struct {
-	Selection Selection
-	Scenarios []Planned
-	// Expr is the godog tag expression that runs exactly the scenarios with
-	// an empty Status.
-	Expr string
-	// scope holds the rule IDs the selection names (nil: every rule).
-	scope map[string]bool
-}
-
-// InScope reports whether the selection covers a rule (every rule when it
-// names neither rules nor areas).
-func (p *Plan) InScope(ruleID string) bool { return p.scope == nil || p.scope[ruleID] }
-
-// ToRun counts the scenarios the run will execute.
-func (p *Plan) ToRun() int {
-	n := 0
-	for _, s := range p.Scenarios {
-		if s.Status == Runs {
-			n++
-		}
-	}
-	return n
-}
-
 // SelectionError is bad usage: an unknown rule, area or tag expression.
 type SelectionError struct{ msg string }
 
@@ -126,7 +48,7 @@ func (e *SelectionError) Error() string { return e.msg }
 
 // NewPlan decides, for every scenario of the features, whether it runs
 // against the target p describes.
-func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
+func NewPlan(p *profile.Profile, sel testrun.Selection) (*testrun.Plan, error) {
 	rules, err := features.Rules()
 	if err != nil {
 		return nil, err
@@ -138,14 +60,14 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 	if err := checkTagExpr(sel.Tags); err != nil {
 		return nil, err
 	}
-	plan := &Plan{Selection: sel}
+	plan := &testrun.Plan{Selection: sel}
 	var groups []string
 	if sel.Scoped() {
 		scope, err := scopeOf(rules, sel)
 		if err != nil {
 			return nil, err
 		}
-		plan.scope = scope
+		plan.Scope = scope
 		var tags []string
 		for id := range scope {
 			tags = append(tags, "@"+id)
@@ -164,21 +86,21 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 	selected := strings.Join(groups, " && ")
 	excluded := map[string]bool{}
 	for _, pk := range pickles {
-		pl := Planned{Pickle: pk, Example: exampleValues(pk)}
+		pl := testrun.Planned{Pickle: pk, Example: exampleValues(pk)}
 		switch {
-		case sel.Scoped() && !anyIn(pk.Rules, plan.scope):
-			pl.Status, pl.Reason = NotSelected, "outside "+scopeFlags(sel)
+		case sel.Scoped() && !anyIn(pk.Rules, plan.Scope):
+			pl.Status, pl.Reason = testrun.NotSelected, "outside "+scopeFlags(sel)
 		case !matchTags(selected, pk.Tags):
-			pl.Status, pl.Reason = NotSelected, "excluded by "+sel.String()
+			pl.Status, pl.Reason = testrun.NotSelected, "excluded by "+sel.String()
 		case sel.SpecOnly && len(p.Routes) == 0 && slices.Contains(pk.Tags, ContractTag):
-			pl.Status, pl.Reason, pl.Contract = NotApplicable, ContractReason, true
+			pl.Status, pl.Reason, pl.Contract = testrun.NotApplicable, ContractReason, true
 			excluded[ContractTag] = true
 		default:
 			status, reason, tag, err := applicability(p, pk.Tags)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", pk.ID, err)
 			}
-			if status != Runs {
+			if status != testrun.Runs {
 				pl.Status, pl.Reason = status, reason
 				pl.Capability = strings.TrimPrefix(strings.TrimPrefix(tag, CapabilityTag), NeedsTag)
 				excluded[tag] = true
@@ -195,21 +117,22 @@ func NewPlan(p *profile.Profile, sel Selection) (*Plan, error) {
 	}
 	sort.Strings(ex)
 	plan.Expr = strings.Join(append(nonEmpty(selected), ex...), " && ")
+	plan.Gaps = Gaps(p, plan)
 	return plan, nil
 }
 
 // selectsSomething refuses a selection that leaves no scenario at all: bad
 // usage, said with what left everything out.
-func selectsSomething(plan *Plan, rules []features.Rule, groups []string) error {
+func selectsSomething(plan *testrun.Plan, rules []features.Rule, groups []string) error {
 	for _, s := range plan.Scenarios {
-		if s.Status != NotSelected {
+		if s.Status != testrun.NotSelected {
 			return nil
 		}
 	}
 	sel := plan.Selection
 	msg := "the selection " + sel.String() + " leaves no scenario to run"
 	switch {
-	case plan.scope != nil && len(plan.scope) == 0:
+	case plan.Scope != nil && len(plan.Scope) == 0:
 		msg += " (it names only rules of this project's contract, which --spec-only leaves out)"
 	case sel.Quick && selectsWithout(plan, groups, "~"+SlowTag):
 		msg += " (its scenarios are all @slow, which --quick leaves out: drop --quick)"
@@ -229,7 +152,7 @@ func selectsSomething(plan *Plan, rules []features.Rule, groups []string) error 
 
 // selectsWithout reports whether the selection would keep a scenario in
 // scope without one of its tag groups.
-func selectsWithout(plan *Plan, groups []string, group string) bool {
+func selectsWithout(plan *testrun.Plan, groups []string, group string) bool {
 	var rest []string
 	for _, g := range groups {
 		if g != group {
@@ -238,7 +161,7 @@ func selectsWithout(plan *Plan, groups []string, group string) bool {
 	}
 	expr := strings.Join(rest, " && ")
 	for _, s := range plan.Scenarios {
-		if (plan.scope == nil || anyIn(s.Rules, plan.scope)) && matchTags(expr, s.Tags) {
+		if (plan.Scope == nil || anyIn(s.Rules, plan.Scope)) && matchTags(expr, s.Tags) {
 			return true
 		}
 	}
@@ -250,13 +173,13 @@ func selectsWithout(plan *Plan, groups []string, group string) bool {
 // applicable and a @needs scenario untested; one the profile leaves out
 // leaves either untested, since nothing says the target lacks it. It returns
 // the tag that excludes the scenario, if any.
-func applicability(p *profile.Profile, tags []string) (status Status, reason, tag string, err error) {
+func applicability(p *profile.Profile, tags []string) (status testrun.Status, reason, tag string, err error) {
 	for _, t := range tags {
 		var name string
-		kind := Untested
+		kind := testrun.Untested
 		switch {
 		case strings.HasPrefix(t, CapabilityTag):
-			name, kind = strings.TrimPrefix(t, CapabilityTag), NotApplicable
+			name, kind = strings.TrimPrefix(t, CapabilityTag), testrun.NotApplicable
 		case strings.HasPrefix(t, NeedsTag):
 			name = strings.TrimPrefix(t, NeedsTag)
 		default:
@@ -264,23 +187,23 @@ func applicability(p *profile.Profile, tags []string) (status Status, reason, ta
 		}
 		on, known := p.Capability(name)
 		if !known {
-			return Runs, "", "", fmt.Errorf("tag %s names no capability of the profile%s", t, didYouMean(name, profile.CapabilityNames()))
+			return testrun.Runs, "", "", fmt.Errorf("tag %s names no capability of the profile%s", t, suggest.DidYouMean(name, profile.CapabilityNames()))
 		}
 		switch {
 		case on:
 			continue
 		case !p.CapabilityDeclared(name):
-			return Untested, "the profile does not declare capabilities." + name + " (true or false): declare it to have these scenarios judged", t, nil
-		case kind == NotApplicable:
+			return testrun.Untested, "the profile does not declare capabilities." + name + " (true or false): declare it to have these scenarios judged", t, nil
+		case kind == testrun.NotApplicable:
 			return kind, "the profile declares capabilities." + name + " false: the target lacks this optional capability", t, nil
 		}
 		return kind, "the profile declares capabilities." + name + " false, and this scenario needs it", t, nil
 	}
-	return Runs, "", "", nil
+	return testrun.Runs, "", "", nil
 }
 
 // scopeOf resolves --rules, --areas and --spec-only to a set of rule IDs.
-func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
+func scopeOf(rules []features.Rule, sel testrun.Selection) (map[string]bool, error) {
 	var ids, areaNames []string
 	areas := map[string]bool{}
 	byID := map[string]features.Rule{}
@@ -298,7 +221,7 @@ func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
 	for _, id := range sel.Rules {
 		id = strings.ToUpper(strings.TrimPrefix(strings.TrimSpace(id), "@"))
 		if _, ok := byID[id]; !ok {
-			problems = append(problems, "unknown rule "+id+didYouMean(id, ids))
+			problems = append(problems, "unknown rule "+id+suggest.DidYouMean(id, ids))
 			continue
 		}
 		scope[id] = true
@@ -309,7 +232,7 @@ func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
 	for _, a := range sel.Areas {
 		a = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(a), "@"))
 		if !areas[a] {
-			problems = append(problems, "unknown area "+a+didYouMean(a, areaNames))
+			problems = append(problems, "unknown area "+a+suggest.DidYouMean(a, areaNames))
 			continue
 		}
 		for _, r := range rules {
@@ -337,7 +260,7 @@ func scopeOf(rules []features.Rule, sel Selection) (map[string]bool, error) {
 }
 
 // scopeFlags names the flags that narrow a selection by rule.
-func scopeFlags(sel Selection) string {
+func scopeFlags(sel testrun.Selection) string {
 	var flags []string
 	if len(sel.Rules) > 0 {
 		flags = append(flags, "--rules")

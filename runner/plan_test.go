@@ -10,6 +10,7 @@ import (
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 func reference(t *testing.T) *profile.Profile {
@@ -24,8 +25,8 @@ func reference(t *testing.T) *profile.Profile {
 
 // planned returns the IDs of the scenarios a plan runs, and of those it
 // gave a status.
-func planned(p *Plan) (run []string, other map[string]Status) {
-	other = map[string]Status{}
+func planned(p *testrun.Plan) (run []string, other map[string]testrun.Status) {
+	other = map[string]testrun.Status{}
 	for _, s := range p.Scenarios {
 		if s.Status == "" {
 			run = append(run, s.ID)
@@ -48,14 +49,14 @@ func TestSelection(t *testing.T) {
 	// want derives, from the catalog, which scenarios a selection keeps.
 	for _, tc := range []struct {
 		name string
-		sel  Selection
+		sel  testrun.Selection
 		keep func(features.Pickle) bool
 	}{
-		{"everything", Selection{}, func(features.Pickle) bool { return true }},
-		{"rules", Selection{Rules: []string{"SSE-01", "fmt-02"}}, func(pk features.Pickle) bool {
+		{"everything", testrun.Selection{}, func(features.Pickle) bool { return true }},
+		{"rules", testrun.Selection{Rules: []string{"SSE-01", "fmt-02"}}, func(pk features.Pickle) bool {
 			return has(pk.Rules, "SSE-01") || has(pk.Rules, "FMT-02")
 		}},
-		{"areas", Selection{Areas: []string{"sse", "Events"}}, func(pk features.Pickle) bool {
+		{"areas", testrun.Selection{Areas: []string{"sse", "Events"}}, func(pk features.Pickle) bool {
 			for _, id := range pk.Rules {
 				if a := rules[id].Area; a == "sse" || a == "events" {
 					return true
@@ -63,8 +64,8 @@ func TestSelection(t *testing.T) {
 			}
 			return false
 		}},
-		{"quick", Selection{Quick: true}, func(pk features.Pickle) bool { return !has(pk.Tags, "@slow") }},
-		{"tags and area", Selection{Areas: []string{"sse"}, Tags: "~@SSE-02,@SSE-03"}, func(pk features.Pickle) bool {
+		{"quick", testrun.Selection{Quick: true}, func(pk features.Pickle) bool { return !has(pk.Tags, "@slow") }},
+		{"tags and area", testrun.Selection{Areas: []string{"sse"}, Tags: "~@SSE-02,@SSE-03"}, func(pk features.Pickle) bool {
 			return rules[pk.Rules[0]].Area == "sse" && (!has(pk.Tags, "@SSE-02") || has(pk.Tags, "@SSE-03"))
 		}},
 	} {
@@ -92,21 +93,21 @@ func TestSelection(t *testing.T) {
 
 func TestSelectionErrors(t *testing.T) {
 	for _, tc := range []struct {
-		sel  Selection
+		sel  testrun.Selection
 		want string
 	}{
-		{Selection{Rules: []string{"SSE-01", "NOPE-99"}}, "unknown rule NOPE-99"},
-		{Selection{Areas: []string{"sse", "telepathy"}}, "unknown area telepathy"},
-		{Selection{Tags: "@sse,,@events"}, "is not a tag"},
-		{Selection{Tags: "@sse && "}, "is not a tag"},
-		{Selection{Tags: "@a b"}, "is not a tag"},
+		{testrun.Selection{Rules: []string{"SSE-01", "NOPE-99"}}, "unknown rule NOPE-99"},
+		{testrun.Selection{Areas: []string{"sse", "telepathy"}}, "unknown area telepathy"},
+		{testrun.Selection{Tags: "@sse,,@events"}, "is not a tag"},
+		{testrun.Selection{Tags: "@sse && "}, "is not a tag"},
+		{testrun.Selection{Tags: "@a b"}, "is not a tag"},
 		// Selections that leave nothing to run are bad usage too, said
 		// with what left everything out.
-		{Selection{Rules: []string{"SSE-04"}, Quick: true}, "leaves no scenario to run (its scenarios are all @slow, which --quick leaves out: drop --quick)"},
-		{Selection{Tags: "@no-such-tag"}, "leaves no scenario to run"},
-		{Selection{Areas: []string{"sse"}, Tags: "@ERR-02"}, "(--tags '@ERR-02' leaves out every scenario of its rules)"},
-		{Selection{Rules: []string{"BODY-03"}}, "(no scenario checks BODY-03)"},
-		{Selection{Rules: []string{"BUNDLE-09"}, SpecOnly: true}, "names only rules of this project's contract"},
+		{testrun.Selection{Rules: []string{"SSE-04"}, Quick: true}, "leaves no scenario to run (its scenarios are all @slow, which --quick leaves out: drop --quick)"},
+		{testrun.Selection{Tags: "@no-such-tag"}, "leaves no scenario to run"},
+		{testrun.Selection{Areas: []string{"sse"}, Tags: "@ERR-02"}, "(--tags '@ERR-02' leaves out every scenario of its rules)"},
+		{testrun.Selection{Rules: []string{"BODY-03"}}, "(no scenario checks BODY-03)"},
+		{testrun.Selection{Rules: []string{"BUNDLE-09"}, SpecOnly: true}, "names only rules of this project's contract"},
 	} {
 		_, err := NewPlan(reference(t), tc.sel)
 		var se *SelectionError
@@ -148,7 +149,7 @@ func TestContractTag(t *testing.T) {
 func TestSpecOnlyWithoutTheContract(t *testing.T) {
 	p := reference(t)
 	p.Routes = nil
-	plan, err := NewPlan(p, Selection{SpecOnly: true})
+	plan, err := NewPlan(p, testrun.Selection{SpecOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +157,8 @@ func TestSpecOnlyWithoutTheContract(t *testing.T) {
 	for _, s := range plan.Scenarios {
 		tagged := slices.Contains(s.Tags, ContractTag)
 		switch {
-		case s.Status == NotSelected:
-		case tagged && (s.Status != NotApplicable || !s.Contract || s.Reason != ContractReason):
+		case s.Status == testrun.NotSelected:
+		case tagged && (s.Status != testrun.NotApplicable || !s.Contract || s.Reason != ContractReason):
 			t.Errorf("%s: %q (%s), want not applicable without the contract", s.ID, s.Status, s.Reason)
 		case tagged:
 			contract++
@@ -179,30 +180,30 @@ func TestSpecOnlyWithoutTheContract(t *testing.T) {
 	for _, r := range fc.Rules {
 		statuses[r.ID] = r
 	}
-	for id, want := range map[string]Status{"BUNDLE-01": Runs, "BUNDLE-05": Runs, "EXPORT-01": Runs, "INSTALL-01": NotApplicable,
-		"UPDATE-07": NotApplicable, "UNINSTALL-05": NotApplicable, "DROP-07": NotApplicable, "BUNDLE-06": NotApplicable, "BUNDLE-09": NotSelected} {
+	for id, want := range map[string]testrun.Status{"BUNDLE-01": testrun.Runs, "BUNDLE-05": testrun.Runs, "EXPORT-01": testrun.Runs, "INSTALL-01": testrun.NotApplicable,
+		"UPDATE-07": testrun.NotApplicable, "UNINSTALL-05": testrun.NotApplicable, "DROP-07": testrun.NotApplicable, "BUNDLE-06": testrun.NotApplicable, "BUNDLE-09": testrun.NotSelected} {
 		got, ok := statuses[id]
 		if !ok {
-			got.Status = Runs
+			got.Status = testrun.Runs
 		}
 		if got.Status != want {
 			t.Errorf("%s: forecast %q (%v), want %q", id, got.Status, got.Reasons, want)
 		}
-		if want == NotApplicable && (len(got.Reasons) != 1 || got.Reasons[0] != ContractReason) {
+		if want == testrun.NotApplicable && (len(got.Reasons) != 1 || got.Reasons[0] != ContractReason) {
 			t.Errorf("%s: reasons %v", id, got.Reasons)
 		}
 	}
 	if fc.Partial() {
-		t.Errorf("a --spec-only run without the contract is partial: %+v", fc.With(Untested))
+		t.Errorf("a --spec-only run without the contract is partial: %+v", fc.With(testrun.Untested))
 	}
 
 	// The contract's routes named: everything runs as without --spec-only.
-	plan, err = NewPlan(reference(t), Selection{SpecOnly: true})
+	plan, err = NewPlan(reference(t), testrun.Selection{SpecOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range plan.Scenarios {
-		if s.Contract || s.Status == NotApplicable {
+		if s.Contract || s.Status == testrun.NotApplicable {
 			t.Errorf("%s: %q with the routes named", s.ID, s.Status)
 		}
 	}
@@ -215,7 +216,7 @@ func TestSpecOnlyWithoutTheContract(t *testing.T) {
 func TestForecast(t *testing.T) {
 	p := reference(t)
 	p.Keys.ThreadRead, p.Keys.ThreadChat, p.Keys.OtherProject = "", "", ""
-	plan, err := NewPlan(p, Selection{})
+	plan, err := NewPlan(p, testrun.Selection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestForecast(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, r := range fc.With(Untested) {
+	for _, r := range fc.With(testrun.Untested) {
 		got[r.ID] = strings.Join(r.Reasons, "; ")
 	}
 	// Every rule with a scenario that needs one of the keys.
@@ -242,7 +243,7 @@ func TestForecast(t *testing.T) {
 	}
 
 	full := reference(t)
-	for sel, partial := range map[*Selection]bool{{}: false, {Quick: true}: true, {Areas: []string{"sse"}}: true} {
+	for sel, partial := range map[*testrun.Selection]bool{{}: false, {Quick: true}: true, {Areas: []string{"sse"}}: true} {
 		plan, err := NewPlan(full, *sel)
 		if err != nil {
 			t.Fatal(err)
@@ -251,8 +252,8 @@ func TestForecast(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fc.Partial() != partial || len(fc.With(Untested)) > 0 {
-			t.Errorf("%s: partial %v, untested %+v", sel, fc.Partial(), fc.With(Untested))
+		if fc.Partial() != partial || len(fc.With(testrun.Untested)) > 0 {
+			t.Errorf("%s: partial %v, untested %+v", sel, fc.Partial(), fc.With(testrun.Untested))
 		}
 	}
 }
@@ -271,17 +272,17 @@ func TestCapabilityTags(t *testing.T) {
 		name   string
 		tags   []string
 		p      *profile.Profile
-		status Status
+		status testrun.Status
 		reason string
 	}{
-		{"declared false", []string{"@MODE-02", "@capability-researchMode"}, off, NotApplicable, "declares capabilities.researchMode false"},
-		{"left out", []string{"@MODE-02", "@capability-researchMode"}, left, Untested, "does not declare capabilities.researchMode"},
-		{"declared true", []string{"@MODE-02", "@capability-researchMode"}, on, Runs, ""},
-		{"needs, declared false", []string{"@needs-researchMode"}, off, Untested, "declares capabilities.researchMode false"},
-		{"needs, left out", []string{"@needs-researchMode"}, left, Untested, "does not declare capabilities.researchMode"},
-		{"needs, declared true", []string{"@needs-researchMode"}, on, Runs, ""},
-		{"no capability", []string{"@scripted"}, off, Runs, ""},
-		{"slow", []string{"@sse", "@slow"}, off, Runs, ""},
+		{"declared false", []string{"@MODE-02", "@capability-researchMode"}, off, testrun.NotApplicable, "declares capabilities.researchMode false"},
+		{"left out", []string{"@MODE-02", "@capability-researchMode"}, left, testrun.Untested, "does not declare capabilities.researchMode"},
+		{"declared true", []string{"@MODE-02", "@capability-researchMode"}, on, testrun.Runs, ""},
+		{"needs, declared false", []string{"@needs-researchMode"}, off, testrun.Untested, "declares capabilities.researchMode false"},
+		{"needs, left out", []string{"@needs-researchMode"}, left, testrun.Untested, "does not declare capabilities.researchMode"},
+		{"needs, declared true", []string{"@needs-researchMode"}, on, testrun.Runs, ""},
+		{"no capability", []string{"@scripted"}, off, testrun.Runs, ""},
+		{"slow", []string{"@sse", "@slow"}, off, testrun.Runs, ""},
 	} {
 		status, reason, tag, err := applicability(tc.p, tc.tags)
 		if err != nil {
@@ -290,7 +291,7 @@ func TestCapabilityTags(t *testing.T) {
 		if status != tc.status || !strings.Contains(reason, tc.reason) {
 			t.Errorf("%s: status %q (%s), want %q (%s)", tc.name, status, reason, tc.status, tc.reason)
 		}
-		if status != Runs && tag == "" {
+		if status != testrun.Runs && tag == "" {
 			t.Errorf("%s: no tag named", tc.name)
 		}
 	}
@@ -360,15 +361,4 @@ func has(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func TestClosest(t *testing.T) {
-	known := []string{"SSE-01", "SSE-05", "ERR-05", "ERR-10", "researchMode", "bundles"}
-	for name, want := range map[string]string{
-		"SSE-50": "SSE-05", "ERR-50": "ERR-05", "researchmod": "researchMode", "bundels": "bundles", "zzzzzz": "", "SSE-01": "",
-	} {
-		if got := Closest(name, known); got != want {
-			t.Errorf("Closest(%q) = %q, want %q", name, got, want)
-		}
-	}
 }

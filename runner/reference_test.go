@@ -8,6 +8,7 @@ import (
 	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // startReference starts a reference server seeded with the fixtures (cfg's
@@ -28,7 +29,7 @@ func startReference(t *testing.T, cfg fakeserver.Config) *profile.Profile {
 var suiteRuns = make(chan struct{}, 6)
 
 // runSuite is runner.Run holding a slot of suiteRuns.
-func runSuite(cfg runner.Config) (*runner.Result, error) {
+func runSuite(cfg runner.Config) (*testrun.Result, error) {
 	suiteRuns <- struct{}{}
 	defer func() { <-suiteRuns }()
 	return runner.Run(context.Background(), cfg)

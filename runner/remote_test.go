@@ -6,7 +6,9 @@ import (
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/modelserver"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestRemoteModelPasses is the vendor's path end to end: the reference
@@ -36,7 +38,7 @@ func TestRemoteModelPasses(t *testing.T) {
 	if len(res.Scenarios) == 0 {
 		t.Fatal("no scenario ran")
 	}
-	if !allPassed(t, res) || exitCode(t, res) != runner.ExitPass {
-		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(runner.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
+	if !allPassed(t, res) || exitCode(t, res) != outcome.ExitPass {
+		t.Fatalf("remote model: %d of %d passed, exit %d:%s", res.Count(testrun.Passed), len(res.Scenarios), exitCode(t, res), describe(res))
 	}
 }

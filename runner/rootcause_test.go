@@ -9,7 +9,7 @@ import (
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestRootCauseReport: a service whose agent IDs do not resolve
@@ -101,7 +101,7 @@ func TestRootCauseReport(t *testing.T) {
 	if blockedCases < len(blocked) {
 		t.Errorf("JUnit skips %d test cases as blocked by ROUTE-01, want at least %d", blockedCases, len(blocked))
 	}
-	if res.Count(runner.Blocked) == 0 {
+	if res.Count(testrun.Blocked) == 0 {
 		t.Error("no scenario is blocked")
 	}
 }

@@ -20,22 +20,12 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/steps"
-	"github.com/invokeconf/invokeconf/transcript"
-)
-
-// Exit codes of the CLI; package reports decides which a run gets.
-const (
-	ExitPass    = 0 // every applicable MUST rule passed
-	ExitFail    = 1 // a rule failed
-	ExitUsage   = 2 // bad usage or profile
-	ExitHarness = 3 // harness error, or no rule tested (no scenario ran, or none that ran tested one)
-	ExitPartial = 4 // a partial run, with --require-complete
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // Config says what to run against which target.
@@ -43,7 +33,7 @@ type Config struct {
 	Profile *profile.Profile
 	// Plan decides which scenarios run (see NewPlan); nil plans a run of the
 	// scenarios Tags selects.
-	Plan *Plan
+	Plan *testrun.Plan
 	// Tags is a godog tag expression ("@SSE-01,@SSE-02", "~@slow"), used
 	// only when Plan is nil.
 	Tags string
@@ -60,127 +50,19 @@ type Config struct {
 	NoColors bool
 }
 
-// Status is how a scenario ended, or what the plan decided for it. Rules
-// get a verdict of their own from their scenarios' statuses (package
-// reports).
-type Status string
-
-// Statuses of a scenario.
-const (
-	Runs          Status = ""               // planned to run (only in a Plan)
-	Passed        Status = "passed"         // every step passed
-	Failed        Status = "failed"         // the target broke one of the scenario's own rules
-	Blocked       Status = "blocked"        // the target broke a rule a step rests on (Failure.Rule), before the scenario's own check
-	Untested      Status = "untested"       // a prerequisite is missing; the reason names it
-	NotApplicable Status = "not applicable" // the target lacks an optional capability
-	HarnessError  Status = "harness error"  // the harness broke, not the target
-	NotSelected   Status = "not selected"   // left out by the selection (only in a Plan)
-)
-
-// ScenarioResult is how one scenario ended.
-type ScenarioResult struct {
-	// ID is "file:line" (the example row's line for an outline row).
-	ID      string `json:"id"`
-	Feature string `json:"feature"`
-	Name    string `json:"name"`
-	URI     string `json:"uri"`
-	Line    int    `json:"line"`
-	// Example holds an outline row's values, "" for a plain scenario.
-	Example string   `json:"example,omitempty"`
-	Tags    []string `json:"tags"`
-	Rules   []string `json:"rules"`
-	Status  Status   `json:"status"`
-	Error   string   `json:"error"`
-	// Failure is the failure a step returned (Failed and Blocked), as the
-	// step made it: the rule it breaks, keys as their variables, bytes
-	// bounded and printable. A Blocked scenario's Failure.Rule is none of
-	// its own rules: it blocked them.
-	Failure *outcome.Failure `json:"failure,omitempty"`
-	// Checked are the scenario's own rules, other than Failure.Rule, that
-	// it checked in full before failing (steps.World.Checked): each is a
-	// pass of that rule, not blocked by the failure.
-	Checked []string `json:"checked,omitempty"`
-	// Observed are the rules the run's judgement of every exchange found
-	// broken in this scenario's exchanges, whatever the scenario's own
-	// rules (observe.go).
-	Observed []Observation `json:"observed,omitempty"`
-	// Cell is where the scenario's last invoke sits among the spec's
-	// quantifiers (checks.Cell): a passing scenario judged its own rules
-	// there. Nil when it made no invoke.
-	Cell     *checks.Cell  `json:"cell,omitempty"`
-	Started  time.Time     `json:"started,omitzero"`
-	Duration time.Duration `json:"-"`
-	// Transcript is every exchange of the scenario, keys replaced by
-	// references to their environment variables ($INVOKECONF_KEYS_AGENT).
-	Transcript []transcript.Exchange `json:"transcript,omitempty"`
-}
-
-// Title names the scenario for people and for CI systems that keep test
-// history by name: its name, and an outline row's values in brackets.
-func (s ScenarioResult) Title() string {
-	if s.Example == "" {
-		return s.Name
-	}
-	return s.Name + " [" + s.Example + "]"
-}
-
-// Result is a whole run.
-type Result struct {
-	// Scenarios holds every scenario the plan selected: those that ran and
-	// those the profile made not applicable or untested before the run.
-	Scenarios []ScenarioResult
-	// Cells are, per rule, the cells (checks.Cell.String) it was judged on:
-	// by the judgement of every exchange, and by its own scenarios that
-	// passed or checked it in full.
-	Cells       map[string][]string
-	Plan        *Plan
-	GodogStatus int
-	Started     time.Time
-	Duration    time.Duration
-}
-
-// Count returns how many scenarios ended with a status.
-func (r *Result) Count(status Status) int {
-	n := 0
-	for _, s := range r.Scenarios {
-		if s.Status == status {
-			n++
-		}
-	}
-	return n
-}
-
-// Ran counts the scenarios that were executed.
-func (r *Result) Ran() int {
-	return len(r.Scenarios) - r.Count(NotApplicable) - r.Count(NotSelected) - r.planUntested()
-}
-
-func (r *Result) planUntested() int {
-	if r.Plan == nil {
-		return 0
-	}
-	n := 0
-	for _, p := range r.Plan.Scenarios {
-		if p.Status == Untested {
-			n++
-		}
-	}
-	return n
-}
-
 // collector is the steps.Observer that gathers scenario results and prints
 // a progress line for each.
 type collector struct {
 	ctx      context.Context
 	p        *profile.Profile
-	planned  map[string]Planned // by features.Pickle.Key
+	planned  map[string]testrun.Planned // by features.Pickle.Key
 	total    int
 	console  io.Writer
 	noColors bool
 
 	mu       sync.Mutex
 	started  map[string]time.Time // by godog pickle ID
-	results  []ScenarioResult
+	results  []testrun.ScenarioResult
 	byPickle map[string]int // index in results, by godog pickle ID
 }
 
@@ -201,17 +83,17 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 		stepTexts = append(stepTexts, features.StepText(st))
 	}
 	uri := path.Clean(strings.TrimPrefix(sc.Uri, "./"))
-	r := ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript, Cell: d.Cell}
+	r := testrun.ScenarioResult{Name: strings.TrimSpace(sc.Name), URI: uri, Tags: tags, Rules: features.RulesOf(tags), Transcript: d.Transcript, Cell: d.Cell}
 	r.Feature = strings.TrimSuffix(path.Base(uri), ".feature")
 	r.ID = uri
 	if pl, ok := c.planned[features.PickleKey(uri, sc.Name, stepTexts)]; ok {
 		r.ID, r.URI, r.Line, r.Example = pl.ID, pl.File, pl.Line, pl.Example
 	}
 	r.Status, r.Error = c.classify(err)
-	if f, ok := outcome.AsFailure(err); ok && r.Status == Failed {
+	if f, ok := outcome.AsFailure(err); ok && r.Status == testrun.Failed {
 		r.Failure = f
 		if !contains(r.Rules, f.Rule) {
-			r.Status = Blocked
+			r.Status = testrun.Blocked
 		}
 		r.Checked = d.Checked
 	}
@@ -228,7 +110,7 @@ func (c *collector) ScenarioDone(sc *godog.Scenario, d steps.Done) {
 // classify turns a scenario's error into its status. A step's error was
 // cleaned where the step made it (steps.Settled); errors of hooks and
 // panics, which no step made, are cleaned here the same way.
-func (c *collector) classify(err error) (status Status, msg string) {
+func (c *collector) classify(err error) (status testrun.Status, msg string) {
 	status, msg = c.status(err)
 	if steps.Settled(err) {
 		return status, msg
@@ -239,34 +121,36 @@ func (c *collector) classify(err error) (status Status, msg string) {
 // maxErrorMessage bounds a scenario's error message.
 const maxErrorMessage = 8 << 10
 
-func (c *collector) status(err error) (status Status, msg string) {
+func (c *collector) status(err error) (status testrun.Status, msg string) {
 	reason, untested := steps.Untested(err)
 	switch {
 	case err == nil:
-		return Passed, ""
+		return testrun.Passed, ""
+	case c.ctx.Err() != nil:
+		// Whatever the step made of it (a cut stream is also "could not
+		// decide"), the harness stopped this scenario, not the target.
+		return testrun.HarnessError, "the run was interrupted: " + err.Error()
 	case untested:
-		return Untested, reason
+		return testrun.Untested, reason
 	case steps.IsHarnessError(err):
-		return HarnessError, err.Error()
+		return testrun.HarnessError, err.Error()
 	case errors.Is(err, godog.ErrSkip):
-		return Untested, "skipped"
+		return testrun.Untested, "skipped"
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
-		return HarnessError, err.Error()
+		return testrun.HarnessError, err.Error()
 	case stepPanicked(err):
 		// A harness bug, whatever the target answered.
-		return HarnessError, "a step panicked: " + err.Error()
-	case c.ctx.Err() != nil:
-		return HarnessError, "the run was interrupted: " + err.Error()
+		return testrun.HarnessError, "a step panicked: " + err.Error()
 	}
-	return Failed, err.Error()
+	return testrun.Failed, err.Error()
 }
 
 // progress prints one line per finished scenario. The caller holds c.mu.
-func (c *collector) progress(n int, r ScenarioResult) {
+func (c *collector) progress(n int, r testrun.ScenarioResult) {
 	if c.console == nil {
 		return
 	}
-	colour := map[Status]string{Passed: "32", Failed: "31", Blocked: "33", Untested: "33", HarnessError: "35"}[r.Status]
+	colour := map[testrun.Status]string{testrun.Passed: "32", testrun.Failed: "31", testrun.Blocked: "33", testrun.Untested: "33", testrun.HarnessError: "35"}[r.Status]
 	status := fmt.Sprintf("%-13s", r.Status)
 	if !c.noColors && colour != "" {
 		status = "\x1b[" + colour + "m" + status + "\x1b[0m"
@@ -275,7 +159,7 @@ func (c *collector) progress(n int, r ScenarioResult) {
 		strings.Join(r.Rules, ","), r.Title(), r.Duration.Round(time.Millisecond))
 	if r.Error != "" {
 		first, _, _ := strings.Cut(r.Error, "\n")
-		if r.Status == Blocked {
+		if r.Status == testrun.Blocked {
 			first = "blocked by " + r.Failure.Rule + ": " + first
 		}
 		line += "\n      " + first
@@ -292,7 +176,7 @@ func (c *collector) progress(n int, r ScenarioResult) {
 }
 
 // Run runs the planned scenarios against cfg.Profile's target.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*testrun.Result, error) {
 	if cfg.Profile == nil {
 		return nil, errors.New("runner: no profile")
 	}
@@ -302,7 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	plan := cfg.Plan
 	if plan == nil {
 		var err error
-		if plan, err = NewPlan(cfg.Profile, Selection{Tags: cfg.Tags}); err != nil {
+		if plan, err = NewPlan(cfg.Profile, testrun.Selection{Tags: cfg.Tags}); err != nil {
 			return nil, err
 		}
 	}
@@ -315,14 +199,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("create output folder: %w", err)
 		}
 	}
-	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]Planned{}, total: plan.ToRun(),
+	col := &collector{ctx: ctx, p: cfg.Profile, planned: map[string]testrun.Planned{}, total: plan.ToRun(),
 		console: cfg.Console, noColors: cfg.NoColors, started: map[string]time.Time{}, byPickle: map[string]int{}}
 	for _, pl := range plan.Scenarios {
 		col.planned[pl.Key()] = pl
 	}
 	obs := newObserver(cfg.Profile)
 	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col, Exchanges: obs.add}
-	res := &Result{Plan: plan, Started: time.Now()}
+	res := &testrun.Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
 		format, output, closeOutput, err := cucumberOutput(cfg.OutDir)
 		if err != nil {
@@ -342,6 +226,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err := closeOutput(); err != nil {
 			return nil, fmt.Errorf("write %s: %w", filepath.Join(cfg.OutDir, "cucumber.json"), err)
 		}
+		if cfg.OutDir != "" {
+			res.StepLocations = stepLocations(plan)
+		}
 	}
 	res.Duration = time.Since(res.Started)
 	obs.attach(col.results, col.byPickle)
@@ -353,11 +240,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	for _, pl := range plan.Scenarios {
 		switch {
-		case pl.Status == NotApplicable || pl.Status == Untested:
+		case pl.Status == testrun.NotApplicable || pl.Status == testrun.Untested:
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
-		case pl.Status == Runs && !reported[pl.ID] && res.GodogStatus != 2:
+		case pl.Status == testrun.Runs && !reported[pl.ID] && ctx.Err() != nil:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, testrun.HarnessError, "the run was interrupted before the scenario started"))
+		case pl.Status == testrun.Runs && !reported[pl.ID] && res.GodogStatus != 2:
 			// Planned but never reported: godog and the plan disagree.
-			res.Scenarios = append(res.Scenarios, fromPlan(pl, HarnessError, "the scenario was planned but godog did not run it"))
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, testrun.HarnessError, "the scenario was planned but godog did not run it"))
 		}
 	}
 	sort.SliceStable(res.Scenarios, func(i, j int) bool {
@@ -388,8 +277,8 @@ func cucumberOutput(dir string) (format string, w io.Writer, closeFn func() erro
 	}, nil
 }
 
-func fromPlan(pl Planned, status Status, reason string) ScenarioResult {
-	return ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
+func fromPlan(pl testrun.Planned, status testrun.Status, reason string) testrun.ScenarioResult {
+	return testrun.ScenarioResult{ID: pl.ID, Feature: strings.TrimSuffix(pl.File, ".feature"), Name: pl.Name, URI: pl.File,
 		Line: pl.Line, Example: pl.Example, Tags: pl.Tags, Rules: pl.Rules, Status: status, Error: reason}
 }
 
@@ -397,38 +286,64 @@ func fromPlan(pl Planned, status Status, reason string) ScenarioResult {
 // target did not answer at all: every scenario the plan would have run is
 // untested with the reason, so that the reports still say what was meant to
 // run and why it did not.
-func Unattempted(plan *Plan, reason string) *Result {
-	res := &Result{Plan: plan, Started: time.Now()}
+func Unattempted(plan *testrun.Plan, reason string) *testrun.Result {
+	res := &testrun.Result{Plan: plan, Started: time.Now()}
 	for _, pl := range plan.Scenarios {
 		switch pl.Status {
-		case Runs:
-			res.Scenarios = append(res.Scenarios, fromPlan(pl, Untested, reason))
-		case NotApplicable, Untested:
+		case testrun.Runs:
+			res.Scenarios = append(res.Scenarios, fromPlan(pl, testrun.Untested, reason))
+		case testrun.NotApplicable, testrun.Untested:
 			res.Scenarios = append(res.Scenarios, fromPlan(pl, pl.Status, pl.Reason))
 		}
 	}
 	return res
 }
 
-// StepLocation returns where the step definition a step's text binds to is
-// defined in the step table ("steps/sse.go:40"), or "" when none matches.
-func StepLocation(text string) string {
-	if d, ok := steps.DefinitionOf(text); ok {
-		return d.Location
+// stepLocations maps each step text of the scenarios plan runs to where
+// its definition is in the step table ("steps/sse.go:40"), for the
+// Cucumber JSON (testrun.Result.StepLocations).
+func stepLocations(plan *testrun.Plan) map[string]string {
+	out := map[string]string{}
+	for _, pl := range plan.Scenarios {
+		if pl.Status != testrun.Runs {
+			continue
+		}
+		for _, text := range pl.Texts {
+			if _, seen := out[text]; seen {
+				continue
+			}
+			out[text] = ""
+			if d, ok := steps.DefinitionOf(text); ok {
+				out[text] = d.Location
+			}
+		}
 	}
-	return ""
+	return out
 }
+
+// MemoryLimit is the soft memory limit `invokeconf run` sets for its
+// process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT is set: a target
+// that answers every request with as much as the harness reads (MaxBody,
+// 16 scenarios at once) then keeps the process under 512 MB, the collector
+// working harder instead of letting the heap double.
+const MemoryLimit = 384 << 20
+
+// MaxResponseHeader bounds the status line and headers of one answer the
+// harness reads (net/http's own default is 10 MB: a target flooding its
+// headers at 16 scenarios at once would hold hundreds of MB).
+const MaxResponseHeader = 1 << 20
 
 // newClient returns the HTTP client the steps use: no overall timeout (that
 // would cut streams; every request carries its own deadline), a dial timeout
-// so an unreachable target fails fast, and no proxy: targets are reached
-// directly.
+// so an unreachable target fails fast, headers bounded, and no proxy:
+// targets are reached directly.
 func newClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-		MaxIdleConnsPerHost:   32,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 0,
-		DisableCompression:    true,
+		DialContext:            (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConnsPerHost:    32,
+		IdleConnTimeout:        30 * time.Second,
+		ResponseHeaderTimeout:  0,
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: MaxResponseHeader,
 	}}
 }

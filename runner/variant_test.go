@@ -8,7 +8,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/internal/sweep"
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // sampleVariants run alone even when the complete sweep is off: the
@@ -50,7 +50,7 @@ func TestEveryVariantPasses(t *testing.T) {
 				t.Errorf("variant %s: no scenario ran", name)
 				return
 			}
-			if n := res.Count(runner.Passed); !allPassed(t, res) {
+			if n := res.Count(testrun.Passed); !allPassed(t, res) {
 				t.Errorf("variant %s (%s): %d of %d scenarios passed; the spec allows this behaviour:%s",
 					name, strings.Join(variants, ", "), n, len(res.Scenarios), describe(res))
 			}

@@ -125,6 +125,9 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 		if s.Observer != nil {
 			s.Observer.ScenarioDone(gsc, Done{Err: err, Transcript: w.Transcript(), Checked: w.Checked(), Cell: w.LastCell()})
 		}
+		// godog keeps every scenario's step closures, and with them its
+		// World, until the run ends: let go of what it read.
+		w.release()
 		return ctx, nil
 	})
 	defs := Definitions()

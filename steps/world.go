@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -111,7 +112,7 @@ type World struct {
 	// lastCell is the cell of the last invoke the scenario made: where its
 	// own rules were judged when it passes.
 	lastCell *checks.Cell
-	cellMu      sync.Mutex
+	cellMu   sync.Mutex
 
 	mu         sync.Mutex
 	transcript []Exchange
@@ -157,6 +158,21 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.bundleWorld.reset()
 }
 
+// release lets go of what the scenario read (its responses, the answers it
+// remembered, its history, transcript and bundle records) once the
+// Observer has its transcript: a World stays reachable from its scenario's
+// step closures until the run ends, and a hostile target's answers are
+// up to MaxBody each.
+func (w *World) release() {
+	w.mu.Lock()
+	w.resp, w.abortResp, w.answers, w.transcript = nil, nil, nil, nil
+	w.bundleWorld = bundleWorld{w: w}
+	w.mu.Unlock()
+	w.histMu.Lock()
+	w.hist = checks.History{}
+	w.histMu.Unlock()
+}
+
 // Transcript returns the scenario's exchanges. Every key in them is
 // replaced by a reference to its environment variable
 // ($INVOKECONF_KEYS_AGENT), so a report can turn an exchange into a curl
@@ -196,16 +212,38 @@ func transcriptText(b []byte) string {
 	return string(b[:min(len(b), maxTranscriptBody+4<<10)])
 }
 
-// cleanHeader applies clean to a header's names and values.
+// maxTranscriptHeaders bounds the bytes of one header set a transcript
+// keeps: a target may flood its answer with headers.
+const maxTranscriptHeaders = 16 << 10
+
+// headersNotKept is the name under which a transcript says how many header
+// lines it left out (no header has such a name).
+const headersNotKept = "[invokeconf]"
+
+// cleanHeader applies clean to a header's names and values, keeping the
+// first maxTranscriptHeaders bytes of them (in name order).
 func cleanHeader(clean func(string) string, h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
 	out := http.Header{}
-	for k, vs := range h {
-		for _, v := range vs {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	kept, left := 0, 0
+	for _, k := range names {
+		for _, v := range h[k] {
+			if kept += len(k) + len(v); kept > maxTranscriptHeaders {
+				left++
+				continue
+			}
 			out[clean(k)] = append(out[clean(k)], clean(v))
 		}
+	}
+	if left > 0 {
+		out[headersNotKept] = []string{fmt.Sprintf("%d more header lines not kept (a transcript keeps %d KiB of headers)", left, maxTranscriptHeaders>>10)}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -95,26 +96,29 @@ func bearerToken(v string) string {
 // keyShape finds anything shaped like a key of the spec's form.
 var keyShape = regexp.MustCompile(`sk-svc-[A-Za-z0-9_]+-[A-Za-z0-9_]+-[A-Za-z0-9_-]+`)
 
-// Redactor hides keys in recorded text: every key it has learnt (whole, and
-// any piece of its secret from profile.FragmentMin characters on) and
-// anything shaped like a key. It learns the keys of the requests it sees, so
-// a service that echoes a client's key in a body leaves no trace of it. It
-// is safe for concurrent use.
+// Redactor hides keys and credentials in recorded text: every key it has
+// learnt (whole, and any piece of its secret from profile.FragmentMin
+// characters on), anything shaped like a key, and the values of JSON members
+// whose names it hides (DefaultHidden, Hide). It learns the keys of the
+// requests it sees, so a service that echoes a client's key in a body
+// leaves no trace of it. It is safe for concurrent use.
 type Redactor struct {
-	mu   sync.Mutex
-	keys map[string]bool
-	r    *profile.Redactor
+	mu     sync.Mutex
+	keys   map[string]bool
+	creds  map[string]bool // learnt values of hidden headers and parameters
+	hidden nameSet
+	r      *profile.Redactor
 }
 
 // NewRedactor returns a Redactor that knows keys from the start (a
-// profile's, for instance).
+// profile's, for instance) and hides DefaultHidden.
 func NewRedactor(keys ...string) *Redactor {
-	r := &Redactor{keys: map[string]bool{}}
+	r := &Redactor{keys: map[string]bool{}, creds: map[string]bool{}, hidden: newNameSet(DefaultHidden)}
 	for _, k := range keys {
 		r.Learn(k)
 	}
 	if r.r == nil {
-		r.r = profile.NewRedactor(nil, markKey)
+		r.r = profile.NewRedactor(nil, r.marker)
 	}
 	return r
 }
@@ -127,25 +131,56 @@ func markKey(k string) string {
 	return authUnclassified
 }
 
+// marker is what a whole learnt value becomes: a key its ID or shape, a
+// credential Hidden. r.mu is held (profile.NewRedactor calls it).
+func (r *Redactor) marker(k string) string {
+	if r.creds[k] && !r.keys[k] {
+		return Hidden
+	}
+	return markKey(k)
+}
+
 // Learn adds a key (or the token of an Authorization value).
-func (r *Redactor) Learn(key string) {
+func (r *Redactor) Learn(key string) { r.learn(key, false) }
+
+// learnCredential adds the value of a hidden header or parameter (its
+// token, for a Bearer value) when it is long enough to tell from text.
+func (r *Redactor) learnCredential(v string) {
+	if t := bearerToken(v); t != "" {
+		v = t
+	}
+	if len(v) >= minLearnt {
+		r.learn(v, true)
+	}
+}
+
+func (r *Redactor) learn(key string, credential bool) {
 	if t := bearerToken(key); t != "" {
 		key = t
 	}
-	if key == "" || isMarker(key) {
+	if key == "" || isMarker(key) || key == Hidden {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.keys[key] {
+	if r.keys[key] || r.creds[key] {
 		return
 	}
-	r.keys[key] = true
-	all := make([]string, 0, len(r.keys))
+	if credential {
+		r.creds[key] = true
+	} else {
+		r.keys[key] = true
+	}
+	all := make([]string, 0, len(r.keys)+len(r.creds))
 	for k := range r.keys {
 		all = append(all, k)
 	}
-	r.r = profile.NewRedactor(all, markKey)
+	for k := range r.creds {
+		if !r.keys[k] {
+			all = append(all, k)
+		}
+	}
+	r.r = profile.NewRedactor(all, r.marker)
 }
 
 // isMarker reports whether an Authorization value is what a recording
@@ -166,10 +201,40 @@ func (r *Redactor) Redact(b []byte) []byte {
 }
 
 // RedactString returns s with every key hidden.
-func (r *Redactor) RedactString(s string) string {
+func (r *Redactor) RedactString(s string) string { return profile.Apply(s, r.Spans(s)) }
+
+// Spans returns the ranges of s that Redact replaces, in order and apart:
+// the values of hidden JSON members, then the keys (profile.Redactor), then
+// anything shaped like a key.
+func (r *Redactor) Spans(s string) []profile.Span {
+	spans, _ := r.spans(s)
+	return spans
+}
+
+// spans is Spans, and where a text that goes on after s could still turn
+// into something hidden (see holdFrom).
+func (r *Redactor) spans(s string) ([]profile.Span, int) {
 	r.mu.Lock()
-	pr := r.r
+	pr, hidden := r.r, r.hidden
 	r.mu.Unlock()
-	s = pr.Redact(s)
-	return keyShape.ReplaceAllStringFunc(s, markKey)
+	fields, hold := hidden.fieldSpans(s)
+	spans := pr.SpansBeside(s, fields)
+	masked := profile.Masked(s, spans)
+	var shaped []profile.Span
+	for _, loc := range keyShape.FindAllStringIndex(masked, -1) {
+		shaped = append(shaped, profile.Span{From: loc[0], Start: loc[0], End: loc[1], With: markKey(s[loc[0]:loc[1]])})
+	}
+	if len(shaped) > 0 {
+		spans = append(spans, shaped...)
+		slices.SortFunc(spans, func(a, b profile.Span) int { return a.Start - b.Start })
+	}
+	if i := strings.LastIndex(masked, "sk-svc-"); i >= 0 && strings.TrimFunc(masked[i:], isKeyChar) == "" {
+		hold = min(hold, i) // a key's shape the text ends in
+	}
+	return spans, hold
+}
+
+// isKeyChar reports whether a key of the spec's shape may hold c.
+func isKeyChar(c rune) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }

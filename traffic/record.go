@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -12,7 +13,9 @@ import (
 const DefaultMaxRecord = 1 << 20
 
 // maxChunks caps the chunk entries of one body past MaxRecord: an endless
-// stream still passes whole, but its recording stops growing.
+// stream still passes whole, but its recording stops growing. Reads past
+// the cap join the last entry, which takes their time: the body's last
+// byte keeps its arrival.
 const maxChunks = 4096
 
 // Recorder makes the parts of an exchange safe and bounded. The proxy
@@ -88,9 +91,11 @@ func (rc *Recorder) redactor() *Redactor {
 }
 
 // Header returns a copy of h as a recording keeps it: Authorization as the
-// key's ID or shape, cookies dropped, keys hidden in every other value. The
-// keys of Authorization headers are learnt first, so a body recorded later
-// in the exchange has them hidden too. With KeepKeys it is a copy of h.
+// key's ID or shape, cookies dropped, the values of hidden headers
+// (DefaultHidden, Redactor.Hide) as Hidden, keys hidden in every other
+// value and name. The keys of Authorization headers and the values of
+// hidden ones are learnt first, so what is recorded later in the exchange
+// has them hidden too. With KeepKeys it is a copy of h.
 func (rc *Recorder) Header(h http.Header) http.Header {
 	if rc.KeepKeys {
 		if h == nil {
@@ -101,31 +106,82 @@ func (rc *Recorder) Header(h http.Header) http.Header {
 	red := rc.redactor()
 	out := make(http.Header, len(h))
 	for name, vs := range h {
-		switch http.CanonicalHeaderKey(name) {
-		case "Authorization", "Proxy-Authorization":
+		switch {
+		case http.CanonicalHeaderKey(name) == "Authorization", http.CanonicalHeaderKey(name) == "Proxy-Authorization":
 			for _, v := range vs {
 				red.Learn(v)
 			}
+		case red.hides(name):
+			for _, v := range vs {
+				red.learnCredential(v)
+			}
+		}
+	}
+	for name, vs := range h {
+		switch {
+		case http.CanonicalHeaderKey(name) == "Authorization", http.CanonicalHeaderKey(name) == "Proxy-Authorization":
 			out[name] = []string{AuthValue(vs)}
-		case "Cookie", "Set-Cookie":
+		case http.CanonicalHeaderKey(name) == "Cookie", http.CanonicalHeaderKey(name) == "Set-Cookie":
 			out[name] = []string{"[cookie not recorded]"}
+		case red.hides(name):
+			cp := make([]string, len(vs))
+			for i, v := range vs {
+				cp[i] = Hidden
+				if a, id := ClassifyAuth([]string{v}); a == AuthWellFormed {
+					cp[i] = authKeyPrefix + id + "]"
+				}
+			}
+			out[name] = cp
 		default:
 			cp := make([]string, len(vs))
 			for i, v := range vs {
 				cp[i] = red.RedactString(v)
 			}
-			out[name] = cp
+			name = red.RedactString(name)
+			out[name] = append(out[name], cp...)
 		}
 	}
 	return out
 }
 
-// URL returns u with keys hidden (u itself with KeepKeys).
-func (rc *Recorder) URL(u string) string {
+// Method returns a request's method with keys hidden (a method is any
+// token, a key's shape included); m itself with KeepKeys.
+func (rc *Recorder) Method(m string) string {
 	if rc.KeepKeys {
-		return u
+		return m
 	}
-	return rc.redactor().RedactString(u)
+	return rc.redactor().RedactString(m)
+}
+
+// URL returns u with keys hidden, as it stands and once decoded (a key
+// percent-encoded in a query value or a path), the values of hidden query
+// parameters as Hidden and the password of its user information dropped
+// (raw itself with KeepKeys). Call it after Header, so the request's own
+// key is known. A URL that holds nothing to hide is returned byte for byte.
+func (rc *Recorder) URL(raw string) string {
+	if rc.KeepKeys {
+		return raw
+	}
+	red := rc.redactor()
+	s := red.RedactString(raw)
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	changed := false
+	if _, has := u.User.Password(); has {
+		u.User, changed = url.UserPassword(u.User.Username(), Hidden), true
+	}
+	if p := red.RedactString(u.Path); p != u.Path {
+		u.Path, u.RawPath, changed = p, "", true
+	}
+	if q := red.hiddenQuery(u.RawQuery); q != u.RawQuery {
+		u.RawQuery, changed = q, true
+	}
+	if !changed {
+		return s
+	}
+	return u.String()
 }
 
 // BodyRecorder records one body as it passes. It is not safe for concurrent
@@ -135,9 +191,14 @@ func (rc *Recorder) URL(u string) string {
 // it returns are pieces of that buffer, so a recorded body costs its bytes
 // once (Body.Bytes returns the buffer itself).
 //
+// Keys are hidden in the body's text as a whole, across its chunks: a key
+// that arrives a byte at a time is hidden as one sent whole (Finish).
+//
 // With Recorder.SpillDir set, a body holds at most SpillThreshold recorded
-// bytes (and spillChunks chunk entries) in memory: past that its chunks, keys
-// already hidden, go to a temporary file in SpillDir, read back by Finish.
+// bytes (and spillChunks chunk entries) in memory, beside the tail whose
+// redaction what comes next could change (Redactor.holdTail): past that its
+// chunks, keys already hidden, go to a temporary file in SpillDir, read
+// back by Finish.
 type BodyRecorder struct {
 	rc    *Recorder
 	start time.Time
@@ -147,6 +208,9 @@ type BodyRecorder struct {
 	kept  int64
 	hash  hash.Hash
 	spill *spillFile
+	// retry is the held bytes from which a spill is tried again after one
+	// that could move nothing out (a tail that may still be a key).
+	retry int64
 	done  bool // Finish was called: Add records nothing more
 }
 
@@ -179,7 +243,9 @@ func (br *BodyRecorder) Add(p []byte, t time.Time) {
 	if br.join(at, p, keep) {
 		return
 	}
-	if keep <= 0 && br.chunks() >= maxChunks {
+	if keep <= 0 && br.chunks() >= maxChunks && len(br.held) > 0 {
+		last := &br.held[len(br.held)-1]
+		last.at, last.size = at, last.size+len(p)
 		return
 	}
 	c := heldChunk{at: at, size: len(p), off: -1}
@@ -189,7 +255,7 @@ func (br *BodyRecorder) Add(p []byte, t time.Time) {
 		br.kept += keep
 	}
 	br.held = append(br.held, c)
-	if br.rc.SpillDir != "" && (int64(len(br.buf)) > br.rc.spillThreshold() || len(br.held) >= spillChunks) {
+	if br.rc.SpillDir != "" && (int64(len(br.buf)) > max(br.rc.spillThreshold(), br.retry) || len(br.held) >= spillChunks) {
 		br.spillHeld()
 	}
 }
@@ -245,46 +311,78 @@ func (br *BodyRecorder) chunksHeld() []Chunk {
 	return out
 }
 
-// hideKeys returns chunks with keys hidden chunk by chunk (a chunk that held
-// none is left as it is), unless the Recorder keeps keys.
-func (br *BodyRecorder) hideKeys(chunks []Chunk) []Chunk {
+// redacted returns chunks with keys hidden in their data as a whole
+// (Redactor.Chunks), unless the Recorder keeps keys.
+func (br *BodyRecorder) redacted(chunks []Chunk) []Chunk {
 	if br.rc.KeepKeys {
 		return chunks
 	}
-	red := br.rc.redactor()
-	for i := range chunks {
-		if chunks[i].Data != nil {
-			chunks[i].Data = red.Redact(chunks[i].Data)
-		}
-	}
-	return chunks
+	return br.rc.redactor().Chunks(chunks)
 }
 
 // spillHeld moves the chunks held in memory to the spill file, keys hidden
-// first. When the file cannot be written the body keeps what it holds and
-// records no more bytes (it is marked truncated), so memory stays bounded.
+// first, but for the tail whose redaction what comes next could change
+// (Redactor.holdTail). When the file cannot be written the body keeps what
+// it holds and records no more bytes (it is marked truncated), so memory
+// stays bounded.
 func (br *BodyRecorder) spillHeld() {
 	if br.spill == nil {
 		br.spill = &spillFile{}
 	}
 	if br.spill.err == nil {
-		br.spill.write(br.rc.SpillDir, br.hideKeys(br.chunksHeld()))
+		final := br.kept >= br.rc.maxRecord() // no more bytes will be recorded
+		held := br.chunksHeld()
+		n, chunks, skip := len(held), held, 0
+		if !br.rc.KeepKeys {
+			n, chunks, skip = br.rc.redactor().release(held, final)
+		}
+		if final && n > 1 && chunks[n-1].Data == nil {
+			// The last entry stays for the reads past maxChunks to join.
+			n--
+			chunks = chunks[:n]
+		}
+		if n == 0 {
+			// Nothing can go yet: try again once the threshold's worth
+			// more is held (or the chunk entries are many).
+			br.retry = int64(len(br.buf)) + br.rc.spillThreshold()
+			return
+		}
+		br.spill.write(br.rc.SpillDir, chunks)
+		if br.spill.err == nil {
+			br.keep(n, skip)
+			return
+		}
 	}
-	if br.spill.err != nil {
-		br.kept = br.rc.maxRecord() // record times and sizes only from now on
-		return
-	}
-	br.held, br.buf = nil, nil
+	br.kept = br.rc.maxRecord() // record times and sizes only from now on
 }
 
-// Finish returns the recorded body, keys hidden chunk by chunk, and removes
-// its spill file. A key split across two chunks loses its whole form but not
-// its pieces: each piece of its secret from profile.FragmentMin characters
-// on is still hidden.
+// keep drops the first n chunks held (spilled) and the first skip bytes of
+// the data of those after them (a span hidden in the chunks spilled covers
+// them), and holds the rest in a buffer of their own.
+func (br *BodyRecorder) keep(n, skip int) {
+	rest := br.held[n:]
+	var buf []byte
+	out := make([]heldChunk, len(rest))
+	for i, c := range rest {
+		out[i] = heldChunk{at: c.at, size: c.size, off: -1}
+		if c.off < 0 {
+			continue
+		}
+		d := br.buf[c.off : c.off+c.n]
+		drop := min(skip, len(d))
+		skip -= drop
+		out[i].off, out[i].n = len(buf), len(d)-drop
+		buf = append(buf, d[drop:]...)
+	}
+	br.held, br.buf, br.retry = out, buf, 0
+}
+
+// Finish returns the recorded body, keys hidden in its text as a whole
+// (Redactor.Chunks), and removes its spill file.
 func (br *BodyRecorder) Finish() Body {
 	b := br.body
 	b.SHA256 = hex.EncodeToString(br.hash.Sum(nil))
-	b.Chunks = br.hideKeys(br.chunksHeld())
+	b.Chunks = br.redacted(br.chunksHeld())
 	if br.spill != nil {
 		spilled, err := br.spill.readAll()
 		if err != nil {

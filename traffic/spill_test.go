@@ -40,7 +40,7 @@ func spillDirHolds(t *testing.T, dir string) (string, int) {
 // in memory, its spill file holds no piece of a key while it is recorded,
 // and it is gone after Finish.
 func TestSpillMatchesMemory(t *testing.T) {
-	many := make([]string, 3*spillChunks)
+	many := make([]string, maxChunks+2*spillChunks)
 	for i := range many {
 		many[i] = "x"
 	}
@@ -54,6 +54,7 @@ func TestSpillMatchesMemory(t *testing.T) {
 			" and sk-svc-bob-k2-Other0Secret99 end", strings.Repeat("tail ", 20), key}},
 		{"past max-record", 50, []string{strings.Repeat("a", 30), key, strings.Repeat("b", 40), "c"}},
 		{"tiny chunks", 0, many},
+		{"past the chunk entries' cap", 10, many[:maxChunks+3*spillChunks/2]},
 		{"not UTF-8", 0, []string{"\xff\xfe", strings.Repeat("\x00", 100), "\xc3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,9 +96,12 @@ func TestSpillFailure(t *testing.T) {
 	rc := NewRecorder(0, nil)
 	rc.SpillDir, rc.SpillThreshold = filepath.Join(t.TempDir(), "gone"), 10
 	start := time.Now()
-	br := record(rc, start, []string{"0123456789", "abcdefghij", "klmnopqrst", "uvwxyz"})
-	b := br.Finish()
-	if got := string(b.Bytes()); got != "0123456789abcdefghij" || !b.Truncated || b.Size != 36 || len(b.Chunks) != 4 {
-		t.Errorf("kept %q (truncated %v, size %d, %d chunks)", got, b.Truncated, b.Size, len(b.Chunks))
+	a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
+	br := record(rc, start, []string{a, b, c, "d"})
+	body := br.Finish()
+	// The first spill, of a's chunk (b's stays as the tail a key could
+	// still straddle), fails at b.
+	if got := string(body.Bytes()); got != a+b || !body.Truncated || body.Size != 121 || len(body.Chunks) != 4 {
+		t.Errorf("kept %q (truncated %v, size %d, %d chunks)", got, body.Truncated, body.Size, len(body.Chunks))
 	}
 }

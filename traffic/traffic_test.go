@@ -101,6 +101,15 @@ func TestRecorderBounds(t *testing.T) {
 	if len(b.Chunks) != maxChunks {
 		t.Errorf("%d chunk entries, want the cap %d", len(b.Chunks), maxChunks)
 	}
+	// Reads past the cap join the last entry, which takes their time: the
+	// body's last byte keeps its arrival, and the sizes still add up.
+	last, sum := b.Chunks[len(b.Chunks)-1], 0
+	for _, c := range b.Chunks {
+		sum += c.Size
+	}
+	if want := time.Duration(maxChunks+99) * time.Millisecond; last.At != want || int64(sum) != b.Size {
+		t.Errorf("the last entry arrived at %s (want %s, the last read's); sizes add up to %d of %d", last.At, want, sum, b.Size)
+	}
 	if at, ok := b.TimeAt(7); !ok || at != time.Millisecond {
 		t.Errorf("TimeAt(7) = %v %v, want 1ms", at, ok)
 	}

@@ -23,7 +23,8 @@ func cmdClients(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	tailBytes := fs.Int("tail", clientconf.DefaultTailBytes, "bytes of each run's output kept in the reports")
 	seedPath := fs.String("fixtures", "", "seed file in the target-profile format (default: the embedded fixtures/reference.yaml)")
 	noWire := fs.Bool("no-wire", false, "leave out the example of what each variant changes on the wire")
-	var variants, defects multiFlag
+	var variants, defects, secretEnv multiFlag
+	fs.Var(&secretEnv, "secret-env", "also hide the values of these environment variables in the reports (comma-separated or repeated), beside those whose names or values look like secrets")
 	fs.Var(&variants, "variants", "run only these variants (comma-separated or repeated; default: every variant and the compatible groups)")
 	fs.Var(&defects, "defects", "also run against these defects (comma-separated or repeated), reported apart, never failing the run")
 	if err := fs.Parse(args); err != nil {
@@ -37,7 +38,7 @@ func cmdClients(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return 0, usageError{errors.New("no command: give the client's test command after --, e.g. invokeconf clients -- go test ./client/...")}
 	}
 	cfg := clientconf.Config{Command: command, Timeout: *timeout, Keepalive: *keepalive, Parallel: *parallel,
-		TailBytes: *tailBytes, Defects: splitValues(defects), NoWire: *noWire, Progress: stdout}
+		TailBytes: *tailBytes, Defects: splitValues(defects), NoWire: *noWire, Progress: stdout, SecretEnv: splitValues(secretEnv)}
 	if len(variants) > 0 {
 		cfg.Variants = splitValues(variants)
 	}

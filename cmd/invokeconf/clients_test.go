@@ -128,6 +128,43 @@ func TestServeAdminKeyRefused(t *testing.T) {
 	}
 }
 
+// TestServeAdminKeyOutOfSight: the admin key can come from a file (its
+// first line) or from INVOKECONF_ADMIN_KEY instead of the command line,
+// which other users see (ps); a file that cannot be read, one without a
+// key, and both flags at once are bad usage.
+func TestServeAdminKeyOutOfSight(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "admin.key")
+	if err := os.WriteFile(file, []byte(testAdminKey+"\n# a comment\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if srv, err := invokeconftest.Connect(startServe(t, "--admin-key-file", file), testAdminKey); err != nil {
+		t.Errorf("--admin-key-file: %v", err)
+	} else {
+		srv.Close()
+	}
+	var key string
+	lookup := func(name string) (string, bool) {
+		return map[string]string{adminKeyEnv: " from-the-env-123 "}[name], name == adminKeyEnv
+	}
+	if err := readAdminKey(&key, "", lookup); err != nil || key != "from-the-env-123" {
+		t.Errorf("%s: %q %v", adminKeyEnv, key, err)
+	}
+	key = "given"
+	if err := readAdminKey(&key, "", lookup); err != nil || key != "given" {
+		t.Errorf("--admin-key beside %s: %q %v", adminKeyEnv, key, err)
+	}
+	empty := filepath.Join(dir, "empty.key")
+	_ = os.WriteFile(empty, []byte("\n"), 0o600)
+	for _, args := range [][]string{{"--admin-key-file", filepath.Join(dir, "absent")}, {"--admin-key-file", empty},
+		{"--admin-key-file", file, "--admin-key", testAdminKey}} {
+		code, _, stderr := invoke(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--quiet"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "admin-key") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+}
+
 // TestClientsCommand: `invokeconf clients -- ./naive-client` fails exactly
 // the variants that client mishandles (sse-no-space, sse-data-lines, and
 // the compatible groups, each of which holds one), quoting the spec's words and what each changes on the

@@ -20,8 +20,8 @@ import (
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/modelserver"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
-	"github.com/invokeconf/invokeconf/runner"
 )
 
 // The vendor guide must work word for word. These tests keep what can drift
@@ -88,7 +88,7 @@ func TestGuideCommandsParse(t *testing.T) {
 			}
 			n++
 			var stderr bytes.Buffer
-			if code := run(context.Background(), append(strings.Fields(args), "-h"), &bytes.Buffer{}, &stderr); code != runner.ExitPass {
+			if code := run(context.Background(), append(strings.Fields(args), "-h"), &bytes.Buffer{}, &stderr); code != outcome.ExitPass {
 				t.Errorf("%q: exit %d: %s", line, code, stderr.String())
 			}
 		}
@@ -139,7 +139,7 @@ func TestGuideQuotesTheModelServer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	cancel()
-	if code := <-done; code != runner.ExitPass {
+	if code := <-done; code != outcome.ExitPass {
 		t.Fatalf("invokeconf model: exit %d: %s", code, out.String())
 	}
 	printed := regexp.MustCompile(`127\.0\.0\.1:\d+`).ReplaceAllString(out.String(), "127.0.0.1:8090")
@@ -191,7 +191,7 @@ func TestGuideProfileGivesTheDescribedReport(t *testing.T) {
 	}
 	var out bytes.Buffer
 	code := run(context.Background(), []string{"run", "--profile", path, "--quick", "--out", filepath.Join(dir, "out")}, &out, &out)
-	if code != runner.ExitPass || strings.Contains(out.String(), "\nFAILED") {
+	if code != outcome.ExitPass || strings.Contains(out.String(), "\nFAILED") {
 		t.Fatalf("exit %d, want 0:\n%s", code, out.String())
 	}
 	untested := 0
@@ -233,7 +233,7 @@ func TestGuideProfileGivesTheDescribedReport(t *testing.T) {
 			t.Errorf("the guide quotes the verdict line %q; the run without --quick prints %q", m, verdict)
 		}
 		var check bytes.Buffer
-		if code := run(context.Background(), []string{"profile", "check", "--profile", path, "--quick"}, &check, &check); code != runner.ExitPass {
+		if code := run(context.Background(), []string{"profile", "check", "--profile", path, "--quick"}, &check, &check); code != outcome.ExitPass {
 			t.Fatalf("profile check: exit %d:\n%s", code, check.String())
 		}
 		if forecast, runs := untestedByReason(check.String()), untestedByReason(ran); forecast != runs {

@@ -36,7 +36,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/internal/suggest"
+	"github.com/invokeconf/invokeconf/outcome"
 )
 
 // exitCodes are run's exit codes: a contract with CI jobs (README, docs/ci.md).
@@ -46,7 +47,8 @@ const exitCodes = `Exit codes:
   2  bad usage (a selection that leaves no scenario included), a bad profile or baseline, or a target that
      does not answer
   3  the harness broke, or no rule was tested (no scenario ran: the profile made every selected scenario
-     untested or not applicable; or every scenario that ran was untested)
+     untested or not applicable; or every scenario that ran was untested), or the run was interrupted (Ctrl-C,
+     SIGTERM: the reports hold what ran before)
   4  with --require-complete: the run is PARTIAL (it did not judge every observable spec rule)
 `
 
@@ -121,9 +123,10 @@ var commandDocs = map[string]commandDoc{
 		"Runs the reference server on loopback and prints its URL, keys by role, IDs and a curl command.",
 		[]string{"invokeconf serve", "invokeconf serve --addr 127.0.0.1:0 --write-profile ref.yaml",
 			"invokeconf serve --defect no-close", "invokeconf serve --variant async-202",
-			"invokeconf serve --admin-key \"$ADMIN_KEY\"   # switch variants at run time: docs/clients.md"}, `Exit codes:
+			"invokeconf serve --admin-key-file admin.key   # switch variants at run time: docs/clients.md",
+			"INVOKECONF_ADMIN_KEY=\"$ADMIN_KEY\" invokeconf serve   # the same, the key from the environment"}, `Exit codes:
   0  stopped by Ctrl-C or SIGTERM
-  2  bad usage: an unknown defect or variant, a seed file that cannot be read, an address it cannot listen on, an admin key that could be a service key
+  2  bad usage: an unknown defect or variant, a seed file that cannot be read, an address it cannot listen on, an admin key that could be a service key, an admin key file that cannot be read
   3  the server failed, or --write-profile could not be written
 `},
 	"model": {"invokeconf model [flags]",
@@ -161,8 +164,9 @@ var commandDocs = map[string]commandDoc{
 			"from traffic with why.\n" +
 			"A passive report says \"observed N exchanges; judged M of K rules\" and is never a certification; one that\n" +
 			"observed no exchange says NOTHING OBSERVED and exits 2, as 'invokeconf judge' does on an empty recording.\n" +
-			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys in bodies\n" +
-			"are hidden.\n" +
+			"No key is recorded: an Authorization header is kept as the key's <user>-<key> ID, and keys are hidden\n" +
+			"wherever they appear; the values of common credential headers, query parameters and JSON members\n" +
+			"(X-Api-Key, api_key, \"password\"...; --hide adds names) are recorded as [hidden].\n" +
 			"See docs/passive.md.",
 		examples: []string{"invokeconf proxy --target https://svc.staging.example --listen 127.0.0.1:8089",
 			"invokeconf proxy --target http://127.0.0.1:8080 --duration 10m --out passive/ --redact-bodies"},
@@ -177,21 +181,25 @@ var commandDocs = map[string]commandDoc{
 			"--out DIR writes the same reports as the proxy. A passive judgement is never a certification.",
 		examples: []string{"invokeconf judge reports/out/passive/traffic.har", "invokeconf judge --out judged/ staging.har"},
 		exits: "Exit codes: 0 no rule failed, 1 a rule failed, 2 bad usage, an unreadable file, or nothing observed (a file\n" +
-			"with no exchange, or none with a response: nothing judged, which is no pass), 3 a report could not be written.\n"},
+			"with no exchange, or none with a response: nothing judged, which is no pass), 3 a report could not be written,\n" +
+			"or Ctrl-C or SIGTERM stopped the reading (the reports hold the entries judged before).\n"},
 	"clients": {synopsis: "invokeconf clients [flags] -- COMMAND [ARGS...]",
 		description: "Runs a client's own test command once against the default reference server, once per legal variant\n" +
 			"(a behaviour the spec allows a service: CRLF line endings, comments, numeric IDs, 202 for async...) and\n" +
 			"once per compatible group of them, each against a fresh server with the variant on. The command finds\n" +
 			"the server in the INVOKECONF_* variables ('invokeconf profile vars': INVOKECONF_BASE_URL,\n" +
-			"INVOKECONF_KEYS_AGENT, INVOKECONF_AGENTS_MAIN_ID...). Each run gets a verdict: the exit code, the tail of\n" +
-			"its output (keys redacted), the spec's words that allow the variant and what it changes on the wire.\n" +
-			"--defects also runs it against broken servers, reported apart and never failing the run. Reports land in\n" +
-			"--out: report.html, junit.xml, summary.json. See docs/clients.md.",
+			"INVOKECONF_KEYS_AGENT, INVOKECONF_AGENTS_MAIN_ID...), beside the rest of the environment. Each run gets a\n" +
+			"verdict: the exit code (or the signal that ended it), the tail of its output (keys, and environment values\n" +
+			"that look like secrets or --secret-env names, redacted), the spec's words that allow the variant and what\n" +
+			"it changes on the wire. Nothing the command starts outlives its run. --defects also runs it against broken\n" +
+			"servers, reported apart and never failing the run. Reports land in --out: report.html, junit.xml,\n" +
+			"summary.json. On Ctrl-C or SIGTERM the run under way is killed and reported interrupted (no verdict on\n" +
+			"the client), the rest not run, and the reports are written. See docs/clients.md.",
 		examples: []string{"invokeconf clients -- go test ./client/...", "invokeconf clients --defects no-close,stream-cut-mid-frame -- npm test",
 			"invokeconf clients --variants sse-crlf,sse-cr --timeout 30s -- ./run-client-tests.sh"},
 		exits: "Exit codes: 0 the client passed every legal run, 1 it failed one (the default server, a variant or a group),\n" +
 			"2 bad usage (no command, an unknown variant or defect, a command not found or not executable), 3 the harness\n" +
-			"could not run it.\n"},
+			"could not run it or was interrupted.\n"},
 	"variants": {"invokeconf variants",
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
@@ -210,6 +218,12 @@ var commandDocs = map[string]commandDoc{
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal asks the command to stop and write what it has; a
+	// second one ends the process at once, as without the handler.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -234,10 +248,10 @@ func (e *helpError) Unwrap() error { return flag.ErrHelp }
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return runner.ExitUsage
+		return outcome.ExitUsage
 	}
 	var err error
-	code := runner.ExitPass
+	code := outcome.ExitPass
 	switch args[0] {
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
@@ -258,7 +272,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help":
 		if len(args) == 1 {
 			fmt.Fprint(stdout, usage)
-			return runner.ExitPass
+			return outcome.ExitPass
 		}
 		return run(ctx, append(args[1:], "-h"), stdout, stderr)
 	case "proxy":
@@ -269,29 +283,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdClients(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
-		return runner.ExitPass
+		return outcome.ExitPass
 	default:
 		// The suggestion and where the commands are listed, not the whole
 		// usage: the one line that matters stays on the screen.
 		fmt.Fprintf(stderr, "invokeconf: unknown command %q%s (see 'invokeconf help')\n", args[0], suggestCommand(args[0]))
-		return runner.ExitUsage
+		return outcome.ExitUsage
 	}
 	if err != nil {
 		var he *helpError
 		if errors.As(err, &he) {
 			printHelp(stdout, he.name, he.fs)
-			return runner.ExitPass
+			return outcome.ExitPass
 		}
 		fmt.Fprintf(stderr, "invokeconf %s: %v\n", args[0], err)
 		var ue usageError
 		var ee exitError
 		switch {
 		case errors.As(err, &ue):
-			return runner.ExitUsage
+			return outcome.ExitUsage
 		case errors.As(err, &ee):
 			return ee.code
 		}
-		return runner.ExitHarness
+		return outcome.ExitHarness
 	}
 	return code
 }
@@ -301,7 +315,7 @@ func suggestCommand(name string) string {
 	for n := range commandDocs {
 		names = append(names, strings.Fields(n)[0])
 	}
-	if best := runner.Closest(name, names); best != "" {
+	if best := suggest.Closest(name, names); best != "" {
 		return " (did you mean " + best + "?)"
 	}
 	return ""
@@ -404,7 +418,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			// commands' help writes them with two, as users type them.
 			bad = strings.TrimLeft(bad, "-")
 			msg = "unknown flag --" + bad
-			if best := runner.Closest(bad, known); best != "" {
+			if best := suggest.Closest(bad, known); best != "" {
 				msg += " (did you mean --" + best + "?)"
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,6 +75,16 @@ func TestJudgeOddFiles(t *testing.T) {
 	file := func(entries ...string) string {
 		return `{"log":{"version":"1.2","creator":{"name":"chrome-har","version":"1"},"entries":[` + strings.Join(entries, ",") + `]}}`
 	}
+	ownFile := func(entries ...string) string {
+		return `{"log":{"version":"1.2","creator":{"name":"invokeconf","version":"dev"},"entries":[` + strings.Join(entries, ",") + `]}}`
+	}
+	own := func(reqHeaders, respHeaders, text string) string {
+		return `{"startedDateTime":"2026-11-20T09:00:00.000Z","time":900,"_id":1,` +
+			`"request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01",` + reqHeaders + `"bodySize":2,` +
+			`"postData":{"mimeType":"","text":"hi","_chunks":[{"time":0,"size":2}]}},` +
+			`"response":{"status":200,` + respHeaders + `"_end":"complete","content":{"size":` + fmt.Sprint(len(strings.ReplaceAll(text, `\n`, "\n"))-strings.Count(text, `\"`)) +
+			`,"mimeType":"text/event-stream","text":"` + text + `"}}}`
+	}
 	for _, tc := range []struct {
 		name     string
 		file     string
@@ -86,6 +97,13 @@ func TestJudgeOddFiles(t *testing.T) {
 			[]string{"Verdict: NOTHING OBSERVED (exit 2): observed 1 exchange, none with a response"}, nil},
 		{"HAR 1.1-style entry", file(`{"startedDateTime":"2026-11-20T09:00:00Z","request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01"},"response":{"status":200}}`), 0,
 			nil, []string{"ERR-02", "THREAD-04"}},
+		// The harness's own format (_id, _end): a header list missing, null
+		// or not a list is not recorded, never "no headers".
+		{"own entry without request headers", ownFile(own(``, respHeaders, stream)), 0, nil, []string{"ERR-02"}},
+		{"own entry with null request headers", ownFile(own(`"headers":null,`, respHeaders, stream)), 0, nil, []string{"ERR-02"}},
+		{"own entry without response headers", ownFile(own(withHeaders, ``, stream)), 0, nil, []string{"THREAD-04"}},
+		{"own entry with null response headers", ownFile(own(withHeaders, `"headers":null,`, stream)), 0, nil, []string{"THREAD-04"}},
+		{"own entry with response headers not a list", ownFile(own(withHeaders, `"headers":{"Content-Type":"text/event-stream"},`, stream)), 0, nil, []string{"THREAD-04"}},
 		{"a body the recorder could not fetch", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"mimeType":"text/event-stream"}`)), 0,
 			[]string{"none of the 786 bytes Chrome received"}, []string{"SSE-05", "SSE-03"}},
 		{"a body the recorder cut", file(invoke(withHeaders, respHeaders, `"content":{"size":786,"text":"`+stream+`"}`)), 0,
@@ -440,5 +458,120 @@ func checkPassiveReports(t *testing.T, dir, headline string, exit int) {
 	}
 	if err := xml.Unmarshal(junit, &suites); err != nil || suites.Tests != len(rules)+errs || suites.Errors != errs || (suites.Failures > 0) != (exit == 1) {
 		t.Errorf("junit.xml: %+v (%v)", suites, err)
+	}
+}
+
+// TestJudgeHidesCredentials: the credentials hidden by default (a header,
+// a query parameter, a JSON member) reach no output of judge, and --hide
+// adds a name: without it, that header's value is shown as the file has it.
+func TestJudgeHidesCredentials(t *testing.T) {
+	entry := `{"startedDateTime":"2026-11-20T09:00:00.000Z","time":9,"timings":{"wait":8,"receive":1},` +
+		`"request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01?api_key=QueryHiddenValue3",` +
+		`"headers":[{"name":"X-Api-Key","value":"DefaultHiddenValue2"},{"name":"X-Session-Secret","value":"SessionSecretValue1"}],` +
+		`"bodySize":35,"postData":{"text":"{\"password\":\"BodyHiddenValue4\"}"}},` +
+		`"response":{"status":500,"headers":[{"name":"Content-Type","value":"application/json"},{"name":"X-SVC-Thread-Id","value":"t1"}],` +
+		`"content":{"size":70,"text":"{\"error\":{\"message\":\"no\",\"type\":\"server_error\",\"param\":null,\"code\":null}}"}}}`
+	file := filepath.Join(t.TempDir(), "creds.har")
+	if err := os.WriteFile(file, []byte(`{"log":{"version":"1.2","creator":{"name":"a recorder","version":"1"},"entries":[`+entry+`]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, hide := range []bool{false, true} {
+		dir := t.TempDir()
+		args := []string{"judge", "--out", dir, file}
+		if hide {
+			args = append(args, "--hide", "x-session-secret")
+		}
+		code, out := runCLI(t, args...)
+		if code != 1 || !strings.Contains(out, "ERR-10") {
+			t.Fatalf("hide %v: exit %d:\n%s", hide, code, out)
+		}
+		all := out
+		for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, passiveSummaryFile} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			all += string(b)
+		}
+		for _, v := range []string{"QueryHiddenValue3", "DefaultHiddenValue2", "BodyHiddenValue4"} {
+			if strings.Contains(all, v) {
+				t.Errorf("hide %v: an output holds %s", hide, v)
+			}
+		}
+		if shown := strings.Contains(all, "SessionSecretValue1"); shown == hide {
+			t.Errorf("--hide %v: X-Session-Secret's value shown: %v", hide, shown)
+		}
+	}
+}
+
+// TestJudgeStopsOnSignal: Ctrl-C or SIGTERM (the context ends) stops judge
+// while it reads, even on a pipe that sends nothing more: it writes the
+// reports of what it judged, says it was interrupted, and exits 1 (a rule
+// failed in what it judged) or 3.
+func TestJudgeStopsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "traffic.har")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	// An answer that breaks ERR-10 (the OpenAI error envelope), printed as
+	// soon as it is judged.
+	entry := `{"startedDateTime":"2026-11-20T09:00:00.000Z","time":9,"request":{"method":"POST","url":"http://svc.test/api/invoke/agt_main01",` +
+		`"headers":[],"bodySize":0},"response":{"status":500,"headers":[{"name":"Content-Type","value":"application/json"}],` +
+		`"content":{"size":70,"text":"{\"error\":{\"message\":\"no\",\"type\":\"server_error\",\"param\":null,\"code\":null}}"}}}`
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		// Two entries, then nothing more: the file never ends.
+		_, _ = io.WriteString(w, `{"log":{"version":"1.2","creator":{"name":"a recorder","version":"1"},"entries":[`+entry+","+entry+",")
+		<-t.Context().Done()
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		code, err := cmdJudge(ctx, []string{"--out", filepath.Join(dir, "out"), fifo}, pw, &stderr)
+		if err != nil {
+			stderr.WriteString(err.Error())
+		}
+		pw.Close()
+		done <- code
+	}()
+	var console strings.Builder
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		seen := 0
+		for sc.Scan() {
+			console.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), "ERR-10 MUST") {
+				if seen++; seen == 2 {
+					cancel() // both entries judged: the reader now waits for more
+				}
+			}
+		}
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("judge did not stop within a minute of the interrupt")
+	}
+	<-read
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted (Ctrl-C or SIGTERM) after 2 entries") {
+		t.Fatalf("exit %d, stderr %q, console:\n%s", code, stderr.String(), console.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", reports.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "interrupted: Ctrl-C or SIGTERM after 2 entries") {
+		t.Errorf("summary.json does not say the judgement was interrupted")
 	}
 }

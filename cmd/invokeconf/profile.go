@@ -9,8 +9,10 @@ import (
 	"strings"
 
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 const profileUsage = `Usage:
@@ -114,7 +116,7 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if fc.Partial() {
 		if *requireComplete {
-			return exitError{runner.ExitPartial, fmt.Errorf("the run will be PARTIAL, and --require-complete fails it (exit %d)", runner.ExitPartial)}
+			return exitError{outcome.ExitPartial, fmt.Errorf("the run will be PARTIAL, and --require-complete fails it (exit %d)", outcome.ExitPartial)}
 		}
 		fmt.Fprintln(stdout, "profile check passed; the run will be PARTIAL")
 		return nil
@@ -125,13 +127,13 @@ func cmdProfileCheck(ctx context.Context, args []string, stdout, stderr io.Write
 
 // printForecast names every rule the run will not judge, grouped by why,
 // and says whether the run will be PARTIAL.
-func printForecast(w io.Writer, plan *runner.Plan, fc *runner.Forecast) {
+func printForecast(w io.Writer, plan *testrun.Plan, fc *runner.Forecast) {
 	fmt.Fprintf(w, "forecast for the run (%s), from the profile and the scenarios' steps; only a failure can add to it:\n", plan.Selection)
 	groups := map[string][]string{}
 	var order []string
 	var unselected []string
 	for _, r := range fc.Rules {
-		if r.Status == runner.NotSelected {
+		if r.Status == testrun.NotSelected {
 			unselected = append(unselected, r.ID)
 			continue
 		}
@@ -183,7 +185,7 @@ type capabilityStatus struct {
 
 // capabilityStatuses lists the capabilities that are not on, in the
 // profile's order, with what each takes out of plan.
-func capabilityStatuses(p *profile.Profile, plan *runner.Plan, gaps []runner.Gap) []capabilityStatus {
+func capabilityStatuses(p *profile.Profile, plan *testrun.Plan, gaps []testrun.Gap) []capabilityStatus {
 	var out []capabilityStatus
 	for _, name := range profile.CapabilityNames() {
 		if on, _ := p.Capability(name); on {
@@ -194,9 +196,9 @@ func capabilityStatuses(p *profile.Profile, plan *runner.Plan, gaps []runner.Gap
 		for _, s := range plan.Scenarios {
 			switch {
 			case s.Capability != name:
-			case s.Status == runner.NotApplicable:
+			case s.Status == testrun.NotApplicable:
 				st.NotApplicable++
-			case s.Status == runner.Untested:
+			case s.Status == testrun.Untested:
 				untested[s.ID] = true
 			}
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/har"
 	"github.com/invokeconf/invokeconf/internal/httpserve"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/passive"
 	"github.com/invokeconf/invokeconf/proxy"
-	"github.com/invokeconf/invokeconf/runner"
 	"github.com/invokeconf/invokeconf/traffic"
 )
 
@@ -31,12 +31,14 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	quiet := fs.Bool("quiet", false, "print no line per exchange (failures and the summary still print)")
 	spillThreshold := fs.Int64("spill-threshold", traffic.DefaultSpillThreshold,
 		"recorded bytes of a body held in memory before the rest goes to a temporary file in OUT (keys hidden first)")
+	var hide multiFlag
+	fs.Var(&hide, "hide", hideUsage)
 	if err := parse(fs, args); err != nil {
-		return runner.ExitUsage, err
+		return outcome.ExitUsage, err
 	}
 	u, err := url.Parse(*target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return runner.ExitUsage, usageError{fmt.Errorf("--target must be an http(s) base URL, got %q", *target)}
+		return outcome.ExitUsage, usageError{fmt.Errorf("--target must be an http(s) base URL, got %q", *target)}
 	}
 	if *harFile == "" {
 		*harFile = filepath.Join(*out, "traffic.har")
@@ -44,20 +46,21 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	// Nothing of the recording stays in memory: bodies past the threshold
 	// and finished exchanges go to temporary files, removed at the end.
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return runner.ExitHarness, err
+		return outcome.ExitHarness, err
 	}
 	tmp, err := os.MkdirTemp(*out, ".spool-")
 	if err != nil {
-		return runner.ExitHarness, err
+		return outcome.ExitHarness, err
 	}
 	defer os.RemoveAll(tmp)
 	spool, err := har.NewSpool(tmp)
 	if err != nil {
-		return runner.ExitHarness, err
+		return outcome.ExitHarness, err
 	}
 	defer spool.Close()
 	rec := traffic.NewRecorder(*maxRecord, nil)
 	rec.SpillDir, rec.SpillThreshold = tmp, *spillThreshold
+	rec.Redactor.Hide(splitValues(hide)...)
 	var progress io.Writer = stdout
 	if *quiet {
 		progress = nil
@@ -74,7 +77,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	p := proxy.New(proxy.Config{Target: u, Recorder: rec, Done: done})
 	l, err := httpserve.Start(p, *listen)
 	if err != nil {
-		return runner.ExitUsage, usageError{err}
+		return outcome.ExitUsage, usageError{err}
 	}
 	fmt.Fprintf(stdout, "invokeconf proxy: %s -> %s (Ctrl-C writes %s and the reports in %s)\n", l.URL, u,
 		*harFile, *out)
@@ -86,13 +89,13 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	select {
 	case <-ctx.Done():
 	case <-l.Done():
-		return runner.ExitHarness, fmt.Errorf("the listener stopped: %v", l.Err())
+		return outcome.ExitHarness, fmt.Errorf("the listener stopped: %v", l.Err())
 	}
 	// Open streams get a moment to end, then are cut (and recorded as such).
 	_ = l.Stop(2 * time.Second)
 	p.Wait(2 * time.Second)
 	if err := writeHAR(*harFile, spool); err != nil {
-		return runner.ExitHarness, err
+		return outcome.ExitHarness, err
 	}
 	added, _ := session.Exchanges()
 	fmt.Fprintf(stdout, "wrote %s (%s)\n", *harFile, plural(added, "exchange", "exchanges"))
@@ -113,3 +116,7 @@ func writeHAR(file string, spool *har.Spool) error {
 	}
 	return f.Close()
 }
+
+// hideUsage is the --hide flag's help, for proxy and judge.
+const hideUsage = "also hide the values of these headers, query parameters and JSON members (comma-separated or repeated), " +
+	"beside the credentials hidden by default (docs/passive.md)"

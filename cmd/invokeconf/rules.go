@@ -10,6 +10,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/internal/suggest"
 )
 
 // Formats of 'invokeconf rules'.
@@ -105,7 +106,7 @@ func pickRules(rules []features.Rule, ids []string) ([]features.Rule, error) {
 			one = strings.ToUpper(strings.TrimPrefix(one, "@"))
 			r, ok := byID[one]
 			if !ok {
-				problems = append(problems, "unknown rule "+one+didYouMean(one, known))
+				problems = append(problems, "unknown rule "+one+suggest.DidYouMean(one, known))
 				continue
 			}
 			out = append(out, r)

@@ -8,20 +8,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/internal/suggest"
+	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // runOptions are the flags of run.
 type runOptions struct {
 	profilePath, out, baseline, writeBaseline, junitWarnings string
-	sel                                                      runner.Selection
+	sel                                                      testrun.Selection
 	concurrency                                              int
 	defects                                                  multiFlag
 	requireComplete                                          bool
@@ -43,6 +47,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	opts, err := parseRun(args, stderr)
 	if err != nil {
 		return 0, err
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(runner.MemoryLimit))
 	}
 	var bl *reports.Baseline
 	if opts.baseline != "" {
@@ -66,6 +73,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	rep, err := writeReports(opts, t, res, notRun, bl, stdout)
 	if err != nil {
 		return 0, err
+	}
+	if ctx.Err() != nil && notRun == nil {
+		cut := res.Count(testrun.HarnessError)
+		return 0, exitError{max(rep.ExitCode, outcome.ExitHarness), fmt.Errorf("interrupted (Ctrl-C or SIGTERM): %s cut or never started "+
+			"(harness errors, \"the run was interrupted\"); the reports hold what ran before", plural(cut, "scenario was", "scenarios were"))}
 	}
 	// A target that never answered is exit 2; the reason was printed
 	// once, in the verdict line (the reports' headline).
@@ -111,14 +123,14 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 // selectionFlags defines the flags that select scenarios, shared by run and
 // profile check (which forecasts the same run); the function it returns
 // reads them once parsed.
-func selectionFlags(fs *flag.FlagSet) func() runner.Selection {
+func selectionFlags(fs *flag.FlagSet) func() testrun.Selection {
 	tags := fs.String("tags", "", "godog tag expression selecting scenarios, e.g. '@sse && ~@slow' or '@FMT-01,@FMT-02'")
 	rules := fs.String("rules", "", "comma-separated rule IDs to check, e.g. SSE-01,SSE-02")
 	areas := fs.String("areas", "", "comma-separated spec areas to check, e.g. sse,events (see 'invokeconf rules')")
 	quick := fs.Bool("quick", false, "skip @slow scenarios (the 20 s keepalive); the run is then partial")
 	specOnly := fs.Bool("spec-only", false, "judge only the spec's rules, leaving out this project's own contract (docs/bundles.md); without the contract's routes in the profile, the scenarios that install through them are not applicable")
-	return func() runner.Selection {
-		return runner.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick, SpecOnly: *specOnly}
+	return func() testrun.Selection {
+		return testrun.Selection{Rules: splitList(*rules), Areas: splitList(*areas), Tags: strings.TrimSpace(*tags), Quick: *quick, SpecOnly: *specOnly}
 	}
 }
 
@@ -174,22 +186,15 @@ func warnUnknownVars(w io.Writer, p *profile.Profile, environ []string) {
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") {
+		if !strings.HasPrefix(name, "INVOKECONF_") || known[name] || strings.HasPrefix(name, "INVOKECONF_TEST_") || name == adminKeyEnv {
 			continue
 		}
-		fmt.Fprintf(w, "invokeconf: warning: %s is set but overrides no profile field%s (see 'invokeconf profile vars')\n", name, didYouMean(name, names))
+		fmt.Fprintf(w, "invokeconf: warning: %s is set but overrides no profile field%s (see 'invokeconf profile vars')\n", name, suggest.DidYouMean(name, names))
 	}
-}
-
-func didYouMean(name string, known []string) string {
-	if best := runner.Closest(name, known); best != "" {
-		return " (did you mean " + best + "?)"
-	}
-	return ""
 }
 
 // planRun decides what runs and says so.
-func planRun(o *runOptions, t *target, stdout io.Writer) (*runner.Plan, error) {
+func planRun(o *runOptions, t *target, stdout io.Writer) (*testrun.Plan, error) {
 	plan, err := runner.NewPlan(t.p, o.sel)
 	if err != nil {
 		var se *runner.SelectionError
@@ -211,7 +216,7 @@ func planRun(o *runOptions, t *target, stdout io.Writer) (*runner.Plan, error) {
 // execute runs the plan. A target that does not answer at all is not run
 // against (it would fail every scenario one by one): the result then holds
 // every planned scenario untested, and notRun says why.
-func execute(ctx context.Context, o *runOptions, t *target, plan *runner.Plan, stdout io.Writer) (res *runner.Result, notRun, err error) {
+func execute(ctx context.Context, o *runOptions, t *target, plan *testrun.Plan, stdout io.Writer) (res *testrun.Result, notRun, err error) {
 	if o.out != "" {
 		for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, reports.CucumberFile} {
 			_ = os.Remove(filepath.Join(o.out, f)) // no stale report from an earlier run
@@ -235,7 +240,7 @@ func execute(ctx context.Context, o *runOptions, t *target, plan *runner.Plan, s
 
 // writeReports judges the run and writes every report, the baseline and
 // the console summary.
-func writeReports(o *runOptions, t *target, res *runner.Result, notRun error, bl *reports.Baseline, stdout io.Writer) (*reports.Report, error) {
+func writeReports(o *runOptions, t *target, res *testrun.Result, notRun error, bl *reports.Baseline, stdout io.Writer) (*reports.Report, error) {
 	in := reports.Input{Result: res, Profile: t.p, Target: t.p.RedactEnv(t.name), Baseline: bl, RequireComplete: o.requireComplete}
 	if notRun != nil {
 		in.NotRun = t.p.RedactEnv(notRun.Error())
@@ -279,17 +284,17 @@ func writeBaselineFile(path string, rep *reports.Report) error {
 // printPlan says up front what the run will do, what the profile keeps it
 // from doing, and whether it will be PARTIAL (runner.Predict: the same
 // forecast as 'invokeconf profile check').
-func printPlan(w io.Writer, p *profile.Profile, plan *runner.Plan) error {
+func printPlan(w io.Writer, p *profile.Profile, plan *testrun.Plan) error {
 	var na, contract, untested, unsel int
 	for _, s := range plan.Scenarios {
 		switch {
 		case s.Contract:
 			contract++
-		case s.Status == runner.NotApplicable:
+		case s.Status == testrun.NotApplicable:
 			na++
-		case s.Status == runner.Untested:
+		case s.Status == testrun.Untested:
 			untested++
-		case s.Status == runner.NotSelected:
+		case s.Status == testrun.NotSelected:
 			unsel++
 		}
 	}
@@ -328,7 +333,7 @@ const maxForecastNamed = 10
 // selected: SSE-04"; past a few of one status, only how many.
 func forecastCounts(fc *runner.Forecast) string {
 	var parts []string
-	for _, st := range []runner.Status{runner.Untested, runner.NotSelected} {
+	for _, st := range []testrun.Status{testrun.Untested, testrun.NotSelected} {
 		var ids []string
 		for _, r := range fc.With(st) {
 			if r.Source == features.SourceSpec {
@@ -348,7 +353,7 @@ func forecastCounts(fc *runner.Forecast) string {
 }
 
 // printGaps reports the profile's empty fields and what they disable.
-func printGaps(w io.Writer, gaps []runner.Gap) {
+func printGaps(w io.Writer, gaps []testrun.Gap) {
 	if len(gaps) == 0 {
 		return
 	}

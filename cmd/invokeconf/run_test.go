@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -568,5 +570,51 @@ func TestProfileCheckSpecOnly(t *testing.T) {
 	}
 	if slices.Contains(strings.Fields(m[1]), "BUNDLE-01") {
 		t.Error("BUNDLE-01 is decided through the export route, not left to the contract")
+	}
+}
+
+// TestRunStopsOnSignal: Ctrl-C or SIGTERM (the context ends) during a run
+// (here the 20 s keepalive scenario) stops it at once: the reports are
+// written, the cut scenario is a harness error "the run was interrupted",
+// never an untested rule, and the run says so and exits 3.
+func TestRunStopsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"run", "--tags", "@SSE-04", "--out", dir}, pw, &stderr)
+		pw.Close()
+	}()
+	var console strings.Builder
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			console.WriteString(sc.Text() + "\n")
+			if strings.HasPrefix(sc.Text(), "invokeconf: selection:") {
+				cancel() // the run is about to start
+			}
+		}
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not stop within 15 s of the interrupt (the keepalive scenario takes 20 s)")
+	}
+	<-read
+	if code != 3 || !strings.Contains(stderr.String(), "interrupted (Ctrl-C or SIGTERM)") {
+		t.Fatalf("exit %d, stderr %q, console:\n%s", code, stderr.String(), console.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "the run was interrupted") {
+		t.Errorf("summary.json does not say the run was interrupted:\n%.2000s", b)
 	}
 }

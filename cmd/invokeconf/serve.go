@@ -12,6 +12,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/fixtures"
+	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/modelserver"
 	"github.com/invokeconf/invokeconf/profile"
 )
@@ -25,7 +26,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	modelURL := fs.String("model-url", "", "run the agent on this OpenAI-compatible API (base URL, e.g. http://127.0.0.1:8090/v1 from 'invokeconf model') instead of in process")
 	modelName := fs.String("model", "", "with --model-url: the model to ask for (default "+modelserver.DefaultModel+")")
 	maxThreads := fs.Int("max-threads", fakeserver.DefaultMaxThreads, "threads kept for invokes; beyond it the least recently used idle thread is forgotten (then 404)")
-	adminKey := fs.String("admin-key", "", "open the admin routes under "+fakeserver.AdminPrefix+" (switch defects and variants, reset, recent requests; docs/clients.md) to Authorization: Bearer KEY; never a service key")
+	adminKey := fs.String("admin-key", "", "open the admin routes under "+fakeserver.AdminPrefix+" (switch defects and variants, reset, recent requests; docs/clients.md) to Authorization: Bearer KEY; never a service key. A command line is visible to other users (ps): prefer --admin-key-file or "+adminKeyEnv)
+	adminKeyFile := fs.String("admin-key-file", "", "read the admin key (--admin-key) from the first line of this file")
 	var defects multiFlag
 	fs.Var(&defects, "defect", "switch on a defect (repeatable); see 'invokeconf defects'")
 	var variants multiFlag
@@ -34,6 +36,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if err := checkSwitches(defects, variants); err != nil {
+		return err
+	}
+	if err := readAdminKey(adminKey, *adminKeyFile, os.LookupEnv); err != nil {
 		return err
 	}
 	var seed *profile.Profile
@@ -171,8 +176,36 @@ func checkSwitches(defects, variants []string) error {
 	}{{"defect", defects, dn}, {"variant", variants, vn}} {
 		for _, name := range list.given {
 			if !slices.Contains(list.known, name) {
-				return usageError{fmt.Errorf("--%s: unknown %s %q%s (see 'invokeconf %ss')", list.kind, list.kind, name, didYouMean(name, list.known), list.kind)}
+				return usageError{fmt.Errorf("--%s: unknown %s %q%s (see 'invokeconf %ss')", list.kind, list.kind, name, suggest.DidYouMean(name, list.known), list.kind)}
 			}
+		}
+	}
+	return nil
+}
+
+// adminKeyEnv is the variable serve reads the admin key from when neither
+// --admin-key nor --admin-key-file gives it.
+const adminKeyEnv = "INVOKECONF_ADMIN_KEY"
+
+// readAdminKey fills in *key from file (its first line) or, when neither
+// flag gives one, from adminKeyEnv. Both flags at once, or a file that
+// cannot be read or holds no key, are bad usage.
+func readAdminKey(key *string, file string, lookup func(string) (string, bool)) error {
+	switch {
+	case file != "" && *key != "":
+		return usageError{fmt.Errorf("give the admin key once: --admin-key or --admin-key-file, not both")}
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return usageError{fmt.Errorf("--admin-key-file: %w", err)}
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if *key = strings.TrimSpace(first); *key == "" {
+			return usageError{fmt.Errorf("--admin-key-file %s: its first line holds no key", file)}
+		}
+	case *key == "":
+		if v, ok := lookup(adminKeyEnv); ok {
+			*key = strings.TrimSpace(v)
 		}
 	}
 	return nil

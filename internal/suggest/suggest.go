@@ -16,23 +16,39 @@ func DidYouMean(name string, known []string) string {
 	return ""
 }
 
+// maxName bounds the names Closest compares: a longer one is no typo of a
+// known name, and comparing it would cost its length times each known
+// name's (a 64 KiB switch name took seconds).
+const maxName = 256
+
 // Closest returns the known name nearest to name by edit distance, ignoring
-// case, when it is near enough to be a likely typo; "" otherwise.
+// case, when it is near enough to be a likely typo; "" otherwise. Only
+// names whose lengths differ by no more than that are compared, and a name
+// longer than maxName bytes is compared with none.
 func Closest(name string, known []string) string {
+	if len(name) > maxName {
+		return ""
+	}
+	limit := max(2, len(name)/3)
 	best, bestD := "", 0
 	n := strings.ToLower(name)
 	for _, k := range known {
+		if len(k) > maxName || abs(len(k)-len(name)) > limit {
+			continue // the distance is at least the difference in length
+		}
 		d := editDistance(n, strings.ToLower(k))
 		// On a tie, a name with the same letters (a transposed pair) wins.
 		if best == "" || d < bestD || d == bestD && sameLetters(n, strings.ToLower(k)) && !sameLetters(n, strings.ToLower(best)) {
 			best, bestD = k, d
 		}
 	}
-	if best == "" || bestD > max(2, len(name)/3) || bestD == 0 && best == name {
+	if best == "" || bestD > limit || bestD == 0 && best == name {
 		return ""
 	}
 	return best
 }
+
+func abs(n int) int { return max(n, -n) }
 
 func sameLetters(a, b string) bool {
 	x, y := []byte(a), []byte(b)
