@@ -18,6 +18,15 @@
 // The request body carries the same fields on postData, and the response
 // says how its body ended in "_end" ("complete", "client-gone", "error").
 //
+// An entry says how far its times can be trusted: "_stalls" are the times,
+// [from, to] in milliseconds from the start, when the recording process
+// itself ran late (its lateness probe woke late: timing checks do not blame
+// the service for a delay the recorder's lateness could explain), "_probed"
+// is true when a probe watched the whole exchange, and "_precision" is how
+// far, in milliseconds, its times may be off (absent: exact). Times are
+// written to the nanosecond, so that a recording read back is judged on the
+// times it was judged on when it was made.
+//
 // Reading (Reader) accepts HAR files written by browser developer tools,
 // HAR libraries and mitmproxy: without _chunks the body is one untimed
 // chunk, so no timing rule is decided on its chunks, and what the file
@@ -29,6 +38,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -64,10 +74,19 @@ type Entry struct {
 	Response        Response `json:"response"`
 	Cache           struct{} `json:"cache"`
 	Timings         Timings  `json:"timings"`
+	// Pageref names the page (a scenario, in a run's evidence) the
+	// exchange was made in.
+	Pageref string `json:"pageref,omitempty"`
 	// ID is the exchange's number in the recording.
 	ID int `json:"_id,omitempty"`
 	// Error says why the exchange did not complete.
 	Error string `json:"_error,omitempty"`
+	// Stalls are the recorder's own late spans, [from, to] in ms from the
+	// start; Probed says a probe watched the whole exchange; Precision is
+	// how far its times may be off, in ms (traffic.Exchange's fields).
+	Stalls    [][2]float64 `json:"_stalls,omitempty"`
+	Probed    bool         `json:"_probed,omitempty"`
+	Precision float64      `json:"_precision,omitempty"`
 }
 
 // Request is an entry's request.
@@ -212,12 +231,19 @@ func writeFile(w io.Writer, creatorVersion string, next func() ([]byte, error)) 
 	return bw.Flush()
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// ms writes a duration in milliseconds to the nanosecond; fromMS reads it
+// back exactly (a float64 holds every nanosecond count of a recording's
+// times, and the product is rounded).
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func fromMS(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+func fromMS(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Millisecond))) }
 
 func entryOf(x traffic.Exchange) Entry {
-	e := Entry{StartedDateTime: x.Start.UTC().Format(time.RFC3339Nano), ID: x.ID, Error: x.Error}
+	e := Entry{StartedDateTime: x.Start.UTC().Format(time.RFC3339Nano), ID: x.ID, Error: x.Error,
+		Probed: x.Probed, Precision: ms(x.Precision)}
+	for _, st := range x.Stalls {
+		e.Stalls = append(e.Stalls, [2]float64{ms(st.From), ms(st.To)})
+	}
 	e.Request = Request{Method: x.Request.Method, URL: x.Request.URL, HTTPVersion: "HTTP/1.1",
 		Cookies: []NameValue{}, Headers: headersOf(x.Request.Header), QueryString: queryOf(x.Request.URL),
 		HeadersSize: -1, BodySize: x.Request.Body.Size}

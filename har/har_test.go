@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,9 @@ func sample() traffic.Exchange {
 			Header: http.Header{"Content-Type": {"text/event-stream"}},
 			Body: traffic.Body{Size: 7, Timed: true, SHA256: "ab", Chunks: []traffic.Chunk{
 				{At: 2 * time.Millisecond, Size: 3, Data: []byte("abc")},
-				{At: 812250 * time.Microsecond, Size: 4, Data: []byte("\xffdef")}}}}}
+				{At: 812250 * time.Microsecond, Size: 4, Data: []byte("\xffdef")}}}},
+		Stalls: []traffic.Stall{{From: 3*time.Millisecond + 7, To: 41*time.Millisecond + 123}}, Probed: true,
+		Precision: 1234567}
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -59,6 +62,22 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if g.Response.HeaderAt != 1500*time.Microsecond || g.Response.End != traffic.EndComplete {
 			t.Errorf("headers at %v, end %q", g.Response.HeaderAt, g.Response.End)
+		}
+		// The recorder's lateness and precision survive, to the
+		// nanosecond: a re-judged recording reaches the timing verdicts
+		// its recorder reached.
+		if !reflect.DeepEqual(g.Stalls, w.Stalls) || g.Probed != w.Probed || g.Precision != w.Precision {
+			t.Errorf("stalls %v probed %v precision %v, want %v %v %v", g.Stalls, g.Probed, g.Precision, w.Stalls, w.Probed, w.Precision)
+		}
+	}
+}
+
+// TestTimesRoundTripToTheNanosecond: every duration a recording holds is
+// read back as written, however many nanoseconds it has.
+func TestTimesRoundTripToTheNanosecond(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, 999, 1000001, 812250123, 20*time.Second + 7, 2*time.Hour + 123456789, 1<<52 + 3} {
+		if got := fromMS(ms(d)); got != d {
+			t.Errorf("%d ns read back as %d", int64(d), int64(got))
 		}
 	}
 }

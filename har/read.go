@@ -23,6 +23,7 @@ const (
 	maxURL         = 64 << 10 // bytes kept of a URL
 	maxShort       = 1 << 10  // bytes kept of a method, date, status text or error
 	maxReadChunks  = 1 << 16  // _chunks entries kept per body
+	maxReadStalls  = 1 << 14  // _stalls entries kept per entry
 )
 
 // Reader reads the exchanges of a HAR file one at a time, so that a file
@@ -360,6 +361,13 @@ type entry struct {
 	req, resp message
 	hasReq    bool
 	hasResp   bool
+	// stalls, probed and precision are this harness's own: the recorder's
+	// lateness and how far the times may be off.
+	stalls       []traffic.Stall
+	stallsCut    bool
+	probed       bool
+	precision    float64
+	hasPrecision bool
 }
 
 // message is what a Reader keeps of a request or a response.
@@ -434,6 +442,12 @@ func (r *Reader) readEntry() (entry, error) {
 			}
 		case "_error":
 			e.err, err = d.shortString()
+		case "_stalls":
+			err = r.readStalls(&e)
+		case "_probed":
+			e.probed, err = d.optBool()
+		case "_precision":
+			e.precision, e.hasPrecision, err = d.optNumber()
 		case "request":
 			e.hasReq = true
 			e.req, err = r.readMessage(true)
@@ -446,6 +460,48 @@ func (r *Reader) readEntry() (entry, error) {
 		return err
 	})
 	return e, err
+}
+
+// readStalls reads an entry's _stalls, [from, to] pairs in ms; a pair that
+// is not two numbers is skipped, and past maxReadStalls the probe is taken
+// not to have watched the whole exchange.
+func (r *Reader) readStalls(e *entry) error {
+	d := r.d
+	k, err := d.kind()
+	if err != nil {
+		return err
+	}
+	if k != '[' {
+		return d.skip()
+	}
+	return d.array(func(int) error {
+		if k, err := d.kind(); err != nil || k != '[' {
+			if err != nil {
+				return err
+			}
+			return d.skip()
+		}
+		var v [2]float64
+		n, ok := 0, true
+		if err := d.array(func(int) error {
+			f, is, err := d.optNumber()
+			if n < len(v) {
+				v[n] = f
+			}
+			ok, n = ok && is, n+1
+			return err
+		}); err != nil {
+			return err
+		}
+		switch {
+		case !ok || n != 2 || v[0] < 0 || v[1] < v[0]:
+		case len(e.stalls) >= maxReadStalls:
+			e.stallsCut = true
+		default:
+			e.stalls = append(e.stalls, traffic.Stall{From: fromMS(v[0]), To: fromMS(v[1])})
+		}
+		return nil
+	})
 }
 
 func (r *Reader) readMessage(request bool) (message, error) {
@@ -633,7 +689,10 @@ func (e *entry) ours() bool { return e.id > 0 || e.resp.end != "" }
 func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 	rec := r.rec
 	ours := e.ours()
-	x := traffic.Exchange{ID: e.id, Error: rec.Redactor.RedactString(e.err)}
+	x := traffic.Exchange{ID: e.id, Error: rec.Redactor.RedactString(e.err), Stalls: e.stalls, Probed: e.probed && !e.stallsCut}
+	if e.hasPrecision && e.precision > 0 {
+		x.Precision = fromMS(e.precision)
+	}
 	start, prec, ok := parseStart(e.started)
 	if ok {
 		x.Start = start
@@ -641,7 +700,7 @@ func (r *Reader) exchangeOf(e entry) traffic.Exchange {
 			// time and timings are in milliseconds, and a timing written
 			// as a whole number of them may be off by up to one (mitmproxy
 			// truncates each; time is their sum).
-			x.Precision = max(prec, time.Millisecond)
+			x.Precision = max(x.Precision, prec, time.Millisecond)
 			for _, v := range e.timings {
 				if v >= 0 && v == float64(int64(v)) {
 					x.Precision += time.Millisecond

@@ -198,6 +198,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("the curl command reads %q", after.Curl)
 	}
 	checkFailedRules(t, bctx, f.rep)
+	checkSpecText(t, bctx, f.rep)
 	checkPrint(t, bctx)
 	if err := chromedp.Do(bctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('details.failure').scrollIntoView()`)); err != nil {
 		t.Fatal(err)
@@ -281,6 +282,79 @@ func checkFailedRules(t *testing.T, bctx context.Context, rep *Report) {
 		t.Fatal(err)
 	}
 	writeArtifact(t, "failed-rule-opened.png", shot)
+}
+
+// checkSpecText: the annotated spec shows every statement of the spec;
+// the statement a failed rule quotes is marked failed and links to the
+// rule's row, which a click scrolls to, and the row links back to it;
+// every normative statement no rule quotes is marked and says why.
+func checkSpecText(t *testing.T, bctx context.Context, rep *Report) {
+	t.Helper()
+	sv := specView(rep)
+	if sv == nil {
+		t.Fatal("no spec view")
+	}
+	var failed string
+	for _, fr := range rep.FailedRules {
+		if _, ok := sv.FirstOf[fr.ID]; ok && fr.Verdict == Fail {
+			failed = fr.ID
+			break
+		}
+	}
+	if failed == "" {
+		t.Fatal("no failed rule quotes the spec")
+	}
+	st := fmt.Sprintf("st-%d", sv.FirstOf[failed])
+	type view struct {
+		Statements, Uncovered, UncoveredSaid, Informative int
+		Class, Text, Link                                 string
+	}
+	v, err := chromedp.Run(bctx, chromedp.Evaluate[view](`(() => {
+		const sec = document.getElementById('spec-text'), st = document.getElementById('`+st+`');
+		const unc = [...sec.querySelectorAll('.spec .st.st-uncovered')];
+		const link = st.querySelector('a[href="#rule-`+failed+`"]');
+		return {Statements: sec.querySelectorAll('.spec .st').length, Uncovered: unc.length,
+		        UncoveredSaid: unc.filter(e => e.innerText.includes('no rule quotes this') && e.checkVisibility()).length,
+		        Informative: sec.querySelectorAll('.spec .st.st-informative').length,
+		        Class: st.className, Text: st.innerText, Link: link ? link.hash : ''};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Statements != sv.Statements || v.Uncovered != sv.Uncovered || v.UncoveredSaid != sv.Uncovered || v.Informative != sv.Informative {
+		t.Errorf("the spec text shows %d statements (%d uncovered, %d of them saying so; %d informative), want %d (%d uncovered; %d informative)",
+			v.Statements, v.Uncovered, v.UncoveredSaid, v.Informative, sv.Statements, sv.Uncovered, sv.Informative)
+	}
+	if !strings.Contains(v.Class, "v-fail") || v.Link != "#rule-"+failed {
+		t.Errorf("the statement %s quotes reads %q, class %q, link %q; want it marked failed and linked to its row", failed, v.Text, v.Class, v.Link)
+	}
+	type jump struct {
+		Hash       string
+		Top, Limit float64
+		Back       string
+	}
+	if err := chromedp.Do(bctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('`+st+`').scrollIntoView()`),
+		chromedp.Click(chromedp.CSS(`#`+st+` a[href="#rule-`+failed+`"]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	j, err := chromedp.Run(bctx, chromedp.Evaluate[jump](`(() => {
+		const row = document.getElementById('rule-`+failed+`'), back = row.querySelector('a.to-spec');
+		return {Hash: location.hash, Top: row.getBoundingClientRect().top, Limit: innerHeight, Back: back ? back.hash : ''};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Hash != "#rule-"+failed || j.Top < -5 || j.Top > j.Limit || j.Back != "#"+st {
+		t.Errorf("after a click on %s in the spec: at %q, its row at %.0f px of %.0f, linking back to %q", failed, j.Hash, j.Top, j.Limit, j.Back)
+	}
+	if err := chromedp.Do(bctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('spec-text').scrollIntoView()`)); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtifact(t, "spec-text.png", shot)
 }
 
 // checkPrint: printed, every failure is expanded and no transcript or

@@ -50,6 +50,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		return "matrix"
 	},
 	"tileTarget": tileTarget,
+	"specView":   specView,
 	"anchor": func(findings []Finding, id string) string {
 		for _, f := range findings {
 			if f.ID() == id {

@@ -366,6 +366,8 @@ type Report struct {
 	Scenarios []testrun.ScenarioResult `json:"scenarios"`
 	// Passive is set in a passive report only.
 	Passive *Passive `json:"passive,omitempty"`
+	// Evidence is set for a run made with evidence (package evidence).
+	Evidence *RunEvidence `json:"evidence,omitempty"`
 	// stepLocations are the run's step definitions' places in the step
 	// table, by step text (testrun.Result.StepLocations), for the Cucumber
 	// JSON.

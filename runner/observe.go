@@ -23,6 +23,10 @@ type observer struct {
 	// each rule was decided on, by rule and cell name.
 	cellOf map[int]checks.Cell
 	judged map[string]map[string]bool
+	// evidence hears each exchange in the order j judges it (Config.Evidence);
+	// seq keeps the two in step.
+	evidence func(sc steps.Scenario, v *checks.View)
+	seq      sync.Mutex
 }
 
 // newObserver returns an observer whose findings are cleaned as a step's
@@ -93,6 +97,11 @@ func (o *observer) add(sc steps.Scenario, v *checks.View, cell checks.Cell, inCe
 		o.cellOf[v.ID] = cell
 	}
 	o.mu.Unlock()
+	o.seq.Lock()
+	defer o.seq.Unlock()
+	if o.evidence != nil {
+		o.evidence(sc, v)
+	}
 	if v.Response != nil {
 		o.j.AddView(v)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/internal/safetext"
 	"github.com/invokeconf/invokeconf/outcome"
@@ -48,6 +49,13 @@ type Config struct {
 	Console io.Writer
 	// NoColors turns off ANSI colours on the console.
 	NoColors bool
+	// Evidence, when set, hears every exchange of the run with the
+	// scenario that made it, in the order the run's judgement of every
+	// exchange judged them (an exchange without a response, which it does
+	// not judge, where it ended): kept as evidence, they can be judged
+	// again to the same verdicts (package evidence). Keys are in them
+	// whole: it must redact what it keeps.
+	Evidence func(sc steps.Scenario, v *checks.View)
 }
 
 // collector is the steps.Observer that gathers scenario results and prints
@@ -205,6 +213,7 @@ func Run(ctx context.Context, cfg Config) (*testrun.Result, error) {
 		col.planned[pl.Key()] = pl
 	}
 	obs := newObserver(cfg.Profile)
+	obs.evidence = cfg.Evidence
 	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col, Exchanges: obs.add}
 	res := &testrun.Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
@@ -232,6 +241,8 @@ func Run(ctx context.Context, cfg Config) (*testrun.Result, error) {
 	}
 	res.Duration = time.Since(res.Started)
 	obs.attach(col.results, col.byPickle)
+	sum := obs.j.Summary()
+	res.Judgement = &sum
 	res.Scenarios = col.results
 	res.Cells = obs.cells(col.results)
 	reported := map[string]bool{}

@@ -80,7 +80,10 @@ type Result struct {
 	// Cells are, per rule, the cells (checks.Cell.String) it was judged on:
 	// by the judgement of every exchange, and by its own scenarios that
 	// passed or checked it in full.
-	Cells       map[string][]string
+	Cells map[string][]string
+	// Judgement is the run's judgement of every exchange, rule by rule
+	// (failures as its checks made them: keys whole, not for reports).
+	Judgement   *checks.Summary
 	Plan        *Plan
 	GodogStatus int
 	Started     time.Time

@@ -19,8 +19,8 @@ func TestHelp(t *testing.T) {
 	t.Parallel()
 	// Every command has help; these flags, at least, must be in it.
 	flagsOf := map[string][]string{
-		"run": {"--profile", "--spec-only", "--junit-warnings", "--concurrency"}, "serve": {"--defect", "--variant", "--admin-key"},
-		"model": {"--addr"}, "rules": {"--format"}, "version": {"--profile"},
+		"run": {"--profile", "--spec-only", "--junit-warnings", "--concurrency", "--evidence", "--sign"}, "serve": {"--defect", "--variant", "--admin-key"},
+		"model": {"--addr"}, "rules": {"--format", "--uncovered"}, "version": {"--profile"}, "verify": {"--key"},
 		"profile check": {"--profile", "--require-complete"}, "profile vars": {"--profile"},
 		"proxy": {"--target", "--quiet"}, "judge": {"--max-record"}, "clients": {"--defects", "--variants", "--timeout"},
 	}

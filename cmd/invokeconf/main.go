@@ -1,7 +1,7 @@
 // Command invokeconf is the conformance harness for the Agent Invoke Service.
 //
 //	invokeconf run [--profile FILE] [--rules IDS] [--areas AREAS] [--tags EXPR] [--quick] [--spec-only]
-//	               [--require-complete] [--baseline FILE] [--write-baseline FILE] [--out DIR]
+//	               [--require-complete] [--baseline FILE] [--write-baseline FILE] [--out DIR] [--evidence=false] [--sign KEY]
 //	                                                             run the suite (no profile: against the embedded reference server)
 //	invokeconf profile check --profile FILE [selection flags of run] [--require-complete]
 //	                                                             validate a profile against its live target and forecast the run
@@ -9,6 +9,7 @@
 //	invokeconf serve [--addr ADDR] [--defect NAME]... [--variant NAME]...  run the reference server
 //	invokeconf model [--addr ADDR]                               run the scripted model server (OpenAI-compatible)
 //	invokeconf rules [ID...] [--format text|markdown|json]       list the rule catalog, or show rules whole
+//	invokeconf rules --uncovered                                 list the spec's statements no rule quotes, with why
 //	invokeconf defects                                           list the reference server's defect switches
 //	invokeconf variants                                          list the reference server's variant switches
 //	invokeconf version                                           print the harness build and the spec and catalog digests
@@ -16,6 +17,7 @@
 //	invokeconf proxy --target URL [--listen ADDR] [--out DIR]    record and judge live traffic (passive, docs/passive.md)
 //	invokeconf judge FILE.har                                    judge recorded traffic offline
 //	invokeconf clients [flags] -- COMMAND [ARGS...]              run a client's tests against every legal variant
+//	invokeconf verify [--key PUB] DIR                            check a run's reports offline against its evidence
 //
 // Exit codes of run: 0 every applicable MUST rule passed; 1 a rule failed;
 // 2 bad usage (a selection that leaves no scenario included), a bad profile,
@@ -36,6 +38,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/invokeconf/invokeconf/evidence"
 	"github.com/invokeconf/invokeconf/internal/suggest"
 	"github.com/invokeconf/invokeconf/outcome"
 )
@@ -74,6 +77,7 @@ Usage:
   invokeconf judge FILE.har   judge recorded traffic offline
   invokeconf clients [flags] -- COMMAND [ARGS...]
                               run a client's own tests once per legal variant of the reference server
+  invokeconf verify DIR       check a run's reports offline: digests, the evidence judged again, the signature
 
 Run 'invokeconf help COMMAND' or 'invokeconf COMMAND -h' for a command's description, flags, examples and
 exit codes.
@@ -92,12 +96,15 @@ var commandDocs = map[string]commandDoc{
 	"run": {"invokeconf run [flags]",
 		"Runs the scenarios against a target and judges every rule of the catalog. Without --profile it starts the\n" +
 			"embedded reference server on a free loopback port and tests that. Reports land in --out: report.html,\n" +
-			"summary.json, junit.xml and cucumber.json. A run that does not judge every observable spec rule is\n" +
+			"summary.json, junit.xml and cucumber.json, with the run's evidence beside them (" + evidence.HARFile + ": every\n" +
+			"exchange as judged, keys hidden; plan.json; profile.yaml), bound by digest in summary.json, for\n" +
+			"'invokeconf verify' (--sign KEY signs them). A run that does not judge every observable spec rule is\n" +
 			"PARTIAL, never a certification; contract rules (docs/bundles.md) are judged apart from spec rules.",
 		[]string{"invokeconf run", "invokeconf run --profile target.yaml --out reports/out",
 			"invokeconf run --profile target.yaml --spec-only", "invokeconf run --profile target.yaml --areas sse,events --quick",
 			"invokeconf run --profile target.yaml --baseline known-failures.yaml --junit-warnings failure",
-			"invokeconf run --profile target.yaml --require-complete"}, exitCodes},
+			"invokeconf run --profile target.yaml --require-complete",
+			"invokeconf run --profile target.yaml --sign vendor-key.pem   # openssl genpkey -algorithm ed25519 -out vendor-key.pem"}, exitCodes},
 	"profile check": {"invokeconf profile check --profile FILE [flags]",
 		"Reads a profile as run does (with INVOKECONF_* overrides) and asks its target: does it answer, are the\n" +
 			"keys accepted (the expired key refused); tells capabilities declared false (their scenarios not\n" +
@@ -142,8 +149,11 @@ var commandDocs = map[string]commandDoc{
 			"area, source, number of scenarios, whether recorded traffic alone can decide it (invokeconf proxy and\n" +
 			"judge: yes, partly or no) and its statement. With rule IDs it shows each rule whole: section,\n" +
 			"statement, the spec's words, the strictness of its check, whether it is observable, passive with why,\n" +
-			"and every scenario that checks it. --format markdown or json gives every field of the rules listed.",
-		[]string{"invokeconf rules", "invokeconf rules SSE-04", "invokeconf rules SSE-01,SSE-02 --format json", "invokeconf rules --format markdown"},
+			"and every scenario that checks it. --format markdown or json gives every field of the rules listed.\n" +
+			"--uncovered lists instead the spec's normative statements that no rule's spec words quote, each with\n" +
+			"the catalog's reason (features/uncovered.yaml).",
+		[]string{"invokeconf rules", "invokeconf rules SSE-04", "invokeconf rules SSE-01,SSE-02 --format json", "invokeconf rules --format markdown",
+			"invokeconf rules --uncovered"},
 		`Exit codes:
   0  listed
   2  bad usage: an unknown rule or format
@@ -204,6 +214,18 @@ var commandDocs = map[string]commandDoc{
 		"Lists the reference server's variant switches: each a behaviour the spec allows but the reference does\n" +
 			"not use by default, with the spec's words that allow it. The suite must pass on every one.",
 		[]string{"invokeconf variants", "invokeconf serve --variant async-202"}, listExits},
+	"verify": {synopsis: "invokeconf verify [--key PUB] DIR",
+		description: "Checks, offline, the reports a run wrote in DIR (run --out) against the evidence it kept beside them:\n" +
+			"the digest of every evidence file summary.json binds (the traffic, the plan, the profile), that the report\n" +
+			"names the spec, catalog and harness build of this verifier, and, judging the recorded traffic again with\n" +
+			"the same checks, that the run's judgement of every exchange comes out the same and every verdict of the\n" +
+			"report stands on it. It prints what it verified in the report's words: how many verdicts were recomputed\n" +
+			"from the traffic, and how many are taken on trust (rules no check decides from traffic, or that the\n" +
+			"scenarios judged where traffic alone does not decide them). With --key it checks the run's signature\n" +
+			"(" + evidence.SignatureFile + ", a DSSE envelope of an in-toto statement) with the signer's public key.\n" +
+			"Nothing needs a network. See docs/vendor-guide.md, \"Publishing your result\".",
+		examples: []string{"invokeconf verify reports/out", "invokeconf verify --key vendor-pub.pem published-run/"},
+		exits:    verifyExits},
 	"version": {"invokeconf version [--profile FILE]",
 		"Prints the harness version and commit, how they were found (set at link time, stamped by go build, the\n" +
 			"module version, or asked of git about the source tree the binary was compiled from), the digest of the\n" +
@@ -281,6 +303,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdJudge(ctx, args[1:], stdout, stderr)
 	case "clients":
 		code, err = cmdClients(ctx, args[1:], stdout, stderr)
+	case "verify":
+		code, err = cmdVerify(args[1:], stdout, stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return outcome.ExitPass

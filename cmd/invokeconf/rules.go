@@ -31,11 +31,18 @@ type ruleScenario struct {
 func cmdRules(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("rules", stderr)
 	format := fs.String("format", rulesText, "text (a table that fits the terminal: $COLUMNS wide, else 100), markdown or json")
+	uncovered := fs.Bool("uncovered", false, "list the spec's normative statements that no rule's spec words quote, each with why (features/uncovered.yaml)")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if *format != rulesText && *format != rulesMarkdown && *format != rulesJSON {
 		return usageError{fmt.Errorf("--format must be text, markdown or json, not %q", *format)}
+	}
+	if *uncovered {
+		if fs.NArg() > 0 {
+			return usageError{fmt.Errorf("--uncovered lists statements, not rules: drop %q", fs.Arg(0))}
+		}
+		return writeUncovered(stdout, *format)
 	}
 	rules, err := features.Rules()
 	if err != nil {
@@ -344,6 +351,66 @@ func cmdVariants(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, v := range fakeserver.Variants() {
 		fmt.Fprintf(stdout, "%-28s %s\n%-28s spec: %s\n", v.Name, v.Description, "", v.Spec)
+	}
+	return nil
+}
+
+// uncoveredStatement is a statement of the spec no rule quotes, with why.
+type uncoveredStatement struct {
+	features.Statement
+	Why string `json:"why"`
+	// Rules check what it says in the words of another statement.
+	OtherWords []string `json:"checkedInOtherWordsBy,omitempty"`
+}
+
+// writeUncovered lists the spec's normative statements no rule quotes,
+// each with the catalog's explanation (features/uncovered.yaml).
+func writeUncovered(w io.Writer, format string) error {
+	d, err := features.Spec()
+	if err != nil {
+		return err
+	}
+	reasons, err := features.UncoveredReasons()
+	if err != nil {
+		return err
+	}
+	why := map[string]features.UncoveredReason{}
+	for _, r := range reasons {
+		why[r.Statement] = r
+	}
+	normative := 0
+	for _, s := range d.Statements {
+		if s.Normative {
+			normative++
+		}
+	}
+	out := []uncoveredStatement{}
+	for _, s := range d.Uncovered() {
+		r := why[s.Text]
+		if r.Why == "" {
+			r.Why = "not explained (features/uncovered.yaml lacks it)"
+		}
+		out = append(out, uncoveredStatement{Statement: s, Why: r.Why, OtherWords: r.Rules})
+	}
+	switch format {
+	case rulesJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	case rulesMarkdown:
+		fmt.Fprintln(w, "| line | section | statement | why | checked in other words by |")
+		fmt.Fprintln(w, "|---|---|---|---|---|")
+		for _, u := range out {
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %s |\n", u.Line, mdEscape(u.Section), mdEscape(u.Text), mdEscape(u.Why), strings.Join(u.OtherWords, " "))
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "The spec's normative statements that no rule quotes: %d of %d (features/spec.md; why: features/uncovered.yaml)\n", len(out), normative)
+	for _, u := range out {
+		fmt.Fprintf(w, "\nspec.md:%d  %s\n  %s\n  why: %s\n", u.Line, u.Section, u.Text, u.Why)
+		if len(u.OtherWords) > 0 {
+			fmt.Fprintf(w, "  checked in other words by: %s\n", strings.Join(u.OtherWords, " "))
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -210,5 +211,46 @@ func TestDefectsStayInLine(t *testing.T) {
 		if strings.Join(names, " ") != strings.Join(wantNames, " ") || strings.Join(rules, " ") != strings.Join(wantRules, " ") {
 			t.Errorf("width %d: the table does not list every defect with its rules, in order", width)
 		}
+	}
+}
+
+// TestRulesUncovered: 'rules --uncovered' lists the spec's normative
+// statements no rule quotes, each with its line and why, as text and as
+// JSON; with a rule ID it is bad usage.
+func TestRulesUncovered(t *testing.T) {
+	d, err := features.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d.Uncovered()
+	if len(want) == 0 {
+		t.Fatal("no uncovered statement to list")
+	}
+	code, stdout, stderr := invoke(t, "rules", "--uncovered")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, fmt.Sprintf("no rule quotes: %d of ", len(want))) {
+		t.Errorf("the listing does not count %d statements:\n%s", len(want), stdout)
+	}
+	for _, s := range want {
+		if !strings.Contains(stdout, fmt.Sprintf("spec.md:%d ", s.Line)) || !strings.Contains(stdout, s.Text) {
+			t.Errorf("the listing lacks line %d: %s", s.Line, s.Text)
+		}
+	}
+	if strings.Contains(stdout, "not explained") {
+		t.Errorf("a statement is not explained:\n%s", stdout)
+	}
+	code, stdout, _ = invoke(t, "rules", "--uncovered", "--format", "json")
+	var list []struct {
+		Line int    `json:"line"`
+		Text string `json:"text"`
+		Why  string `json:"why"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || len(list) != len(want) || list[0].Why == "" {
+		t.Errorf("--format json: exit %d, %v, %d entries (want %d)", code, err, len(list), len(want))
+	}
+	if code, _, _ := invoke(t, "rules", "--uncovered", "SSE-01"); code != 2 {
+		t.Errorf("--uncovered with a rule ID: exit %d, want 2", code)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/invokeconf/invokeconf/checks"
+	"github.com/invokeconf/invokeconf/evidence"
 	"github.com/invokeconf/invokeconf/fakeserver"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/fixtures"
@@ -19,6 +22,7 @@ import (
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/reports"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/steps"
 	"github.com/invokeconf/invokeconf/testrun"
 )
 
@@ -29,6 +33,10 @@ type runOptions struct {
 	concurrency                                              int
 	defects                                                  multiFlag
 	requireComplete                                          bool
+	// evidence keeps the run's traffic, plan and profile beside the
+	// reports (package evidence); signKey signs the run's statement.
+	evidence bool
+	signKey  ed25519.PrivateKey
 }
 
 // target is what a run tests: its profile, a name for people, and how to
@@ -66,11 +74,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	res, notRun, err := execute(ctx, opts, t, plan, stdout)
+	ev, err := startEvidence(opts, t)
 	if err != nil {
 		return 0, err
 	}
-	rep, err := writeReports(opts, t, res, notRun, bl, stdout)
+	res, notRun, err := execute(ctx, opts, t, plan, ev, stdout)
+	if err != nil {
+		return 0, err
+	}
+	rep, err := writeReports(opts, t, res, notRun, bl, ev, stdout)
 	if err != nil {
 		return 0, err
 	}
@@ -97,8 +109,23 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline of this run's failures to this file")
 	fs.StringVar(&o.junitWarnings, "junit-warnings", reports.JUnitWarningsPass, "how junit.xml shows a failed SHOULD rule: pass (a passed test case with a warning, as the exit code does) or failure")
 	fs.Var(&o.defects, "defect", "with the embedded server: switch on a defect (repeatable); see 'invokeconf defects'")
+	fs.BoolVar(&o.evidence, "evidence", true, "keep the run's traffic ("+evidence.HARFile+", keys hidden), plan and profile beside the reports, bound by digest in summary.json, for 'invokeconf verify' (--evidence=false: none)")
+	signPath := fs.String("sign", "", "sign the run's statement (the digests of its reports and evidence, and its verdicts) with this ed25519 private key, a PEM file as 'openssl genpkey -algorithm ed25519' writes it: "+evidence.SignatureFile+", checked by 'invokeconf verify --key PUB'")
 	if err := parse(fs, args); err != nil {
 		return nil, err
+	}
+	if *signPath != "" {
+		switch {
+		case o.out == "":
+			return nil, usageError{errors.New("--sign needs the reports: --out must name a folder")}
+		case !o.evidence:
+			return nil, usageError{errors.New("--sign signs the evidence too: it cannot go with --evidence=false")}
+		}
+		k, err := evidence.LoadPrivateKey(*signPath)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--sign: %w", err)}
+		}
+		o.signKey = k
 	}
 	o.sel = selection()
 	switch {
@@ -213,10 +240,24 @@ func planRun(o *runOptions, t *target, stdout io.Writer) (*testrun.Plan, error) 
 	return plan, nil
 }
 
-// execute runs the plan. A target that does not answer at all is not run
-// against (it would fail every scenario one by one): the result then holds
-// every planned scenario untested, and notRun says why.
-func execute(ctx context.Context, o *runOptions, t *target, plan *testrun.Plan, stdout io.Writer) (res *testrun.Result, notRun, err error) {
+// startEvidence starts keeping the run's evidence in the reports' folder,
+// unless --evidence=false or no folder; nil then.
+func startEvidence(o *runOptions, t *target) (*evidence.Recorder, error) {
+	if o.out == "" {
+		return nil, nil
+	}
+	if !o.evidence {
+		evidence.RemoveStale(o.out)
+		return nil, nil
+	}
+	return evidence.Create(o.out, t.p, reports.Identify(nil).Harness)
+}
+
+// execute runs the plan, each exchange kept by ev when it is not nil. A
+// target that does not answer at all is not run against (it would fail
+// every scenario one by one): the result then holds every planned scenario
+// untested, and notRun says why.
+func execute(ctx context.Context, o *runOptions, t *target, plan *testrun.Plan, ev *evidence.Recorder, stdout io.Writer) (res *testrun.Result, notRun, err error) {
 	if o.out != "" {
 		for _, f := range []string{reports.HTMLFile, reports.JSONFile, reports.JUnitFile, reports.CucumberFile} {
 			_ = os.Remove(filepath.Join(o.out, f)) // no stale report from an earlier run
@@ -227,20 +268,25 @@ func execute(ctx context.Context, o *runOptions, t *target, plan *testrun.Plan, 
 			return runner.Unattempted(plan, err.Error()), err, nil
 		}
 	}
-	res, err = runner.Run(ctx, runner.Config{
+	cfg := runner.Config{
 		Profile:     t.p,
 		Plan:        plan,
 		Concurrency: o.concurrency,
 		OutDir:      o.out,
 		Console:     stdout,
 		NoColors:    !isTerminal(stdout),
-	})
+	}
+	if ev != nil {
+		cfg.Evidence = func(sc steps.Scenario, v *checks.View) { ev.Add(sc.ID, sc.URI+": "+sc.Name, v) }
+	}
+	res, err = runner.Run(ctx, cfg)
 	return res, nil, err
 }
 
-// writeReports judges the run and writes every report, the baseline and
-// the console summary.
-func writeReports(o *runOptions, t *target, res *testrun.Result, notRun error, bl *reports.Baseline, stdout io.Writer) (*reports.Report, error) {
+// writeReports judges the run and writes every report (bound to the
+// evidence ev keeps, and signed with --sign), the baseline and the console
+// summary.
+func writeReports(o *runOptions, t *target, res *testrun.Result, notRun error, bl *reports.Baseline, ev *evidence.Recorder, stdout io.Writer) (*reports.Report, error) {
 	in := reports.Input{Result: res, Profile: t.p, Target: t.p.RedactEnv(t.name), Baseline: bl, RequireComplete: o.requireComplete}
 	if notRun != nil {
 		in.NotRun = t.p.RedactEnv(notRun.Error())
@@ -249,10 +295,28 @@ func writeReports(o *runOptions, t *target, res *testrun.Result, notRun error, b
 	if err != nil {
 		return nil, err
 	}
+	if ev != nil {
+		if notRun != nil {
+			ev.Abandon() // no run, no evidence
+		} else if err := ev.Finish(res, rep); err != nil {
+			return nil, err
+		}
+	}
 	var paths []string
 	if o.out != "" {
 		if paths, err = reports.Write(o.out, rep, t.p, reports.Options{JUnitWarnings: o.junitWarnings}); err != nil {
 			return nil, err
+		}
+	}
+	if rep.Evidence != nil {
+		for _, f := range rep.Evidence.Files {
+			paths = append(paths, filepath.Join(o.out, f.Name)+" (evidence)")
+		}
+		if o.signKey != nil {
+			if err := evidence.Sign(o.out, rep, o.signKey); err != nil {
+				return nil, err
+			}
+			paths = append(paths, filepath.Join(o.out, evidence.SignatureFile)+" (signature, key "+evidence.KeyID(o.signKey.Public().(ed25519.PublicKey))+")")
 		}
 	}
 	if o.writeBaseline != "" {
