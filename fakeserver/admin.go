@@ -27,6 +27,14 @@ import (
 type switchSet struct {
 	defects  defectSet
 	variants variantSet
+	// none: every switch is off (sealed), so no rewrite table needs a look.
+	none bool
+}
+
+// sealed is the set as it is served, with none worked out.
+func (set switchSet) sealed() *switchSet {
+	set.none = set.defects == defectSet{} && set.variants == variantSet{}
+	return &set
 }
 
 // control is the state every view of a server shares.
@@ -180,7 +188,7 @@ func (s *Server) SetSwitches(c SwitchChange) (Switches, error) {
 	if err := s.checkServable(&next); err != nil {
 		return Switches{}, err
 	}
-	s.ctl.switches.Store(&next)
+	s.ctl.switches.Store(next.sealed())
 	return next.list(), nil
 }
 

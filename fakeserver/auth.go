@@ -25,20 +25,27 @@ type keyParts struct{ user, key, secret string }
 var errMalformedKey = errors.New("malformed API key: want sk-svc-<user>-<key>-<secret>")
 
 func parseKey(tok string) (keyParts, error) {
-	parts := strings.Split(tok, "-")
-	if len(parts) != 5 || parts[0] != "sk" || parts[1] != "svc" {
+	rest, ok := strings.CutPrefix(tok, "sk-svc-")
+	if !ok {
 		return keyParts{}, errMalformedKey
 	}
-	for _, p := range parts[2:] {
-		if p == "" || strings.TrimFunc(p, isKeyChar) != "" {
-			return keyParts{}, errMalformedKey
-		}
+	user, rest, ok1 := strings.Cut(rest, "-")
+	key, secret, ok2 := strings.Cut(rest, "-")
+	if !ok1 || !ok2 || !isKeyPart(user) || !isKeyPart(key) || !isKeyPart(secret) {
+		return keyParts{}, errMalformedKey
 	}
-	return keyParts{user: parts[2], key: parts[3], secret: parts[4]}, nil
+	return keyParts{user: user, key: key, secret: secret}, nil
 }
 
-func isKeyChar(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+// isKeyPart reports whether p is a part of a key: one or more of a-z, A-Z,
+// 0-9 and _.
+func isKeyPart(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return p != ""
 }
 
 func secretSum(secret string) [32]byte { return sha256.Sum256([]byte(secret)) }
@@ -60,8 +67,8 @@ func forbidden(msg string) error    { return &authError{http.StatusForbidden, ms
 // authenticate finds the key of a request. ERR-02..ERR-05: a Bearer that is
 // missing, malformed, unknown or expired is 401. ERR-07: a key on an instance
 // with API access disabled is 403.
-func (s *Server) authenticate(r *http.Request) (*apiKey, error) {
-	h := r.Header.Get("Authorization")
+func (s *view) authenticate(r *http.Request) (*apiKey, error) {
+	h := headerValue(r, "Authorization")
 	if h == "" {
 		if s.defect(defMissingKey403) {
 			return nil, forbidden("missing Authorization")

@@ -37,7 +37,7 @@ import (
 // hook is 503. The routes are in server.go's routeTable.
 
 // bundleAuth authenticates a bundle route and checks its scope.
-func (s *Server) bundleAuth(w http.ResponseWriter, r *http.Request) bool {
+func (s *view) bundleAuth(w http.ResponseWriter, r *http.Request) bool {
 	k, err := s.authenticate(r)
 	if err != nil {
 		s.problemErr(w, err)
@@ -51,7 +51,7 @@ func (s *Server) bundleAuth(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // bundleProblem writes a refusal with its status, anything else as 500.
-func (s *Server) bundleProblem(w http.ResponseWriter, err error) {
+func (s *view) bundleProblem(w http.ResponseWriter, err error) {
 	var be *bundleError
 	if errors.As(err, &be) {
 		s.problem(w, be.status, "%s", be.msg)
@@ -61,7 +61,7 @@ func (s *Server) bundleProblem(w http.ResponseWriter, err error) {
 }
 
 // readDocument reads and parses the request's bundle document.
-func (s *Server) readDocument(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
+func (s *view) readDocument(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if err != nil {
 		s.problem(w, http.StatusRequestEntityTooLarge, "read bundle document: %v", err)
@@ -82,7 +82,7 @@ type projectPrep struct {
 	warnings []string
 }
 
-func (s *Server) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
+func (s *view) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
 	view, err := s.validateProject(doc)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (s *Server) prepareProjectDoc(doc *bundleDoc) (*projectPrep, error) {
 // document (parsing, validation, stripping, building the installation and
 // its record) happens without the store lock; publishing it is one short
 // step under the lock.
-func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -120,18 +120,26 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	s.publish(plan)
 	s.st.mu.Unlock()
-	switch {
-	case err != nil:
+	if err != nil {
 		s.bundleProblem(w, err)
-	case plan.in.state == stateFailed && s.variant(varFailedInstallProblem):
-		w.Header().Set("Location", "/api/bundles/installations/"+plan.in.id)
-		s.problem(w, http.StatusUnprocessableEntity, "installation %s failed: %s", plan.in.id, plan.in.err)
-	default:
-		writeJSON(w, http.StatusCreated, rec)
+		return
 	}
+	s.writeInstalled(w, plan, rec)
 }
 
-func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
+// writeInstalled answers an install that ran: 201 with its record, failed
+// or not (INSTALL-03), or, under the variant failed-install-problem, a
+// failed one 422 with a problem and the record's Location.
+func (s *view) writeInstalled(w http.ResponseWriter, plan *installPlan, rec record) {
+	if plan.in.state == stateFailed && s.variant(varFailedInstallProblem) {
+		w.Header().Set("Location", "/api/bundles/installations/"+plan.in.id)
+		s.problem(w, http.StatusUnprocessableEntity, "installation %s failed: %s", plan.in.id, plan.in.err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, rec)
+}
+
+func (s *view) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -152,7 +160,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) handleInstallation(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInstallation(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -161,7 +169,7 @@ func (s *Server) handleInstallation(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) handleInstallations(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInstallations(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -179,7 +187,7 @@ func (s *Server) handleInstallations(w http.ResponseWriter, r *http.Request) {
 // handleUninstall serves DELETE /api/bundles/installations/{id}. It answers
 // with the final record (state removed), whose log shows the order of
 // removal (UNINSTALL-01).
-func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleUninstall(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -193,7 +201,7 @@ func (s *Server) handleUninstall(w http.ResponseWriter, r *http.Request) {
 // path's {id} names; there being none is 404 (410 for a removed one under
 // the removed-installation-410 variant). What fn returns is written once the
 // lock is released, so encoding a record never holds it.
-func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation) (int, any, error)) {
+func (s *view) withInstallation(w http.ResponseWriter, r *http.Request, fn func(*installation) (int, any, error)) {
 	status, body, err := s.lockedInstallation(r.PathValue("id"), fn)
 	switch {
 	case errors.Is(err, errDropConnection):
@@ -205,7 +213,7 @@ func (s *Server) withInstallation(w http.ResponseWriter, r *http.Request, fn fun
 	}
 }
 
-func (s *Server) lockedInstallation(id string, fn func(*installation) (int, any, error)) (int, any, error) {
+func (s *view) lockedInstallation(id string, fn func(*installation) (int, any, error)) (int, any, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	in := s.st.bundles.installations[id]
@@ -218,9 +226,24 @@ func (s *Server) lockedInstallation(id string, fn func(*installation) (int, any,
 	return fn(in)
 }
 
+// taskDeletion decides what DELETE /api/tasks/{id} does with t (nil: no
+// such task): found, it is removed (UNINSTALL-03), but under the defects
+// orphan-task-undeletable (an orphaned task is not found) and
+// delete-task-keeps-owned (a task the bundle still owns is answered for
+// but kept).
+func (s *view) taskDeletion(t *task) (found, removes bool) {
+	switch {
+	case t == nil || t.installationID == "" && s.defect(defOrphanTaskUndeletable):
+		return false, false
+	case t.installationID != "" && s.defect(defDeleteTaskKeepsOwned):
+		return true, false
+	}
+	return true, true
+}
+
 // handleDeleteTask serves DELETE /api/tasks/{id}: removes a task, an
 // orphaned one included (UNINSTALL-03).
-func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -228,11 +251,12 @@ func (s *Server) handleDeleteTask(w http.ResponseWriter, r *http.Request) {
 	defer s.st.mu.Unlock()
 	b := s.st.bundles
 	t := b.findTask(r.PathValue("id"))
-	if t == nil || t.installationID == "" && s.defect(defOrphanTaskUndeletable) {
+	found, removes := s.taskDeletion(t)
+	if !found {
 		s.problem(w, http.StatusNotFound, "no task %s", r.PathValue("id"))
 		return
 	}
-	if t.installationID != "" && s.defect(defDeleteTaskKeepsOwned) {
+	if !removes {
 		w.WriteHeader(http.StatusNoContent) // defect: answered, not removed
 		return
 	}

@@ -198,7 +198,7 @@ const (
 
 // viewProject reads spec.payload of a project bundle (BUNDLE-01): the lead
 // thread flagged as a project, and its tasks.
-func (s *Server) viewProject(doc *bundleDoc) (*projectView, error) {
+func (s *view) viewProject(doc *bundleDoc) (*projectView, error) {
 	p := doc.Spec.Payload
 	if p == nil && s.defect(defPayloadlessAccepted) {
 		p = map[string]any{"thread": map[string]any{"name": doc.name(), "project": true}}
@@ -246,7 +246,7 @@ func (s *Server) viewProject(doc *bundleDoc) (*projectView, error) {
 // BUNDLE-03 (at most one app), BUNDLE-04 (any number of knowledge sets and
 // connectors), BUNDLE-05 (no nested project), BUNDLE-08 (no other child
 // type), and that names and references resolve.
-func (s *Server) validateProject(doc *bundleDoc) (*projectView, error) {
+func (s *view) validateProject(doc *bundleDoc) (*projectView, error) {
 	if err := checkProjectHeader(doc); err != nil {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func checkProjectHeader(doc *bundleDoc) error {
 // checkChildren checks each child's type (BUNDLE-05, BUNDLE-08), name and
 // version, and that no two children of a type share a name. It returns the
 // children counted by type, and the set of "type/name".
-func (s *Server) checkChildren(doc *bundleDoc) (count map[string]int, names map[string]bool, err error) {
+func (s *view) checkChildren(doc *bundleDoc) (count map[string]int, names map[string]bool, err error) {
 	count, names = map[string]int{}, map[string]bool{}
 	for i := range doc.Spec.Includes {
 		c := &doc.Spec.Includes[i]
@@ -317,7 +317,7 @@ func (s *Server) checkChildren(doc *bundleDoc) (count map[string]int, names map[
 
 // checkChildCounts checks exactly one agent (BUNDLE-02), at most one app
 // (BUNDLE-03) and any number of knowledge sets and connectors (BUNDLE-04).
-func (s *Server) checkChildCounts(count map[string]int) error {
+func (s *view) checkChildCounts(count map[string]int) error {
 	switch {
 	case count[kindAgent] == 0 && !s.defect(defAgentlessAccepted):
 		return badDoc("spec.includes holds no agent: a project bundle needs exactly 1 agent")
@@ -355,7 +355,7 @@ func checkConnectorRefs(doc *bundleDoc, view *projectView, names map[string]bool
 // childrenInOrder returns the children of a project bundle in install order
 // (INSTALL-01), stable within a type; the install-document-order defect
 // keeps the document's order.
-func (s *Server) childrenInOrder(doc *bundleDoc) []*bundleDoc {
+func (s *view) childrenInOrder(doc *bundleDoc) []*bundleDoc {
 	var out []*bundleDoc
 	for i := range doc.Spec.Includes {
 		c := &doc.Spec.Includes[i]

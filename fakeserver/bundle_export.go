@@ -19,7 +19,7 @@ import (
 // (EXPORT-03), and the app only when ?app=<publicID> names one (EXPORT-04);
 // then every "Dropped on export" item is stripped (DROP-01..06). It answers
 // YAML, or JSON when Accept asks for application/json.
-func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleExport(w http.ResponseWriter, r *http.Request) {
 	if !s.bundleAuth(w, r) {
 		return
 	}
@@ -30,15 +30,9 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	strip(doc, s.defect)
 	out := toMap(doc)
 	spec, _ := out["spec"].(map[string]any)
-	for _, rw := range exportRewrites {
-		if rw.on(s) {
-			rw.f(out, spec)
-		}
-	}
-	status := http.StatusOK
-	if s.variant(varExport2xx) {
-		status = http.StatusNonAuthoritativeInfo
-	}
+	e := &exportOut{out: out, spec: spec, status: http.StatusOK}
+	rewriteIn(s.sw, exportRewrites, e)
+	status := e.status
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
 		writeJSON(w, status, out)
 		return
@@ -53,30 +47,36 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(y)
 }
 
-// exportRewrite reshapes an export document (out, and its spec) when its
-// defect or variant is on.
-type exportRewrite struct {
-	on func(*Server) bool
-	f  func(out, spec map[string]any)
+// exportOut is an export answer on its way out: the document, its spec,
+// and the status it goes out with.
+type exportOut struct {
+	out, spec map[string]any
+	status    int
 }
 
 // exportRewrites are the output-only deviations of an export document, in
-// the order they apply.
-var exportRewrites = []exportRewrite{
-	{defectOn(defExportTasksOutsidePayload), tasksOutsidePayload},
-	{defectOn(defExportPayloadTasksOnly), payloadTasksOnly},
-	{defectOn(defExportAgentDuplicated), agentDuplicated},
-	{defectOn(defExportTaskChildren), taskChildren},
-	{defectOn(defExportNestsProject), nestsProject},
-	{defectOn(defAgentInlined), agentInlined},
-	{defectOn(defExportTypeMissing), func(_, spec map[string]any) { delete(spec, "type") }},
-	{defectOn(defExportIncludesEmpty), func(_, spec map[string]any) { spec["includes"] = []any{} }},
-	{variantOn(varChildTypeAssistant), childTypeAssistant},
-	{variantOn(varExportPayloadList), payloadList},
+// the order they apply (rewrite.go).
+var exportRewrites = []rewrite[*exportOut]{
+	{defExportTasksOutsidePayload, exportSpec(tasksOutsidePayload)},
+	{defExportPayloadTasksOnly, exportSpec(payloadTasksOnly)},
+	{defExportAgentDuplicated, exportSpec(agentDuplicated)},
+	{defExportTaskChildren, exportSpec(taskChildren)},
+	{defExportNestsProject, func(e *exportOut) { nestsProject(e.out, e.spec) }},
+	{defAgentInlined, exportSpec(agentInlined)},
+	{defExportTypeMissing, func(e *exportOut) { delete(e.spec, "type") }},
+	{defExportIncludesEmpty, func(e *exportOut) { e.spec["includes"] = []any{} }},
+	{varChildTypeAssistant, exportSpec(childTypeAssistant)},
+	{varExportPayloadList, exportSpec(payloadList)},
+	{varExport2xx, func(e *exportOut) { e.status = http.StatusNonAuthoritativeInfo }},
+}
+
+// exportSpec is a rewrite of an export document's spec alone.
+func exportSpec(f func(spec map[string]any)) func(*exportOut) {
+	return func(e *exportOut) { f(e.spec) }
 }
 
 // tasksOutsidePayload serves the export-tasks-outside-payload defect.
-func tasksOutsidePayload(_, spec map[string]any) {
+func tasksOutsidePayload(spec map[string]any) {
 	if payload, ok := spec["payload"].(map[string]any); ok {
 		spec["tasks"] = payload["tasks"]
 		delete(payload, "tasks")
@@ -84,7 +84,7 @@ func tasksOutsidePayload(_, spec map[string]any) {
 }
 
 // payloadTasksOnly serves the export-payload-tasks-only defect.
-func payloadTasksOnly(_, spec map[string]any) {
+func payloadTasksOnly(spec map[string]any) {
 	if payload, ok := spec["payload"].(map[string]any); ok {
 		if th, ok := payload["thread"].(map[string]any); ok {
 			payload["env"] = th["env"] // only the lead thread itself is lost
@@ -94,7 +94,7 @@ func payloadTasksOnly(_, spec map[string]any) {
 }
 
 // agentDuplicated serves the export-agent-duplicated defect.
-func agentDuplicated(_, spec map[string]any) {
+func agentDuplicated(spec map[string]any) {
 	includes, _ := spec["includes"].([]any)
 	for _, c := range includes {
 		if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
@@ -104,7 +104,7 @@ func agentDuplicated(_, spec map[string]any) {
 }
 
 // taskChildren serves the export-task-children defect.
-func taskChildren(_, spec map[string]any) {
+func taskChildren(spec map[string]any) {
 	payload, _ := spec["payload"].(map[string]any)
 	tasks, _ := payload["tasks"].([]any)
 	for _, t := range tasks {
@@ -123,7 +123,7 @@ func nestsProject(out, spec map[string]any) {
 }
 
 // agentInlined serves the agent-inlined defect.
-func agentInlined(_, spec map[string]any) {
+func agentInlined(spec map[string]any) {
 	var kept []any
 	for _, c := range spec["includes"].([]any) {
 		if t, _ := c.(map[string]any)["spec"].(map[string]any)["type"].(string); t == kindAgent {
@@ -137,7 +137,7 @@ func agentInlined(_, spec map[string]any) {
 
 // childTypeAssistant serves the variant child-type-assistant: the agent
 // child is typed "assistant".
-func childTypeAssistant(_, spec map[string]any) {
+func childTypeAssistant(spec map[string]any) {
 	for _, c := range spec["includes"].([]any) {
 		if cs, _ := c.(map[string]any)["spec"].(map[string]any); cs["type"] == kindAgent {
 			cs["type"] = "assistant"
@@ -147,7 +147,7 @@ func childTypeAssistant(_, spec map[string]any) {
 
 // payloadList serves the variant export-payload-list: spec.payload becomes
 // a list of one-member mappings, in key order.
-func payloadList(_, spec map[string]any) {
+func payloadList(spec map[string]any) {
 	payload, ok := spec["payload"].(map[string]any)
 	if !ok {
 		return
@@ -167,7 +167,7 @@ func payloadList(_, spec map[string]any) {
 // exportDoc finds the project and app an export names and copies them into
 // a document, with the store locked; stripping and encoding the copy need
 // no lock. It answers the request itself when it returns false.
-func (s *Server) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
+func (s *view) exportDoc(w http.ResponseWriter, r *http.Request) (*bundleDoc, bool) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	b := s.st.bundles
@@ -227,7 +227,7 @@ func toMap(doc *bundleDoc) map[string]any {
 }
 
 // buildExport assembles a project's bundle before stripping.
-func (s *Server) buildExport(p *bundleProject, app *resource) *bundleDoc {
+func (s *view) buildExport(p *bundleProject, app *resource) *bundleDoc {
 	b := s.st.bundles
 	tasks := []any{}
 	for _, id := range p.taskIDs {

@@ -19,7 +19,7 @@ var idPrefix = map[string]string{kindConnector: "con", kindKnowledge: "kns", kin
 // newBundleID returns the ID of something a bundle creates: prefix_ and
 // random hex digits, or with the bundle-integer-ids variant a decimal
 // number, which records show as a JSON number.
-func (s *Server) newBundleID(prefix string) string {
+func (s *view) newBundleID(prefix string) string {
 	if s.variant(varBundleIntegerIDs) {
 		return strconv.FormatInt(1_000_000+s.st.bundles.nextNum.Add(1), 10)
 	}
@@ -28,7 +28,7 @@ func (s *Server) newBundleID(prefix string) string {
 
 // projectLogType is the type the log gives the project: project, or its
 // lead thread with the install-log-thread variant.
-func (s *Server) projectLogType() string {
+func (s *view) projectLogType() string {
 	if s.variant(varInstallLogThread) {
 		return "thread"
 	}
@@ -37,7 +37,7 @@ func (s *Server) projectLogType() string {
 
 // stripOnInstall strips the "Dropped on export" items from a hand-written
 // document and returns the warnings the record carries (DROP-07).
-func (s *Server) stripOnInstall(doc *bundleDoc) []string {
+func (s *view) stripOnInstall(doc *bundleDoc) []string {
 	if s.defect(defInstallKeepsDropped) {
 		return []string{}
 	}
@@ -74,7 +74,7 @@ type childPlan struct {
 // It reads no store state, so it runs without the lock. An error comes
 // with the plan only under the invalid-half-written defect, whose plan is
 // published before the refusal.
-func (s *Server) prepareInstall(doc *bundleDoc, view *projectView, warnings []string) (*installPlan, error) {
+func (s *view) prepareInstall(doc *bundleDoc, view *projectView, warnings []string) (*installPlan, error) {
 	b := s.st.bundles
 	in := &installation{id: s.newBundleID("ins"), name: doc.name(), kind: kindProject, version: doc.version(),
 		state: stateInstalled, warnings: warnings, interrupted: map[string]bool{}}
@@ -127,7 +127,7 @@ func (plan *installPlan) agent(id string) *agent {
 // publish makes a prepared installation visible in one step. Its work
 // grows with the number of children (capped), never with the tasks: they
 // live with their project.
-func (s *Server) publish(plan *installPlan) {
+func (s *view) publish(plan *installPlan) {
 	b := s.st.bundles
 	b.installations[plan.in.id] = plan.in
 	b.order = append(b.order, plan.in)
@@ -147,7 +147,7 @@ func (s *Server) publish(plan *installPlan) {
 // newChild builds a child's resource and its own installation record, and
 // logs the install on both; nothing is visible until publishChild. The
 // document is the request's own, so its payload is kept without a copy.
-func (s *Server) newChild(parent *installation, c *bundleDoc) (*installation, *resource) {
+func (s *view) newChild(parent *installation, c *bundleDoc) (*installation, *resource) {
 	b := s.st.bundles
 	kind := c.Spec.Type
 	res := &resource{id: s.newBundleID(idPrefix[kind]), kind: kind, name: c.name(), version: c.version(), payload: c.Spec.Payload}
@@ -175,7 +175,7 @@ func agentFor(res *resource) *agent {
 
 // publishChild makes a child visible to the rest of the server: an agent
 // can be invoked, any other ID is one that names no agent (ERR-01).
-func (s *Server) publishChild(ci *installation, res *resource, ag *agent) {
+func (s *view) publishChild(ci *installation, res *resource, ag *agent) {
 	b := s.st.bundles
 	b.installations[ci.id] = ci
 	b.order = append(b.order, ci)
@@ -188,7 +188,7 @@ func (s *Server) publishChild(ci *installation, res *resource, ag *agent) {
 }
 
 // installChild installs a child an update adds.
-func (s *Server) installChild(parent *installation, c *bundleDoc) *installation {
+func (s *view) installChild(parent *installation, c *bundleDoc) *installation {
 	ci, res := s.newChild(parent, c)
 	s.publishChild(ci, res, agentFor(res))
 	return ci
@@ -217,14 +217,14 @@ func (in *installation) connectorIDs(names []string) []string {
 }
 
 // link is linkWith on the store's resources.
-func (s *Server) link(in *installation) {
+func (s *view) link(in *installation) {
 	s.linkWith(in, func(id string) *resource { return s.st.bundles.resources[id] })
 }
 
 // linkWith resolves the agent's connector references and attaches every
 // knowledge set of the installation to its agent (INSTALL-02); resource
 // looks resources up by ID.
-func (s *Server) linkWith(in *installation, resource func(string) *resource) {
+func (s *view) linkWith(in *installation, resource func(string) *resource) {
 	b := s.st.bundles
 	ac := in.agentChild()
 	if ac == nil {
@@ -248,7 +248,7 @@ func (s *Server) linkWith(in *installation, resource func(string) *resource) {
 // project) and its tasks, each marked as the installation's own. It is a
 // normal project (BUNDLE-06): once published it is registered with the
 // other projects and threads, its agent invocable, exported like any other.
-func (s *Server) prepareProject(plan *installPlan, doc *bundleDoc, view *projectView) {
+func (s *view) prepareProject(plan *installPlan, doc *bundleDoc, view *projectView) {
 	b := s.st.bundles
 	in := plan.in
 	p := &bundleProject{id: s.newBundleID("prj"), version: doc.version(), thread: view.thread, installationID: in.id,
@@ -277,7 +277,7 @@ func (s *Server) prepareProject(plan *installPlan, doc *bundleDoc, view *project
 
 // syncTasks gives the project's runs its current tasks as tools (PROJ-04),
 // as for any project. The slice is replaced, never changed in place.
-func (s *Server) syncTasks(p *bundleProject) {
+func (s *view) syncTasks(p *bundleProject) {
 	if pr := s.st.projects[p.id]; pr != nil {
 		pr.tasks = taskNames(p)
 	}
@@ -296,7 +296,7 @@ func taskNames(p *bundleProject) []string {
 // addTask adds a task marked as the installation's own; the caller syncs
 // the project's tools once after adding them all. The payload is the
 // request's own document, kept without a copy.
-func (s *Server) addTask(in *installation, p *bundleProject, payload map[string]any, payloadJSON string) *task {
+func (s *view) addTask(in *installation, p *bundleProject, payload map[string]any, payloadJSON string) *task {
 	t := &task{id: s.newBundleID("tsk"), projectID: p.id, payload: payload, payloadJSON: payloadJSON, installationID: in.id}
 	t.name, _ = payload["name"].(string)
 	p.tasks[t.id] = t
@@ -306,7 +306,7 @@ func (s *Server) addTask(in *installation, p *bundleProject, payload map[string]
 }
 
 // removeChildResource removes what a child installation installed.
-func (s *Server) removeChildResource(ci *installation) {
+func (s *view) removeChildResource(ci *installation) {
 	b := s.st.bundles
 	res := b.resources[ci.resourceID]
 	if res == nil {
@@ -340,7 +340,7 @@ var uninstallRank = map[string]int{kindProject: 0, kindApp: 1, kindAgent: 2, kin
 // of bundle rule 2 (UNINSTALL-01, UNINSTALL-05, INSTALL-05); a child that an
 // update orphaned is neither a blocker nor touched (UNINSTALL-04). A child's
 // own installation can be uninstalled directly once no parent holds it.
-func (s *Server) uninstall(in *installation) (record, error) {
+func (s *view) uninstall(in *installation) (record, error) {
 	if in.kind != kindProject {
 		return s.uninstallChild(in)
 	}
@@ -372,7 +372,7 @@ func (s *Server) uninstall(in *installation) (record, error) {
 
 // refuseOrphanedTasks refuses the uninstall while an orphaned task is on the
 // project's thread, naming each (UNINSTALL-02).
-func (s *Server) refuseOrphanedTasks(in *installation, p *bundleProject) error {
+func (s *view) refuseOrphanedTasks(in *installation, p *bundleProject) error {
 	if p == nil || s.defect(defUninstallIgnoresOrphanedTasks) {
 		return nil
 	}
@@ -397,7 +397,7 @@ func (s *Server) refuseOrphanedTasks(in *installation, p *bundleProject) error {
 
 // refusalSideEffects serves the defects that change state although the
 // uninstall is refused.
-func (s *Server) refusalSideEffects(in *installation) {
+func (s *view) refusalSideEffects(in *installation) {
 	if s.defect(defRefusalDropsRecord) {
 		s.st.bundles.forget(in.id)
 	}
@@ -410,7 +410,7 @@ func (s *Server) refusalSideEffects(in *installation) {
 // removalPlan lists the children an uninstall removes, in the order of
 // bundle rule 2: the current ones, and none an update orphaned
 // (UNINSTALL-04).
-func (s *Server) removalPlan(in *installation) []*installation {
+func (s *view) removalPlan(in *installation) []*installation {
 	children := append([]*installation(nil), in.children...)
 	if s.defect(defUninstallCascadesOrphans) {
 		children = append(children, in.orphaned...)
@@ -446,7 +446,7 @@ func checkRemoval(b *bundleStore, children []*installation) error {
 
 // removeChildren removes the children's resources and installations, in
 // order, logging each.
-func (s *Server) removeChildren(in *installation, children []*installation) {
+func (s *view) removeChildren(in *installation, children []*installation) {
 	b := s.st.bundles
 	for _, c := range children {
 		s.removeChildResource(c)
@@ -457,7 +457,7 @@ func (s *Server) removeChildren(in *installation, children []*installation) {
 
 // removeProject removes the project's lead thread, and with it every task
 // still on it.
-func (s *Server) removeProject(in *installation, p *bundleProject) {
+func (s *view) removeProject(in *installation, p *bundleProject) {
 	b := s.st.bundles
 	b.logTo(in, "remove", s.projectLogType(), p.name, p.version, "the project's own thread, with its tasks")
 	for _, id := range p.taskIDs {
@@ -474,7 +474,7 @@ func (s *Server) removeProject(in *installation, p *bundleProject) {
 
 // uninstallChild removes a child's own installation directly (bundle rule
 // 4: the way to remove a child an update orphaned).
-func (s *Server) uninstallChild(ci *installation) (record, error) {
+func (s *view) uninstallChild(ci *installation) (record, error) {
 	b := s.st.bundles
 	if parent := b.installations[ci.parentID]; parent != nil && parent.child(ci.kind, ci.name) == ci {
 		return record{}, refuse(http.StatusConflict,

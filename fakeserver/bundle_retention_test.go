@@ -28,9 +28,9 @@ func bundleDo(t *testing.T, s *Server, method, path, body string) *httptest.Resp
 func TestRemovedInstallationsBounded(t *testing.T) {
 	const keep, rounds, live = 10, 300, 3
 	s := testServer(t, Config{Variants: []string{"removed-installation-410"}})
-	s.st.mu.Lock()
-	s.st.bundles.keepRemoved = keep
-	s.st.mu.Unlock()
+	s.current().st.mu.Lock()
+	s.current().st.bundles.keepRemoved = keep
+	s.current().st.mu.Unlock()
 	var ids []string
 	for i := 0; i < rounds; i++ {
 		rec := bundleDo(t, s, "POST", "/api/bundles/installations", largeDoc(fmt.Sprintf("ret-%d", i), 1, 1, 1))
@@ -48,10 +48,10 @@ func TestRemovedInstallationsBounded(t *testing.T) {
 			}
 		}
 	}
-	s.st.mu.Lock()
-	b := s.st.bundles
+	s.current().st.mu.Lock()
+	b := s.current().st.bundles
 	installations, order, removed, removedOrder := len(b.installations), len(b.order), len(b.removed), len(b.removedOrder)
-	s.st.mu.Unlock()
+	s.current().st.mu.Unlock()
 	// A live installation is the project's own record and its two children's.
 	if installations != 3*live {
 		t.Errorf("live installation records: %d, want %d", installations, 3*live)

@@ -14,7 +14,7 @@ var errDropConnection = errors.New("drop the connection")
 
 // update applies a document to an installation: a composite update of a
 // project installation, or a direct update of a child's own installation.
-func (s *Server) update(in *installation, doc *bundleDoc, prep *projectPrep, prepErr error) error {
+func (s *view) update(in *installation, doc *bundleDoc, prep *projectPrep, prepErr error) error {
 	if in.kind != kindProject {
 		return s.updateChild(in, doc)
 	}
@@ -44,7 +44,7 @@ type planStep struct {
 // longer trips it (UPDATE-03). A task the payload no longer declares loses
 // the bundle's marker and stays (UPDATE-04); a child spec.includes no
 // longer declares is recorded as orphaned and left alone (UPDATE-05).
-func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPrep) error {
+func (s *view) updateProject(in *installation, doc *bundleDoc, prep *projectPrep) error {
 	if doc.name() != in.name {
 		return badDoc("metadata.name is %q, but installation %s installed bundle %q", doc.name(), in.id, in.name)
 	}
@@ -71,7 +71,7 @@ func (s *Server) updateProject(in *installation, doc *bundleDoc, prep *projectPr
 // updatePlan lists what an update does to each child the document
 // declares, in install order: install, update, or skip one already at its
 // target version. declared holds the children's keys.
-func (s *Server) updatePlan(in *installation, doc *bundleDoc) (plan []planStep, declared map[string]bool) {
+func (s *view) updatePlan(in *installation, doc *bundleDoc) (plan []planStep, declared map[string]bool) {
 	declared = map[string]bool{}
 	for _, c := range s.childrenInOrder(doc) {
 		declared[childKey(c.Spec.Type, c.name())] = true
@@ -90,7 +90,7 @@ func (s *Server) updatePlan(in *installation, doc *bundleDoc) (plan []planStep, 
 
 // checkEvalGates refuses the whole update before writing anything when one
 // child would trip its own eval gate (UPDATE-02).
-func (s *Server) checkEvalGates(in *installation, plan []planStep) error {
+func (s *view) checkEvalGates(in *installation, plan []planStep) error {
 	for i, st := range plan {
 		if st.doc.Spec.TestHook != hookTripEvalGate {
 			continue
@@ -115,7 +115,7 @@ func (s *Server) checkEvalGates(in *installation, plan []planStep) error {
 // applyPlan writes the plan's steps in order. The test hook interruptOnce
 // stops it once before its child, so that the same request sent again
 // finishes it.
-func (s *Server) applyPlan(in *installation, plan []planStep) error {
+func (s *view) applyPlan(in *installation, plan []planStep) error {
 	b := s.st.bundles
 	for _, st := range plan {
 		if st.action != "skip" && st.doc.Spec.TestHook == hookInterruptOnce {
@@ -136,7 +136,7 @@ func (s *Server) applyPlan(in *installation, plan []planStep) error {
 }
 
 // applyStep writes one child of a composite update.
-func (s *Server) applyStep(in *installation, st planStep) {
+func (s *view) applyStep(in *installation, st planStep) {
 	b := s.st.bundles
 	switch st.action {
 	case "install":
@@ -150,7 +150,7 @@ func (s *Server) applyStep(in *installation, st planStep) {
 }
 
 // writeChild updates a child's resource and its own record to a document.
-func (s *Server) writeChild(ci *installation, doc *bundleDoc) {
+func (s *view) writeChild(ci *installation, doc *bundleDoc) {
 	b := s.st.bundles
 	if res := b.resources[ci.resourceID]; res != nil {
 		res.version, res.payload = doc.version(), deepCopy(doc.Spec.Payload)
@@ -167,7 +167,7 @@ func (s *Server) writeChild(ci *installation, doc *bundleDoc) {
 
 // orphanUndeclared records the children a document no longer declares as
 // orphaned, leaving their resources and own records untouched (UPDATE-05).
-func (s *Server) orphanUndeclared(in *installation, declared map[string]bool) {
+func (s *view) orphanUndeclared(in *installation, declared map[string]bool) {
 	b := s.st.bundles
 	var kept []*installation
 	for _, c := range in.children {
@@ -201,7 +201,7 @@ func (s *Server) orphanUndeclared(in *installation, declared map[string]bool) {
 // updateProjectItself updates the project and its tasks: a new version
 // rewrites the lead thread; tasks are written when they changed; a task no
 // longer declared loses the marker and stays an ordinary task (UPDATE-04).
-func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *projectView) {
+func (s *view) updateProjectItself(in *installation, doc *bundleDoc, view *projectView) {
 	b := s.st.bundles
 	p := b.projects[in.projectID]
 	if p == nil {
@@ -223,7 +223,7 @@ func (s *Server) updateProjectItself(in *installation, doc *bundleDoc, view *pro
 
 // relinkAgent points the project, and its lead thread, at the agent child
 // the update installed.
-func (s *Server) relinkAgent(in *installation, p *bundleProject) {
+func (s *view) relinkAgent(in *installation, p *bundleProject) {
 	ac := in.agentChild()
 	if ac == nil || ac.resourceID == p.agentID {
 		return
@@ -239,7 +239,7 @@ func (s *Server) relinkAgent(in *installation, p *bundleProject) {
 
 // writeTasks adds the tasks the payload declares anew and rewrites those
 // that changed (every one under rewrite). It returns the declared names.
-func (s *Server) writeTasks(in *installation, p *bundleProject, view *projectView, rewrite bool) (wanted map[string]bool) {
+func (s *view) writeTasks(in *installation, p *bundleProject, view *projectView, rewrite bool) (wanted map[string]bool) {
 	b := s.st.bundles
 	own := map[string]*task{}
 	for _, t := range b.ownTasks(in) {
@@ -269,7 +269,7 @@ func (s *Server) writeTasks(in *installation, p *bundleProject, view *projectVie
 // unmarkUndeclared takes the bundle's marker off every task of the
 // installation the payload no longer declares: it stays, an ordinary task
 // of the project (UPDATE-04).
-func (s *Server) unmarkUndeclared(in *installation, p *bundleProject, wanted map[string]bool) {
+func (s *view) unmarkUndeclared(in *installation, p *bundleProject, wanted map[string]bool) {
 	b := s.st.bundles
 	for _, t := range b.ownTasks(in) {
 		if wanted[t.name] {
@@ -291,7 +291,7 @@ func (s *Server) unmarkUndeclared(in *installation, p *bundleProject, wanted map
 // updateChild is a direct update of a child's own installation (bundle
 // rule 7). It passes the child's eval gate: the gate belongs to the
 // child's own installation, and updating that is how the spec clears it.
-func (s *Server) updateChild(ci *installation, doc *bundleDoc) error {
+func (s *view) updateChild(ci *installation, doc *bundleDoc) error {
 	b := s.st.bundles
 	switch {
 	case doc.Spec.Type != ci.kind:

@@ -12,7 +12,7 @@ import (
 // with its own routing (r.PathValue), never the harness's grammar.
 
 // aliasPath reports whether {id} of an agent route is an agent's alias.
-func (s *Server) aliasPath(r *http.Request) bool {
+func (s *view) aliasPath(r *http.Request) bool {
 	value := r.PathValue("id")
 	if value == "" {
 		return false
@@ -22,7 +22,7 @@ func (s *Server) aliasPath(r *http.Request) bool {
 }
 
 // threadInID reports whether {id} of an agent route is a thread.
-func (s *Server) threadInID(r *http.Request) bool {
+func (s *view) threadInID(r *http.Request) bool {
 	value := r.PathValue("id")
 	if value == "" {
 		return false
@@ -36,19 +36,16 @@ func (s *Server) threadInID(r *http.Request) bool {
 func projectRoute(r *http.Request) bool  { return r.PathValue("project_id") != "" }
 func projectThread(r *http.Request) bool { return r.PathValue("thread_id") != "" }
 
-// cellHeaderDefects serves the defects that drop X-SVC-Thread-Id on one
-// cell: the alias route, a request with X-SVC-Scoped-Tools.
-func (s *Server) cellHeaderDefects(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
-	if s.defect(defAliasNoThreadHeader) && s.aliasPath(r) ||
-		s.defect(defScopedToolsNoThreadHeader) && len(r.Header.Values(hdrScopedTools)) > 0 {
-		return &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
-	}
-	return w
+// cellHeaderless reports whether an answer drops X-SVC-Thread-Id on one
+// cell: the alias route, a request with X-SVC-Scoped-Tools (answerThread).
+func (s *view) cellHeaderless(r *http.Request) bool {
+	return s.defect(defAliasNoThreadHeader) && s.aliasPath(r) ||
+		s.defect(defScopedToolsNoThreadHeader) && len(r.Header.Values(hdrScopedTools)) > 0
 }
 
 // sseNoClose reports whether a stream ends without event: close: the
 // defects no-close, no-close-after-error and those of one cell.
-func (s *Server) sseNoClose(r *http.Request, run *run) bool {
+func (s *view) sseNoClose(r *http.Request, run *run) bool {
 	return s.defect(defNoClose) ||
 		s.defect(defNoCloseAfterError) && runFailed(run) ||
 		s.defect(defProjectThreadNoClose) && projectThread(r) ||

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/invokeconf/invokeconf/internal/httpserve"
@@ -21,7 +22,7 @@ import (
 // quiet for the keepalive interval (nil: never). It returns false when the
 // client went away: the run is then cancelled (FMT-08: the server notices on
 // its next write).
-func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) error, idle, ping func() error) bool {
+func (s *view) stream(r *http.Request, run *run, from int, write func(Event) error, idle, ping func() error) bool {
 	// The keepalive timer is armed at the first wait, and only when there
 	// is a ping to send: a quick run never needs one.
 	var keepalive *time.Timer
@@ -74,7 +75,7 @@ func (s *Server) stream(r *http.Request, run *run, from int, write func(Event) e
 }
 
 // abandon cancels a run whose client went away.
-func (s *Server) abandon(run *run) {
+func (s *view) abandon(run *run) {
 	if !s.defect(defDisconnectIgnored) && !run.keepOnDisconnect {
 		run.cancel()
 	}
@@ -83,14 +84,9 @@ func (s *Server) abandon(run *run) {
 // answerStatus sets the head of an invoke answer just before it goes out,
 // the deviations of answerHeadRewrites applied, and returns its status. ack
 // is the async acknowledgement, else it is a synchronous answer in form.
-func (s *Server) answerStatus(w http.ResponseWriter, form responseForm, ack bool) int {
+func (s *view) answerStatus(w http.ResponseWriter, form responseForm, ack bool) int {
 	a := answerHead{h: w.Header(), status: http.StatusOK, form: form, ack: ack}
-	for _, rw := range answerHeadRewrites {
-		if rw.on(s) {
-			rw.f(&a)
-		}
-	}
-	return a.status
+	return rewritten(s.sw, answerHeadRewrites, a).status
 }
 
 // answerHead is the status and header of an invoke answer.
@@ -101,35 +97,28 @@ type answerHead struct {
 	ack    bool // the async acknowledgement (form is then formJSON)
 }
 
-// answerHeadRewrite reshapes an invoke answer's head when its defect or
-// variant is on.
-type answerHeadRewrite struct {
-	on func(*Server) bool
-	f  func(*answerHead)
-}
-
 // answerHeadRewrites are the output-only deviations of an invoke answer's
 // status and header, in the order they apply. The spec names no status for
 // a successful answer, so the 2xx variants pick others.
-var answerHeadRewrites = []answerHeadRewrite{
-	{defectOn(defNoThreadHeader), func(a *answerHead) { a.h.Del(hdrThreadID) }},
-	// The header half of no-thread-header-wrong-thread; eventRewrites has the event half.
-	{defectOn(defNoThreadHeaderWrongThread), func(a *answerHead) {
+var answerHeadRewrites = []rewrite[*answerHead]{
+	{defNoThreadHeader, func(a *answerHead) { a.h.Del(hdrThreadID) }},
+	// The header half of no-thread-header-wrong-thread; eventFieldRewrites has the event half.
+	{defNoThreadHeaderWrongThread, func(a *answerHead) {
 		if !a.ack {
 			a.h.Del(hdrThreadID)
 		}
 	}},
-	{defectOn(defSseAsTextPlain), func(a *answerHead) {
+	{defSseAsTextPlain, func(a *answerHead) {
 		if a.form == formSSE && !a.ack {
 			a.h.Set("Content-Type", "text/plain; charset=utf-8")
 		}
 	}},
-	{variantOn(varSync2xx), func(a *answerHead) {
+	{varSync2xx, func(a *answerHead) {
 		if !a.ack {
 			a.status = http.StatusNonAuthoritativeInfo
 		}
 	}},
-	{variantOn(varAsync202), func(a *answerHead) {
+	{varAsync202, func(a *answerHead) {
 		if a.ack {
 			a.status = http.StatusAccepted
 		}
@@ -137,22 +126,21 @@ var answerHeadRewrites = []answerHeadRewrite{
 }
 
 // writeSSE writes the SSE form (FMT-01) framed as the Events section says.
-func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.sseHoldBack(w, r, run) {
 		return
 	}
 	setSSEHeader(w)
 	status := s.answerStatus(w, formSSE, false)
 	wire := s.sseWire()
-	// SSE-01: "event: start" with data {} at once, before the agent produces
-	// anything.
-	if s.defect(defStartLate) || s.defect(defAliasStartLate) && s.aliasPath(r) {
-		// Defect: nothing is written until the agent's first output.
-		waitForContent(r, run)
+	noClose := s.sseNoClose(r, run)
+	if run.isDone() {
+		s.writeSSEWhole(w, run, status, wire, noClose)
+		return
 	}
 	if c, ok := s.hijackSSE(w, r, run, status, wire.open()); ok {
 		if c != nil { // sse_conn.go: the run's callbacks write the rest
-			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run, s.sseNoClose(r, run)) })
+			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run, noClose) })
 		}
 		return
 	}
@@ -164,12 +152,63 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	if !s.stream(r, run, 0, s.sseEvents(wire, frame), nil, s.ssePing(wire, frame)) {
 		return
 	}
-	s.sseEnd(wire, frame, run, s.sseNoClose(r, run))
+	s.sseEnd(wire, frame, run, noClose)
 }
 
-// sseHoldBack serves the defects that hold the stream back until the run
-// ends. It reports false when the request is answered already.
-func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) bool {
+// writeSSEWhole writes the SSE stream of a run that is over already (a
+// quick run, or one a defect held the stream back for) at once, through w:
+// there is nothing to wait for, so the connection stays with net/http and
+// is kept alive, unlike a stream's that is taken over (sse_conn.go).
+func (s *view) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire, noClose bool) {
+	evs, _, _ := run.snapshot(0)
+	buf := answerBuf()
+	defer buf.free()
+	buf.b = append(buf.b, wire.open()...)
+	complete := true
+	var failed failedStream
+	for _, ev := range evs {
+		if failed.skip(s, ev) {
+			continue
+		}
+		var err error
+		if buf.b, err = s.appendSSEEvent(buf.b, wire, ev); err != nil { // the stream-cut-mid-frame defect
+			complete = false
+			break
+		}
+	}
+	if complete {
+		s.sseEnd(wire, func(p []byte) error {
+			buf.b = append(buf.b, p...)
+			return nil
+		}, run, noClose)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.b)
+}
+
+// buffer is an answer being put together before it is written: a written
+// answer leaves its bytes for the next (answerBuf).
+type buffer struct{ b []byte }
+
+var buffers = sync.Pool{New: func() any { return &buffer{b: make([]byte, 0, 2048)} }}
+
+// answerBuf returns an empty buffer; free gives it back once its bytes are
+// written.
+func answerBuf() *buffer { return buffers.Get().(*buffer) }
+
+func (b *buffer) free() {
+	if cap(b.b) > 64<<10 {
+		return // a large answer's buffer is not kept
+	}
+	b.b = b.b[:0]
+	buffers.Put(b)
+}
+
+// sseHoldBack serves the defects that hold the stream back, until the run
+// ends or, start-late, until its first content: SSE-01 has "event: start"
+// with data {} go at once, before the agent produces anything. It reports
+// false when the request is answered already.
+func (s *view) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) bool {
 	if s.defect(defErrorAsStatus) {
 		// Defect: the run is finished before the stream starts, so a failure
 		// becomes an HTTP status instead of an error event.
@@ -186,15 +225,19 @@ func (s *Server) sseHoldBack(w http.ResponseWriter, r *http.Request, run *run) b
 		s.abandon(run)
 		return false
 	}
+	if s.defect(defStartLate) || s.defect(defAliasStartLate) && s.aliasPath(r) {
+		// Defect: nothing is written until the agent's first output.
+		waitForContent(r, run)
+	}
 	return true
 }
 
 // setSSEHeader sets the SSE response's header fields.
 func setSSEHeader(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
+	h["Content-Type"] = valueSSE
+	h["Cache-Control"] = valueNoCache
+	h["X-Accel-Buffering"] = valueNo
 }
 
 // startSSE sends the SSE header through w and returns the writer of one
@@ -211,7 +254,7 @@ func startSSE(w http.ResponseWriter, status int) func([]byte) error {
 }
 
 // ssePing returns the keepalive writer (SSE-04), nil for none.
-func (s *Server) ssePing(wire *sseWire, frame func([]byte) error) func() error {
+func (s *view) ssePing(wire *sseWire, frame func([]byte) error) func() error {
 	if s.defect(defNoPing) || s.defect(defPingAfterEvents) {
 		return nil
 	}
@@ -220,11 +263,11 @@ func (s *Server) ssePing(wire *sseWire, frame func([]byte) error) func() error {
 
 // sseEnd writes "event: close" with data {} at the end, also after an error
 // (SSE-05).
-func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run, noClose bool) {
+func (s *view) sseEnd(wire *sseWire, frame func([]byte) error, run *run, noClose bool) {
 	if s.defect(defEventsAfterComplete) {
 		_ = frame(sseEventFrame(s, wire, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
-	if noClose { // defects: sseNoClose
+	if noClose { // the defects of sseNoClose
 		return
 	}
 	if s.variant(varSseComments) {
@@ -235,89 +278,112 @@ func (s *Server) sseEnd(wire *sseWire, frame func([]byte) error, run *run, noClo
 
 // sseEvents returns the writer of a stream's event frames (SSE-02), with
 // the comments variant and the cut-frame defect.
-func (s *Server) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) error {
-	failed := false
+func (s *view) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) error {
+	var failed failedStream
 	return func(ev Event) error {
-		failed = failed || ev.Error != ""
-		if failed && ev.RunComplete && s.defect(defFailedRunNoFinal) {
-			return nil // Defect: a failed run ends on its error event.
+		if failed.skip(s, ev) {
+			return nil
 		}
-		b := sseEventFrame(s, wire, ev)
-		if s.defect(defStreamCutMidFrame) && ev.RunComplete {
-			// Defect: the stream ends before the final frame's blank line.
-			_ = frame(cutBlankLine(b))
-			return errCut
+		b, err := s.appendSSEEvent(nil, wire, ev)
+		if ferr := frame(b); err == nil {
+			err = ferr
 		}
-		if s.variant(varSseComments) {
-			b = append(wire.comment("progress", false), b...)
-		}
-		if s.defect(defPingAfterEvents) {
-			b = append(b, wire.ping(false)...)
-		}
-		return frame(b)
+		return err
 	}
+}
+
+// failedStream serves the failed-run-no-final defect for one stream: after
+// an event with error set, the final event is left out.
+type failedStream struct{ failed bool }
+
+func (f *failedStream) skip(s *view, ev Event) bool {
+	f.failed = f.failed || ev.Error != ""
+	return f.failed && ev.RunComplete && s.defect(defFailedRunNoFinal)
+}
+
+// appendSSEEvent appends what a stream writes for an event to b: its frame,
+// with the comments variant and the defects of a stream's event frames. An
+// error says the stream ends there (the stream-cut-mid-frame defect).
+func (s *view) appendSSEEvent(b []byte, wire *sseWire, ev Event) ([]byte, error) {
+	if s.defect(defStreamCutMidFrame) && ev.RunComplete {
+		// Defect: the stream ends before the final frame's blank line.
+		return cutBlankLine(s.appendEventFrame(b, wire, ev)), errCut
+	}
+	if s.variant(varSseComments) {
+		b = append(b, wire.comment("progress", false)...)
+	}
+	b = s.appendEventFrame(b, wire, ev)
+	if s.defect(defPingAfterEvents) {
+		b = append(b, wire.ping(false)...)
+	}
+	return b, nil
 }
 
 var errCut = errors.New("the stream was cut")
 
-// sseEventFrame renders one event: an id line with the run ID (":after" on
-// the final event, SSE-03), then the data line (SSE-02), then the
-// deviations of a frame (sseFrameRewrites).
-func sseEventFrame(s *Server, wire *sseWire, ev Event) []byte {
-	f := eventFrame{ev: ev, id: ev.RunID}
+// sseEventFrame renders one event's frame (appendEventFrame).
+func sseEventFrame(s *view, wire *sseWire, ev Event) []byte { return s.appendEventFrame(nil, wire, ev) }
+
+// appendEventFrame appends one event's frame to b: an id line with the run
+// ID (":after" on the final event, SSE-03), then the data line (SSE-02),
+// then the deviations of a frame (sseFrameRewrites). The plain wire's frame
+// with no deviation is appended in place.
+func (s *view) appendEventFrame(b []byte, wire *sseWire, ev Event) []byte {
+	if wire.plain && !anyOn(s.sw, sseFrameRewrites) {
+		b = append(b, "id: "...)
+		b = append(b, ev.RunID...)
+		if ev.RunComplete {
+			b = append(b, ":after"...)
+		}
+		b = append(b, "\ndata: "...)
+		b = s.appendEvent(b, ev)
+		return append(b, "\n\n"...)
+	}
+	f := eventFrame{s: s, ev: ev, id: ev.RunID}
 	if ev.RunComplete {
 		f.id += ":after"
 	}
 	f.data = string(s.encodeEvent(ev))
-	for _, rw := range sseFrameRewrites {
-		if rw.on(s) {
-			rw.f(s, &f)
-		}
-	}
-	return wire.event(f.id, f.noID, f.data)
+	f = rewritten(s.sw, sseFrameRewrites, f)
+	return append(b, wire.event(f.id, f.noID, f.data)...)
 }
 
 // eventFrame is one event frame before it is written: the event, the id
 // line's value (no id line when noID) and the data line.
 type eventFrame struct {
+	s    *view // that writes it
 	ev   Event
 	id   string
 	noID bool
 	data string
 }
 
-// sseFrameRewrite reshapes an event frame when its defect or variant is on.
-type sseFrameRewrite struct {
-	on func(*Server) bool
-	f  func(*Server, *eventFrame)
-}
-
 // sseFrameRewrites are the output-only deviations of an SSE event frame, in
 // the order they apply. Each sees the event as the rows before it left it.
-var sseFrameRewrites = []sseFrameRewrite{
-	{defectOn(defAfterOnEveryId), func(_ *Server, f *eventFrame) {
+var sseFrameRewrites = []rewrite[*eventFrame]{
+	{defAfterOnEveryId, func(f *eventFrame) {
 		if !f.ev.RunComplete {
 			f.id += ":after" // the final suffix on every event
 		}
 	}},
-	{defectOn(defFinalIdSuffix), func(_ *Server, f *eventFrame) {
+	{defFinalIdSuffix, func(f *eventFrame) {
 		if f.ev.RunComplete {
 			f.id = f.ev.RunID + ":end"
 		}
 	}},
-	{defectOn(defFinalNotComplete), func(s *Server, f *eventFrame) {
+	{defFinalNotComplete, func(f *eventFrame) {
 		if f.ev.RunComplete {
 			f.ev.RunComplete = false
-			f.data = string(s.encodeEvent(f.ev))
+			f.data = string(f.s.encodeEvent(f.ev))
 		}
 	}},
-	{defectOn(defContentDataRaw), func(_ *Server, f *eventFrame) {
+	{defContentDataRaw, func(f *eventFrame) {
 		if f.ev.Content != "" {
 			f.data = f.ev.Content
 		}
 	}},
-	{defectOn(defNoEventId), func(_ *Server, f *eventFrame) { f.noID = true }},
-	{defectOn(defDataSplitInString), func(_ *Server, f *eventFrame) {
+	{defNoEventId, func(f *eventFrame) { f.noID = true }},
+	{defDataSplitInString, func(f *eventFrame) {
 		// The content's data line is cut after its first character, inside
 		// the JSON string: the joined lines hold a raw line break there.
 		if i := strings.Index(f.data, `"content":"`); i >= 0 && f.ev.Content != "" {
@@ -328,73 +394,58 @@ var sseFrameRewrites = []sseFrameRewrite{
 }
 
 // encodeEvent renders an event object as JSON: the spec's shape, then the
-// defects and variants that reshape it (eventRewrites), so that every
-// delivery form shows them.
-func (s *Server) encodeEvent(ev Event) []byte {
-	var on []func(map[string]any)
-	for _, rw := range eventRewrites {
-		if !rw.on(s) {
-			continue
-		}
-		if rw.ev != nil {
-			rw.ev(&ev)
-		} else {
-			on = append(on, rw.f)
-		}
-	}
-	data, _ := json.Marshal(ev)
-	if len(on) == 0 {
-		return data
+// defects and variants that reshape it (eventFieldRewrites,
+// eventObjectRewrites), so that every delivery form shows them.
+func (s *view) encodeEvent(ev Event) []byte { return s.appendEvent(nil, ev) }
+
+// appendEvent appends the event object encodeEvent renders to b.
+func (s *view) appendEvent(b []byte, ev Event) []byte {
+	set := s.sw
+	ev = rewritten(set, eventFieldRewrites, ev)
+	if !anyOn(set, eventObjectRewrites) {
+		return appendEventJSON(b, &ev)
 	}
 	// One pass through a map for all of them: a number one rewrite sets
 	// stays exact for the next.
-	return remarshal(data, func(m map[string]any) {
-		for _, f := range on {
-			f(m)
-		}
-	})
+	return append(b, remarshal(appendEventJSON(nil, &ev), func(m map[string]any) {
+		rewriteIn(set, eventObjectRewrites, m)
+	})...)
 }
 
-// eventRewrite reshapes an event object when its defect or variant is on:
-// ev changes the event before it is encoded (its JSON keeps the struct's
-// member order), f the decoded object after.
-type eventRewrite struct {
-	on func(*Server) bool
-	f  func(map[string]any)
-	ev func(*Event)
-}
-
-func defectOn(d defectID) func(*Server) bool   { return func(s *Server) bool { return s.defect(d) } }
-func variantOn(v variantID) func(*Server) bool { return func(s *Server) bool { return s.variant(v) } }
-
-// eventRewrites are the output-only deviations of an event object, in the
-// order they apply: the rows on the event (ev) before the encoding, then the
-// defects, then the variants, richer-nulls last so that no other variant
-// fills its empty objects.
-var eventRewrites = []eventRewrite{
-	{on: defectOn(defEventThreadMissing), ev: func(ev *Event) { ev.ThreadID = "" }},
+// eventFieldRewrites are the output-only deviations of an event that
+// change its fields before it is encoded (its JSON keeps the struct's member
+// order), in the order they apply.
+var eventFieldRewrites = []rewrite[*Event]{
+	{defEventThreadMissing, func(ev *Event) { ev.ThreadID = "" }},
 	// The event half of no-thread-header-wrong-thread; answerHeadRewrites has the header half.
-	{on: defectOn(defNoThreadHeaderWrongThread), ev: func(ev *Event) { ev.ThreadID += "-other" }},
-	{on: defectOn(defToolcallNoName), f: func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
-	{on: defectOn(defToolcallNameEmpty), f: func(m map[string]any) {
+	{defNoThreadHeaderWrongThread, func(ev *Event) { ev.ThreadID += "-other" }},
+}
+
+// eventObjectRewrites are the output-only deviations of an encoded event
+// object, decoded into a map, in the order they apply: the defects, then the
+// variants, richer-nulls last so that no other variant fills its empty
+// objects.
+var eventObjectRewrites = []rewrite[map[string]any]{
+	{defToolcallNoName, func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") }},
+	{defToolcallNameEmpty, func(m map[string]any) {
 		if tc, ok := m["toolCall"].(map[string]any); ok {
 			tc["tool"], tc["name"] = tc["name"], ""
 		}
 	}},
-	{on: defectOn(defStepTitle), f: func(m map[string]any) { renameInner(m, "step", "description", "title") }},
-	{on: defectOn(defPromptNoSensitive), f: dropSensitive},
-	{on: defectOn(defPromptFieldsEmpty), f: func(m map[string]any) {
+	{defStepTitle, func(m map[string]any) { renameInner(m, "step", "description", "title") }},
+	{defPromptNoSensitive, dropSensitive},
+	{defPromptFieldsEmpty, func(m map[string]any) {
 		if p, ok := m["prompt"].(map[string]any); ok {
 			p["fields"] = []any{}
 		}
 	}},
-	{on: variantOn(varExtraMembers), f: addExtraMembers},
-	{on: variantOn(varNumericRunIDs), f: numericRunID},       // ids.go
-	{on: variantOn(varNumericThreadIDs), f: numericThreadID}, // ids.go
-	{on: variantOn(varOmitEmptyFields), f: omitEmptyFields},
-	{on: variantOn(varOtherFieldTypes), f: otherFieldTypes},
-	{on: variantOn(varRicherNumericFlags), f: richerNumericFlags},
-	{on: variantOn(varRicherNulls), f: richerNulls},
+	{varExtraMembers, addExtraMembers},
+	{varNumericRunIDs, numericRunID},       // ids.go
+	{varNumericThreadIDs, numericThreadID}, // ids.go
+	{varOmitEmptyFields, omitEmptyFields},
+	{varOtherFieldTypes, otherFieldTypes},
+	{varRicherNumericFlags, richerNumericFlags},
+	{varRicherNulls, richerNulls},
 }
 
 // remarshal rewrites a JSON object through a map.
@@ -557,43 +608,116 @@ func runFailed(run *run) bool {
 
 // writeEnvelope writes the JSON envelope {"items":[...]} after the run ends
 // (FMT-02).
-func (s *Server) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
-	if s.defect(defEnvelopeEarly) {
+func (s *view) writeEnvelope(w http.ResponseWriter, r *http.Request, run *run) {
+	if !s.envelopeWaits() {
 		// Defect: answer with what exists now instead of waiting.
-		writeJSON(w, s.answerStatus(w, formJSON, false), s.envelope(run))
+		s.writeEnvelopeNow(w, s.answerStatus(w, formJSON, false), run, false)
 		return
 	}
 	if !run.wait(r.Context()) {
 		s.abandon(run)
 		return
 	}
-	status := s.answerStatus(w, formJSON, false)
-	if s.defect(defFailedEnvelopeNoThread) && runFailed(run) {
-		// Defect: a failed run's items lack threadID.
-		env := s.envelope(run)
+	s.writeEnvelopeNow(w, s.answerStatus(w, formJSON, false), run, true)
+}
+
+// envelopeWaits reports whether the JSON envelope waits for the end of the
+// run (FMT-02): it does, but under the envelope-early defect.
+func (s *view) envelopeWaits() bool { return !s.defect(defEnvelopeEarly) }
+
+// writeEnvelopeNow answers with the JSON envelope of the run's events so
+// far; final: the run is over, and the rows of envelopeAnswerRewrites apply.
+func (s *view) writeEnvelopeNow(w http.ResponseWriter, status int, run *run, final bool) {
+	buf := answerBuf()
+	defer buf.free()
+	buf.b = s.appendEnvelope(buf.b, run)
+	if final && anyOn(s.sw, envelopeAnswerRewrites) {
+		rewriteIn(s.sw, envelopeAnswerRewrites, &envelopeAnswer{s: s, run: run, buf: buf})
+	}
+	writeJSONBytes(w, status, buf.b)
+}
+
+// envelopeAnswer is the answer of the JSON envelope form, its bytes in buf,
+// with its run's envelope written by s.
+type envelopeAnswer struct {
+	s   *view
+	run *run
+	buf *buffer
+}
+
+// envelopeAnswerRewrites are the output-only deviations of the envelope
+// form's answer once its run is over.
+var envelopeAnswerRewrites = []rewrite[*envelopeAnswer]{
+	// A failed run's items lack threadID.
+	{defFailedEnvelopeNoThread, func(a *envelopeAnswer) {
+		if !runFailed(a.run) {
+			return
+		}
+		env := a.s.envelope(a.run)
 		items, _ := env["items"].([]json.RawMessage)
 		for i, it := range items {
 			items[i] = remarshal(it, func(m map[string]any) { delete(m, "threadID") })
 		}
-		writeJSON(w, status, env)
-		return
+		b, _ := json.Marshal(env)
+		a.buf.b = append(append(a.buf.b[:0], b...), '\n')
+	}},
+	// A second envelope with the final event follows the first.
+	{defEnvelopeRepeatedTail, func(a *envelopeAnswer) {
+		evs, _, _ := a.run.snapshot(0)
+		tail, _ := json.Marshal(map[string]any{"items": []json.RawMessage{a.s.encodeEvent(evs[len(evs)-1])}})
+		a.buf.b = append(a.buf.b, tail...)
+	}},
+}
+
+// appendEnvelope appends the JSON envelope of a run's events so far to b,
+// as an answer writes it (ended by a line feed). With no envelope rewrite
+// on, its items are appended in place: the map, the raw items and
+// json.Marshal's pass over them (envelope) cost more than the rest of a
+// quick run's answer.
+func (s *view) appendEnvelope(b []byte, run *run) []byte {
+	if s.rewritesEnvelope() {
+		env, _ := json.Marshal(s.envelope(run))
+		return append(append(b, env...), '\n')
 	}
-	if s.defect(defEnvelopeRepeatedTail) {
-		// Defect: a second envelope with the final event follows the first.
-		evs, _, _ := run.snapshot(0)
-		tail := map[string]any{"items": []json.RawMessage{s.encodeEvent(evs[len(evs)-1])}}
-		first, _ := json.Marshal(s.envelope(run))
-		second, _ := json.Marshal(tail)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(append(append(first, '\n'), second...))
-		return
+	evs, _, _ := run.snapshot(0)
+	b = append(b, `{"items":[`...)
+	for i, ev := range evs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.appendEvent(b, ev)
 	}
-	writeJSON(w, status, s.envelope(run))
+	return append(b, "]}\n"...)
+}
+
+// rewritesEnvelope reports whether an envelope or envelope item rewrite is
+// on.
+func (s *view) rewritesEnvelope() bool {
+	set := s.sw
+	return anyOn(set, envelopeItemRewrites) || anyOn(set, envelopeRewrites)
+}
+
+// The header values of every answer of a form, made once and shared:
+// nothing changes a value slice in place (Set and Del replace it, and Add
+// appends to a copy, as these have no room left).
+var (
+	valueJSON    = []string{"application/json"}
+	valueSSE     = []string{"text/event-stream"}
+	valuePlain   = []string{"text/plain; charset=utf-8"}
+	valueNoCache = []string{"no-cache"}
+	valueNo      = []string{"no"}
+)
+
+// writeJSONBytes writes b, a JSON document ended by a line feed, as the
+// answer (as writeJSON would write it).
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
+	w.Header()["Content-Type"] = valueJSON
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 // envelope is the JSON envelope of a run's events so far.
-func (s *Server) envelope(run *run) map[string]any {
+func (s *view) envelope(run *run) map[string]any {
 	evs, _, _ := run.snapshot(0)
 	items := make([]json.RawMessage, 0, len(evs))
 	for _, ev := range evs {
@@ -602,69 +726,48 @@ func (s *Server) envelope(run *run) map[string]any {
 		}
 	}
 	env := map[string]any{"items": items}
-	for _, rw := range envelopeRewrites {
-		if rw.on(s) {
-			rw.f(env, items)
-		}
-	}
+	rewriteIn(s.sw, envelopeRewrites, env)
 	return env
 }
 
 // envelopeItem is an event as an envelope item, after the rewrites of an
 // item (envelopeItemRewrites); nil when one leaves it out.
-func (s *Server) envelopeItem(ev Event) json.RawMessage {
-	item := json.RawMessage(s.encodeEvent(ev))
-	for _, rw := range envelopeItemRewrites {
-		if item == nil {
-			break
-		}
-		if rw.on(s) {
-			item = rw.f(ev, item)
-		}
-	}
-	return item
+func (s *view) envelopeItem(ev Event) json.RawMessage {
+	it := envelopeItem{ev: ev, json: s.encodeEvent(ev)}
+	return rewritten(s.sw, envelopeItemRewrites, it).json
 }
 
-// envelopeItemRewrite reshapes, or leaves out (nil), the envelope item of
-// an event when its defect or variant is on.
-type envelopeItemRewrite struct {
-	on func(*Server) bool
-	f  func(ev Event, item json.RawMessage) json.RawMessage
+// envelopeItem is an event and its item in an envelope; no item (nil json)
+// leaves the event out.
+type envelopeItem struct {
+	ev   Event
+	json json.RawMessage
 }
 
 // envelopeItemRewrites are the output-only deviations of the envelope's
 // items (on the invoke and the events routes), in the order they apply.
-var envelopeItemRewrites = []envelopeItemRewrite{
-	{defectOn(defEnvelopeContentOnly), func(ev Event, item json.RawMessage) json.RawMessage {
-		return keepItem(item, ev.Content != "" || ev.RunComplete)
-	}},
-	{defectOn(defEnvelopeDropsError), func(ev Event, item json.RawMessage) json.RawMessage {
-		return keepItem(item, ev.Error == "")
-	}},
-	{defectOn(defEnvelopeItemIdsMissing), func(_ Event, item json.RawMessage) json.RawMessage {
-		return remarshal(item, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
+var envelopeItemRewrites = []rewrite[*envelopeItem]{
+	{defEnvelopeContentOnly, func(it *envelopeItem) { it.keepIf(it.ev.Content != "" || it.ev.RunComplete) }},
+	{defEnvelopeDropsError, func(it *envelopeItem) { it.keepIf(it.ev.Error == "") }},
+	{defEnvelopeItemIdsMissing, func(it *envelopeItem) {
+		if it.json != nil {
+			it.json = remarshal(it.json, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
+		}
 	}},
 }
 
-// keepItem is item when keep holds, else nil: the item is left out.
-func keepItem(item json.RawMessage, keep bool) json.RawMessage {
+// keepIf leaves the event out unless keep holds.
+func (it *envelopeItem) keepIf(keep bool) {
 	if !keep {
-		return nil
+		it.json = nil
 	}
-	return item
-}
-
-// envelopeRewrite reshapes the envelope object (env, whose items are
-// items) when its defect or variant is on.
-type envelopeRewrite struct {
-	on func(*Server) bool
-	f  func(env map[string]any, items []json.RawMessage)
 }
 
 // envelopeRewrites are the output-only deviations of the envelope object
-// around the items.
-var envelopeRewrites = []envelopeRewrite{
-	{variantOn(varExtraMembers), func(env map[string]any, items []json.RawMessage) {
+// ({"items": [...]}) around the items.
+var envelopeRewrites = []rewrite[map[string]any]{
+	{varExtraMembers, func(env map[string]any) {
+		items, _ := env["items"].([]json.RawMessage)
 		env["object"] = "list"
 		env["x_vendor"] = map[string]any{"count": len(items)}
 	}},
@@ -672,18 +775,18 @@ var envelopeRewrites = []envelopeRewrite{
 
 // writePlain streams the content of each event as plain text, flushed as it
 // is written: well inside the spec's "at most every 500 ms" (FMT-06).
-func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Accel-Buffering", "no")
+	w.Header()["Content-Type"] = valuePlain
+	w.Header()["X-Accel-Buffering"] = valueNo
 	w.WriteHeader(s.answerStatus(w, formPlain, false))
 	// The headers go out with the first text, or alone once the run has
 	// been quiet for plainHeaderWait: a quick answer then costs one write.
 	if !waitForOutput(r, run, plainHeaderWait) {
 		_ = rc.Flush()
 	}
-	if s.defect(defPlainBuffered) || (s.defect(defPlainBufferedDefault) && len(r.Header.Values("Accept")) == 0) ||
-		s.defect(defProjectPlainBuffered) && projectRoute(r) {
+	d := s.plainDelivery(r)
+	if d.held {
 		// Defect: hold the whole answer until the run ends.
 		if !run.wait(r.Context()) {
 			s.abandon(run)
@@ -695,18 +798,12 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return
 	}
-	if s.defect(defDisconnectIgnoredPlain) {
-		run.keepOnDisconnect = true
-	}
-	if s.defect(defPlainFlush750ms) {
-		s.plainOnTimer(w, r, run, plainFlushSlow)
+	run.keepOnDisconnect = d.keepRun
+	switch {
+	case d.flushEvery > 0:
+		s.plainOnTimer(w, r, run, d.flushEvery)
 		return
-	}
-	if s.variant(varPlainFlushTimer) {
-		s.plainOnTimer(w, r, run, plainFlushEvery)
-		return
-	}
-	if s.defect(defPlainDebounced) {
+	case d.debounced:
 		s.plainDebounced(w, r, run)
 		return
 	}
@@ -715,7 +812,7 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		if ev.Content == "" {
 			return nil
 		}
-		if s.defect(defPlainPaced) {
+		if d.paced {
 			// Defect: one fragment per plainPace, however fast they come.
 			if wait := time.Until(last.Add(plainPace)); wait > 0 {
 				if !sleepCtx(r.Context(), wait) {
@@ -727,11 +824,40 @@ func (s *Server) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		if _, err := io.WriteString(w, ev.Content); err != nil {
 			return err
 		}
-		if s.defect(defPlainPaced) {
+		if d.paced {
 			return rc.Flush() // each fragment on its own
 		}
 		return nil
 	}, rc.Flush, nil) // the text so far goes out whenever the run pauses; at its end, with the end of the response
+}
+
+// plainDelivery is how the plain-text form goes out (FMT-06): written as
+// the run appends it and flushed whenever the run pauses, or, under a
+// deviation, otherwise.
+type plainDelivery struct {
+	held       bool          // the whole text once the run ends
+	keepRun    bool          // the run goes on when its client leaves
+	flushEvery time.Duration // buffered and flushed on a timer
+	debounced  bool          // buffered and flushed once the run pauses plainDebounce
+	paced      bool          // one fragment per plainPace
+}
+
+// plainDelivery decides how the plain-text answer to r goes out.
+func (s *view) plainDelivery(r *http.Request) plainDelivery {
+	d := plainDelivery{
+		held: s.defect(defPlainBuffered) || s.defect(defPlainBufferedDefault) && len(r.Header["Accept"]) == 0 ||
+			s.defect(defProjectPlainBuffered) && projectRoute(r),
+		keepRun:   s.defect(defDisconnectIgnoredPlain),
+		debounced: s.defect(defPlainDebounced),
+		paced:     s.defect(defPlainPaced),
+	}
+	switch {
+	case s.defect(defPlainFlush750ms):
+		d.flushEvery = plainFlushSlow
+	case s.variant(varPlainFlushTimer):
+		d.flushEvery = plainFlushEvery
+	}
+	return d
 }
 
 // plainPace is the steady pace of the plain-paced defect.
@@ -746,7 +872,7 @@ const plainFlushSlow = 750 * time.Millisecond
 
 // plainOnTimer streams plain text buffered, flushed every period (the
 // plain-flush-timer variant, the plain-flush-750ms defect).
-func (s *Server) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, period time.Duration) {
+func (s *view) plainOnTimer(w http.ResponseWriter, r *http.Request, run *run, period time.Duration) {
 	rc := http.NewResponseController(w)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
@@ -795,7 +921,7 @@ const plainDebounce = 200 * time.Millisecond
 
 // plainDebounced streams plain text buffered, flushed only once the run has
 // produced nothing for plainDebounce (the plain-debounced defect).
-func (s *Server) plainDebounced(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) plainDebounced(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	quiet := time.NewTimer(plainDebounce)
 	defer quiet.Stop()

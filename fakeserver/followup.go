@@ -12,7 +12,7 @@ import (
 
 // threadForFollowUp authenticates a follow-up request and finds its thread.
 // allowed says whether the key may use the route on that thread.
-func (s *Server) threadForFollowUp(w http.ResponseWriter, r *http.Request, allowed func(*apiKey, *thread) bool) (*apiKey, *thread, bool) {
+func (s *view) threadForFollowUp(w http.ResponseWriter, r *http.Request, allowed func(*apiKey, *thread) bool) (*apiKey, *thread, bool) {
 	k, err := s.authenticate(r)
 	if err != nil {
 		s.problemErr(w, err)
@@ -32,7 +32,7 @@ func (s *Server) threadForFollowUp(w http.ResponseWriter, r *http.Request, allow
 
 // canRead: AUTH-06, GET /api/threads/{id}/events needs thread:read (agent)
 // or project:threads (project of the conversation).
-func (s *Server) canRead(k *apiKey, t *thread) bool {
+func (s *view) canRead(k *apiKey, t *thread) bool {
 	if s.defect(defEventsUnscoped) {
 		return true
 	}
@@ -50,7 +50,7 @@ func (s *Server) canRead(k *apiKey, t *thread) bool {
 
 // canChatOn: AUTH-07, abort is covered by agent:chat: any chat scope that
 // would let the key invoke the thread.
-func (s *Server) canChatOn(k *apiKey, t *thread) bool {
+func (s *view) canChatOn(k *apiKey, t *thread) bool {
 	if s.defect(defAbortNeedsWildcard) {
 		return k.hasWildcard()
 	}
@@ -75,15 +75,13 @@ func (s *Server) canChatOn(k *apiKey, t *thread) bool {
 // text/event-stream replays the events so far, marks the end of the replay
 // with replayComplete, then follows the run live; anything else answers at
 // once with the events so far.
-func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleEvents(w http.ResponseWriter, r *http.Request) {
 	_, t, ok := s.threadForFollowUp(w, r, s.canRead)
 	if !ok {
 		return
 	}
-	if s.variant(varEventsLatestWaits) && r.URL.Query().Get("runID") == "" && s.responseForm(r) == formJSON {
-		if !s.waitNewest(r, t) {
-			return
-		}
+	if s.waitsForNewest(r) && !s.waitNewest(r, t) {
+		return
 	}
 	run, err := s.runForEvents(t, r.URL.Query().Get("runID"))
 	if err != nil {
@@ -95,74 +93,85 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	case formSSE:
 		s.replaySSE(w, r, run)
 	case formJSON:
-		if s.defect(defAbortStreamOnlyEmptyEvents) && !run.isDone() {
-			writeJSON(w, http.StatusOK, map[string]any{"items": []any{}})
-			return
-		}
-		if !s.defect(defEventsNoWait) && !run.wait(r.Context()) {
-			return
-		}
-		fallthrough
+		s.writeEventsEnvelope(w, r, t, run)
 	default:
 		writeJSON(w, http.StatusOK, s.eventsDefects(t, s.envelope(run)))
 	}
 }
 
+// waitsForNewest reports whether the events route waits for the thread's
+// running run before it picks the run to answer with: under the variant
+// events-latest-waits, without runID and with Accept: application/json.
+func (s *view) waitsForNewest(r *http.Request) bool {
+	return s.variant(varEventsLatestWaits) && r.URL.Query().Get("runID") == "" && s.responseForm(r) == formJSON
+}
+
+// writeEventsEnvelope answers the events route with Accept:
+// application/json: it waits for the run to finish (ASYNC-04), but under
+// the defects events-no-wait and abort-stream-only-empty-events (an empty
+// envelope while the run goes on).
+func (s *view) writeEventsEnvelope(w http.ResponseWriter, r *http.Request, t *thread, run *run) {
+	if s.defect(defAbortStreamOnlyEmptyEvents) && !run.isDone() {
+		writeJSON(w, http.StatusOK, map[string]any{"items": []any{}})
+		return
+	}
+	if !s.defect(defEventsNoWait) && !run.wait(r.Context()) {
+		return
+	}
+	writeJSON(w, http.StatusOK, s.eventsDefects(t, s.envelope(run)))
+}
+
 // eventsDefects applies the events route's rewrites (eventsRouteRewrites)
 // to the envelope of thread t's run.
-func (s *Server) eventsDefects(t *thread, env map[string]any) map[string]any {
+func (s *view) eventsDefects(t *thread, env map[string]any) map[string]any {
 	items, _ := env["items"].([]json.RawMessage)
-	for _, rw := range eventsRouteRewrites {
-		if rw.on(s) {
-			items = rw.f(s, t, items)
-		}
-	}
-	env["items"] = items
+	e := eventsItems{s: s, t: t, items: items}
+	env["items"] = rewritten(s.sw, eventsRouteRewrites, e).items
 	return env
 }
 
-// eventsRouteRewrite reshapes the items of the events route's envelope for
-// thread t when its defect or variant is on.
-type eventsRouteRewrite struct {
-	on func(*Server) bool
-	f  func(s *Server, t *thread, items []json.RawMessage) []json.RawMessage
+// eventsItems are the items of the events route's envelope for thread t,
+// served by s.
+type eventsItems struct {
+	s     *view
+	t     *thread
+	items []json.RawMessage
 }
 
 // eventsRouteRewrites are the output-only deviations of the events route's
 // envelope, in the order they apply, after those of every envelope
 // (envelopeItemRewrites).
-var eventsRouteRewrites = []eventsRouteRewrite{
-	{defectOn(defEventsNoFinal), dropFinal},
-	{defectOn(defEventsRunidRelabelled), relabelNewest},
+var eventsRouteRewrites = []rewrite[*eventsItems]{
+	{defEventsNoFinal, dropFinal},
+	{defEventsRunidRelabelled, relabelNewest},
 }
 
 // dropFinal serves events-no-final: the final event is left out.
-func dropFinal(_ *Server, _ *thread, items []json.RawMessage) []json.RawMessage {
-	kept := items[:0:0]
-	for _, it := range items {
+func dropFinal(e *eventsItems) {
+	kept := e.items[:0:0]
+	for _, it := range e.items {
 		var ev struct{ RunComplete bool }
 		if json.Unmarshal(it, &ev) == nil && !ev.RunComplete {
 			kept = append(kept, it)
 		}
 	}
-	return kept
+	e.items = kept
 }
 
 // relabelNewest serves events-runid-relabelled: every item names the
 // thread's newest run, whichever run it came from.
-func relabelNewest(s *Server, t *thread, items []json.RawMessage) []json.RawMessage {
-	s.st.mu.Lock()
-	newest := t.runs[len(t.runs)-1].id
-	s.st.mu.Unlock()
-	for i, it := range items {
-		items[i] = remarshal(it, func(m map[string]any) { m["runID"] = newest })
+func relabelNewest(e *eventsItems) {
+	e.s.st.mu.Lock()
+	newest := e.t.runs[len(e.t.runs)-1].id
+	e.s.st.mu.Unlock()
+	for i, it := range e.items {
+		e.items[i] = remarshal(it, func(m map[string]any) { m["runID"] = newest })
 	}
-	return items
 }
 
 // waitNewest waits for the thread's newest run to finish (variant
 // events-latest-waits); false when the reader left first.
-func (s *Server) waitNewest(r *http.Request, t *thread) bool {
+func (s *view) waitNewest(r *http.Request, t *thread) bool {
 	s.st.mu.Lock()
 	var newest *run
 	if n := len(t.runs); n > 0 {
@@ -172,7 +181,7 @@ func (s *Server) waitNewest(r *http.Request, t *thread) bool {
 	return newest == nil || newest.wait(r.Context())
 }
 
-func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
+func (s *view) runForEvents(t *thread, runID string) (*run, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if runID != "" && !s.defect(defEventsRunidIgnored) {
@@ -201,7 +210,7 @@ func (s *Server) runForEvents(t *thread, runID string) (*run, error) {
 
 // replaySSE writes the run's events as an SSE stream: what exists, then an
 // event with replayComplete, then live events.
-func (s *Server) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
+func (s *view) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -237,7 +246,7 @@ func (s *Server) replaySSE(w http.ResponseWriter, r *http.Request, run *run) {
 
 // follow writes a run's events from index from on until the run is done or
 // the reader leaves; unlike stream it never cancels the run.
-func (s *Server) follow(r *http.Request, run *run, from int, write func(Event) error) bool {
+func (s *view) follow(r *http.Request, run *run, from int, write func(Event) error) bool {
 	next := from
 	for {
 		evs, done, changed := run.snapshot(next)
@@ -260,7 +269,7 @@ func (s *Server) follow(r *http.Request, run *run, from int, write func(Event) e
 
 // handleAbort serves POST /api/threads/{id}/abort: it cancels the thread's
 // runs that are still going (ASYNC-06).
-func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleAbort(w http.ResponseWriter, r *http.Request) {
 	_, t, ok := s.threadForFollowUp(w, r, s.canChatOn)
 	if !ok {
 		return
@@ -268,58 +277,117 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request) {
 	s.st.mu.Lock()
 	runs := append([]*run(nil), t.runs...)
 	s.st.mu.Unlock()
+	a := &followUpAnswer{status: http.StatusOK, body: map[string]any{"threadID": t.id}}
 	aborted := []any{}
 	for _, run := range runs {
 		if run.isDone() {
 			continue
 		}
-		switch {
-		case s.abortsStreamOnly():
-			endMirrors(run)
-		case !s.defect(defAbortIgnored):
-			run.aborted.Store(true)
-			run.cancel()
-		}
-		aborted = append(aborted, idValue(run.id, s.variant(varNumericRunIDs)))
+		s.abort(run)
+		aborted = append(aborted, run.id)
 	}
-	if s.variant(varAbort204) {
-		w.WriteHeader(http.StatusNoContent)
+	a.body["aborted"] = aborted
+	rewriteIn(s.sw, abortAnswerRewrites, a)
+	a.write(w)
+}
+
+// abort cancels a run (ASYNC-06), but under the defects abort-ignored and
+// abort-stream-only (only the answers reading the run end; it goes on).
+func (s *view) abort(run *run) {
+	switch {
+	case s.abortsStreamOnly():
+		endMirrors(run)
+	case !s.defect(defAbortIgnored):
+		run.aborted.Store(true) // the aborted-stream-no-close defect reads it
+		run.cancel()
+	}
+}
+
+// followUpAnswer is the answer of a follow-up route: its status and its
+// JSON body (none when nil).
+type followUpAnswer struct {
+	status int
+	body   map[string]any
+}
+
+func (a *followUpAnswer) write(w http.ResponseWriter) {
+	if a.body == nil {
+		w.WriteHeader(a.status)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"threadID": idValue(t.id, s.variant(varNumericThreadIDs)), "aborted": aborted})
+	writeJSON(w, a.status, a.body)
+}
+
+// abortAnswerRewrites are the output-only deviations of the abort answer
+// ({"threadID": ..., "aborted": [run IDs]}), in the order they apply.
+var abortAnswerRewrites = []rewrite[*followUpAnswer]{
+	{varNumericRunIDs, func(a *followUpAnswer) {
+		for i, id := range a.body["aborted"].([]any) {
+			a.body["aborted"].([]any)[i] = idValue(id.(string), true)
+		}
+	}},
+	{varNumericThreadIDs, func(a *followUpAnswer) { numericMember(a.body, "threadID") }},
+	{varAbort204, func(a *followUpAnswer) { a.status, a.body = http.StatusNoContent, nil }},
+}
+
+// threadAnswerRewrites are the output-only deviations of the answer of GET
+// /api/threads/{id}, in the order they apply.
+var threadAnswerRewrites = []rewrite[*followUpAnswer]{
+	{varNumericThreadIDs, func(a *followUpAnswer) { numericMember(a.body, "id") }},
+	{varNumericRunIDs, func(a *followUpAnswer) { numericMember(a.body, "lastRunID") }},
 }
 
 // handleThread serves GET /api/threads/{id}: it answers at once and reports
 // completion through lastRunID (ASYNC-05).
-func (s *Server) handleThread(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleThread(w http.ResponseWriter, r *http.Request) {
 	_, t, ok := s.threadForFollowUp(w, r, func(k *apiKey, t *thread) bool { return s.canRead(k, t) || s.canChatOn(k, t) })
 	if !ok {
 		return
 	}
-	if s.defect(defThreadGetWaits) {
-		s.st.mu.Lock()
-		runs := append([]*run(nil), t.runs...)
-		s.st.mu.Unlock()
-		for _, run := range runs {
-			run.wait(r.Context())
-		}
-	}
+	s.waitBeforeThreadAnswer(r, t)
 	s.st.mu.Lock()
-	body := map[string]any{"id": idValue(t.id, s.variant(varNumericThreadIDs)), "agentID": t.agent.id, "lastRunID": nil}
+	body := map[string]any{"id": t.id, "agentID": t.agent.id, "lastRunID": nil}
 	if t.lastCompleted != nil {
-		body["lastRunID"] = idValue(t.lastCompleted.id, s.variant(varNumericRunIDs))
+		body["lastRunID"] = t.lastCompleted.id
 	}
 	if t.project != nil {
 		body["projectID"] = t.project.id
 	}
 	s.st.mu.Unlock()
-	writeJSON(w, http.StatusOK, body)
+	a := &followUpAnswer{status: http.StatusOK, body: body}
+	rewriteIn(s.sw, threadAnswerRewrites, a)
+	a.write(w)
+}
+
+// waitBeforeThreadAnswer serves the thread-get-waits defect: GET
+// /api/threads/{id} waits for the thread's runs to end, though the spec has
+// it answer at once (ASYNC-05).
+func (s *view) waitBeforeThreadAnswer(r *http.Request, t *thread) {
+	if !s.defect(defThreadGetWaits) {
+		return
+	}
+	s.st.mu.Lock()
+	runs := append([]*run(nil), t.runs...)
+	s.st.mu.Unlock()
+	for _, run := range runs {
+		run.wait(r.Context())
+	}
 }
 
 // abortsStreamOnly: the defects abort-stream-only and
 // abort-stream-only-empty-events.
-func (s *Server) abortsStreamOnly() bool {
+func (s *view) abortsStreamOnly() bool {
 	return s.defect(defAbortStreamOnly) || s.defect(defAbortStreamOnlyEmptyEvents)
+}
+
+// runAnswered is the run a synchronous answer reads: the run itself, or,
+// under the abort-stream-only defects, a mirror of it that abort ends while
+// the run goes on.
+func (s *view) runAnswered(run *run) *run {
+	if s.abortsStreamOnly() {
+		return s.mirror(run)
+	}
+	return run
 }
 
 // mirrors serve the abort-stream-only defects: a synchronous response reads a
@@ -334,7 +402,7 @@ type mirrorRun struct {
 
 // mirror returns a run that copies the events of real until real is done or
 // abort ends the mirror.
-func (s *Server) mirror(real *run) *run {
+func (s *view) mirror(real *run) *run {
 	m := &mirrorRun{r: &run{id: real.id, thread: real.thread, cancel: func() {}},
 		stopped: make(chan struct{})}
 	mirrors.Store(real, m)

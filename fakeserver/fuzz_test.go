@@ -21,6 +21,9 @@ func FuzzParseKey(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, tok string) {
 		parts, err := parseKey(tok)
+		if want, wantErr := splitKey(tok); (err == nil) != (wantErr == nil) || parts != want {
+			t.Fatalf("parseKey(%q) = %+v, %v; by splitting %+v, %v", tok, parts, err, want, wantErr)
+		}
 		if err != nil {
 			return
 		}
@@ -35,6 +38,25 @@ func FuzzParseKey(f *testing.F) {
 	})
 }
 
+// splitKey parses a key the plain way parseKey does without allocating: its
+// five parts split at "-".
+func splitKey(tok string) (keyParts, error) {
+	parts := strings.Split(tok, "-")
+	if len(parts) != 5 || parts[0] != "sk" || parts[1] != "svc" {
+		return keyParts{}, errMalformedKey
+	}
+	for _, p := range parts[2:] {
+		if p == "" || strings.TrimFunc(p, isKeyChar) != "" {
+			return keyParts{}, errMalformedKey
+		}
+	}
+	return keyParts{user: parts[2], key: parts[3], secret: parts[4]}, nil
+}
+
+func isKeyChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+}
+
 // FuzzResponseForm: only the exact text/event-stream gives SSE and only the
 // exact application/json the envelope; anything else is plain text. Several
 // Accept lines (split at "\n") count as their comma-joined whole.
@@ -43,7 +65,7 @@ func FuzzResponseForm(f *testing.F) {
 		"Text/Event-Stream", " application/json", "", "application/json;q=1"} {
 		f.Add(seed)
 	}
-	s := &Server{}
+	s := &view{sw: &switchSet{}} // every switch off
 	f.Fuzz(func(t *testing.T, lines string) {
 		r := httptest.NewRequest("POST", "/", nil)
 		var values []string

@@ -28,7 +28,7 @@ func newUUID() string {
 }
 
 // newRunID returns the ID of a new run.
-func (s *Server) newRunID() string {
+func (s *view) newRunID() string {
 	if s.variant(varNumericRunIDs) {
 		return numericID()
 	}
@@ -39,7 +39,7 @@ func (s *Server) newRunID() string {
 }
 
 // newThread creates a thread for an agent (and project) and stores it.
-func (s *Server) newThread(a *agent, p *project) *thread {
+func (s *view) newThread(a *agent, p *project) *thread {
 	switch {
 	case s.variant(varNumericThreadIDs):
 		return s.st.newThreadID(numericID(), a, p)

@@ -1,6 +1,7 @@
 package fakeserver
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"regexp"
@@ -60,5 +61,20 @@ func TestAnswerVariants(t *testing.T) {
 				t.Errorf("%s: %d %s, want %d with %s", path, resp.StatusCode, b, tc.status, tc.bodyHas)
 			}
 		})
+	}
+}
+
+// TestNewID: an ID is its prefix, "_" and 16 hex digits, for a prefix of
+// any length, and two are never alike.
+func TestNewID(t *testing.T) {
+	for _, prefix := range []string{"thr", "", strings.Repeat("p", 31), strings.Repeat("q", 40)} {
+		id := newID(prefix)
+		rest, ok := strings.CutPrefix(id, prefix+"_")
+		if _, err := hex.DecodeString(rest); !ok || len(rest) != 16 || err != nil {
+			t.Errorf("newID(%q) = %q", prefix, id)
+		}
+		if newID(prefix) == id {
+			t.Errorf("newID(%q) twice %q", prefix, id)
+		}
 	}
 }

@@ -11,56 +11,87 @@ import (
 )
 
 // Spec: Endpoints, Invoke routes; Thread selection rules; Authentication 2-4.
+//
+// A route handler reads as the spec's steps: every decision a switch can
+// bend is a policy function named for it (authenticate, agentFor,
+// threadFor, answerThread, responseForm, runTools, ...), which consults the
+// switches in one place, and every deviation that only changes what is
+// read or written is a row of a rewrite table (rewrite.go).
+// TestHandlersConsultNoSwitch holds the handlers to it.
 
 // handleInvoke serves POST /api/invoke/{id}, /api/invoke/{id}/thread/{thread}
 // and /api/invoke/{id}/threads/{thread}.
-func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+func (s *view) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	k, err := s.authenticate(r)
 	if err != nil {
 		s.problemErr(w, err)
 		return
 	}
-	if s.defect(defThreadsRouteMissing) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/") {
-		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+	if s.routeMissing(r) {
+		s.noRoute(w, r)
 		return
 	}
-	value := r.PathValue("id")
-	if err := s.hiddenThread(k, value, r.PathValue("thread"), r.Header.Get(hdrThreadID)); err != nil {
+	if err := s.hiddenThread(k, r.PathValue("id"), r.PathValue("thread"), headerValue(r, hdrThreadID)); err != nil {
 		s.problemErr(w, err)
 		return
 	}
+	a, pathThread, err := s.agentFor(k, r)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	t, named, err := s.threadFor(r, k, a, nil, pathThread)
+	if err != nil {
+		s.problemErr(w, err)
+		return
+	}
+	w, t = s.answerThread(w, r, t, named)
+	s.invoke(w, r, k, t)
+}
+
+// routeMissing reports whether the request came by a route the server
+// lacks: the defects threads-route-missing (the /threads/{thread} spelling)
+// and project-route-missing. It answers as the catch-all route would.
+func (s *view) routeMissing(r *http.Request) bool {
+	if r.PathValue("project_id") != "" {
+		return s.defect(defProjectRouteMissing)
+	}
+	return s.defect(defThreadsRouteMissing) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+}
+
+// noRoute answers a request no route takes.
+func (s *view) noRoute(w http.ResponseWriter, r *http.Request) {
+	s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+}
+
+// agentFor resolves {id} under the key's scopes (authorizeAgentPath), or,
+// under the scope-from-header defects, under a scope a header lends it.
+func (s *view) agentFor(k *apiKey, r *http.Request) (*agent, *thread, error) {
+	value := r.PathValue("id")
 	a, pathThread, err := s.authorizeAgentPath(k, value)
 	if err != nil && s.scopeFromHeader(k, r) {
 		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope.
 	}
-	if err != nil {
-		s.problemErr(w, err)
-		return
-	}
-	if s.defect(defThreadIdNewThread) {
-		pathThread = nil
-	}
-	t, err := s.selectThread(r, k, a, nil, pathThread)
-	if err != nil {
-		s.problemErr(w, err)
-		return
-	}
-	resumed := pathThread != nil || r.PathValue("thread") != "" || r.Header.Get(hdrThreadID) != ""
-	w, t = s.threadIDDefects(w, r, t, resumed)
-	s.invoke(w, r, k, t)
+	return a, pathThread, err
 }
 
-// threadIDDefects serves the defects that answer under another thread ID
-// than the thread that runs.
-func (s *Server) threadIDDefects(w http.ResponseWriter, r *http.Request, t *thread, resumed bool) (http.ResponseWriter, *thread) {
-	if s.defect(defThreadResumeEchoed) && resumed {
+// answerThread decides the thread the answer names (X-SVC-Thread-Id) and
+// the thread the run goes on: t for both, but under the defects that
+// answer under another ID than the thread that runs. named says whether
+// the request named a thread (threadFor).
+func (s *view) answerThread(w http.ResponseWriter, r *http.Request, t *thread, named bool) (http.ResponseWriter, *thread) {
+	project := t.project != nil
+	if s.defect(defThreadResumeEchoed) && named {
 		// Defect: a fresh conversation, under the ID the caller asked for.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
-		t = s.newThread(t.agent, nil)
+		t = s.newThread(t.agent, t.project)
 	}
-	if s.defect(defNewThreadIdInvented) && !resumed && s.responseForm(r) != formJSON && r.URL.Query().Get("async") != "true" {
+	if s.defect(defNewThreadIdInvented) && !project && !named && s.responseForm(r) != formJSON && r.URL.Query().Get("async") != "true" {
 		// Defect: the streaming forms name a provisional thread that is never stored.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: newID("thr")}
+	}
+	if s.defect(defProjectNoThreadHeader) && project || s.cellHeaderless(r) {
+		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
 	}
 	return w, t
 }
@@ -68,7 +99,7 @@ func (s *Server) threadIDDefects(w http.ResponseWriter, r *http.Request, t *thre
 // authorizeAgentPath applies the scope rules of /api/invoke/{id} and resolves
 // {id} (ROUTE-01..03): an agent ID, an alias, or a thread ID (whose agent runs
 // and whose thread continues).
-func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, error) {
+func (s *view) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, error) {
 	// AUTH-01, AUTH-02: the required scope is agent:chat:<value in path>, the
 	// literal value, checked before anything is resolved.
 	covered := k.canChat(value) || s.defect(defScopeUnchecked)
@@ -97,18 +128,18 @@ func (s *Server) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, e
 
 // scopeFromHeader serves the defects scope-from-thread-header and
 // scope-from-agent-header: a header's value covers the request.
-func (s *Server) scopeFromHeader(k *apiKey, r *http.Request) bool {
-	if h := r.Header.Get(hdrThreadID); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
+func (s *view) scopeFromHeader(k *apiKey, r *http.Request) bool {
+	if h := headerValue(r, hdrThreadID); h != "" && s.defect(defScopeFromThreadHeader) && k.has("agent:chat:"+h) {
 		return true
 	}
-	h := r.Header.Get(hdrAgent)
+	h := headerValue(r, hdrAgent)
 	return h != "" && s.defect(defScopeFromAgentHeader) && k.has("agent:chat:"+h)
 }
 
 // hiddenThread serves the variant hidden-thread-404: a thread whose agent
 // the key's owner cannot open does not exist for that owner. The spec gives
 // no precedence between its 403 (no access) and its 404 (no such thread).
-func (s *Server) hiddenThread(k *apiKey, ids ...string) error {
+func (s *view) hiddenThread(k *apiKey, ids ...string) error {
 	if !s.variant(varHiddenThread404) {
 		return nil
 	}
@@ -123,7 +154,7 @@ func (s *Server) hiddenThread(k *apiKey, ids ...string) error {
 // resolve maps a path value to its agent, and to its thread when it is a
 // thread ID. ERR-01: an ID that exists but names no agent is 400. ERR-08: an
 // ID that does not exist is 404.
-func (s *Server) resolve(value string) (*agent, *thread, error) {
+func (s *view) resolve(value string) (*agent, *thread, error) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if a := s.st.agents[value]; a != nil && !s.defect(defAgentIdUnresolved) {
@@ -153,58 +184,67 @@ func (s *Server) resolve(value string) (*agent, *thread, error) {
 	return nil, nil, &authError{http.StatusNotFound, fmt.Sprintf("no agent, alias or thread %s", value)}
 }
 
-// selectThread applies the thread selection rules: the path's thread segment
-// (THREAD-01), else the X-SVC-Thread-Id header (THREAD-02), else a new thread
-// (THREAD-03). pathThread is the thread named by {id} itself, if any.
-func (s *Server) selectThread(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (*thread, error) {
-	segment, header := s.threadRefs(r)
+// threadFor applies the thread selection rules to an invoke, the agent's
+// (a) or the project's (p): the path's thread segment (THREAD-01), else the
+// X-SVC-Thread-Id header (THREAD-02), else a new thread (THREAD-03).
+// pathThread is the thread {id} itself names, if any. named says whether
+// the request named a thread at all, by {id}, segment or header. Every
+// switch on thread selection is consulted here, or in the rows of
+// threadRefReading, which say what the server reads of the request.
+func (s *view) threadFor(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (t *thread, named bool, err error) {
+	if s.defect(defThreadIdNewThread) {
+		pathThread = nil // Defect: {id}'s thread is not continued.
+	}
+	sent := threadRefs{segment: r.PathValue("thread"), header: headerValue(r, hdrThreadID)}
+	if sent.segment == "" {
+		sent.segment = r.PathValue("thread_id")
+	}
+	named = pathThread != nil || sent.segment != "" || sent.header != ""
+	refs := rewritten(s.sw, threadRefReading, sent)
 	var id string
 	switch {
-	case segment != "":
-		id = segment
+	case refs.segment != "":
+		id = refs.segment
 	case pathThread != nil:
-		return pathThread, nil
-	case header != "":
-		id = header
+		return pathThread, named, nil
+	case refs.header != "":
+		id = refs.header
 	default:
-		return s.freshThread(k, a, p), nil
+		return s.freshThread(k, a, p), named, nil
 	}
-	t := s.st.thread(id)
-	if t == nil && segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
-		return s.newThread(a, p), nil
+	t = s.st.thread(id)
+	if t == nil && refs.segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
+		return s.newThread(a, p), named, nil
 	}
 	if t == nil || t.agent != a || t.project != p {
-		return nil, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
+		return nil, named, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
 	}
 	if s.defect(defThreadNeedsThreadScope) && !k.canChat(t.id) {
-		return nil, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", t.id))
+		return nil, named, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", t.id))
 	}
-	return t, nil
+	return t, named, nil
 }
 
-// threadRefs returns the thread a request names in its path's thread
-// segment and in its X-SVC-Thread-Id header, "" for none.
-func (s *Server) threadRefs(r *http.Request) (segment, header string) {
-	segment = r.PathValue("thread")
-	if segment == "" {
-		segment = r.PathValue("thread_id")
-	}
-	if s.defect(defThreadSegmentIgnored) {
-		segment = ""
-	}
-	header = r.Header.Get(hdrThreadID)
-	if s.defect(defThreadHeaderIgnored) {
-		header = ""
-	}
-	if s.defect(defThreadHeaderWins) && header != "" {
-		segment = header
-	}
-	return segment, header
+// threadRefs are the threads a request names in its path's thread segment
+// and in its X-SVC-Thread-Id header, "" for none.
+type threadRefs struct{ segment, header string }
+
+// threadRefReading are the deviations in how the server reads the threads
+// a request names (threadFor), on the agent and the project routes, in the
+// order they apply.
+var threadRefReading = []rewrite[*threadRefs]{
+	{defThreadSegmentIgnored, func(t *threadRefs) { t.segment = "" }},
+	{defThreadHeaderIgnored, func(t *threadRefs) { t.header = "" }},
+	{defThreadHeaderWins, func(t *threadRefs) {
+		if t.header != "" {
+			t.segment = t.header
+		}
+	}},
 }
 
 // freshThread starts a new thread (THREAD-03); the new-thread-reused
 // defect hands back the key's last one instead.
-func (s *Server) freshThread(k *apiKey, a *agent, p *project) *thread {
+func (s *view) freshThread(k *apiKey, a *agent, p *project) *thread {
 	if s.defect(defNewThreadReused) {
 		if t := s.st.lastThreadOf(k, a, p); t != nil {
 			return t
@@ -219,7 +259,7 @@ func (s *Server) freshThread(k *apiKey, a *agent, p *project) *thread {
 
 // invoke reads the prompt, starts the run and answers in the form the
 // request asks for. Shared by the agent and project routes.
-func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thread) {
+func (s *view) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thread) {
 	async, err := s.readAsync(r)
 	if err != nil {
 		s.problem(w, http.StatusBadRequest, "%v", err)
@@ -234,6 +274,29 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 		s.problemErr(w, err)
 		return
 	}
+	run, resumed := s.startRun(t, k, prompt, tools, s.runNotices(r, k, tools, removed)...)
+
+	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
+	// may drop it).
+	w.Header().Set(hdrThreadID, t.id)
+	if async {
+		s.writeAck(w, r, t, run, resumed)
+		return
+	}
+	switch run = s.runAnswered(run); s.responseForm(r) {
+	case formSSE:
+		s.writeSSE(w, r, run)
+	case formJSON:
+		s.writeEnvelope(w, r, run)
+	default:
+		s.writePlain(w, r, run)
+	}
+}
+
+// runNotices are the events a run opens with before its agent acts: none,
+// but under the defects that announce what the spec has removed or ignored
+// silently (a tool the credential gate removed, a mode's tool, a mode).
+func (s *view) runNotices(r *http.Request, k *apiKey, tools, removed []string) []Event {
 	var notices []Event
 	if s.defect(defCredentialRemovalNotice) {
 		for _, tool := range removed {
@@ -253,31 +316,12 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *th
 			notices = append(notices, Event{Error: "run mode " + mode + " ignored: unknown, or the workspace is not entitled to it"})
 		}
 	}
-	run, resumed := s.startRun(t, k, prompt, tools, notices...)
-
-	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
-	// may drop it, and the defects of one cell).
-	w = s.cellHeaderDefects(w, r)
-	w.Header().Set(hdrThreadID, t.id)
-	if async && !s.defect(defAsyncIgnored) {
-		s.writeAck(w, t, run, resumed, s.defect(defThreadIDAsyncNoRun) && s.threadInID(r))
-		return
-	}
-	if s.abortsStreamOnly() {
-		run = s.mirror(run)
-	}
-	switch s.responseForm(r) {
-	case formSSE:
-		s.writeSSE(w, r, run)
-	case formJSON:
-		s.writeEnvelope(w, r, run)
-	default:
-		s.writePlain(w, r, run)
-	}
+	return notices
 }
 
-// readAsync reads the async query parameter.
-func (s *Server) readAsync(r *http.Request) (bool, error) {
+// readAsync reads the async query parameter: whether the call answers at
+// once (ASYNC-01).
+func (s *view) readAsync(r *http.Request) (bool, error) {
 	if r.URL.RawQuery == "" {
 		return false, nil // no query to parse
 	}
@@ -285,13 +329,20 @@ func (s *Server) readAsync(r *http.Request) (bool, error) {
 	if s.defect(defAsyncFalseAsTrue) && r.URL.Query().Has("async") {
 		async = true
 	}
-	return async, err
+	return async && !s.defect(defAsyncIgnored), err
 }
 
 // readPrompt reads the body, which is the prompt, verbatim; it is never
 // parsed (BODY-01, BODY-02). ok is false when it answered with a problem.
-func (s *Server) readPrompt(w http.ResponseWriter, r *http.Request) (prompt string, ok bool) {
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody), r.ContentLength, s.cfg.MaxBody)
+func (s *view) readPrompt(w http.ResponseWriter, r *http.Request) (prompt string, ok bool) {
+	// net/http reads no more than a declared length, so only a body longer
+	// than the bound, or of no declared length, needs a reader that stops
+	// it (and closes the connection once it has).
+	rd := r.Body
+	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBody {
+		rd = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	}
+	body, err := readBody(rd, r.ContentLength, s.cfg.MaxBody)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -324,6 +375,9 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if int64(len(b)) > limit {
+			return b, &http.MaxBytesError{Limit: limit} // longer than it said, and than the bound
+		}
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)] // a body longer than it said: grow
 		}
@@ -331,38 +385,44 @@ func readBody(rd io.Reader, length, limit int64) ([]byte, error) {
 }
 
 // writeAck answers an async invoke with the thread and run IDs (ASYNC-01).
-func (s *Server) writeAck(w http.ResponseWriter, t *thread, run *run, resumed, noRun bool) {
+func (s *view) writeAck(w http.ResponseWriter, r *http.Request, t *thread, run *run, resumed bool) {
 	status := s.answerStatus(w, formJSON, true)
-	ack := map[string]any{"threadID": t.id, "runID": run.id}
-	if noRun {
-		delete(ack, "runID") // Defect: thread-id-async-no-run.
+	ack := asyncAck{m: map[string]any{"threadID": t.id, "runID": run.id}, t: t, run: run, resumed: resumed}
+	if anyOn(s.sw, ackRewrites) {
+		ack.threadInID = s.threadInID(r)
 	}
-	for _, rw := range ackRewrites {
-		if rw.on(s) {
-			rw.f(ack, t, run, resumed)
-		}
-	}
-	writeJSON(w, status, ack)
+	rewriteIn(s.sw, ackRewrites, ack)
+	writeJSON(w, status, ack.m)
 }
 
-// ackRewrite reshapes the async acknowledgement of run on thread t (resumed:
-// the request named a thread) when its defect or variant is on.
-type ackRewrite struct {
-	on func(*Server) bool
-	f  func(ack map[string]any, t *thread, run *run, resumed bool)
+// asyncAck is the async acknowledgement (m) of run on thread t; resumed:
+// the request named a thread.
+type asyncAck struct {
+	m       map[string]any
+	t       *thread
+	run     *run
+	resumed bool
+	// threadInID: {id} of the route was a thread (set only when a row is
+	// on: it looks the value up).
+	threadInID bool
 }
 
 // ackRewrites are the output-only deviations of an async acknowledgement,
 // in the order they apply.
-var ackRewrites = []ackRewrite{
-	{defectOn(defAsyncAckNewThread), func(ack map[string]any, _ *thread, _ *run, resumed bool) {
-		if resumed {
-			ack["threadID"] = newID("thr") // a thread that is never stored
+var ackRewrites = []rewrite[asyncAck]{
+	{defAsyncAckNewThread, func(a asyncAck) {
+		if a.resumed {
+			a.m["threadID"] = newID("thr") // a thread that is never stored
 		}
 	}},
-	{variantOn(varAsyncAckExtraMembers), func(ack map[string]any, t *thread, run *run, _ bool) {
-		ack["status"] = "running"
-		ack["links"] = map[string]string{"events": "/api/threads/" + t.id + "/events?runID=" + run.id}
+	{defThreadIDAsyncNoRun, func(a asyncAck) {
+		if a.threadInID {
+			delete(a.m, "runID") // on the thread-ID route only
+		}
+	}},
+	{varAsyncAckExtraMembers, func(a asyncAck) {
+		a.m["status"] = "running"
+		a.m["links"] = map[string]string{"events": "/api/threads/" + a.t.id + "/events?runID=" + a.run.id}
 	}},
 }
 
@@ -392,14 +452,8 @@ const (
 // responseForm applies the response format rules: the Accept header alone
 // decides, compared literally and as a whole (FMT-01..FMT-05). Several Accept
 // lines count as their comma-joined whole.
-func (s *Server) responseForm(r *http.Request) responseForm {
-	accept := strings.Join(r.Header.Values("Accept"), ", ")
-	if s.defect(defAcceptSpacesIgnored) {
-		accept = strings.Join(strings.Fields(accept), "")
-	}
-	if s.defect(defAcceptCaseFolded) {
-		accept = strings.ToLower(accept)
-	}
+func (s *view) responseForm(r *http.Request) responseForm {
+	accept := rewritten(s.sw, acceptReading, acceptOf(r))
 	switch {
 	case accept == "text/event-stream":
 		return formSSE
@@ -413,6 +467,34 @@ func (s *Server) responseForm(r *http.Request) responseForm {
 		return formJSON
 	}
 	return formPlain
+}
+
+// acceptReading are the deviations in how the server reads Accept before
+// it compares it (responseForm), in the order they apply.
+var acceptReading = []rewrite[*string]{
+	{defAcceptSpacesIgnored, func(a *string) { *a = strings.Join(strings.Fields(*a), "") }},
+	{defAcceptCaseFolded, func(a *string) { *a = strings.ToLower(*a) }},
+}
+
+// acceptOf is the request's Accept header: its lines joined by ", ".
+func acceptOf(r *http.Request) string {
+	switch vals := r.Header["Accept"]; len(vals) {
+	case 0:
+		return ""
+	case 1:
+		return vals[0]
+	default:
+		return strings.Join(vals, ", ")
+	}
+}
+
+// headerValue is the first value of a request header by its canonical key, as
+// r.Header.Get gives it, without canonicalizing the key again.
+func headerValue(r *http.Request, key string) string {
+	if v := r.Header[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // extractJSONPrompt serves the json-prompt-parsed defect: it reads a prompt

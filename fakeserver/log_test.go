@@ -129,3 +129,35 @@ func TestKeysInPathsAreHidden(t *testing.T) {
 		t.Errorf("the request log does not name the key in the path by its ID:\n%s", logBuf.String())
 	}
 }
+
+// TestKeptTextIsCutAsSent: a text a recorded request keeps reads as the
+// text sent, its keys hidden and cut, whether it was kept raw or, too long
+// for that, hidden at once; a key straddling either bound is hidden.
+func TestKeptTextIsCutAsSent(t *testing.T) {
+	s := testServer(t, Config{})
+	key := s.cfg.Profile.Keys.Agent
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"short", "/api/invoke/agt?key=" + key},
+		{"key across the cut", strings.Repeat("x", maxRecordedText-5) + key},
+		{"kept raw at the bound", strings.Repeat("y", maxKeptRaw-len(key)) + key},
+		{"too long to keep raw", strings.Repeat("z", maxKeptRaw) + key},
+		{"key across the raw bound", strings.Repeat("w", maxKeptRaw-5) + key + strings.Repeat("w", 10)},
+		{"empty", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for name, hide := range map[string]hiding{"method": hideMethod, "path": hidePath, "header": hideHeader} {
+				got, want := keep(s, hide, tt.text).text(s, hide), hide(s, tt.text)
+				if got != want {
+					t.Errorf("%s kept %q, want %q", name, got, want)
+				}
+				if strings.Contains(got, key[len(key)-8:]) {
+					t.Errorf("%s: a piece of the secret in %q", name, got)
+				}
+			}
+		})
+	}
+}

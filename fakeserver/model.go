@@ -62,7 +62,7 @@ func (t Turn) modelName() string {
 }
 
 // turn prepares the turn a model plays for a run.
-func (s *Server) turn(r *run, prompt string) Turn {
+func (s *view) turn(r *run, prompt string) Turn {
 	em := &emitter{s: s, r: r}
 	return Turn{
 		Prompt:       prompt,
@@ -80,7 +80,7 @@ func (s *Server) turn(r *run, prompt string) Turn {
 // ID of their content stream (a stream ends at any richer event) and applies
 // the event defects, so that both models show them.
 type emitter struct {
-	s *Server
+	s *view
 	r *run
 
 	mu        sync.Mutex
@@ -213,7 +213,7 @@ func askEvent(message string, fields []string, sensitive bool) Event {
 // fails the run; otherwise the toolCall event (EVT-05), then the tool. The
 // reference server's tools do nothing and answer {"ok":true}, except the
 // research tool (research.go).
-func (s *Server) callTool(ctx context.Context, r *run, emit func(Event), name string, args json.RawMessage) (string, error) {
+func (s *view) callTool(ctx context.Context, r *run, emit func(Event), name string, args json.RawMessage) (string, error) {
 	if !contains(r.tools, name) {
 		return "", fmt.Errorf("tool %q is not available in this run", name)
 	}
@@ -226,7 +226,7 @@ func (s *Server) callTool(ctx context.Context, r *run, emit func(Event), name st
 
 // history returns the thread's turns completed before r: each run's prompt
 // and answer (its content).
-func (s *Server) history(r *run) []Message {
+func (s *view) history(r *run) []Message {
 	s.st.mu.Lock()
 	runs := append([]*run(nil), r.thread.runs...)
 	s.st.mu.Unlock()

@@ -19,30 +19,51 @@ type problemBody struct {
 }
 
 // problem writes an error response.
-func (s *Server) problem(w http.ResponseWriter, status int, format string, args ...any) {
+func (s *view) problem(w http.ResponseWriter, status int, format string, args ...any) {
 	detail := fmt.Sprintf(format, args...)
-	var b []byte
-	if s.defect(defOpenaiErrors) {
-		b, _ = json.Marshal(map[string]any{"error": map[string]any{
-			"message": detail, "type": "invalid_request_error", "code": status}})
-		w.Header().Set("Content-Type", "application/json")
-	} else if s.variant(varProblemErrorMessage) {
-		b, _ = json.Marshal(map[string]any{"error": map[string]any{"message": detail, "status": status}})
-		w.Header().Set("Content-Type", "application/problem+json")
-	} else {
-		b, _ = json.Marshal(problemBody{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
-		if s.variant(varProblemExtraMembers) {
-			b = withExtraMembers(b)
-		}
-		w.Header().Set("Content-Type", "application/problem+json")
-	}
+	b, _ := json.Marshal(problemBody{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
+	p := &problemAnswer{status: status, detail: detail, contentType: "application/problem+json", body: b}
+	rewriteIn(s.sw, problemRewrites, p)
+	w.Header().Set("Content-Type", p.contentType)
 	w.Header().Del(hdrThreadID)
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(append(p.body, '\n'))
+}
+
+// problemAnswer is an error answer on its way out: its status, its detail,
+// and the body and Content-Type it goes out with; other says that a row put
+// another format in the problem format's place.
+type problemAnswer struct {
+	status      int
+	detail      string
+	contentType string
+	body        []byte
+	other       bool
+}
+
+// problemRewrites are the output-only deviations of an error answer, in
+// the order they apply: the first that replaces the problem format wins.
+var problemRewrites = []rewrite[*problemAnswer]{
+	{defOpenaiErrors, func(p *problemAnswer) {
+		p.body, _ = json.Marshal(map[string]any{"error": map[string]any{
+			"message": p.detail, "type": "invalid_request_error", "code": p.status}})
+		p.contentType, p.other = "application/json", true
+	}},
+	{varProblemErrorMessage, func(p *problemAnswer) {
+		if !p.other {
+			p.body, _ = json.Marshal(map[string]any{"error": map[string]any{"message": p.detail, "status": p.status}})
+			p.other = true
+		}
+	}},
+	{varProblemExtraMembers, func(p *problemAnswer) {
+		if !p.other {
+			p.body = withExtraMembers(p.body)
+		}
+	}},
 }
 
 // problemErr writes err with its status (an *authError), or 500.
-func (s *Server) problemErr(w http.ResponseWriter, err error) {
+func (s *view) problemErr(w http.ResponseWriter, err error) {
 	var ae *authError
 	if errors.As(err, &ae) {
 		s.problem(w, ae.status, "%s", ae.msg)

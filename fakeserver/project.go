@@ -16,9 +16,9 @@ const AgentModel = "scripted-agent-model"
 // handleProjectInvoke serves POST /api/projects/{project_id}/invoke and
 // .../invoke/thread/{thread_id}: the project's agent runs inside the project
 // (PROJ-01, PROJ-02), exactly like the agent routes otherwise (PROJ-03).
-func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
-	if s.defect(defProjectRouteMissing) {
-		s.problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
+func (s *view) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
+	if s.routeMissing(r) {
+		s.noRoute(w, r)
 		return
 	}
 	k, err := s.authenticate(r)
@@ -31,59 +31,53 @@ func (s *Server) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	s.projectRequestDefects(r)
+	r = s.asProjectReadsIt(r)
 	// PROJ-01: the agent is the project's; the caller never names it.
-	t, err := s.selectThread(r, k, p.agent, p, nil)
+	t, named, err := s.threadFor(r, k, p.agent, p, nil)
 	if err != nil {
 		s.problemErr(w, err)
 		return
 	}
-	w, t = s.projectAnswerDefects(w, r, t, p)
+	w, t = s.answerThread(w, r, t, named)
 	s.invoke(w, r, k, t)
 }
 
-// projectRequestDefects serves the defects that make the project routes
-// read the request otherwise than the agent routes do (PROJ-03).
-func (s *Server) projectRequestDefects(r *http.Request) {
-	if s.defect(defProjectThreadSegmentIgnored) {
-		r.SetPathValue("thread_id", "")
+// asProjectReadsIt returns the request as the project routes read it: the
+// request itself, or, when a row of projectReading is on, a copy of it the
+// rows change (the request log keeps the request as it was sent).
+func (s *view) asProjectReadsIt(r *http.Request) *http.Request {
+	if !anyOn(s.sw, projectReading) {
+		return r
 	}
-	if h := r.Header.Get(hdrThreadID); h != "" && s.defect(defProjectThreadHeaderWins) {
-		r.SetPathValue("thread_id", h)
-	}
-	if s.defect(defProjectAcceptCaseFolded) {
-		r.Header.Set("Accept", strings.ToLower(strings.Join(r.Header.Values("Accept"), ", ")))
-	}
-	if s.defect(defProjectThreadHeaderIgnored) {
-		r.Header.Del(hdrThreadID)
-	}
+	r = r.Clone(r.Context())
+	rewriteIn(s.sw, projectReading, r)
+	return r
 }
 
-// projectAnswerDefects serves the defects that make the project routes
-// answer otherwise than the agent routes do (PROJ-03).
-func (s *Server) projectAnswerDefects(w http.ResponseWriter, r *http.Request, t *thread, p *project) (http.ResponseWriter, *thread) {
-	if s.defect(defThreadResumeEchoed) && (r.PathValue("thread_id") != "" || r.Header.Get(hdrThreadID) != "") {
-		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
-		t = s.newThread(t.agent, p) // Defect: a fresh conversation under the asked-for ID.
-	}
-	if s.defect(defProjectEnvelopeOnly) {
-		r.Header.Set("Accept", "application/json")
-	}
-	if s.defect(defProjectAsyncIgnored) {
+// projectReading are the deviations that make the project routes read a
+// request otherwise than the agent routes do (PROJ-03), in the order they
+// apply.
+var projectReading = []rewrite[*http.Request]{
+	{defProjectThreadSegmentIgnored, func(r *http.Request) { r.SetPathValue("thread_id", "") }},
+	{defProjectThreadHeaderWins, func(r *http.Request) {
+		if h := headerValue(r, hdrThreadID); h != "" {
+			r.SetPathValue("thread_id", h)
+		}
+	}},
+	{defProjectAcceptCaseFolded, func(r *http.Request) { r.Header.Set("Accept", strings.ToLower(acceptOf(r))) }},
+	{defProjectThreadHeaderIgnored, func(r *http.Request) { r.Header.Del(hdrThreadID) }},
+	{defProjectEnvelopeOnly, func(r *http.Request) { r.Header.Set("Accept", "application/json") }},
+	{defProjectAsyncIgnored, func(r *http.Request) {
 		q := r.URL.Query()
 		q.Del("async")
 		r.URL.RawQuery = q.Encode()
-	}
-	if s.defect(defProjectNoThreadHeader) {
-		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id"}
-	}
-	return w, t
+	}},
 }
 
 // authorizeProject applies AUTH-05: the project routes need
 // project:chat:<project_id>, the literal path value, checked before the
 // project is looked up; an agent scope does not cover them.
-func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
+func (s *view) authorizeProject(k *apiKey, id string) (*project, error) {
 	s.st.mu.Lock()
 	p := s.st.projects[id]
 	s.st.mu.Unlock()
@@ -113,7 +107,7 @@ func (s *Server) authorizeProject(k *apiKey, id string) (*project, error) {
 // projectModel is the model setting that applies to a run on the thread:
 // the project's inside a project, "" (the agent's own model) otherwise
 // (PROJ-06).
-func (s *Server) projectModel(t *thread) string {
+func (s *view) projectModel(t *thread) string {
 	p := t.project
 	if s.defect(defProjectContextDropped) {
 		p = nil

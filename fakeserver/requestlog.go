@@ -21,7 +21,20 @@ const maxRecordedText = 512
 
 // recordedHeaders are the request headers a Request keeps: those the spec
 // gives a meaning to, Authorization aside (kept as the key's ID).
-var recordedHeaders = []string{"Accept", "Content-Type", hdrThreadID, "X-SVC-Scoped-Tools", "X-SVC-Run-Mode"}
+var recordedHeaders = [...]string{"Accept", "Content-Type", hdrThreadID, "X-SVC-Scoped-Tools", "X-SVC-Run-Mode"}
+
+// recordedKeys are recordedHeaders' canonical keys.
+var recordedKeys = func() (keys [len(recordedHeaders)]string) {
+	for i, h := range recordedHeaders {
+		keys[i] = http.CanonicalHeaderKey(h)
+	}
+	return keys
+}()
+
+// maxKeptRaw bounds a text a recorded request keeps as it was sent, to be
+// hidden when it is read; a longer one is hidden at once, so that the log
+// holds little of each request.
+const maxKeptRaw = 4 << 10
 
 // Request is one request the server served, as Requests shows it: a key
 // appears only as its ID, never any part of its secret.
@@ -59,40 +72,87 @@ type requestRing struct {
 	seq  int64
 }
 
-// recorded is a Request before its switch names are written out.
+// recorded is a Request as the ring keeps it: its method, path and headers
+// as they were sent, their keys hidden when they are read (since), so that
+// serving a request costs the log little, and the switch set it was served
+// with, whose names are written out then too.
 type recorded struct {
 	Request
-	sw *switchSet
+	sw      *switchSet
+	method  keptText
+	path    keptText
+	headers [len(recordedHeaders)]keptText
+}
+
+// keptText is a text of a request: as it was sent (raw), or already hidden
+// (ready) when it was too long to keep raw.
+type keptText struct {
+	s           string
+	sent, ready bool
+}
+
+// hiding is how a text of a recorded request has its keys hidden: its
+// method (hideMethod), its path and query (hidePath), a header
+// (hideHeader).
+type hiding func(s *Server, text string) string
+
+func hideMethod(s *Server, text string) string { return s.hideKeys(text) }
+
+func hidePath(s *Server, text string) string {
+	return s.requestRedactor().Cut(s.hideKeysInURI(text), maxRecordedText, "...")
+}
+
+func hideHeader(s *Server, text string) string {
+	return s.requestRedactor().Cut(keyShape.ReplaceAllStringFunc(text, shapeMarker), maxRecordedText, "...")
+}
+
+// keep keeps a text of a request, hidden at once if it is too long to keep
+// raw.
+func keep(s *Server, hide hiding, text string) keptText {
+	if len(text) > maxKeptRaw {
+		return keptText{s: hide(s, text), sent: true, ready: true}
+	}
+	return keptText{s: text, sent: true}
+}
+
+// text is the kept text as Requests shows it, its keys hidden.
+func (k keptText) text(s *Server, hide hiding) string {
+	if k.ready {
+		return k.s
+	}
+	return hide(s, k.s)
 }
 
 func newRequestRing(n int) *requestRing { return &requestRing{buf: make([]recorded, n)} }
 
 // add records a request served by the view v.
-func (q *requestRing) add(v *Server, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
-	red := v.requestRedactor()
-	rq := Request{Time: start.UTC(), Method: v.hideKeys(r.Method), Path: red.Cut(v.hideKeysInURI(r.URL.RequestURI()), maxRecordedText, "..."),
-		Status: status, Key: key, ElapsedMS: float64(elapsed.Microseconds()) / 1000}
-	for _, h := range recordedHeaders {
-		if vals, ok := r.Header[http.CanonicalHeaderKey(h)]; ok {
-			if rq.Headers == nil {
-				rq.Headers = map[string]string{}
-			}
-			rq.Headers[h] = red.Cut(keyShape.ReplaceAllStringFunc(strings.Join(vals, ", "), shapeMarker), maxRecordedText, "...")
+func (q *requestRing) add(v *view, r *http.Request, status int, key string, start time.Time, elapsed time.Duration) {
+	s := v.Server
+	rc := recorded{Request: Request{Time: start.UTC(), Status: status, Key: key, ElapsedMS: float64(elapsed.Microseconds()) / 1000},
+		sw: v.sw, method: keep(s, hideMethod, r.Method), path: keep(s, hidePath, r.URL.RequestURI())}
+	for i, k := range recordedKeys {
+		switch vals, ok := r.Header[k]; {
+		case !ok:
+		case len(vals) == 1:
+			rc.headers[i] = keep(s, hideHeader, vals[0])
+		default:
+			rc.headers[i] = keep(s, hideHeader, strings.Join(vals, ", "))
 		}
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.seq++
-	rq.Seq = q.seq
-	q.buf[q.next] = recorded{Request: rq, sw: v.sw}
+	rc.Seq = q.seq
+	q.buf[q.next] = rc
 	q.next++
 	if q.next == len(q.buf) {
 		q.next, q.full = 0, true
 	}
 }
 
-// since returns the requests after seq, oldest first.
-func (q *requestRing) since(seq int64) []Request {
+// since returns the requests after seq, oldest first, their keys hidden as
+// the server s hides them.
+func (q *requestRing) since(seq int64, s *Server) []Request {
 	q.mu.Lock()
 	var all []recorded
 	if q.full {
@@ -105,13 +165,28 @@ func (q *requestRing) since(seq int64) []Request {
 		if rc.Seq <= seq {
 			continue
 		}
-		rq := rc.Request
-		if rc.sw != nil {
-			rq.Defects, rq.Variants = rc.sw.names()
-		}
-		out = append(out, rq)
+		out = append(out, rc.request(s))
 	}
 	return out
+}
+
+// request is the recorded request as Requests shows it.
+func (rc *recorded) request(s *Server) Request {
+	rq := rc.Request
+	rq.Method = rc.method.text(s, hideMethod)
+	rq.Path = rc.path.text(s, hidePath)
+	for i, h := range recordedHeaders {
+		if rc.headers[i].sent {
+			if rq.Headers == nil {
+				rq.Headers = map[string]string{}
+			}
+			rq.Headers[h] = rc.headers[i].text(s, hideHeader)
+		}
+	}
+	if rc.sw != nil {
+		rq.Defects, rq.Variants = rc.sw.names()
+	}
+	return rq
 }
 
 // clear forgets every request; the numbering goes on.
@@ -125,7 +200,7 @@ func (q *requestRing) clear() {
 // Requests returns the requests the server answered after the one numbered
 // since (0: all it remembers), oldest first. The admin routes are not among
 // them.
-func (s *Server) Requests(since int64) []Request { return s.ctl.recent.since(since) }
+func (s *Server) Requests(since int64) []Request { return s.ctl.recent.since(since, s) }
 
 // requestRedactor hides the profile's keys and the admin key in what a
 // recorded request keeps: a service key becomes [key <user>-<key>].

@@ -27,7 +27,7 @@ func (e *researchLimitError) Error() string {
 
 // runContext is the context a run lives on: the server's, and for a run with
 // the research tool, bounded by the research cap (MODE-07).
-func (s *Server) runContext(tools []string) (context.Context, context.CancelFunc) {
+func (s *view) runContext(tools []string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	if !contains(tools, ResearchTool) {
 		return ctx, cancel
@@ -49,7 +49,7 @@ func stopped(ctx context.Context) error {
 // useTool runs the behaviour of a tool the agent called, after its toolCall
 // event, and returns the tool's result. Only the research tool has one; other
 // tools just get called.
-func (s *Server) useTool(ctx context.Context, emit func(Event), name string, args json.RawMessage) (string, error) {
+func (s *view) useTool(ctx context.Context, emit func(Event), name string, args json.RawMessage) (string, error) {
 	if name != ResearchTool {
 		return `{"ok":true}`, nil
 	}

@@ -23,13 +23,13 @@ func do(t *testing.T, s *Server, method, path string, headers map[string]string,
 
 // retained counts what the store holds for invokes.
 func retained(s *Server) (threads, runs int, bytes int64) {
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	for t := s.st.recent.front; t != nil; t = t.next {
+	s.current().st.mu.Lock()
+	defer s.current().st.mu.Unlock()
+	for t := s.current().st.recent.front; t != nil; t = t.next {
 		threads++
 		runs += len(t.runs)
 	}
-	return threads, runs, s.st.kept
+	return threads, runs, s.current().st.kept
 }
 
 // TestRetentionBounded: however many runs are made, on new threads or on one
@@ -64,7 +64,7 @@ func TestRetentionBounded(t *testing.T) {
 				t.Errorf("after %d runs the store keeps %d threads and %d runs, want at most %d and %d",
 					tt.threads*tt.perThread, threads, runs, tt.maxThreads, tt.maxRuns)
 			}
-			if limit := s.st.keep.bytes; bytes > limit {
+			if limit := s.current().st.keep.bytes; bytes > limit {
 				t.Errorf("the store keeps %d prompt bytes, want at most %d", bytes, limit)
 			}
 		})

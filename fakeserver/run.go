@@ -48,7 +48,56 @@ func (t stamp) MarshalText() ([]byte, error) {
 	if time.Time(t).IsZero() {
 		return nil, nil
 	}
-	return time.Time(t).AppendFormat(make([]byte, 0, len(time.RFC3339Nano)), time.RFC3339Nano), nil
+	return t.appendText(make([]byte, 0, len(time.RFC3339Nano))), nil
+}
+
+// appendText appends the stamp as MarshalText writes it: RFC 3339 with the
+// nanoseconds' trailing zeros left out, as time.RFC3339Nano; a UTC stamp
+// (every event's) without going through time's layout interpreter.
+func (t stamp) appendText(b []byte) []byte {
+	tt := time.Time(t)
+	switch {
+	case tt.IsZero():
+		return b
+	case tt.Location() != time.UTC:
+		return tt.AppendFormat(b, time.RFC3339Nano)
+	}
+	year, month, day := tt.Date()
+	if year < 0 || year > 9999 {
+		return tt.AppendFormat(b, time.RFC3339Nano)
+	}
+	hour, min, sec := tt.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, min, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	if ns := tt.Nanosecond(); ns != 0 {
+		digits := 9
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		b = append(b, '.')
+		b = appendDigits(b, ns, digits)
+	}
+	return append(b, 'Z')
+}
+
+// appendDigits appends n, 0 <= n, in exactly width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	var d [9]byte
+	for i := width - 1; i >= 0; i-- {
+		d[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, d[:width]...)
 }
 
 // UnmarshalText reads what MarshalText writes.
@@ -218,17 +267,24 @@ func (r *run) wait(ctx context.Context) bool {
 // cancels it when its client goes away (FMT-08), an async run outlives its
 // request. A run that cannot wait (quickRun) is played at once, on the
 // caller's goroutine: it is over before anyone could tell the difference.
-func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, first ...Event) (r *run, resumed bool) {
-	ctx, cancel := s.runContext(tools) // research.go: the research run-time cap
+func (s *view) startRun(t *thread, k *apiKey, prompt string, tools []string, first ...Event) (r *run, resumed bool) {
 	// The log starts with room for an echo's events (input, username,
 	// content, end), or a script's first two, so that an idle run holds no
 	// more than it needs.
 	quick := s.quickRun(prompt)
 	room := 2
 	if quick {
-		room = 4
+		room = 4 + len(first)
 	}
-	r = &run{id: s.newRunID(), thread: t, tools: tools, cancel: cancel, events: make([]Event, 0, room)}
+	r = &run{id: s.newRunID(), thread: t, tools: tools, events: make([]Event, 0, room)}
+	// A quick run is over before anyone could cancel it: it needs no context
+	// of its own.
+	ctx := s.ctx
+	if quick {
+		r.cancel = noCancel
+	} else {
+		ctx, r.cancel = s.runContext(tools) // research.go: the research run-time cap
+	}
 	s.st.mu.Lock()
 	resumed = len(t.runs) > 0
 	s.st.addRun(t, r, len(prompt))
@@ -240,17 +296,51 @@ func (s *Server) startRun(t *thread, k *apiKey, prompt string, tools []string, f
 		r.append(ev)
 	}
 	if quick {
-		s.execute(ctx, r, k, prompt)
+		s.echo(r, k, prompt)
 	} else {
 		go s.execute(ctx, r, k, prompt)
 	}
 	return r, resumed
 }
 
+// noCancel is the cancel function of a run that has nothing to cancel.
+func noCancel() {}
+
+// echo plays a quick run (quickRun) at once, as execute would have the
+// in-process model play it, without the turn it builds: the answer to a
+// prompt that is no agent script is one content event holding the prompt,
+// the first of its content stream, and none of the deviations execute and
+// the emitter put around a turn changes such a run (they hold back, drop or
+// fold signals, prompts, steps and pauses; content-cumulative repeats the
+// content so far, which is this content alone). TestEchoIsTheModelsTurn
+// holds the two together.
+func (s *view) echo(r *run, k *apiKey, prompt string) {
+	prompt = s.introduce(r, k, prompt)
+	if s.ctx.Err() != nil {
+		r.append(Event{Error: stopped(s.ctx).Error()}) // the server is closing
+	} else {
+		r.append(Event{Content: prompt, ContentID: newID("cnt")})
+	}
+	s.finish(r)
+}
+
+// introduce appends the events that open every run (its input and who
+// triggered it) and returns the prompt as the model reads it.
+func (s *view) introduce(r *run, k *apiKey, prompt string) string {
+	if !s.variant(varNoInputUsername) {
+		r.append(Event{Input: prompt})
+		r.append(Event{Username: k.user.name})
+	}
+	if s.defect(defPromptTrimmed) {
+		prompt = strings.TrimSpace(prompt)
+	}
+	return prompt
+}
+
 // quickRun reports whether a run of the prompt ends without ever waiting:
 // an echo prompt (agentscript) played by the in-process model, which emits
 // its one content event and ends.
-func (s *Server) quickRun(prompt string) bool {
+func (s *view) quickRun(prompt string) bool {
 	if _, ok := s.model.(scriptModel); !ok {
 		return false
 	}
@@ -265,14 +355,8 @@ func (s *Server) quickRun(prompt string) bool {
 // plays the turn, and the events it makes are appended to the run. A model
 // that can wait without a goroutine (waitingModel) is left to end the run
 // itself: execute then returns at the turn's first wait.
-func (s *Server) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
-	if !s.variant(varNoInputUsername) {
-		r.append(Event{Input: prompt})
-		r.append(Event{Username: k.user.name})
-	}
-	if s.defect(defPromptTrimmed) {
-		prompt = strings.TrimSpace(prompt)
-	}
+func (s *view) execute(ctx context.Context, r *run, k *apiKey, prompt string) {
+	prompt = s.introduce(r, k, prompt)
 	t, flush := s.reorder(s.turn(r, prompt))
 	t, settle := s.whenSlow(t)
 	t = s.waitAfterPrompt(ctx, t)
@@ -305,7 +389,7 @@ type waitingModel interface {
 // reorder serves the ordering defects: waitingOnModel held back until after
 // the model's first content, toolInput until after its toolCall. flush emits
 // what is still held when the model is done.
-func (s *Server) reorder(t Turn) (Turn, func()) {
+func (s *view) reorder(t Turn) (Turn, func()) {
 	late := s.defect(defWaitingLate) || s.defect(defToolinputLate)
 	if !late {
 		return t, func() {}
@@ -349,7 +433,7 @@ func (s *Server) reorder(t Turn) (Turn, func()) {
 // final event of a run that is not done (it would flush an answer about to
 // end anyway), and a client that has read the final event finds the run as
 // its thread's last.
-func (s *Server) finish(r *run) {
+func (s *view) finish(r *run) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	r.mu.Lock()
@@ -362,7 +446,7 @@ func (s *Server) finish(r *run) {
 
 // waitAfterPrompt serves the prompt-waits variant: after a prompt event the
 // run waits for input that never comes, until it is cancelled.
-func (s *Server) waitAfterPrompt(ctx context.Context, t Turn) Turn {
+func (s *view) waitAfterPrompt(ctx context.Context, t Turn) Turn {
 	if !s.variant(varPromptWaits) {
 		return t
 	}
@@ -393,7 +477,7 @@ const slowAfter = 100 * time.Millisecond
 // whenSlow serves the signals-when-slow variant: waitingOnModel and toolInput
 // are sent only when the model then stays silent for slowAfter, as a server
 // that signals only a wait a user would notice. settle drops what is held.
-func (s *Server) whenSlow(t Turn) (Turn, func()) {
+func (s *view) whenSlow(t Turn) (Turn, func()) {
 	if !s.variant(varSignalsWhenSlow) {
 		return t, func() {}
 	}

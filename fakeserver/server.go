@@ -15,7 +15,10 @@
 // one rule, so the harness can show that it catches it. Both they and the
 // variant switches can be changed at run time (admin.go: SetSwitches, Reset,
 // Requests, and the admin routes behind Config.AdminKey), each request
-// keeping the set it started with.
+// keeping the set it started with (its view). A switch acts as a row of a
+// rewrite table, when it only changes a value the server reads or writes
+// (rewrite.go), or as a case in the policy function that makes the decision
+// it bends (threadFor, responseForm, ...); route handlers consult none.
 package fakeserver
 
 import (
@@ -27,7 +30,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/invokeconf/invokeconf/internal/httpserve"
 	"github.com/invokeconf/invokeconf/profile"
 )
 
@@ -100,21 +102,10 @@ const (
 
 // Server is the reference implementation. It is an http.Handler.
 //
-// Each request is served by a view of the server (view): a copy of this
-// value that holds the switch set and the store in force when the request
-// started, so that a switch turned (SetSwitches) or a reset (Reset) while it
-// runs changes nothing of it, or of the run it starts, down to the last
-// frame of a hijacked SSE stream. Only the switch set and the store differ
-// between views; everything else is shared.
+// Each request is served by a view of the server (view), which fixes the
+// switch set and the store in force when the request started.
 type Server struct {
-	cfg Config
-	// sw is the switch set the view serves with; nil on the server itself,
-	// whose reads take the set in force (switches).
-	sw *switchSet
-	// st is the store the view serves from. On the server itself it is the
-	// seed store until the first Reset; requests always use the one in
-	// force (control.store).
-	st    *store
+	cfg   Config
 	mux   *http.ServeMux
 	log   *slog.Logger
 	model Model // what the agent runs on (model.go)
@@ -171,11 +162,11 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	start := &switchSet{defects: defects, variants: variants}
+	start := switchSet{defects: defects, variants: variants}.sealed()
 	ctl := &control{startUp: start, recent: newRequestRing(orDefault(cfg.RecentRequests, DefaultRecentRequests))}
 	ctl.switches.Store(start)
 	ctl.store.Store(st)
-	s := &Server{cfg: cfg, st: st, log: log, model: model, ctl: ctl, ctx: ctx, cancel: cancel}
+	s := &Server{cfg: cfg, log: log, model: model, ctl: ctl, ctx: ctx, cancel: cancel}
 	s.routes()
 	return s, nil
 }
@@ -191,25 +182,83 @@ func seedStore(cfg Config) (*store, error) {
 	return st, nil
 }
 
-// view returns the server as one request sees it: the switch set and the
-// store in force now, fixed for the request and whatever it starts.
-func (s *Server) view() *Server {
-	v := *s
-	v.sw = s.ctl.switches.Load()
-	v.st = s.ctl.store.Load()
-	return &v
+// view is the server as one request sees it: the switch set and the store
+// in force when the request started, fixed for the request and whatever it
+// starts, so that a switch turned (SetSwitches) or a reset (Reset) while it
+// runs changes nothing of it, or of the run it starts, down to the last
+// frame of a hijacked SSE stream. Everything else is the server's, shared.
+// The methods that serve a request are the view's; their receiver is named
+// s, the server as that request sees it.
+type view struct {
+	*Server
+	sw *switchSet
+	st *store
 }
 
-// viewKey keys the request's view in its context.
-type viewKey struct{}
+// view returns the server as a request starting now sees it.
+func (s *Server) view() view {
+	return view{Server: s, sw: s.ctl.switches.Load(), st: s.ctl.store.Load()}
+}
 
-// viewOf returns the view ServeHTTP made for r (s.view() for a request
-// that did not come through ServeHTTP).
-func (s *Server) viewOf(r *http.Request) *Server {
-	if v, ok := r.Context().Value(viewKey{}).(*Server); ok {
-		return v
+// defect reports whether a defect switch is on.
+func (s *view) defect(d defectID) bool { return s.sw.defects[d] }
+
+// variant reports whether a variant switch is on.
+func (s *view) variant(v variantID) bool { return s.sw.variants[v] }
+
+// exchange is one request being served: its view of the server, the status
+// its answer went out with, and the one record the request log gets of it.
+// It is the ResponseWriter the routes get (under the header variants'
+// writer), so a handler finds its view through the writer it writes to
+// (exchangeIn), as net/http's own wrappers are found, and a request costs
+// no context of its own. The view is a value of its own, not part of the
+// exchange: a run or a stream the request starts keeps the view, and must
+// not keep the exchange's writer (net/http's response, and the buffers of
+// its connection) for as long as it lasts.
+type exchange struct {
+	v      *view
+	w      http.ResponseWriter // the connection's
+	status int
+	start  time.Time
+	once   sync.Once
+}
+
+// Header implements http.ResponseWriter.
+func (x *exchange) Header() http.Header { return x.w.Header() }
+
+// WriteHeader implements http.ResponseWriter, and records the status.
+func (x *exchange) WriteHeader(code int) {
+	if x.status == 0 {
+		x.status = code
 	}
-	return s.view()
+	x.w.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (x *exchange) Write(b []byte) (int, error) {
+	if x.status == 0 {
+		x.status = http.StatusOK
+	}
+	return x.w.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (x *exchange) Unwrap() http.ResponseWriter { return x.w }
+
+// exchangeIn returns the exchange w writes to, nil for a writer ServeHTTP
+// did not make.
+func exchangeIn(w http.ResponseWriter) *exchange {
+	for w != nil {
+		if x, ok := w.(*exchange); ok {
+			return x
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
 }
 
 // Close cancels every run still going. It does not close listeners.
@@ -222,44 +271,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := s.view()
-	start := time.Now()
-	var once sync.Once
-	logged := func(status int) {
-		once.Do(func() {
-			elapsed := time.Since(start)
-			key := v.keyIDForLog(r.Header.Get("Authorization"))
-			s.ctl.recent.add(v, r, status, key, start, elapsed)
-			if s.log.Enabled(r.Context(), slog.LevelInfo) {
-				s.log.Info("request", "method", v.hideKeys(r.Method), "path", v.hideKeys(r.URL.Path), "status", status,
-					"key", key, "elapsed", elapsed.Round(time.Millisecond))
-			}
-		})
-	}
-	ctx := context.WithValue(context.WithValue(r.Context(), viewKey{}, v), logKey{}, logged)
-	r = r.WithContext(ctx)
-	rec := &httpserve.StatusRecorder{ResponseWriter: w}
-	v.mux.ServeHTTP(v.headerVariants(rec), r)
-	logged(rec.Status)
+	x := &exchange{v: &v, w: w, start: time.Now()}
+	s.mux.ServeHTTP(x.v.headerVariants(x), r)
+	x.logged(r, x.status)
 }
 
-// logKey keys, in a request's context, the function that logs the request
-// once (ServeHTTP).
-type logKey struct{}
+// logged logs the request once, with its status.
+func (x *exchange) logged(r *http.Request, status int) {
+	x.once.Do(func() {
+		v, s, start := x.v, x.v.Server, x.start
+		elapsed := time.Since(start)
+		key := v.keyIDForLog(r.Header.Get("Authorization"))
+		s.ctl.recent.add(v, r, status, key, start, elapsed)
+		if s.log.Enabled(r.Context(), slog.LevelInfo) {
+			s.log.Info("request", "method", v.hideKeys(r.Method), "path", v.hideKeys(r.URL.Path), "status", status,
+				"key", key, "elapsed", elapsed.Round(time.Millisecond))
+		}
+	})
+}
 
-// logNow logs r with its status at once, before its answer ends: a stream
-// written on a connection taken over may reach its end at the client
-// before its handler returns, and a client that then reads the recent
-// requests must find it there.
-func logNow(r *http.Request, status int) {
-	if logged, ok := r.Context().Value(logKey{}).(func(int)); ok {
-		logged(status)
+// logNow logs r, answered through w, with its status at once, before its
+// answer ends: a stream written on a connection taken over may reach its
+// end at the client before its handler returns, and a client that then
+// reads the recent requests must find it there.
+func logNow(w http.ResponseWriter, r *http.Request, status int) {
+	if x := exchangeIn(w); x != nil {
+		x.logged(r, status)
 	}
 }
 
 // route is one entry of the route table: a net/http pattern and its handler.
 type route struct {
 	pattern string
-	handle  func(*Server, http.ResponseWriter, *http.Request)
+	handle  func(*view, http.ResponseWriter, *http.Request)
 }
 
 // routeTable lists every route the server answers, in the order of the
@@ -267,35 +311,44 @@ type route struct {
 // (docs/bundles.md). Anything else is 404.
 var routeTable = []route{
 	// Invoke routes (invoke.go, project.go).
-	{"POST /api/invoke/{id}", (*Server).handleInvoke},
-	{"POST /api/invoke/{id}/thread/{thread}", (*Server).handleInvoke},
-	{"POST /api/invoke/{id}/threads/{thread}", (*Server).handleInvoke},
-	{"POST /api/projects/{project_id}/invoke", (*Server).handleProjectInvoke},
-	{"POST /api/projects/{project_id}/invoke/thread/{thread_id}", (*Server).handleProjectInvoke},
+	{"POST /api/invoke/{id}", (*view).handleInvoke},
+	{"POST /api/invoke/{id}/thread/{thread}", (*view).handleInvoke},
+	{"POST /api/invoke/{id}/threads/{thread}", (*view).handleInvoke},
+	{"POST /api/projects/{project_id}/invoke", (*view).handleProjectInvoke},
+	{"POST /api/projects/{project_id}/invoke/thread/{thread_id}", (*view).handleProjectInvoke},
 	// Follow-up routes for async runs (followup.go).
-	{"GET /api/threads/{id}/events", (*Server).handleEvents},
-	{"POST /api/threads/{id}/abort", (*Server).handleAbort},
-	{"GET /api/threads/{id}", (*Server).handleThread},
+	{"GET /api/threads/{id}/events", (*view).handleEvents},
+	{"POST /api/threads/{id}/abort", (*view).handleAbort},
+	{"GET /api/threads/{id}", (*view).handleThread},
 	// Bundle routes (bundle.go, bundle_export.go).
-	{"GET /api/assistants/{assistant_id}/projects/{project_id}/bundle", (*Server).handleExport},
-	{"DELETE /api/bundles/installations/{id}", (*Server).handleUninstall},
-	{"DELETE /api/tasks/{id}", (*Server).handleDeleteTask},
+	{"GET /api/assistants/{assistant_id}/projects/{project_id}/bundle", (*view).handleExport},
+	{"DELETE /api/bundles/installations/{id}", (*view).handleUninstall},
+	{"DELETE /api/tasks/{id}", (*view).handleDeleteTask},
 	// Bundle extension routes (docs/bundles.md).
-	{"POST /api/bundles/installations", (*Server).handleInstall},
-	{"GET /api/bundles/installations", (*Server).handleInstallations},
-	{"GET /api/bundles/installations/{id}", (*Server).handleInstallation},
-	{"PUT /api/bundles/installations/{id}", (*Server).handleUpdate},
+	{"POST /api/bundles/installations", (*view).handleInstall},
+	{"GET /api/bundles/installations", (*view).handleInstallations},
+	{"GET /api/bundles/installations/{id}", (*view).handleInstallation},
+	{"PUT /api/bundles/installations/{id}", (*view).handleUpdate},
 }
 
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	for _, rt := range routeTable {
-		m.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s.viewOf(r), w, r) })
+		m.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { rt.handle(s.viewOf(w), w, r) })
 	}
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.viewOf(r).problem(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
-	})
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.viewOf(w).noRoute(w, r) })
 	s.mux = m
+}
+
+// viewOf returns the view the request answered through w is served with:
+// its exchange's, or, for one that did not come through ServeHTTP, the
+// server as it is now.
+func (s *Server) viewOf(w http.ResponseWriter) *view {
+	if x := exchangeIn(w); x != nil {
+		return x.v
+	}
+	v := s.view()
+	return &v
 }
 
 func orDefault[T int | int64](v, def T) T {
@@ -305,32 +358,11 @@ func orDefault[T int | int64](v, def T) T {
 	return v
 }
 
-// switches is the switch set s serves with: the view's, or the set in
-// force on the server itself (none on a Server that New did not make).
-func (s *Server) switches() *switchSet {
-	switch {
-	case s.sw != nil:
-		return s.sw
-	case s.ctl == nil:
-		return &noSwitches
-	}
-	return s.ctl.switches.Load()
-}
-
-// noSwitches has every switch off.
-var noSwitches switchSet
-
-// defect reports whether a defect switch is on.
-func (s *Server) defect(d defectID) bool { return s.switches().defects[d] }
-
-// variant reports whether a variant switch is on.
-func (s *Server) variant(v variantID) bool { return s.switches().variants[v] }
-
 // keyIDForLog names the key of a request for the log: its ID
 // ("<user>-<key>") when the token has a key's shape and the ID is known,
 // else a word for what was sent. No part of a token is logged unless it is a
 // known key ID, so a secret never reaches the log, whatever surrounds it.
-func (s *Server) keyIDForLog(auth string) string {
+func (s *view) keyIDForLog(auth string) string {
 	if auth == "" {
 		return "none"
 	}

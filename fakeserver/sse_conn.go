@@ -38,7 +38,7 @@ const sseLinger = 5 * time.Second
 // the connection cannot be taken over (HTTP/2, HTTP/1.0, a writer without
 // Hijack): the caller then streams through w. The stream is nil when the
 // client is gone already (the run is then abandoned).
-func (s *Server) hijackSSE(w http.ResponseWriter, r *http.Request, run *run, status int, first []byte) (*sseConn, bool) {
+func (s *view) hijackSSE(w http.ResponseWriter, r *http.Request, run *run, status int, first []byte) (*sseConn, bool) {
 	if r.ProtoMajor != 1 || r.ProtoMinor != 1 {
 		return nil, false // chunked needs HTTP/1.1
 	}
@@ -53,7 +53,7 @@ func (s *Server) hijackSSE(w http.ResponseWriter, r *http.Request, run *run, sta
 	_ = buf
 	c := &sseConn{s: s, run: run, conn: conn}
 	c.release = httpserve.Track(r, conn)
-	logNow(r, status)
+	logNow(w, r, status)
 	if err := c.write(append(head, chunk(first)...)); err != nil {
 		s.abandon(run)
 		c.hangUp()
@@ -76,9 +76,9 @@ func responseHead(w http.ResponseWriter, status int) []byte {
 			x.fix()
 		case *variantWriter:
 			x.apply()
-		case *httpserve.StatusRecorder:
-			if x.Status == 0 {
-				x.Status = status
+		case *exchange:
+			if x.status == 0 {
+				x.status = status
 			}
 		}
 		uw, ok := u.(interface{ Unwrap() http.ResponseWriter })
@@ -127,7 +127,7 @@ func chunk(b []byte) []byte {
 
 // sseConn is an SSE stream on a hijacked connection.
 type sseConn struct {
-	s       *Server
+	s       *view
 	run     *run
 	conn    net.Conn
 	release func() // forgets the connection for shutdown (httpserve.Track)

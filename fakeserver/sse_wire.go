@@ -22,13 +22,18 @@ type sseWire struct {
 	eols []string // the line endings, taken in turn
 
 	bom, dataLines, ignored, eventMessage bool
+	// plain: none of the variants is on, so a frame is its lines in LF.
+	plain bool
 
 	mu   sync.Mutex
 	next int // the next entry of eols
 	seq  int // numbers the ignored x-seq fields
 }
 
-func (s *Server) sseWire() *sseWire {
+func (s *view) sseWire() *sseWire {
+	if !anyVariant(s.sw, wireVariants) {
+		return plainWire
+	}
 	w := &sseWire{sep: ": ", eols: []string{"\n"}}
 	switch {
 	case s.variant(varSseCRLF):
@@ -45,6 +50,39 @@ func (s *Server) sseWire() *sseWire {
 	w.eventMessage = s.variant(varSseEventMessage)
 	return w
 }
+
+// wireVariants are the variants that change a stream's bytes (sseWire).
+var wireVariants = []variantID{varSseCRLF, varSseCR, varSseMixedEndings, varSseNoSpace, varSseBOM, varSseDataLines,
+	varSseIgnoredFields, varSseEventMessage}
+
+func anyVariant(set *switchSet, ids []variantID) bool {
+	for _, id := range ids {
+		if set.variants[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// plainWire is the wire of a stream no variant changes: its frames are
+// lines ended by LF, with ": " after each field's name. Its frames are
+// written without a frame builder (see its methods), so it changes nothing
+// of itself and every such stream shares it.
+var plainWire = &sseWire{sep: ": ", eols: []string{"\n"}, plain: true}
+
+// fixed returns the bytes of a frame that never changes, with no room
+// after them, so that appending to them copies them first.
+func fixed(s string) []byte {
+	b := []byte(s)
+	return b[:len(b):len(b)]
+}
+
+// The frames of the plain wire that never change.
+var (
+	plainStart = fixed("event: start\ndata: {}\n\n")
+	plainClose = fixed("event: close\ndata: {}\n\n")
+	plainPing  = fixed(": ping\n\n")
+)
 
 // sseFrame builds one frame (or comment line) of a stream.
 type sseFrame struct {
@@ -135,6 +173,9 @@ func (w *sseWire) noDispatch() []byte {
 // open is the stream's first bytes: the byte order mark (sse-bom) and the
 // start frame.
 func (w *sseWire) open() []byte {
+	if w.plain {
+		return plainStart
+	}
 	var b []byte
 	if w.bom {
 		b = append(b, "\xEF\xBB\xBF"...)
@@ -144,6 +185,12 @@ func (w *sseWire) open() []byte {
 
 // control is a named frame with data {} (start, close).
 func (w *sseWire) control(event string) []byte {
+	switch {
+	case w.plain && event == "start":
+		return plainStart
+	case w.plain && event == "close":
+		return plainClose
+	}
 	f := w.frame()
 	f.ignoredLines()
 	f.field("event", event)
@@ -156,6 +203,9 @@ func (w *sseWire) ping(lone bool) []byte { return w.comment("ping", !lone) }
 
 // comment is a comment line, ended by a blank line when framed.
 func (w *sseWire) comment(text string, framed bool) []byte {
+	if w.plain && text == "ping" && framed {
+		return plainPing
+	}
 	f := w.frame()
 	if text == "" {
 		f.line(":")

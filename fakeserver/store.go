@@ -121,7 +121,14 @@ func newID(prefix string) string {
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err)
 	}
-	return prefix + "_" + hex.EncodeToString(b[:])
+	var id [48]byte
+	if len(prefix) > len(id)-17 {
+		return prefix + "_" + hex.EncodeToString(b[:])
+	}
+	n := copy(id[:], prefix)
+	id[n] = '_'
+	hex.Encode(id[n+1:], b[:])
+	return string(id[:n+17])
 }
 
 func (st *store) newThread(a *agent, p *project) *thread {

@@ -60,12 +60,13 @@ type candidate struct {
 	fromMode   bool
 }
 
-// headerList reads a comma-separated header (every line of it): entries are
-// trimmed of whitespace and empty entries dropped (TOOLS-01, MODE-01). ok is
-// false when the header is absent or holds no entry at all: a header that
-// names nothing restricts nothing (the spec is silent on that case).
+// headerList reads a comma-separated header (every line of it; name is its
+// canonical key): entries are trimmed of whitespace and empty entries
+// dropped (TOOLS-01, MODE-01). ok is false when the header is absent or
+// holds no entry at all: a header that names nothing restricts nothing (the
+// spec is silent on that case).
 func headerList(h http.Header, name string, trim bool) (entries []string, ok bool) {
-	for _, line := range h.Values(name) {
+	for _, line := range h[name] {
 		for _, e := range strings.Split(line, ",") {
 			if trim {
 				e = strings.TrimSpace(e)
@@ -109,12 +110,12 @@ func hasEmptyEntry(h http.Header, name string) bool {
 // refuse where the spec says to ignore or remove.
 //
 // removed lists the agent's tools the credential gate took away.
-func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed []string, err error) {
+func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed []string, err error) {
 	proj := t.project
 	if s.defect(defProjectContextDropped) {
 		proj = nil
 	}
-	base := s.offeredTools(t, proj)
+	base := s.offeredTools(make([]candidate, 0, 8), t, proj) // room for an agent's few tools, off the heap
 	sc, err := s.readScope(r.Header, t.agent, base)
 	if err != nil {
 		return nil, nil, err
@@ -139,10 +140,9 @@ func (s *Server) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed
 }
 
 // offeredTools is step 1 of runTools: the agent's tools and the project's
-// tasks.
-func (s *Server) offeredTools(t *thread, proj *project) []candidate {
+// tasks, appended to base.
+func (s *view) offeredTools(base []candidate, t *thread, proj *project) []candidate {
 	tasks := s.tasksFor(t.agent, proj)
-	base := make([]candidate, 0, len(t.agent.tools)+len(tasks))
 	for _, tool := range t.agent.tools {
 		base = append(base, candidate{name: tool, cred: t.agent.credTools[tool]})
 	}
@@ -165,7 +165,7 @@ type toolScope struct {
 // readScope reads X-SVC-Scoped-Tools (step 2 of runTools). base is the run's
 // tools before narrowing, which only the variant scoped-tools-unknown-400
 // looks at.
-func (s *Server) readScope(h http.Header, a *agent, base []candidate) (toolScope, error) {
+func (s *view) readScope(h http.Header, a *agent, base []candidate) (toolScope, error) {
 	var sc toolScope
 	sc.names, sc.narrow = headerList(h, hdrScopedTools, !s.defect(defScopedToolsUntrimmed))
 	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(h, hdrScopedTools) {
@@ -193,7 +193,7 @@ func (s *Server) readScope(h http.Header, a *agent, base []candidate) (toolScope
 
 // narrowTools keeps the tools of base that the scope names (TOOLS-01):
 // the header can only narrow.
-func (s *Server) narrowTools(base []candidate, sc toolScope) []candidate {
+func (s *view) narrowTools(base []candidate, sc toolScope) []candidate {
 	var kept []candidate
 	for _, c := range base {
 		if sc.named[c.name] {
@@ -235,7 +235,7 @@ func widen(kept []candidate, names []string) []candidate {
 // activeModes returns the modes of X-SVC-Run-Mode that the server knows and
 // the workspace is entitled to, in header order (step 3 of runTools). Other
 // names are ignored, not refused (MODE-03, MODE-04).
-func (s *Server) activeModes(h http.Header, u *user) ([]runMode, error) {
+func (s *view) activeModes(h http.Header, u *user) ([]runMode, error) {
 	names, _ := headerList(h, hdrRunMode, !s.defect(defModeHeaderUntrimmed))
 	if s.defect(defModeListFirstOnly) && len(names) > 1 {
 		names = names[:1]
@@ -270,7 +270,7 @@ func (s *Server) activeModes(h http.Header, u *user) ([]runMode, error) {
 
 // ignoredModes lists the names of X-SVC-Run-Mode that a run ignores: not
 // known, or not entitled (the mode-ignored-error-event defect reports them).
-func (s *Server) ignoredModes(h http.Header, u *user) []string {
+func (s *view) ignoredModes(h http.Header, u *user) []string {
 	names, _ := headerList(h, hdrRunMode, true)
 	var out []string
 	for _, name := range names {
@@ -283,7 +283,7 @@ func (s *Server) ignoredModes(h http.Header, u *user) []string {
 
 // workspaceTool finds a tool of any agent of the workspace by name (the
 // defects that resolve references against the workspace).
-func (s *Server) workspaceTool(name string) (candidate, bool) {
+func (s *view) workspaceTool(name string) (candidate, bool) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	for _, a := range s.st.agents {
@@ -310,8 +310,8 @@ func modeTools(modes []runMode) []candidate {
 // credentialGate is step 4 of runTools: it drops, silently, every candidate
 // whose credential the run may not use (CRED-01, MODE-05) and every
 // duplicate. removed lists the dropped tools that no mode brought.
-func (s *Server) credentialGate(k *apiKey, proj *project, cands []candidate, named map[string]bool) (tools, removed []string, err error) {
-	seen := map[string]bool{}
+func (s *view) credentialGate(k *apiKey, proj *project, cands []candidate, named map[string]bool) (tools, removed []string, err error) {
+	tools = make([]string, 0, len(cands))
 	for _, c := range cands {
 		if c.cred != "" && !s.credentialUsable(k, c, proj, named[c.name]) {
 			if err := s.refuseCredential(c); err != nil {
@@ -322,8 +322,7 @@ func (s *Server) credentialGate(k *apiKey, proj *project, cands []candidate, nam
 			}
 			continue
 		}
-		if !seen[c.name] {
-			seen[c.name] = true
+		if !slices.Contains(tools, c.name) { // a run has a few tools: a search beats a set
 			tools = append(tools, c.name)
 		}
 	}
@@ -332,7 +331,7 @@ func (s *Server) credentialGate(k *apiKey, proj *project, cands []candidate, nam
 
 // refuseCredential serves the defects that refuse a run for a credential
 // the spec has removed silently.
-func (s *Server) refuseCredential(c candidate) error {
+func (s *view) refuseCredential(c candidate) error {
 	switch {
 	case s.defect(defCredentialRemoval403) && !c.fromMode:
 		return forbidden(fmt.Sprintf("the key may not use credential %s (tool %s)", c.cred, c.name))
@@ -358,7 +357,7 @@ func withServiceTool(p *profile.Profile) *profile.Profile {
 // must exist for the run (a project-scoped credential only inside its
 // project: PROJ-05) and the key must hold credential:use:<credential> or
 // credential:use:* (CRED-01, CRED-02; MODE-05 for tools a mode attaches).
-func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedInHeader bool) bool {
+func (s *view) credentialUsable(k *apiKey, c candidate, proj *project, namedInHeader bool) bool {
 	if s.st.scopedCreds[c.cred] && (proj == nil || !proj.credentials[c.cred]) {
 		return false
 	}
@@ -377,7 +376,7 @@ func (s *Server) credentialUsable(k *apiKey, c candidate, proj *project, namedIn
 
 // otherAgentsTools serves the project-route-workspace-agent defect: the
 // tools of every agent but a.
-func (s *Server) otherAgentsTools(a *agent) []candidate {
+func (s *view) otherAgentsTools(a *agent) []candidate {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	var out []candidate
@@ -394,7 +393,7 @@ func (s *Server) otherAgentsTools(a *agent) []candidate {
 
 // tasksFor returns the project tasks a run has as tools: its project's, and
 // none outside a project (PROJ-04).
-func (s *Server) tasksFor(a *agent, proj *project) []string {
+func (s *view) tasksFor(a *agent, proj *project) []string {
 	if proj != nil {
 		return proj.tasks
 	}
@@ -408,7 +407,7 @@ func (s *Server) tasksFor(a *agent, proj *project) []string {
 
 // stickyScope serves the scoped-tools-sticky defect: the restriction is
 // saved on the agent and applies to later runs without the header.
-func (s *Server) stickyScope(a *agent, scoped []string, narrow bool) ([]string, bool) {
+func (s *view) stickyScope(a *agent, scoped []string, narrow bool) ([]string, bool) {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	if narrow {

@@ -37,7 +37,7 @@ func TestHeaderList(t *testing.T) {
 			for _, v := range tt.values {
 				h.Add(HeaderScopedTools, v)
 			}
-			got, ok := headerList(h, HeaderScopedTools, tt.trim)
+			got, ok := headerList(h, hdrScopedTools, tt.trim)
 			if !reflect.DeepEqual(got, tt.want) || ok != tt.ok {
 				t.Fatalf("headerList(%q) = %q %v, want %q %v", tt.values, got, ok, tt.want, tt.ok)
 			}
@@ -285,4 +285,10 @@ func TestSeedEntitlements(t *testing.T) {
 			}
 		})
 	}
+}
+
+// current is the server as a request starting now would see it.
+func (s *Server) current() *view {
+	v := s.view()
+	return &v
 }

@@ -8,7 +8,7 @@ import (
 
 // headerVariants applies the header variants (charset-utf8, header-case) to
 // every response as its header goes out, whichever handler wrote it.
-func (s *Server) headerVariants(w http.ResponseWriter) http.ResponseWriter {
+func (s *view) headerVariants(w http.ResponseWriter) http.ResponseWriter {
 	if !s.variant(varCharsetUTF8) && !s.variant(varHeaderCase) {
 		return w
 	}
@@ -17,7 +17,7 @@ func (s *Server) headerVariants(w http.ResponseWriter) http.ResponseWriter {
 
 type variantWriter struct {
 	http.ResponseWriter
-	s    *Server
+	s    *view
 	sent bool
 }
 
