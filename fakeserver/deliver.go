@@ -133,7 +133,9 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	setSSEHeader(w)
 	status := s.answerStatus(w, formSSE, false)
 	wire := s.sseWire()
-	noClose := s.sseNoClose(r, run)
+	// Whether the stream ends without its close is decided at its end: an
+	// abort may come while it streams (sseNoClose).
+	noClose := func() bool { return s.sseNoClose(r, run) }
 	if run.isDone() {
 		s.writeSSEWhole(w, run, status, wire, noClose)
 		return
@@ -159,7 +161,7 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 // quick run, or one a defect held the stream back for) at once, through w:
 // there is nothing to wait for, so the connection stays with net/http and
 // is kept alive, unlike a stream's that is taken over (sse_conn.go).
-func (s *view) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire, noClose bool) {
+func (s *view) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire, noClose func() bool) {
 	evs, _, _ := run.snapshot(0)
 	buf := answerBuf()
 	defer buf.free()
@@ -263,11 +265,11 @@ func (s *view) ssePing(wire *sseWire, frame func([]byte) error) func() error {
 
 // sseEnd writes "event: close" with data {} at the end, also after an error
 // (SSE-05).
-func (s *view) sseEnd(wire *sseWire, frame func([]byte) error, run *run, noClose bool) {
+func (s *view) sseEnd(wire *sseWire, frame func([]byte) error, run *run, noClose func() bool) {
 	if s.defect(defEventsAfterComplete) {
 		_ = frame(sseEventFrame(s, wire, Event{RunID: run.id, ThreadID: run.thread.id}))
 	}
-	if noClose { // the defects of sseNoClose
+	if noClose() { // the defects of sseNoClose
 		return
 	}
 	if s.variant(varSseComments) {
