@@ -1,0 +1,37 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/invokeconftest"
+	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/testrun"
+)
+
+// BenchmarkQuickSuite runs the quick suite (--quick) against the embedded
+// reference server, as `invokeconf run --quick` does: s/run is the figure
+// of issue 29 (2.3 s quiet before the features with the longest scripts
+// started first).
+//
+//	go test -run '^$' -bench QuickSuite -benchtime 3x ./runner
+func BenchmarkQuickSuite(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		p := invokeconftest.NewServer(b, invokeconftest.WithConfig(fakeserver.Config{})).Profile
+		plan, err := runner.NewPlan(p, testrun.Selection{Quick: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := runner.Run(context.Background(), runner.Config{Profile: p, Plan: plan})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Count(testrun.Passed) == 0 {
+			b.Fatal("no scenario passed")
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+}
