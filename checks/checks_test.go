@@ -197,6 +197,8 @@ func TestChecks(t *testing.T) {
 		{"EVT-01", "raw text data", sse(whole(start, "id: r1\ndata: hello\n\n", closeF)...), "fail", ""},
 		{"SSE-02", "an object split over data lines that join into no JSON", sse(whole(start, "id: r1\ndata: {\"content\":\"a\ndata: b\"}\n\n", "id: r1:after\ndata: {\"runComplete\":true}\n\n", closeF)...), "fail", ""},
 		{"EVT-01", "an object split over data lines that join into no JSON", sse(whole(start, "id: r1\ndata: {\"content\":\"a\ndata: b\"}\n\n", "id: r1:after\ndata: {\"runComplete\":true}\n\n", closeF)...), "pass", ""},
+		{"SSE-02", "raw text over data lines (no object at all)", sse(whole(start, "id: r1\ndata: hello\ndata: world\n\n", "id: r1:after\ndata: {\"runComplete\":true}\n\n", closeF)...), "pass", ""},
+		{"EVT-01", "raw text over data lines (no object at all)", sse(whole(start, "id: r1\ndata: hello\ndata: world\n\n", "id: r1:after\ndata: {\"runComplete\":true}\n\n", closeF)...), "fail", ""},
 		{"SSE-03", "a final event split over data lines that join into no JSON", sse(whole(start, "id: r1\ndata: {}\n\n", "id: r1:after\ndata: {\"runComplete\":\ndata: true,\"x\":\"y\nz\"}\n\n", closeF)...), "skip", ""},
 		{"EVT-01", "two objects in one frame", sse(whole(start, "id: r1\ndata: {}\ndata: {}\n\n", closeF)...), "fail", ""},
 		{"EVT-02", "run and thread set", sse(whole(start, ev, final, closeF)...), "pass", ""},

@@ -283,10 +283,14 @@ func jsonValues(s string) bool {
 	}
 }
 
-// SplitData reports whether a frame's data (its lines joined) is split over
-// several data lines that join into no JSON: the frame breaks SSE-02 ("a
-// data: line holding the event object as JSON"), not EVT-01.
-func SplitData(f sseframe.Frame, data string) bool { return dataLines(f) > 1 && !jsonValues(data) }
+// SplitData reports whether a frame's data (its lines joined) is a JSON
+// object split over several data lines that join into no JSON: the frame
+// breaks SSE-02 ("a data: line holding the event object as JSON"), not
+// EVT-01. Data that does not even begin as an object (raw text over
+// several lines) is EVT-01's: "Every SSE data: frame is one JSON object".
+func SplitData(f sseframe.Frame, data string) bool {
+	return dataLines(f) > 1 && strings.HasPrefix(strings.TrimLeft(data, " \t\r\n"), "{") && !jsonValues(data)
+}
 
 // Unreadable returns the rule an SSE answer breaks when a client cannot
 // read all its events: SSE-02 for data split over lines that join into no

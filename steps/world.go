@@ -111,10 +111,13 @@ type World struct {
 	aborting    bool
 	// lastCell is the cell of the last invoke the scenario made: where its
 	// own rules were judged when it passes. cellNamedBy is the rule by
-	// which the cell's run named its thread (cells.go).
-	lastCell    *checks.Cell
-	cellNamedBy string
-	cellMu      sync.Mutex
+	// which the cell's run named its thread (cells.go), cellSelectedBy the
+	// rules by which its request chose one (the thread-ID routes, the
+	// X-SVC-Thread-Id header).
+	lastCell       *checks.Cell
+	cellNamedBy    string
+	cellSelectedBy []string
+	cellMu         sync.Mutex
 
 	mu         sync.Mutex
 	transcript []Exchange
