@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // FragmentMin is the length from which a piece of a key's secret counts as a
@@ -299,8 +300,35 @@ func (p *Profile) Redactor() *Redactor {
 			}
 		}
 	}
-	return newRedactor(keys, func(k string) string { return env[k] })
+	var id strings.Builder
+	for _, k := range keys {
+		id.WriteString(k + "\x00" + env[k] + "\x00")
+	}
+	redactors.Lock()
+	defer redactors.Unlock()
+	if r, ok := redactors.m[id.String()]; ok {
+		return r
+	}
+	if len(redactors.m) >= maxRedactors {
+		clear(redactors.m)
+	}
+	r := newRedactor(keys, func(k string) string { return env[k] })
+	redactors.m[id.String()] = r
+	return r
 }
+
+// redactors keeps the Redactors made for a set of keys: one is read-only
+// once made, and a run makes one per scenario, and planning one per
+// placeholder and profile field, from the same few keys (building the
+// pieces of every secret is most of what planning a run cost).
+var redactors = struct {
+	sync.Mutex
+	m map[string]*Redactor
+}{m: map[string]*Redactor{}}
+
+// maxRedactors bounds redactors: a process that reads many profiles (a
+// fuzz test) starts over.
+const maxRedactors = 64
 
 // RedactEnv is Redactor().Redact(s).
 func (p *Profile) RedactEnv(s string) string { return p.Redactor().Redact(s) }

@@ -27,45 +27,50 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
 
 	"github.com/invokeconf/invokeconf/features"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // godogOptions are the options of every run: the embedded features,
-// strict, no colours, and the console left to the collector (godog's own
-// progress dots would interleave with its lines): godog's output is
-// cucumber.json or nothing.
-func godogOptions(ctx context.Context, format string, output io.Writer, tags string, concurrency int) *godog.Options {
+// strict, and the console left to the collector (godog's own progress dots
+// would interleave with its lines): godog's output is cucumber.json or
+// nothing. NoColors is off because it costs: godog's colourless writer
+// strips escapes one rune at a time through fmt (a tenth of a second for a
+// quick run's cucumber.json), while its coloured one passes JSON through
+// as it is; the texts in it carry no escapes (safetext made them visible).
+func godogOptions(ctx context.Context, format string, output io.Writer, plan *testrun.Plan, concurrency int) *godog.Options {
 	return &godog.Options{
 		Format:         format,
 		Output:         output,
-		Paths:          featureOrder(),
+		Paths:          featureOrder(plan),
 		FS:             features.FS,
-		Tags:           tags,
+		Tags:           plan.Expr,
 		Concurrency:    concurrency,
 		Strict:         true,
-		NoColors:       true,
 		DefaultContext: ctx,
 	}
 }
 
-// featureOrder lists the feature files for godog, those with the longest
-// scenarios first: godog runs features in the order of its paths, and
-// scenarios in file order, as slots of its concurrency free up, so a run
-// lasts about as long as its longest scenario only when that one starts
-// early. A scenario's length is what its agent scripts pause for.
-var featureOrder = sync.OnceValue(func() []string {
-	pickles, err := features.Pickles()
-	if err != nil {
-		return []string{"."} // godog reports the same error
-	}
+// featureOrder lists the feature files of the scenarios a plan runs,
+// those with the longest scenarios first: godog runs features in the order
+// of its paths, and scenarios in file order, as slots of its concurrency
+// free up, so a run lasts about as long as its longest scenario only when
+// that one starts early. A scenario's length is what its agent scripts
+// pause for; scenarios the plan does not run (the @slow ones of a quick
+// run) do not count.
+func featureOrder(plan *testrun.Plan) []string {
 	longest := map[string]time.Duration{}
-	for _, p := range pickles {
-		longest[p.File] = max(longest[p.File], scriptLength(p.Steps))
+	for _, s := range plan.Scenarios {
+		if s.Status == testrun.Runs {
+			longest[s.File] = max(longest[s.File], scriptLength(s.Steps))
+		}
+	}
+	if len(longest) == 0 {
+		return []string{"."} // godog runs nothing, or reports why
 	}
 	files := make([]string, 0, len(longest))
 	for f := range longest {
@@ -79,7 +84,7 @@ var featureOrder = sync.OnceValue(func() []string {
 		return a < b
 	})
 	return files
-})
+}
 
 var (
 	pauseLine = regexp.MustCompile(`@pause (\S+)`)

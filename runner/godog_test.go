@@ -15,6 +15,7 @@ import (
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/outcome"
+	"github.com/invokeconf/invokeconf/testrun"
 )
 
 // TestGodogKeepsTheErrorChain: a structured failure a step returns, wrapped,
@@ -99,7 +100,7 @@ func godogRuns(t *testing.T, expr string) []string {
 	t.Helper()
 	var mu sync.Mutex
 	var ran []string
-	opts := godogOptions(context.Background(), "progress", io.Discard, expr, 4)
+	opts := godogOptions(context.Background(), "progress", io.Discard, &testrun.Plan{Expr: expr}, 4)
 	opts.Strict = false
 	godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
@@ -35,6 +37,40 @@ func Needs(pk features.Pickle) []string {
 	return out
 }
 
+// warmNeeds reads the needs of every step the plan runs, on every core:
+// steps.StepNeeds keeps them, and reading them one by one is most of what
+// planning a run costs.
+func warmNeeds(plan *testrun.Plan) {
+	type step struct{ text, arg string }
+	seen := map[step]bool{}
+	var todo []step
+	for _, pl := range plan.Scenarios {
+		if pl.Status != testrun.Runs {
+			continue
+		}
+		for i, text := range pl.Texts {
+			if st := (step{text, pl.Arg(i)}); !seen[st] {
+				seen[st] = true
+				todo = append(todo, st)
+			}
+		}
+	}
+	next := make(chan step)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for st := range next {
+				_, _ = steps.StepNeeds(st.text, st.arg) // an error comes again where it is read
+			}
+		})
+	}
+	for _, st := range todo {
+		next <- st
+	}
+	close(next)
+	wg.Wait()
+}
+
 // Gaps lists the profile's empty fields that planned scenarios need, and
 // the capabilities that leave scenarios untested (left out, or a @needs one
 // declared false), with the scenarios and rules each leaves untested.
@@ -46,6 +82,9 @@ func Gaps(p *profile.Profile, plan *testrun.Plan) []testrun.Gap {
 		if f.IsZero() {
 			empty[f.Path] = f.Env
 		}
+	}
+	if len(empty) > 0 {
+		warmNeeds(plan)
 	}
 	byPath := map[string]*testrun.Gap{}
 	for _, pl := range plan.Scenarios {
@@ -61,8 +100,8 @@ func Gaps(p *profile.Profile, plan *testrun.Plan) []testrun.Gap {
 			g.Scenarios = append(g.Scenarios, pl.ID)
 			continue
 		}
-		if pl.Status != testrun.Runs {
-			continue
+		if pl.Status != testrun.Runs || len(empty) == 0 {
+			continue // nothing to read a scenario's needs for
 		}
 		for _, need := range Needs(pl.Pickle) {
 			env, ok := empty[need]

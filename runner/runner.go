@@ -230,7 +230,7 @@ func Run(ctx context.Context, cfg Config) (*testrun.Result, error) {
 				})
 				suite.InitializeScenario(sc)
 			},
-			Options: godogOptions(ctx, format, output, plan.Expr, conc),
+			Options: godogOptions(ctx, format, output, plan, conc),
 		}.Run()
 		if err := closeOutput(); err != nil {
 			return nil, fmt.Errorf("write %s: %w", filepath.Join(cfg.OutDir, "cucumber.json"), err)

@@ -204,13 +204,24 @@ var blankedProfiles = sync.OnceValues(func() (blankedSet, error) {
 		return blankedSet{}, fmt.Errorf("placeholder needs: %w", err)
 	}
 	set := blankedSet{full: ref}
-	for i, f := range ref.Fields() {
+	fields := ref.Fields()
+	copies := make([]*profile.Profile, len(fields))
+	var wg sync.WaitGroup // a clone is a YAML round trip: one per field, side by side
+	for i, f := range fields {
 		if f.IsZero() {
 			continue // blanking changes nothing
 		}
-		p := ref.Clone()
-		p.Fields()[i].Blank()
-		set.blanked = append(set.blanked, blankedProfile{f.Path, p})
+		wg.Go(func() {
+			p := ref.Clone()
+			p.Fields()[i].Blank()
+			copies[i] = p
+		})
+	}
+	wg.Wait()
+	for i, f := range fields {
+		if copies[i] != nil {
+			set.blanked = append(set.blanked, blankedProfile{f.Path, copies[i]})
+		}
 	}
 	return set, nil
 })

@@ -46,7 +46,7 @@ type World struct {
 	ctx      context.Context
 	deadline time.Duration
 	tags     []string
-	redact   *profile.Redactor
+	redact   func() *profile.Redactor
 
 	// Request being prepared.
 	keyRole   string            // "" with noKey: no Authorization
@@ -142,7 +142,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 		w.shared = newShared(nil) // a World made outside a Suite (tests)
 	}
 	w.P, w.client, w.ctx, w.tags = p, client, ctx, tags
-	w.redact = p.Redactor()
+	w.redact = sync.OnceValue(p.Redactor) // made when a text is first cut: most worlds (planning's) never do
 	w.deadline = DefaultDeadline
 	for _, t := range tags {
 		if t == "@slow" {
@@ -199,7 +199,7 @@ func (w *World) Transcript() []Exchange {
 // recognises), bytes made safe to show.
 func (w *World) record(r *Response) {
 	clean := func(s string) string {
-		return safetext.Clean(w.redact.Cut(s, maxTranscriptBody, "\n[... truncated]"))
+		return safetext.Clean(w.redact().Cut(s, maxTranscriptBody, "\n[... truncated]"))
 	}
 	x := r.Exchange
 	e := Exchange{ID: x.ID, Method: clean(x.Request.Method), URL: clean(x.Request.URL), Header: cleanHeader(clean, x.Request.Header),
@@ -276,7 +276,7 @@ func (w *World) redirectNote() string {
 
 // cleanText redacts s, cuts it to n bytes and makes it safe to show.
 func (w *World) cleanText(s string, n int) string {
-	return safetext.Clean(w.redact.Cut(s, n, " [... cut]"))
+	return safetext.Clean(w.redact().Cut(s, n, " [... cut]"))
 }
 
 // need turns a profile gap into an untested error and passes others through.

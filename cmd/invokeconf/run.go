@@ -59,6 +59,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(runner.MemoryLimit))
 	}
+	// The harness's identity digests the executable: beside the target's
+	// start and the plan, not before them.
+	go reports.Identify(nil)
 	var bl *reports.Baseline
 	if opts.baseline != "" {
 		if bl, err = reports.LoadBaseline(opts.baseline); err != nil {
@@ -73,6 +76,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	plan, err := planRun(opts, t, stdout)
 	if err != nil {
 		return 0, err
+	}
+	if t.replay != "" {
+		t.p.ProductVersion = reports.Identify(nil).HarnessVersion // the embedded server is this build
 	}
 	ev, err := startEvidence(opts, t)
 	if err != nil {
@@ -175,7 +181,7 @@ func resolveTarget(o *runOptions, stdout, stderr io.Writer) (*target, error) {
 		}
 		p := ref.Clone()
 		p.BaseURL = srv.URL
-		p.Product, p.ProductVersion = "invokeconf reference server", reports.Identify(nil).HarnessVersion
+		p.Product = "invokeconf reference server" // its version once the run is planned (cmdRun)
 		name := srv.URL + " (the embedded reference server"
 		replay := "invokeconf serve --addr " + strings.TrimPrefix(srv.URL, "http://")
 		if len(o.defects) > 0 {
