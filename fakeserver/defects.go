@@ -295,7 +295,7 @@ var defectTable = [numDefects]Defect{
 	defContentCumulative:      {"content-cumulative", []string{"EVT-03"}, "each event's content repeats all content so far"},
 	defDisconnectIgnored:      {"disconnect-ignored", []string{"FMT-08"}, "a run goes on after its client disconnected"},
 	defAcceptCaseFolded:       {"accept-case-folded", []string{"FMT-04", "FMT-05", "PROJ-03"}, "Accept is compared ignoring case, so Text/Event-Stream gets SSE"},
-	defAcceptSpacesIgnored:    {"accept-spaces-ignored", []string{"FMT-04", "FMT-05"}, "whitespace inside Accept is dropped before comparing, so text/ event-stream gets SSE"},
+	defAcceptSpacesIgnored:    {"accept-spaces-ignored", []string{"FMT-04", "FMT-05", "PROJ-03"}, "whitespace inside Accept is dropped before comparing, so text/ event-stream gets SSE"},
 	defEnvelopeContentOnly:    {"envelope-content-only", []string{"FMT-07"}, "the JSON envelope holds only the events with content (no tool call, no step)"},
 	defEnvelopeItemIdsMissing: {"envelope-item-ids-missing", []string{"EVT-02"}, "the JSON envelope's items lack runID and threadID"},
 	defPlainPaced:             {"plain-paced", []string{"FMT-06"}, "plain text is written at a steady pace, one fragment per 1.2 s, so later fragments are held ever longer"},

@@ -101,11 +101,15 @@ Feature: Every rule on every cell it is stated for
     Examples: an SSE type among others
       | accept |
       | text/event-stream, */* |
+      | Text/Event-Stream |
+      | text/ event-stream |
 
     @FMT-05 @THREAD-04
     Examples: a JSON type with a parameter
       | accept |
       | application/json; charset=utf-8 |
+      | Application/JSON |
+      | application /json |
 
   @ERR-02 @ERR-10
   Scenario: The agent-ID route: a call without a key is refused, in the problem format
@@ -204,11 +208,15 @@ Feature: Every rule on every cell it is stated for
     Examples: an SSE type among others
       | accept |
       | text/event-stream, */* |
+      | Text/Event-Stream |
+      | text/ event-stream |
 
     @FMT-05 @THREAD-04
     Examples: a JSON type with a parameter
       | accept |
       | application/json; charset=utf-8 |
+      | Application/JSON |
+      | application /json |
 
   @ERR-02 @ERR-10
   Scenario: The alias route: a call without a key is refused, in the problem format
@@ -314,11 +322,15 @@ Feature: Every rule on every cell it is stated for
     Examples: an SSE type among others
       | accept |
       | text/event-stream, */* |
+      | Text/Event-Stream |
+      | text/ event-stream |
 
     @FMT-05 @THREAD-04
     Examples: a JSON type with a parameter
       | accept |
       | application/json; charset=utf-8 |
+      | Application/JSON |
+      | application /json |
 
   @ERR-02 @ERR-10
   Scenario: The thread-ID route: a call without a key is refused, in the problem format
@@ -425,11 +437,15 @@ Feature: Every rule on every cell it is stated for
     Examples: an SSE type among others
       | accept |
       | text/event-stream, */* |
+      | Text/Event-Stream |
+      | text/ event-stream |
 
     @FMT-05 @THREAD-04
     Examples: a JSON type with a parameter
       | accept |
       | application/json; charset=utf-8 |
+      | Application/JSON |
+      | application /json |
 
   @ERR-02 @ERR-10
   Scenario: The /thread/ route: a call without a key is refused, in the problem format
@@ -536,11 +552,15 @@ Feature: Every rule on every cell it is stated for
     Examples: an SSE type among others
       | accept |
       | text/event-stream, */* |
+      | Text/Event-Stream |
+      | text/ event-stream |
 
     @FMT-05 @THREAD-04
     Examples: a JSON type with a parameter
       | accept |
       | application/json; charset=utf-8 |
+      | Application/JSON |
+      | application /json |
 
   @ERR-02 @ERR-10
   Scenario: The /threads/ route: a call without a key is refused, in the problem format
@@ -642,11 +662,15 @@ Feature: Every rule on every cell it is stated for
     Examples: an SSE type among others
       | accept |
       | text/event-stream, */* |
+      | Text/Event-Stream |
+      | text/ event-stream |
 
     @FMT-05 @THREAD-04 @PROJ-03
     Examples: a JSON type with a parameter
       | accept |
       | application/json; charset=utf-8 |
+      | Application/JSON |
+      | application /json |
 
   @ERR-02 @ERR-10 @PROJ-03
   Scenario: The project route: a call without a key is refused, in the problem format
@@ -752,11 +776,15 @@ Feature: Every rule on every cell it is stated for
     Examples: an SSE type among others
       | accept |
       | text/event-stream, */* |
+      | Text/Event-Stream |
+      | text/ event-stream |
 
     @FMT-05 @THREAD-04 @PROJ-03
     Examples: a JSON type with a parameter
       | accept |
       | application/json; charset=utf-8 |
+      | Application/JSON |
+      | application /json |
 
   @ERR-02 @ERR-10 @PROJ-03
   Scenario: The project thread route: a call without a key is refused, in the problem format

@@ -137,7 +137,14 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	do("POST", agent, key, sse, "@say partial\n@fail the tool broke")
 	do("POST", agent, key, sse, "@say early\n@pause 1s\n@say late")
 	do("POST", agent, key, sse, "@pause 1s\n@say first words")
-	do("POST", "/api/projects/"+r.p.Projects.Main.ID+"/invoke", "Bearer "+r.p.Keys.Project, sse, "inside the project")
+	project, projectKey := "/api/projects/"+r.p.Projects.Main.ID+"/invoke", "Bearer "+r.p.Keys.Project
+	do("POST", project, projectKey, sse, "inside the project")
+	// PROJ-03: the project route answers as the agent routes do, a failed
+	// run and slow plain text too.
+	do("POST", project, projectKey, sse, "@say partial\n@fail the tool broke")
+	do("POST", project, projectKey, nil, "@say a\n@pause 800ms\n@say b\n@pause 800ms\n@say c")
+	cells, late := r.driveCells(t, project, projectKey)
+	n += cells
 	if slow {
 		do("POST", agent, key, sse, "@say quiet\n@pause 23s\n@say awake")
 	}
@@ -198,6 +205,7 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 	if rest := testReportLag + time.Second - time.Since(ran); rest > 0 {
 		do("POST", agent, key, nil, fmt.Sprintf("@say waiting\n@pause %dms\n@say awake", rest.Milliseconds()))
 	}
+	n += late()
 	if th := first.Header.Get("X-SVC-Thread-Id"); th != "" {
 		// THREAD-03: the new thread holds the run.
 		do("GET", "/api/threads/"+th, key, nil, "")
@@ -250,6 +258,101 @@ func (r *recording) drive(t *testing.T, slow bool) []traffic.Exchange {
 		}
 	}
 	return xs
+}
+
+// driveCells makes the runs of every invoke route in every form, one that
+// completes and one that fails, each followed up where its answer names
+// its run (so the recording shows which thread holds it), and the request
+// headers and Accept values on the routes whose own defects hide there
+// (the cells of the active suite, features/cells.feature). It returns the
+// number of exchanges, and the follow-ups to make once the report lag has
+// passed (the thread headers on the project routes), which return theirs.
+func (r *recording) driveCells(t *testing.T, project, projectKey string) (int, func() int) {
+	t.Helper()
+	n := 0
+	do := func(method, path, key string, hdr map[string]string, body string) (*http.Response, []byte) {
+		n++
+		return r.call(t, method, path, key, hdr, body)
+	}
+	agentKey, wildcard := "Bearer "+r.p.Keys.Agent, "Bearer "+r.p.Keys.Wildcard
+	agent := "/api/invoke/" + r.p.Agents.Main.ID
+	jsonAccept := map[string]string{"Accept": "application/json"}
+	sseAccept := map[string]string{"Accept": "text/event-stream"}
+	// open starts a thread of its own for each run on a thread route: an
+	// async run still going keeps its thread busy.
+	open := func(path, key string) string {
+		resp, _ := do("POST", path, key, jsonAccept, "opening turn")
+		if th := resp.Header.Get("X-SVC-Thread-Id"); th != "" {
+			return th
+		}
+		return "thr_none"
+	}
+	// follow fetches the run an answer names on the thread it names.
+	follow := func(key string, body []byte) {
+		thread, run := namedIn(body, "threadID"), namedIn(body, "runID")
+		if thread != "" && run != "" {
+			do("GET", "/api/threads/"+url.PathEscape(thread)+"/events?runID="+url.QueryEscape(run), key, jsonAccept, "")
+		}
+	}
+	routes := []struct {
+		path func() string
+		key  string
+	}{
+		{func() string { return agent }, agentKey},
+		{func() string { return "/api/invoke/" + r.p.Agents.Main.Alias }, "Bearer " + r.p.Keys.Alias},
+		{func() string { return "/api/invoke/" + open(agent, wildcard) }, wildcard},
+		{func() string { return agent + "/thread/" + open(agent, agentKey) }, agentKey},
+		{func() string { return agent + "/threads/" + open(agent, agentKey) }, agentKey},
+		{func() string { return project }, projectKey},
+		{func() string { return project + "/thread/" + open(project, projectKey) }, projectKey},
+	}
+	forms := []struct {
+		query string
+		hdr   map[string]string
+	}{{"", sseAccept}, {"", jsonAccept}, {"", nil}, {"?async=true", nil}}
+	for _, rt := range routes {
+		for _, f := range forms {
+			for _, prompt := range []string{"@say a cell", "@say partial\n@fail the tool broke"} {
+				_, b := do("POST", rt.path()+f.query, rt.key, f.hdr, prompt)
+				follow(rt.key, b)
+			}
+		}
+		for _, h := range []map[string]string{
+			{"Accept": "text/event-stream", "X-SVC-Run-Mode": "no-such-mode"},
+			{"Accept": "text/event-stream", "X-SVC-Scoped-Tools": strings.Join(r.p.Agents.Main.Tools, ",")},
+		} {
+			_, b := do("POST", rt.path(), rt.key, h, "@say with a header")
+			follow(rt.key, b)
+		}
+	}
+	// A start frame that waits for the agent's first words, or a stream
+	// held until the run ends, shows only on a run that pauses.
+	do("POST", "/api/invoke/"+r.p.Agents.Main.Alias, "Bearer "+r.p.Keys.Alias, sseAccept, "@pause 1s\n@say late words")
+	do("POST", project, projectKey, sseAccept, "@say early\n@pause 1s\n@say late")
+	for _, accept := range []string{"text/event-stream, */*", "application/json, */*", "Text/Event-Stream", "application /json", "Application/JSON"} {
+		do("POST", project, projectKey, map[string]string{"Accept": accept}, "literal on the project route")
+	}
+	// The thread headers on the project routes (THREAD-02 and THREAD-01 as
+	// PROJ-03 states them there): their threads' follow-ups come last.
+	byHeader, byPath := open(project, projectKey), open(project, projectKey)
+	do("POST", project, projectKey, map[string]string{"Accept": "application/json", "X-SVC-Thread-Id": byHeader}, "by header")
+	do("POST", project+"/thread/"+byPath, projectKey, map[string]string{"Accept": "text/event-stream", "X-SVC-Thread-Id": byHeader}, "by path")
+	return n, func() int {
+		before := n
+		do("GET", "/api/threads/"+byHeader, projectKey, nil, "")
+		do("GET", "/api/threads/"+byPath, projectKey, nil, "")
+		return n - before
+	}
+}
+
+// namedIn returns the first value of a JSON member named key in an answer
+// (an SSE stream's events, an envelope, an async answer); "" when none.
+func namedIn(body []byte, key string) string {
+	m := regexp.MustCompile(`"` + key + `":"([^"]+)"`).FindSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
 }
 
 // stream invokes path with Accept: text/event-stream and returns the
@@ -466,6 +569,8 @@ func TestReferenceTrafficPasses(t *testing.T) {
 // undecidable lists, per defect, the rules it breaks that traffic decides
 // but that its traffic cannot show broken, each with the reason.
 var undecidable = map[string]map[string]string{
+	"prompt-trimmed":               {"PROJ-03": "the prompt's echo (BODY-01, here on the project route) is not judged from traffic: a client's agent need not echo"},
+	"json-prompt-parsed":           {"PROJ-03": "the prompt's echo (BODY-02, here on the project route) is not judged from traffic: a client's agent need not echo"},
 	"agent-inlined":                {"BUNDLE-01": "the drive exports no project whose only child is its agent (the active suite's installed projects do)"},
 	"export-drops-schedule":        {"DROP-04": "an export without schedule and onDemand triggers may be of a project that had none"},
 	"export-tasks-outside-payload": {"BUNDLE-01": "a payload without tasks may be of a project that has none; extra members of spec are not forbidden"},
@@ -480,7 +585,7 @@ var undecidable = map[string]map[string]string{
 // test (runner) and the clearer defects of the same rule show the check
 // fails.
 var marginal = map[string][]string{
-	"plain-flush-750ms": {"FMT-06"},
+	"plain-flush-750ms": {"FMT-06", "PROJ-03"},
 }
 
 // samplePassiveDefects is the passive mutation test's sample when the

@@ -18,7 +18,9 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 	t.Parallel()
 	p := startReference(t, fakeserver.Config{})
 	p.Capabilities.Script = []string{"say", "pause", "waiting", "toolinput", "tool", "tools", "ask", "fail"}
-	res, err := runSuite(runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-05,@ERR-02,@THREAD-02"})
+	// The cells (one scenario for several rules) are left out: the test
+	// reads one rule per scenario. Their echo rows are asserted below.
+	res, err := runSuite(runner.Config{Profile: p, Tags: "@EVT-06,@EVT-09,@BODY-01,@ROUTE-05,@ERR-02,@THREAD-02 && ~@cells"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,5 +56,18 @@ func TestMissingCapabilitiesAreUntested(t *testing.T) {
 	}
 	if exitCode(t, res) != outcome.ExitPass {
 		t.Errorf("exit code %d: untested scenarios are not failures", exitCode(t, res))
+	}
+	// The echo rows of the cells: BODY-01 on every route and form.
+	cells, err := runSuite(runner.Config{Profile: p, Tags: "@cells && @BODY-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells.Scenarios) == 0 {
+		t.Fatal("no echo row of the cells ran")
+	}
+	for _, s := range cells.Scenarios {
+		if s.Status != testrun.Untested || !strings.Contains(s.Error, "capabilities.script lacks echo") {
+			t.Errorf("%q: %s %q, want untested for the echo", s.Name, s.Status, s.Error)
+		}
 	}
 }

@@ -167,8 +167,15 @@ func TestHostileTargetMemoryIsBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			rss := peakRSS(false)
-			if res.Count(testrun.Passed) > len(live.after)/10 || len(live.after) < 5 {
-				t.Fatalf("%d scenarios passed of %d measured: the test proves nothing", res.Count(testrun.Passed), len(live.after))
+			if len(live.after) < 5 {
+				t.Fatalf("%d scenarios measured: the test proves nothing", len(live.after))
+			}
+			// A target that answers nothing valid passes nothing: a row
+			// whose answer was cut at the bound judged nothing.
+			for _, s := range res.Scenarios {
+				if s.Status == testrun.Passed {
+					t.Errorf("%s (%s) passed against a target that answers nothing valid", s.ID, s.Name)
+				}
 			}
 			most, last := slicesMax(live.after), live.after[len(live.after)-1]
 			t.Logf("live heap before the run %d MiB; as each of %d scenarios ended: at most %d MiB, after the last %d MiB; peak RSS %d MiB",

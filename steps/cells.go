@@ -24,10 +24,16 @@ import (
 // of every exchange (package runner).
 func cellDefs() []Def {
 	return []Def{
-		step3(`^I make a run that (completes|fails|is aborted|echoes) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
+		step3(`^I make a run that (completes|fails|echoes) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
 			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun(),
-		step5(`^I make a run that (completes|fails|is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
+		step5(`^I make a run that (completes|fails) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
 			(*World).cellRun).AboutRun(),
+		// The abort goes with the agent key (cellAbort), whatever key the
+		// run went with.
+		step3(`^I make a run that (is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
+			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun().Need("keys.agent"),
+		step5(`^I make a run that (is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
+			(*World).cellRun).AboutRun().Need("keys.agent"),
 		step2(`^I make a run that completes on "([^"]*)" with the Accept header "([^"]*)"$`, func(w *World, path, accept string) error {
 			return w.cellRun("completes", path, "plain text", "Accept", accept)
 		}).AboutRun(),
@@ -131,20 +137,22 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 	if abort.err != nil {
 		return abort.err
 	}
-	thread := resp.Header().Get("X-SVC-Thread-Id")
-	if f.query != "" {
+	if !aborting || f.query != "" {
+		// The answer to its end: one that never ends breaks its form's
+		// rule (an aborted stream ends once the abort lands: its steps
+		// judge that).
 		if err := w.readWhole(resp); err != nil {
 			return err
 		}
+	}
+	thread := resp.Header().Get("X-SVC-Thread-Id")
+	if f.query != "" {
 		if t, run := asyncThread(resp); t != "" {
 			thread = t // "threadID: Thread of the run (new or resumed)"
 			if run != "" {
 				w.runs["cell"] = run
 			}
 		}
-	}
-	if thread != "" {
-		w.threads["cell"] = thread
 	}
 	// Which rule says the thread is the run's: the async answer's threadID
 	// ("Thread of the run"), else the response header.
@@ -153,6 +161,15 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 	if f.query != "" {
 		w.cellNamedBy = w.on(resp, "ASYNC-01")
 	}
+	if thread == "" {
+		// The events name it too (EVT-02): the scenario follows the run
+		// there, and its last step judges the header.
+		thread = answerField(resp, "threadID")
+	}
+	if thread == "" {
+		return outcome.Fail(resp.Method()+" "+resp.URL()+": the run's thread", "named by the answer", "none").Breaks(w.cellNamedBy)
+	}
+	w.threads["cell"] = thread
 	if run := answerRunID(resp); run != "" {
 		w.runs["cell"] = run
 	}
@@ -244,16 +261,22 @@ func answerRunID(r *Response) string {
 	if _, run := asyncThread(r); run != "" {
 		return run
 	}
+	return answerField(r, "runID")
+}
+
+// answerField returns the first ID an event of r's answer (SSE or
+// envelope) holds under key; "" when none does.
+func answerField(r *Response, key string) string {
 	if evs, err := r.Events(); err == nil && r.MediaType() == "text/event-stream" {
 		for _, ev := range evs {
-			if id, ok := idString(ev["runID"]); ok {
+			if id, ok := idString(ev[key]); ok {
 				return id
 			}
 		}
 	}
 	if items, err := r.EnvelopeItems(); err == nil {
 		for _, it := range items {
-			if id, ok := idString(it["runID"]); ok {
+			if id, ok := idString(it[key]); ok {
 				return id
 			}
 		}
@@ -354,6 +377,9 @@ func (w *World) answerIsPrompt() error {
 	r, err := w.finished()
 	if err != nil {
 		return err
+	}
+	if err := w.needEcho(); err != nil {
+		return err // an agent that does not echo: untested
 	}
 	// The form first: an envelope with bytes after it, events that are no
 	// objects, break their own rules (FMT-02, EVT-01) and block this one.
