@@ -48,6 +48,7 @@ func TestForecastAgreesWithTheRun(t *testing.T) {
 			t.Parallel()
 			p := startReference(t, fakeserver.Config{})
 			tc.change(p)
+			tc.sel.Tags = sampled(tc.sel.Tags)
 			plan, err := runner.NewPlan(p, tc.sel)
 			if err != nil {
 				t.Fatal(err)

@@ -78,7 +78,7 @@ func TestNeedsPredictUntested(t *testing.T) {
 					f.Blank()
 				}
 			}
-			plan, err := runner.NewPlan(p, testrun.Selection{Quick: true})
+			plan, err := runner.NewPlan(p, testrun.Selection{Quick: true, Tags: sampled("")})
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
 				return

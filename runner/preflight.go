@@ -41,7 +41,9 @@ func Reachable(ctx context.Context, p *profile.Profile) error {
 	if err != nil {
 		return &UnreachableError{redactURL(p.BaseURL), err}
 	}
-	resp, err := preflightClient().Do(req)
+	client := preflightClient()
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -118,7 +120,9 @@ func keyStatus(ctx context.Context, target, key string) (int, string) {
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "text/plain")
 	req.Header.Set("Accept", "application/json")
-	resp, err := preflightClient().Do(req)
+	client := preflightClient()
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, fmt.Sprintf("no answer within %s", PreflightTimeout)

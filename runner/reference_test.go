@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
@@ -24,13 +25,40 @@ func startReference(t *testing.T, cfg fakeserver.Config) *profile.Profile {
 // of them in one process: more at once only queue for the CPU, and a run
 // starved inside its own process (its reads woken late behind the other
 // runs' work) may miss a timing bound where the harness's lateness probe
-// does not see why. Runs that mostly wait (the 20 s keepalive) keep the
-// CPU free for the others.
+// does not see why.
 var suiteRuns = make(chan struct{}, 4)
 
-// runSuite is runner.Run holding a slot of suiteRuns.
+// keepaliveRuns bounds the runs that hold the 20 s keepalive scenario
+// (@slow), which mostly wait: they take no slot of suiteRuns, so they start
+// at once and their wait overlaps the other runs' work instead of closing
+// the test.
+var keepaliveRuns = make(chan struct{}, 2)
+
+// runSuite is runner.Run holding a slot of suiteRuns, or of keepaliveRuns
+// for a run that waits out the keepalive.
 func runSuite(cfg runner.Config) (*testrun.Result, error) {
-	suiteRuns <- struct{}{}
-	defer func() { <-suiteRuns }()
+	if cfg.Plan == nil {
+		plan, err := runner.NewPlan(cfg.Profile, testrun.Selection{Tags: cfg.Tags})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Plan = plan
+	}
+	slots := suiteRuns
+	if waitsOutTheKeepalive(cfg.Plan) {
+		slots = keepaliveRuns
+	}
+	slots <- struct{}{}
+	defer func() { <-slots }()
 	return runner.Run(context.Background(), cfg)
+}
+
+// waitsOutTheKeepalive reports whether a plan runs a @slow scenario.
+func waitsOutTheKeepalive(plan *testrun.Plan) bool {
+	for _, s := range plan.Scenarios {
+		if s.Status == "" && slices.Contains(s.Tags, "@slow") {
+			return true
+		}
+	}
+	return false
 }

@@ -136,7 +136,7 @@ func TestCheckedBeforeTheFailure(t *testing.T) {
 	} {
 		t.Run(tc.defect, func(t *testing.T) {
 			t.Parallel()
-			res := runWith(t, tc.tags, fakeserver.Config{Defects: []string{tc.defect}})
+			res := runWith(t, sampled(tc.tags), fakeserver.Config{Defects: []string{tc.defect}})
 			rep, err := reports.Build(reports.Input{Result: res, Profile: &profile.Profile{}})
 			if err != nil {
 				t.Fatal(err)

@@ -215,6 +215,9 @@ func Run(ctx context.Context, cfg Config) (*testrun.Result, error) {
 	obs := newObserver(cfg.Profile)
 	obs.evidence = cfg.Evidence
 	suite := &steps.Suite{Profile: cfg.Profile, Client: newClient(), Observer: col, Exchanges: obs.add}
+	// A connection dialled and never used is, to net/http's Shutdown, busy
+	// for 5 s: the target (the embedded server) is let go at once.
+	defer suite.Client.CloseIdleConnections()
 	res := &testrun.Result{Plan: plan, Started: time.Now()}
 	if plan.ToRun() > 0 {
 		format, output, closeOutput, err := cucumberOutput(cfg.OutDir)

@@ -43,7 +43,7 @@ func TestEveryVariantPasses(t *testing.T) {
 			defer wg.Done()
 			tags := "" // the 20 s keepalive too
 			if !sweep.Full() && len(variants) == 1 {
-				tags = "~@slow" // the keepalive in the compatible run only
+				tags = sampled("~@slow") // the keepalive and the cells in the compatible run only
 			}
 			res := runWith(t, tags, fakeserver.Config{Variants: variants})
 			if len(res.Scenarios) == 0 {
