@@ -9,6 +9,96 @@ Feature: Every rule on every cell it is stated for
   traffic can decide, as the run's judgement of every exchange does (package runner). Which cells each rule must be
   judged on is the catalog's `cells` (features/rules.yaml); the run reports where each rule was judged.
 
+  # The keepalive on every route, first: each row waits out 20 s of quiet (@slow: --quick leaves them out)
+
+  @SSE-04 @slow
+  Scenario: The agent-ID route: a quiet run gets a ": ping" comment
+    Given the "agent" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/invoke/${agents.main.id}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
+      """
+      @say quiet ${marker:q}
+      @pause 23s
+      @say awake
+      """
+    Then every exchange of the scenario holds every rule traffic decides
+
+  @SSE-04 @slow
+  Scenario: The alias route: a quiet run gets a ": ping" comment
+    Given the "alias" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/invoke/${agents.main.alias}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
+      """
+      @say quiet ${marker:q}
+      @pause 23s
+      @say awake
+      """
+    Then every exchange of the scenario holds every rule traffic decides
+
+  @SSE-04 @slow
+  Scenario: The thread-ID route: a quiet run gets a ": ping" comment
+    Given a thread "T" on the main agent, opened with the "wildcard" key
+    And the "wildcard" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/invoke/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
+      """
+      @say quiet ${marker:q}
+      @pause 23s
+      @say awake
+      """
+    Then every exchange of the scenario holds every rule traffic decides
+
+  @SSE-04 @slow
+  Scenario: The /thread/ route: a quiet run gets a ": ping" comment
+    Given a thread "T" on the main agent
+    And the "agent" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
+      """
+      @say quiet ${marker:q}
+      @pause 23s
+      @say awake
+      """
+    Then every exchange of the scenario holds every rule traffic decides
+
+  @SSE-04 @slow
+  Scenario: The /threads/ route: a quiet run gets a ": ping" comment
+    Given a thread "T" on the main agent
+    And the "agent" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/invoke/${agents.main.id}/threads/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
+      """
+      @say quiet ${marker:q}
+      @pause 23s
+      @say awake
+      """
+    Then every exchange of the scenario holds every rule traffic decides
+
+  @SSE-04 @slow @PROJ-03
+  Scenario: The project route: a quiet run gets a ": ping" comment
+    Given the "project" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
+      """
+      @say quiet ${marker:q}
+      @pause 23s
+      @say awake
+      """
+    Then every exchange of the scenario holds every rule traffic decides
+
+  @SSE-04 @slow @PROJ-03
+  Scenario: The project thread route: a quiet run gets a ": ping" comment
+    Given a project thread "T" on the main project
+    And the "project" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "/api/projects/${projects.main.id}/invoke/thread/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
+      """
+      @say quiet ${marker:q}
+      @pause 23s
+      @say awake
+      """
+    Then every exchange of the scenario holds every rule traffic decides
+
   # The agent-ID route: /api/invoke/${agents.main.id}
   Scenario Outline: The agent-ID route: a run that completes, as <form>
     Given the "agent" key
@@ -821,18 +911,6 @@ Feature: Every rule on every cell it is stated for
       | form |
       | an async run |
 
-  @SSE-04 @slow
-  Scenario: The agent-ID route: a quiet run gets a ": ping" comment
-    Given the "agent" key
-    And the request header "Accept" is "text/event-stream"
-    When I invoke "/api/invoke/${agents.main.id}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
-      """
-      @say quiet ${marker:q}
-      @pause 23s
-      @say awake
-      """
-    Then every exchange of the scenario holds every rule traffic decides
-
   # The alias route, timed: the scripts pause, so the timing rules decide (@slow: --quick leaves them out)
   @slow
   Scenario Outline: The alias route: a timed run, as <form>
@@ -859,18 +937,6 @@ Feature: Every rule on every cell it is stated for
     Examples: an async run
       | form |
       | an async run |
-
-  @SSE-04 @slow
-  Scenario: The alias route: a quiet run gets a ": ping" comment
-    Given the "alias" key
-    And the request header "Accept" is "text/event-stream"
-    When I invoke "/api/invoke/${agents.main.alias}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
-      """
-      @say quiet ${marker:q}
-      @pause 23s
-      @say awake
-      """
-    Then every exchange of the scenario holds every rule traffic decides
 
   # The thread-ID route, timed: the scripts pause, so the timing rules decide (@slow: --quick leaves them out)
   @slow
@@ -900,19 +966,6 @@ Feature: Every rule on every cell it is stated for
       | form |
       | an async run |
 
-  @SSE-04 @slow
-  Scenario: The thread-ID route: a quiet run gets a ": ping" comment
-    Given a thread "T" on the main agent, opened with the "wildcard" key
-    And the "wildcard" key
-    And the request header "Accept" is "text/event-stream"
-    When I invoke "/api/invoke/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
-      """
-      @say quiet ${marker:q}
-      @pause 23s
-      @say awake
-      """
-    Then every exchange of the scenario holds every rule traffic decides
-
   # The /thread/ route, timed: the scripts pause, so the timing rules decide (@slow: --quick leaves them out)
   @slow
   Scenario Outline: The /thread/ route: a timed run, as <form>
@@ -940,19 +993,6 @@ Feature: Every rule on every cell it is stated for
     Examples: an async run
       | form |
       | an async run |
-
-  @SSE-04 @slow
-  Scenario: The /thread/ route: a quiet run gets a ": ping" comment
-    Given a thread "T" on the main agent
-    And the "agent" key
-    And the request header "Accept" is "text/event-stream"
-    When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
-      """
-      @say quiet ${marker:q}
-      @pause 23s
-      @say awake
-      """
-    Then every exchange of the scenario holds every rule traffic decides
 
   # The /threads/ route, timed: the scripts pause, so the timing rules decide (@slow: --quick leaves them out)
   @slow
@@ -982,19 +1022,6 @@ Feature: Every rule on every cell it is stated for
       | form |
       | an async run |
 
-  @SSE-04 @slow
-  Scenario: The /threads/ route: a quiet run gets a ": ping" comment
-    Given a thread "T" on the main agent
-    And the "agent" key
-    And the request header "Accept" is "text/event-stream"
-    When I invoke "/api/invoke/${agents.main.id}/threads/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
-      """
-      @say quiet ${marker:q}
-      @pause 23s
-      @say awake
-      """
-    Then every exchange of the scenario holds every rule traffic decides
-
   # The project route, timed: the scripts pause, so the timing rules decide (@slow: --quick leaves them out)
   @slow
   Scenario Outline: The project route: a timed run, as <form>
@@ -1021,18 +1048,6 @@ Feature: Every rule on every cell it is stated for
     Examples: an async run
       | form |
       | an async run |
-
-  @SSE-04 @slow @PROJ-03
-  Scenario: The project route: a quiet run gets a ": ping" comment
-    Given the "project" key
-    And the request header "Accept" is "text/event-stream"
-    When I invoke "/api/projects/${projects.main.id}/invoke" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
-      """
-      @say quiet ${marker:q}
-      @pause 23s
-      @say awake
-      """
-    Then every exchange of the scenario holds every rule traffic decides
 
   # The project thread route, timed: the scripts pause, so the timing rules decide (@slow: --quick leaves them out)
   @slow
@@ -1061,16 +1076,3 @@ Feature: Every rule on every cell it is stated for
     Examples: an async run
       | form |
       | an async run |
-
-  @SSE-04 @slow @PROJ-03
-  Scenario: The project thread route: a quiet run gets a ": ping" comment
-    Given a project thread "T" on the main project
-    And the "project" key
-    And the request header "Accept" is "text/event-stream"
-    When I invoke "/api/projects/${projects.main.id}/invoke/thread/${thread:T}" with the prompt below and stop reading at the first ": ping" comment after the content "quiet ${marker:q}":
-      """
-      @say quiet ${marker:q}
-      @pause 23s
-      @say awake
-      """
-    Then every exchange of the scenario holds every rule traffic decides

@@ -61,12 +61,14 @@ func godogOptions(ctx context.Context, format string, output io.Writer, plan *te
 // free up, so a run lasts about as long as its longest scenario only when
 // that one starts early. A scenario's length is what its agent scripts
 // pause for; scenarios the plan does not run (the @slow ones of a quick
-// run) do not count.
+// run) do not count. Of two as long, the one with fewer scenarios goes
+// first.
 func featureOrder(plan *testrun.Plan) []string {
-	longest := map[string]time.Duration{}
+	longest, count := map[string]time.Duration{}, map[string]int{}
 	for _, s := range plan.Scenarios {
 		if s.Status == testrun.Runs {
 			longest[s.File] = max(longest[s.File], scriptLength(s.Steps))
+			count[s.File]++
 		}
 	}
 	if len(longest) == 0 {
@@ -80,6 +82,9 @@ func featureOrder(plan *testrun.Plan) []string {
 		a, b := files[i], files[j]
 		if longest[a] != longest[b] {
 			return longest[a] > longest[b]
+		}
+		if count[a] != count[b] {
+			return count[a] < count[b] // the fewer delay the next one's long scenario less
 		}
 		return a < b
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/invokeconf/invokeconf/fakeserver"
+	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/invokeconftest"
 	"github.com/invokeconf/invokeconf/profile"
 	"github.com/invokeconf/invokeconf/runner"
@@ -32,7 +33,16 @@ var suiteRuns = make(chan struct{}, 4)
 // (@slow), which mostly wait: they take no slot of suiteRuns, so they start
 // at once and their wait overlaps the other runs' work instead of closing
 // the test.
-var keepaliveRuns = make(chan struct{}, 2)
+var keepaliveRuns = make(chan struct{}, keepaliveSlots())
+
+// keepaliveSlots is 2 for a sample and 4 for the complete sweep, whose
+// variant runs all wait out the keepalive.
+func keepaliveSlots() int {
+	if sweep.Full() {
+		return 4
+	}
+	return 2
+}
 
 // runSuite is runner.Run holding a slot of suiteRuns, or of keepaliveRuns
 // for a run that waits out the keepalive.

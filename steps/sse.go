@@ -198,6 +198,12 @@ func (w *World) invokeUntilPing(path, content string, doc *godog.DocString) erro
 	if err != nil {
 		return err
 	}
+	// The content names the quiet's start as the prompt says it, markers
+	// and all: unexpanded, it never matches and the stream is read to its
+	// end, 3 s past the ping.
+	if content, err = w.expand(content); err != nil {
+		return err
+	}
 	_, err = w.invokeStopping(path, prompt, untilPing(content))
 	return err
 }
