@@ -11,6 +11,7 @@ import (
 	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/features"
 	"github.com/invokeconf/invokeconf/profile"
+	"github.com/invokeconf/invokeconf/steps"
 	"github.com/invokeconf/invokeconf/testrun"
 )
 
@@ -209,6 +210,7 @@ func ScriptNeeds(pk features.Pickle) []string {
 				prompts = append(prompts, v)
 			}
 		}
+		prompts = append(prompts, steps.StepPrompts(text)...)
 		for _, prompt := range prompts {
 			if !agentscript.IsScript(prompt) {
 				continue

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"net/http"
 	"slices"
 	"testing"
 
@@ -89,6 +90,32 @@ func TestToolRulesOfAnotherAgentsRun(t *testing.T) {
 		w := testWorld(t)
 		w.P.Agents.Other = profile.Agent{ID: "agt_2", Alias: "other-alias", Tools: []string{"mail"}}
 		w.resp = fake{Method: "POST", URL: "http://127.0.0.1:1" + tc.path, Status: 200, Complete: true}.response()
+		if got := w.toolRules(tc.got); !slices.Equal(got, tc.want) {
+			t.Errorf("%s, tools %v: %v, want %v", tc.path, tc.got, got, tc.want)
+		}
+	}
+}
+
+// TestToolRulesOfAModeRunMissingTools: a run with X-SVC-Run-Mode that lacks
+// a plain tool of the agent shows either a mode that replaced the tools
+// (MODE-02) or an earlier run's narrowing that stuck (TOOLS-03: the
+// defect scoped-tools-sticky once failed MODE-01 when another scenario's
+// narrowing landed between a MODE-01 row's two runs).
+func TestToolRulesOfAModeRunMissingTools(t *testing.T) {
+	tests := []struct {
+		path string
+		got  []string
+		want []string
+	}{
+		{"/api/invoke/agt_1", []string{"deep-research"}, []string{"MODE-02", "TOOLS-03"}},
+		{"/api/invoke/agt_1", []string{"calc", "deep-research"}, nil}, // web: a credential this key lacks
+		{"/api/projects/prj_1/invoke", []string{"deep-research"}, []string{"MODE-02"}}, // TOOLS-03 is stated for the bare agent routes
+	}
+	for _, tc := range tests {
+		w := testWorld(t)
+		w.P.Projects.Main.ID = "prj_1"
+		w.resp = fake{Method: "POST", URL: "http://127.0.0.1:1" + tc.path, Status: 200, Complete: true,
+			ReqHeader: http.Header{"X-Svc-Run-Mode": {"research"}}}.response()
 		if got := w.toolRules(tc.got); !slices.Equal(got, tc.want) {
 			t.Errorf("%s, tools %v: %v, want %v", tc.path, tc.got, got, tc.want)
 		}

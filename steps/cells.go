@@ -25,21 +25,21 @@ import (
 func cellDefs() []Def {
 	return []Def{
 		step3(`^I make a run that (completes|fails|echoes) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
-			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun(),
+			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun().Sends(cellScriptOf),
 		step5(`^I make a run that (completes|fails) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
-			(*World).cellRun).AboutRun(),
+			(*World).cellRun).AboutRun().Sends(cellScriptOf),
 		// The abort goes with the agent key (cellAbort), whatever key the
 		// run went with.
 		step3(`^I make a run that (is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
-			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun().Need("keys.agent"),
+			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun().Need("keys.agent").Sends(cellScriptOf),
 		step5(`^I make a run that (is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
-			(*World).cellRun).AboutRun().Need("keys.agent"),
+			(*World).cellRun).AboutRun().Need("keys.agent").Sends(cellScriptOf),
 		step2(`^I make a run that completes on "([^"]*)" with the Accept header "([^"]*)"$`, func(w *World, path, accept string) error {
 			return w.cellRun("completes", path, "plain text", "Accept", accept)
-		}).AboutRun(),
+		}).AboutRun().Sends(func([]string) []string { return []string{cellScripts["completes"]} }),
 		step2(`^I make a timed run on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`, func(w *World, path, form string) error {
 			return w.cellRun("timed "+form, path, form, "", "")
-		}).AboutRun(),
+		}).AboutRun().Sends(func(args []string) []string { return []string{cellScripts["timed "+args[1]]} }),
 		step3(`^a thread "(\w+)" opened on "([^"]*)" with the "(\w+)" key$`, func(w *World, name, path, role string) error {
 			return w.openThreadWith(role, name, path)
 		}),
@@ -68,6 +68,10 @@ var cellScripts = map[string]string{
 	"timed a JSON envelope": "@say ${marker:a}\n@pause 1s\n@say ${marker:b}",
 	"timed an async run":    "@pause 1500ms\n@say ${marker:a}",
 }
+
+// cellScriptOf is the script of a cell step's run by how it ends (its
+// first argument).
+func cellScriptOf(args []string) []string { return []string{cellScripts[args[0]]} }
 
 // cellForms are the request settings of each response form.
 var cellForms = map[string]struct{ accept, query string }{

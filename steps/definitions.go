@@ -38,6 +38,10 @@ type Def struct {
 	// the rules the run rests on (World.runRules), should one of them fail
 	// in its own scenarios.
 	AboutTheRun bool
+	// Prompts returns the prompts its function sends that its text does not
+	// show (a cell's script), from the step's arguments: what a forecast of
+	// the agent's capabilities reads beside the prompts in the text.
+	Prompts func(args []string) []string
 
 	re *regexp.Regexp
 	// bind returns the function godog calls for the step in one scenario:
@@ -54,6 +58,9 @@ func (d Def) Need(paths ...string) Def {
 
 // Asserts returns d with the rule it asserts.
 func (d Def) Asserts(rule string) Def { d.Rule = rule; return d }
+
+// Sends returns d with the prompts its function sends unseen in its text.
+func (d Def) Sends(prompts func(args []string) []string) Def { d.Prompts = prompts; return d }
 
 // AboutRun returns d marked as judging what the agent did on the run.
 func (d Def) AboutRun() Def { d.AboutTheRun = true; return d }
@@ -172,6 +179,19 @@ func (d Def) Matches(text string) (args []string, ok bool) {
 		return nil, false
 	}
 	return m[1:], true
+}
+
+// StepPrompts returns the prompts the step definition that text matches
+// sends without its text showing them (Def.Prompts), before expansion;
+// nil for none.
+func StepPrompts(text string) []string {
+	var out []string
+	for _, d := range Definitions() {
+		if args, ok := d.Matches(text); ok && d.Prompts != nil {
+			out = append(out, d.Prompts(args)...)
+		}
+	}
+	return out
 }
 
 // moduleRoot is the folder that holds this package's folder.

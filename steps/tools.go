@@ -473,6 +473,9 @@ func (w *World) toolRules(got []string) []string {
 		out = append(out, "TOOLS-02")
 	case missingPlain && r.Request.Header.Get("X-SVC-Run-Mode") != "":
 		out = append(out, "MODE-02") // a mode adds to the agent's own tools
+		if bare {
+			out = append(out, "TOOLS-03") // or an earlier run's narrowing stuck
+		}
 	case missingPlain && bare:
 		out = append(out, "TOOLS-03")
 	}
