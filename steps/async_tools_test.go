@@ -108,7 +108,7 @@ func TestToolRulesOfAModeRunMissingTools(t *testing.T) {
 		want []string
 	}{
 		{"/api/invoke/agt_1", []string{"deep-research"}, []string{"MODE-02", "TOOLS-03"}},
-		{"/api/invoke/agt_1", []string{"calc", "deep-research"}, nil}, // web: a credential this key lacks
+		{"/api/invoke/agt_1", []string{"calc", "deep-research"}, nil},                  // web: a credential this key lacks
 		{"/api/projects/prj_1/invoke", []string{"deep-research"}, []string{"MODE-02"}}, // TOOLS-03 is stated for the bare agent routes
 	}
 	for _, tc := range tests {

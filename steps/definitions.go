@@ -185,14 +185,21 @@ func (d Def) Matches(text string) (args []string, ok bool) {
 // sends without its text showing them (Def.Prompts), before expansion;
 // nil for none.
 func StepPrompts(text string) []string {
-	var out []string
-	for _, d := range Definitions() {
-		if args, ok := d.Matches(text); ok && d.Prompts != nil {
-			out = append(out, d.Prompts(args)...)
+	// Memoized as StepNeeds is: every forecast asks it for every step.
+	out, _ := stepPrompts.get(text, func() ([]string, error) {
+		var out []string
+		for _, d := range Definitions() {
+			if args, ok := d.Matches(text); ok && d.Prompts != nil {
+				out = append(out, d.Prompts(args)...)
+			}
 		}
-	}
+		return out, nil
+	})
 	return out
 }
+
+// stepPrompts memoizes StepPrompts by text.
+var stepPrompts memo[string]
 
 // moduleRoot is the folder that holds this package's folder.
 var moduleRoot = func() string {

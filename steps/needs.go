@@ -47,8 +47,8 @@ func StepNeeds(text, arg string) ([]string, error) {
 // stepNeeds memoizes StepNeeds by text and arg.
 var stepNeeds memo[[2]string]
 
-// memo keeps the answers of a pure function of K that lists profile
-// fields; each caller gets its own copy of the list.
+// memo keeps the answers of a pure function of K that lists strings (profile
+// fields, prompts); each caller gets its own copy of the list.
 type memo[K comparable] struct{ m sync.Map } // K -> neededBy
 
 type neededBy struct {
