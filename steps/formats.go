@@ -27,14 +27,16 @@ func formatDefs() []Def {
 		step1(`^the body did not begin before (\S+) had passed$`, (*World).bodyNotBefore),
 		step2(`^the envelope holds a toolCall with name "(.*)" and a step with description "(.*)"$`, (*World).envelopeHoldsRicher).AboutRun(),
 		step0(`^every item of the envelope has the same runID and threadID equal to the X-SVC-Thread-Id header$`, (*World).envelopeItemIDs),
-		step2(`^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, (*World).fragmentsSpaced),
-		step3(`^each of the fragments (.+), produced (\S+) apart, arrived within (\S+) of when it was produced, counted from the first$`, (*World).fragmentsOnTime),
+		// The flush's timing is the run's too: a run on a thread another
+		// call shares (THREAD-03) may wait for it.
+		step2(`^the fragments (.+) arrived one by one, each at least (\d+)ms after the one before$`, (*World).fragmentsSpaced).AboutRun(),
+		step3(`^each of the fragments (.+), produced (\S+) apart, arrived within (\S+) of when it was produced, counted from the first$`, (*World).fragmentsOnTime).AboutRun(),
 		step5(`^I invoke "([^"]*)" with the prompt below as run "(\w+)" on thread "(\w+)" and disconnect after the content "(.*)":$`, (*World).invokeAndDisconnect),
 		step4(`^the events of run "(\w+)" on thread "(\w+)", fetched by its runID as JSON, contain "([^"]*)" but not "([^"]*)"$`, (*World).disconnectedRunEvents),
 		step4(`^I invoke "([^"]*)" with the prompt below on thread "(\w+)" and disconnect once the plain text holds "(.*)":$`, (*World).invokePlainAndDisconnect),
 		step4(`^the run that thread "(\w+)" reports completed within (\S+), if any, has events that contain "([^"]*)" but not "([^"]*)"$`, (*World).reportedRunEvents),
 		step4(`^I invoke "([^"]*)" with a script that says "([^"]*)" (\d+) times, every (\S+)$`, (*World).invokeDense),
-		step4(`^the (\d+) fragments "([^"]*)", produced every (\S+), arrived in reads at most (\S+) apart$`, (*World).denseReads),
+		step4(`^the (\d+) fragments "([^"]*)", produced every (\S+), arrived in reads at most (\S+) apart$`, (*World).denseReads).AboutRun(),
 		step0(`^an item of the envelope has error set$`, (*World).envelopeHasError).AboutRun(),
 	}
 }
