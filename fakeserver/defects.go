@@ -155,6 +155,14 @@ const (
 	defFailedEnvelopeNoThread
 	defProjectPlainBuffered
 	defAliasStartLate
+	defAliasScopedToolsIgnored
+	defAsyncScopedToolsIgnored
+	defProjectThreadScopedToolsIgnored
+	defSSERunModeIgnored
+	defThreadsRunModeIgnored
+	defAliasCredentialGateIgnored
+	defAsyncCredentialGateIgnored
+	defProjectUnknownMode400
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -404,6 +412,18 @@ var defectTable = [numDefects]Defect{
 	defFailedEnvelopeNoThread:    {"failed-envelope-no-thread", []string{"EVT-02"}, "the envelope of a failed run holds items without threadID"},
 	defProjectPlainBuffered:      {"project-plain-buffered", []string{"PROJ-03"}, "plain text on the project routes is held until the run ends (only a run that pauses shows it)"},
 	defAliasStartLate:            {"alias-start-late", []string{"SSE-01"}, "on the alias route the SSE stream's start frame waits for the agent's first output (only a run that pauses first shows it)"},
+	defAliasScopedToolsIgnored:   {"alias-scoped-tools-ignored", []string{"TOOLS-02"}, "X-SVC-Scoped-Tools is ignored on the alias route (the agent-ID route honours it)"},
+	defAsyncScopedToolsIgnored:   {"async-scoped-tools-ignored", []string{"TOOLS-02"}, "X-SVC-Scoped-Tools is ignored by async runs (async=true)"},
+	defProjectThreadScopedToolsIgnored: {"project-thread-scoped-tools-ignored", []string{"TOOLS-02"},
+		"X-SVC-Scoped-Tools is ignored on the project thread route"},
+	defSSERunModeIgnored:     {"sse-run-mode-ignored", []string{"MODE-02"}, "X-SVC-Run-Mode is ignored when the answer is an SSE stream"},
+	defThreadsRunModeIgnored: {"threads-run-mode-ignored", []string{"MODE-02"}, "X-SVC-Run-Mode is ignored on the /threads/ route (the /thread/ route honours it)"},
+	defAliasCredentialGateIgnored: {"alias-credential-gate-ignored", []string{"CRED-01"},
+		"on the alias route the agent's credential-backed tools are not gated by the key's credential scopes"},
+	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
+		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
+	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},
+		"async runs (async=true) keep the agent's credential-backed tools whatever the key's credential scopes"},
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope:       {"project-needs-agent-scope", []string{"AUTH-05"}, "the project routes need agent:chat:<agent> instead of project:chat:<project>"},
 	defProjectAgentScopeAccepted:    {"project-agent-scope-accepted", []string{"AUTH-05"}, "agent:chat:<agent> also covers the project routes of the agent's project"},

@@ -1,7 +1,9 @@
 package fakeserver
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 )
 
 // The defects of one cell break one rule only on one cell of the spec's
@@ -51,4 +53,47 @@ func (s *view) sseNoClose(r *http.Request, run *run) bool {
 		s.defect(defProjectThreadNoClose) && projectThread(r) ||
 		s.defect(defAbortedNoClose) && run.aborted.Load() ||
 		s.defect(defRunModeNoClose) && len(r.Header.Values(hdrRunMode)) > 0
+}
+
+// cellUnscoped reports whether a run ignores X-SVC-Scoped-Tools on one
+// cell: the alias route, an async run, the project thread route.
+func (s *view) cellUnscoped(r *http.Request) bool {
+	return s.defect(defAliasScopedToolsIgnored) && s.aliasPath(r) ||
+		s.defect(defAsyncScopedToolsIgnored) && asyncCall(r) ||
+		s.defect(defProjectThreadScopedToolsIgnored) && projectThread(r)
+}
+
+// cellModeless reports whether a run ignores X-SVC-Run-Mode on one cell:
+// an SSE stream, the /threads/ route.
+func (s *view) cellModeless(r *http.Request) bool {
+	return s.defect(defSSERunModeIgnored) && s.responseForm(r) == formSSE ||
+		s.defect(defThreadsRunModeIgnored) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+}
+
+// asyncCall reports whether a call asked for an async run.
+func asyncCall(r *http.Request) bool {
+	async, err := parseAsync(r.URL.Query())
+	return async && err == nil
+}
+
+// cellUngated reports whether a run skips the credential gate for the
+// agent's own tools on one cell: the alias route, an async run.
+func (s *view) cellUngated(r *http.Request) bool {
+	return s.defect(defAliasCredentialGateIgnored) && s.aliasPath(r) ||
+		s.defect(defAsyncCredentialGateIgnored) && asyncCall(r)
+}
+
+// cellModeRefusal serves project-unknown-mode-400: on the project routes
+// an X-SVC-Run-Mode entry the server does not know is refused.
+func (s *view) cellModeRefusal(r *http.Request) error {
+	if !s.defect(defProjectUnknownMode400) || !projectRoute(r) {
+		return nil
+	}
+	names, _ := headerList(r.Header, hdrRunMode, true)
+	for _, n := range names {
+		if _, known := runModes[n]; !known {
+			return &authError{http.StatusBadRequest, fmt.Sprintf("unknown run mode %q", n)}
+		}
+	}
+	return nil
 }

@@ -120,17 +120,31 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.cellUnscoped(r) {
+		sc.narrow = false
+	}
 	if sc.narrow {
 		base = s.narrowTools(base, sc)
 	} else if s.defect(defUnscopedRunExtraTool) {
 		base = append(base, candidate{name: "browser"})
 	}
+	if err := s.cellModeRefusal(r); err != nil {
+		return nil, nil, err
+	}
 	modes, err := s.activeModes(r.Header, k.user)
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.cellModeless(r) {
+		modes = nil
+	}
 	if s.defect(defModeReplacesTools) && len(modes) > 0 {
 		base = nil
+	}
+	if s.cellUngated(r) {
+		for i := range base {
+			base[i].cred = "" // the defect: gated nowhere
+		}
 	}
 	tools, removed, err = s.credentialGate(k, proj, append(base, modeTools(modes)...), sc.named)
 	if err == nil && s.variant(varServiceTool) && !slices.Contains(tools, ServiceTool) {

@@ -108,8 +108,8 @@ func TestToolRulesOfAModeRunMissingTools(t *testing.T) {
 		want []string
 	}{
 		{"/api/invoke/agt_1", []string{"deep-research"}, []string{"MODE-02", "TOOLS-03"}},
-		{"/api/invoke/agt_1", []string{"calc", "deep-research"}, nil},                  // web: a credential this key lacks
-		{"/api/projects/prj_1/invoke", []string{"deep-research"}, []string{"MODE-02"}}, // TOOLS-03 is stated for the bare agent routes
+		{"/api/invoke/agt_1", []string{"calc", "deep-research"}, nil},                              // web: a credential this key lacks
+		{"/api/projects/prj_1/invoke", []string{"deep-research"}, []string{"MODE-02", "TOOLS-03"}}, // a narrowing stuck to the agent shows in its project's runs too
 	}
 	for _, tc := range tests {
 		w := testWorld(t)
@@ -119,5 +119,24 @@ func TestToolRulesOfAModeRunMissingTools(t *testing.T) {
 		if got := w.toolRules(tc.got); !slices.Equal(got, tc.want) {
 			t.Errorf("%s, tools %v: %v, want %v", tc.path, tc.got, got, tc.want)
 		}
+	}
+}
+
+// TestToolRulesOfAnAsyncRun: the tools of an async run are read from the
+// events route, but what they show rests on the invoke that started the
+// run (its route, key and headers): a narrowing header there makes tools
+// beyond it TOOLS-02's.
+func TestToolRulesOfAnAsyncRun(t *testing.T) {
+	w := testWorld(t)
+	w.startedBy = map[*Response]*Response{}
+	invoke := fake{Method: "POST", URL: "http://127.0.0.1:1/api/invoke/agt_1?async=true", Status: 202, Complete: true,
+		ReqHeader: http.Header{"X-Svc-Scoped-Tools": {"calc"}}}.response()
+	events := fake{Method: "GET", URL: "http://127.0.0.1:1/api/threads/thr_1/events?runID=run_1", Status: 200, Complete: true}.response()
+	if got := w.toolRulesOn(events, []string{"calc", "lookup"}); slices.Contains(got, "TOOLS-02") {
+		t.Errorf("an events answer on its own: %v; the request names no narrowing", got)
+	}
+	w.startedBy[events] = invoke
+	if got := w.toolRulesOn(events, []string{"calc", "lookup"}); !slices.Contains(got, "TOOLS-02") {
+		t.Errorf("an events answer of a narrowed run: %v, want TOOLS-02 among them", got)
 	}
 }

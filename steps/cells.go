@@ -34,6 +34,13 @@ func cellDefs() []Def {
 			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun().Need("keys.agent").Sends(cellScriptOf),
 		step5(`^I make a run that (is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
 			(*World).cellRun).AboutRun().Need("keys.agent").Sends(cellScriptOf),
+		step2(`^I make a run that lists its tools on "([^"]*)" as (an SSE stream|a JSON envelope|plain text)$`,
+			func(w *World, path, form string) error { return w.cellTools(path, form, "") }).AboutRun().Sends(toolsScript),
+		// The events route needs thread:read or project:threads, which
+		// the keys of some routes lack: the step names the key that reads
+		// them.
+		step2(`^I make a run that lists its tools on "([^"]*)" as an async run, its events read with the "(\w+)" key$`,
+			func(w *World, path, role string) error { return w.cellTools(path, "an async run", role) }).AboutRun().Sends(toolsScript),
 		step2(`^I make a run that completes on "([^"]*)" with the Accept header "([^"]*)"$`, func(w *World, path, accept string) error {
 			return w.cellRun("completes", path, "plain text", "Accept", accept)
 		}).AboutRun().Sends(func([]string) []string { return []string{cellScripts["completes"]} }),
@@ -57,6 +64,9 @@ var cellScripts = map[string]string{
 	"completes":  "@say ${marker:a} \n@say ${marker:b}",
 	"fails":      "@say ${marker:a}\n@fail the cell's failure ${marker:f}",
 	"is aborted": "@say ${marker:a}\n@pause 5s\n@say ${marker:late}",
+	// The run's tools, which the request headers X-SVC-Scoped-Tools and
+	// X-SVC-Run-Mode change on every route and in every form.
+	"lists its tools": "@tools",
 	// An echo: no directive, so the agent answers the prompt verbatim
 	// (BODY-01), lines, spaces and characters of every width kept.
 	"echoes": "echo ${marker:e}\n  indented,\ttabbed\n\nand wide: gr\u00fc\u00dfe \U0001F600 ",
@@ -68,6 +78,9 @@ var cellScripts = map[string]string{
 	"timed a JSON envelope": "@say ${marker:a}\n@pause 1s\n@say ${marker:b}",
 	"timed an async run":    "@pause 1500ms\n@say ${marker:a}",
 }
+
+// toolsScript is the script of a run that lists its tools.
+func toolsScript([]string) []string { return []string{cellScripts["lists its tools"]} }
 
 // cellScriptOf is the script of a cell step's run by how it ends (its
 // first argument).
@@ -186,6 +199,49 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 			return outcome.Failf("the answer to Accept: text/event-stream", "an SSE stream", "%s", resp.MediaType()).Breaks(w.formRule(resp))
 		}
 		return textNeverCame(resp, outcome.Fail("the run to abort", "its first text, then the rest of the run", "no text").Breaks(w.on(resp, "ASYNC-06")))
+	}
+	return nil
+}
+
+// cellTools makes a run on a cell whose agent lists its tools (@tools),
+// with the request headers the scenario set: the header rules are the
+// invoke routes' ("Payload of all five"; "Project routes behave
+// identically ... same Accept variants, same async parameter"). An async
+// run's answer is read from the events route by its runID, which waits
+// for the run ("With Accept: application/json the call stays open until
+// the run finishes"), with the key of role; the tool steps read the last
+// answer.
+func (w *World) cellTools(path, form, role string) error {
+	if err := w.cellRun("lists its tools", path, form, "", ""); err != nil {
+		return err
+	}
+	if cellForms[form].query == "" {
+		return nil
+	}
+	if _, ok := w.runs["cell"]; !ok {
+		// "returns at once with threadID and runID": without it the run's
+		// events cannot be asked for.
+		return outcome.Fail(w.resp.Method()+" "+w.resp.URL()+": the async answer", "a runID", "none").Breaks(w.on(w.resp, "ASYNC-01"))
+	}
+	rq, err := w.keyed(role, nil, "GET", "/api/threads/${thread:cell}/events", nil)
+	if err != nil {
+		return err
+	}
+	rq.header.Set("Accept", "application/json")
+	rq.query, rq.maxBody = url.Values{"runID": {w.runs["cell"]}}.Encode(), maxFollowUpBody
+	ack := w.resp
+	r, err := w.do(rq)
+	if err != nil {
+		return err
+	}
+	w.resp, w.startedBy[r] = r, ack
+	if err := w.readWhole(r); err != nil {
+		return err
+	}
+	if f, ok := outcome.AsFailure(w.need2xx("GET /api/threads/{id}/events?runID= of the cell's run", r)); ok {
+		// The thread is the one the async answer named (ASYNC-01), on
+		// the thread the request chose: either may be wrong.
+		return f.Explained(w.cellNamedBy).Explained(w.cellSelectedBy...)
 	}
 	return nil
 }

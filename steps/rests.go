@@ -604,8 +604,15 @@ func scriptFails(prompt string) bool {
 // step in every scenario, and the route's rule fails on its own. What the
 // run's tools show is read from them (toolRules).
 func (w *World) runRules(r *Response) []string {
-	k := w.route(r)
 	var out []string
+	if start, ok := w.startedBy[r]; ok {
+		// An async run's answer read from the events route: the run rests
+		// on the invoke that started it, and on the events route's
+		// delivering that run's events (ASYNC-02).
+		out = append(out, w.routeRuleOf(r))
+		r = start
+	}
+	k := w.route(r)
 	switch k {
 	case routeAgentID, routeAlias, routeThreadID, routeThreadSegment, routeThreadsSegment, routeProject, routeProjectThread:
 		out = append(out, w.pathRules(r)...)

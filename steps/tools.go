@@ -246,12 +246,21 @@ func (w *World) runTools(r *Response) ([]string, error) {
 	if err := w.need2xx(r.Method()+" "+r.URL()+": the status of the run that lists its tools", r); err != nil {
 		return nil, err
 	}
+	if w.route(r) == routeEvents && r.MediaType() != "text/event-stream" {
+		if _, _, ok := r.Answer(); !ok {
+			// "events of a run; shape: not shown": only an SSE stream or
+			// an envelope of events can be read.
+			return nil, &untested{reason: "the events route's answer is neither an SSE stream nor an envelope of events (its shape is not shown): the run's tools cannot be read from it"}
+		}
+	}
 	text, err := answerText(r)
 	if err != nil {
 		// The answer's form is the prerequisite: an SSE stream whose
 		// events are JSON objects (EVT-01), an envelope (FMT-02).
 		rule := w.on(r, "FMT-02")
-		switch {
+		switch f, named := outcome.AsFailure(err); {
+		case r.MediaType() == "text/event-stream" && named && f.Rule != "":
+			rule = f.Rule // EVT-01, or SSE-02 for data split over lines (eventsOf)
 		case r.MediaType() == "text/event-stream":
 			rule = "EVT-01"
 		case r.Request.Header.Get("Accept") == "text/event-stream":
@@ -371,15 +380,17 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 	check, gotList := "the run's tools (@tools)", strings.Join(got, ", ")
 	if !more {
 		if !slices.Equal(sorted(got), sorted(own)) {
+			// Either run may be the wrong one: the remembered answer's
+			// tools show what its run rested on too.
 			return outcome.Failf(check, fmt.Sprintf("those of answer %q: %s", name, strings.Join(own, ", ")), "%s", gotList).
-				Explained(w.toolRules(got)...)
+				Explained(w.toolRules(got)...).Explained(w.toolRulesOn(base, own)...)
 		}
 		return nil
 	}
 	for _, t := range own {
 		if !slices.Contains(got, t) {
 			return outcome.Failf(check, fmt.Sprintf("every tool of answer %q (%s) and more", name, strings.Join(own, ", ")), "%s", gotList).
-				Explained(w.toolRules(got)...)
+				Explained(w.toolRules(got)...).Explained(w.toolRulesOn(base, own)...)
 		}
 	}
 	if len(got) <= len(own) {
@@ -401,10 +412,16 @@ func (w *World) toolsLike(name string, base *Response, more bool) error {
 // narrowing header, a narrowing that stuck (TOOLS-03); tools beyond a
 // narrowing header, TOOLS-02. A run's tools rest on these, so a tool check
 // of any scenario is blamed on the one that fails in its own scenarios.
-func (w *World) toolRules(got []string) []string {
-	r := w.resp
+func (w *World) toolRules(got []string) []string { return w.toolRulesOn(w.resp, got) }
+
+// toolRulesOn is toolRules for the run whose tools r listed: for an answer
+// of the events route, the invoke that started the run (startedBy).
+func (w *World) toolRulesOn(r *Response, got []string) []string {
 	if r == nil {
 		return nil
+	}
+	if start, ok := w.startedBy[r]; ok {
+		r = start
 	}
 	main, err := w.P.Agent("main")
 	if err != nil {
@@ -472,11 +489,10 @@ func (w *World) toolRules(got []string) []string {
 	case scoped:
 		out = append(out, "TOOLS-02")
 	case missingPlain && r.Request.Header.Get("X-SVC-Run-Mode") != "":
-		out = append(out, "MODE-02") // a mode adds to the agent's own tools
-		if bare {
-			out = append(out, "TOOLS-03") // or an earlier run's narrowing stuck
-		}
-	case missingPlain && bare:
+		// A mode adds to the agent's own tools, or an earlier run's
+		// narrowing stuck to the agent (a project's runs too).
+		out = append(out, "MODE-02", "TOOLS-03")
+	case missingPlain:
 		out = append(out, "TOOLS-03")
 	}
 	return out

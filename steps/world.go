@@ -117,7 +117,11 @@ type World struct {
 	lastCell       *checks.Cell
 	cellNamedBy    string
 	cellSelectedBy []string
-	cellMu         sync.Mutex
+	// startedBy is, for an answer of the events route that a cell step
+	// read a run's tools from, the invoke that started the run: what the
+	// run had rests on that request's route, key and headers.
+	startedBy map[*Response]*Response
+	cellMu    sync.Mutex
 
 	mu         sync.Mutex
 	transcript []Exchange
@@ -162,6 +166,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.echoSent = false
 	w.answers, w.orphans, w.lastSelection = map[string]*Response{}, false, nil
 	w.threadCells, w.aborting, w.lastCell = map[string]checks.Cell{}, false, nil
+	w.startedBy = map[*Response]*Response{}
 	w.bundleWorld = bundleWorld{w: w}
 	w.bundleWorld.reset()
 }
@@ -174,6 +179,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 func (w *World) release() {
 	w.mu.Lock()
 	w.resp, w.abortResp, w.answers, w.transcript, w.views = nil, nil, nil, nil, nil
+	w.startedBy = nil
 	w.bundleWorld = bundleWorld{w: w}
 	w.mu.Unlock()
 	w.histMu.Lock()
