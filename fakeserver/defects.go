@@ -163,6 +163,9 @@ const (
 	defAliasCredentialGateIgnored
 	defAsyncCredentialGateIgnored
 	defProjectUnknownMode400
+	defAliasJSONPromptParsed
+	defEnvelopeJSONPromptParsed
+	defThreadIDUnscopedExtraTool
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -420,6 +423,12 @@ var defectTable = [numDefects]Defect{
 	defThreadsRunModeIgnored: {"threads-run-mode-ignored", []string{"MODE-02"}, "X-SVC-Run-Mode is ignored on the /threads/ route (the /thread/ route honours it)"},
 	defAliasCredentialGateIgnored: {"alias-credential-gate-ignored", []string{"CRED-01"},
 		"on the alias route the agent's credential-backed tools are not gated by the key's credential scopes"},
+	defAliasJSONPromptParsed: {"alias-json-prompt-parsed", []string{"BODY-02"},
+		"on the alias route a JSON body is parsed and its prompt or last message content used (the agent-ID route keeps it verbatim)"},
+	defEnvelopeJSONPromptParsed: {"envelope-json-prompt-parsed", []string{"BODY-02"},
+		"a call that asks for the JSON envelope (Accept: application/json) has a JSON body parsed and its prompt or last message content used"},
+	defThreadIDUnscopedExtraTool: {"thread-id-unscoped-extra-tool", []string{"TOOLS-04"},
+		"on the thread-ID route a run without X-SVC-Scoped-Tools also has a tool the agent is not configured with (the workspace's browser)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
 		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
 	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},

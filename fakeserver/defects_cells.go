@@ -97,3 +97,10 @@ func (s *view) cellModeRefusal(r *http.Request) error {
 	}
 	return nil
 }
+
+// cellJSONParsed reports whether a JSON body is parsed on one cell: the
+// alias route, a call asking for the envelope.
+func (s *view) cellJSONParsed(r *http.Request) bool {
+	return s.defect(defAliasJSONPromptParsed) && s.aliasPath(r) ||
+		s.defect(defEnvelopeJSONPromptParsed) && s.responseForm(r) == formJSON
+}

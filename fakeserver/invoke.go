@@ -353,7 +353,7 @@ func (s *view) readPrompt(w http.ResponseWriter, r *http.Request) (prompt string
 		return "", false
 	}
 	prompt = string(body)
-	if s.defect(defJsonPromptParsed) {
+	if s.defect(defJsonPromptParsed) || s.cellJSONParsed(r) {
 		prompt = extractJSONPrompt(prompt)
 	}
 	return prompt, true

@@ -125,7 +125,7 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 	}
 	if sc.narrow {
 		base = s.narrowTools(base, sc)
-	} else if s.defect(defUnscopedRunExtraTool) {
+	} else if s.defect(defUnscopedRunExtraTool) || s.defect(defThreadIDUnscopedExtraTool) && s.threadInID(r) {
 		base = append(base, candidate{name: "browser"})
 	}
 	if err := s.cellModeRefusal(r); err != nil {

@@ -122,3 +122,45 @@ Feature: X-SVC-Scoped-Tools
       | key              | tools                                                |
       | agent            | ${agents.main.plainTools}                            |
       | credentialSearch | ${agents.main.plainTools},${agents.main.searchTools} |
+
+  # "Without the header the run uses the agent's tools, subject to the key's
+  # credential scopes": every run without it, on every route and in every
+  # form. None of these keys has a credential:use scope; a project's runs
+  # have its tasks too (PROJ-04).
+  @TOOLS-04 @cells
+  Scenario Outline: Without the header the run has the agent's tools on every route and in every form: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the run's tools are exactly "<tools>"
+
+    Examples:
+      | route | key | open | path | form | tools |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream | ${agents.main.plainTools} |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope | ${agents.main.plainTools} |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | plain text | ${agents.main.plainTools} |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an SSE stream | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | a JSON envelope | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | plain text | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an SSE stream | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | a JSON envelope | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | plain text | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | plain text | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | plain text | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | plain text | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an async run, its events read with the "project" key | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | plain text | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an async run, its events read with the "project" key | ${agents.main.plainTools},${projects.main.tasks} |

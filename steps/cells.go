@@ -24,7 +24,7 @@ import (
 // of every exchange (package runner).
 func cellDefs() []Def {
 	return []Def{
-		step3(`^I make a run that (completes|fails|echoes) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
+		step3(`^I make a run that (completes|fails|echoes|echoes JSON) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run)$`,
 			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun().Sends(cellScriptOf),
 		step5(`^I make a run that (completes|fails) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
 			(*World).cellRun).AboutRun().Sends(cellScriptOf),
@@ -54,6 +54,7 @@ func cellDefs() []Def {
 		step0(`^the run's thread reports it through lastRunID$`, (*World).cellRunReported).Asserts("ASYNC-05"),
 		step0(`^I fetch the events of the run's thread, by its runID and without$`, (*World).cellEvents),
 		step0(`^the run's answer is its prompt, byte for byte$`, (*World).answerIsPrompt).Asserts("BODY-01").AboutRun(),
+		step0(`^the run's answer is its JSON prompt, byte for byte$`, (*World).answerIsPrompt).Asserts("BODY-02").AboutRun(),
 	}
 }
 
@@ -70,6 +71,9 @@ var cellScripts = map[string]string{
 	// An echo: no directive, so the agent answers the prompt verbatim
 	// (BODY-01), lines, spaces and characters of every width kept.
 	"echoes": "echo ${marker:e}\n  indented,\ttabbed\n\nand wide: gr\u00fc\u00dfe \U0001F600 ",
+	// JSON as a client of another API would send it: literal prompt text
+	// (BODY-02), echoed as it is.
+	"echoes JSON": `{"messages":[{"role":"user","content":"hi ${marker:j}"}],"model":"gpt-x","prompt":"only this? ${marker:p}"}`,
 	// The timed runs: what the timing rules decide on, form by form (the
 	// start frame at once and events live; plain text flushed; the
 	// envelope after the run; the async answer at once).
