@@ -81,7 +81,7 @@ func (s *view) authenticate(r *http.Request) (*apiKey, error) {
 	}
 	parts, err := parseKey(tok)
 	if err != nil {
-		if s.defect(defMalformedKey400) {
+		if s.defect(defMalformedKey400) || s.defect(defAliasMalformedKey400) && s.aliasPath(r) {
 			return nil, &authError{http.StatusBadRequest, err.Error()}
 		}
 		return nil, unauthorized(err.Error())
@@ -95,13 +95,13 @@ func (s *view) authenticate(r *http.Request) (*apiKey, error) {
 	}
 	got := secretSum(parts.secret)
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || k == nil {
-		if s.defect(defUnknownKey403) {
+		if s.defect(defUnknownKey403) || s.defect(defThreadSegmentUnknownKey403) && r.PathValue("thread") != "" {
 			return nil, forbidden("unknown API key")
 		}
 		return nil, unauthorized("unknown API key")
 	}
 	if k.expired {
-		if s.defect(defExpired403) {
+		if s.defect(defExpired403) || s.defect(defProjectExpired403) && projectRoute(r) {
 			return nil, forbidden("API key expired")
 		}
 		return nil, unauthorized("API key expired")

@@ -166,6 +166,10 @@ const (
 	defAliasJSONPromptParsed
 	defEnvelopeJSONPromptParsed
 	defThreadIDUnscopedExtraTool
+	defProjectExpired403
+	defThreadSegmentUnknownKey403
+	defAliasMalformedKey400
+	defThreadsRouteUnscoped
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -429,6 +433,11 @@ var defectTable = [numDefects]Defect{
 		"a call that asks for the JSON envelope (Accept: application/json) has a JSON body parsed and its prompt or last message content used"},
 	defThreadIDUnscopedExtraTool: {"thread-id-unscoped-extra-tool", []string{"TOOLS-04"},
 		"on the thread-ID route a run without X-SVC-Scoped-Tools also has a tool the agent is not configured with (the workspace's browser)"},
+	defProjectExpired403:          {"project-expired-403", []string{"ERR-05"}, "on the project routes an expired key is refused with 403 (the agent routes answer 401)"},
+	defThreadSegmentUnknownKey403: {"thread-segment-unknown-key-403", []string{"ERR-04"}, "on the /thread/ and /threads/ routes an unknown key is refused with 403"},
+	defAliasMalformedKey400:       {"alias-malformed-key-400", []string{"ERR-03"}, "on the alias route a malformed key is refused with 400"},
+	defThreadsRouteUnscoped: {"threads-route-unscoped", []string{"ERR-06"},
+		"the /threads/ route checks no chat scope: any valid key may run any agent of its owner there (the /thread/ route checks it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
 		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
 	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},

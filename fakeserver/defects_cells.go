@@ -104,3 +104,9 @@ func (s *view) cellJSONParsed(r *http.Request) bool {
 	return s.defect(defAliasJSONPromptParsed) && s.aliasPath(r) ||
 		s.defect(defEnvelopeJSONPromptParsed) && s.responseForm(r) == formJSON
 }
+
+// cellUnauthorized reports whether an agent route checks no chat scope on
+// one cell: the /threads/ route.
+func (s *view) cellUnauthorized(r *http.Request) bool {
+	return s.defect(defThreadsRouteUnscoped) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+}

@@ -69,8 +69,8 @@ func (s *view) noRoute(w http.ResponseWriter, r *http.Request) {
 func (s *view) agentFor(k *apiKey, r *http.Request) (*agent, *thread, error) {
 	value := r.PathValue("id")
 	a, pathThread, err := s.authorizeAgentPath(k, value)
-	if err != nil && s.scopeFromHeader(k, r) {
-		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope.
+	if err != nil && (s.scopeFromHeader(k, r) || s.cellUnauthorized(r)) {
+		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope, or no scope is read.
 	}
 	return a, pathThread, err
 }
@@ -505,6 +505,12 @@ func extractJSONPrompt(body string) string {
 		Messages []struct {
 			Content string `json:"content"`
 		} `json:"messages"`
+	}
+	var list []struct {
+		Content string `json:"content"`
+	}
+	if json.Unmarshal([]byte(body), &list) == nil && len(list) > 0 {
+		return list[len(list)-1].Content // a bare list of messages
 	}
 	if json.Unmarshal([]byte(body), &v) != nil {
 		return body

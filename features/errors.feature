@@ -90,3 +90,69 @@ Feature: Error statuses before streaming
       | the "otherAgent" key   | /api/invoke/${agents.main.id}     | 403    |
       | the "wildcard" key     | /api/invoke/${unknownID}          | 404    |
       | the "wildcard" key     | /api/invoke/${nonAgentID}         | 400    |
+
+  # "Every invoke call carries Authorization": a key that is malformed,
+  # unknown or expired is 401 on each of the five routes, for what {id}
+  # names, in the problem format (ERR-10). A thread is opened first with a
+  # good key: the thread routes name it.
+  @cells
+  Scenario Outline: A bad key is 401 on every route: <route>, <what>
+    Given a thread "T" opened on "<open>" with the "<opener>" key
+    And <authorization>
+    When I invoke "<path>" with the prompt "hello ${marker:h}"
+    Then the status is 401
+    And every exchange of the scenario holds every rule traffic decides
+
+    @ERR-03
+    Examples: a malformed key
+      | route | opener | open | path | what | authorization |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a malformed key | the Authorization header "Bearer not-a-key" |
+      | the alias route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.alias} | a malformed key | the Authorization header "Bearer not-a-key" |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | a malformed key | the Authorization header "Bearer not-a-key" |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a malformed key | the Authorization header "Bearer not-a-key" |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a malformed key | the Authorization header "Bearer not-a-key" |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a malformed key | the Authorization header "Bearer not-a-key" |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a malformed key | the Authorization header "Bearer not-a-key" |
+
+    @ERR-04
+    Examples: an unknown key
+      | route | opener | open | path | what | authorization |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an unknown key | the Authorization header is the agent key with another secret |
+      | the alias route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.alias} | an unknown key | the Authorization header is the agent key with another secret |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an unknown key | the Authorization header is the agent key with another secret |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an unknown key | the Authorization header is the agent key with another secret |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an unknown key | the Authorization header is the agent key with another secret |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an unknown key | the Authorization header is the agent key with another secret |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an unknown key | the Authorization header is the agent key with another secret |
+
+    @ERR-05
+    Examples: an expired key
+      | route | opener | open | path | what | authorization |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an expired key | the "expired" key |
+      | the alias route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.alias} | an expired key | the "expired" key |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an expired key | the "expired" key |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an expired key | the "expired" key |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an expired key | the "expired" key |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an expired key | the "expired" key |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an expired key | the "expired" key |
+
+  # "403: the key's scopes do not cover the requested agent", on each of the
+  # five routes: the other agent's key covers neither the main agent, its
+  # alias and threads, nor the project ("derived from the path value").
+  @ERR-06 @cells
+  Scenario Outline: A key whose scopes do not cover the route is 403 on every route: <route>
+    Given a thread "T" opened on "<open>" with the "<opener>" key
+    And the "otherAgent" key
+    When I invoke "<path>" with the prompt "not mine ${marker:o}"
+    Then the status is 403
+    And every exchange of the scenario holds every rule traffic decides
+
+    Examples:
+      | route | opener | open | path |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} |
+      | the alias route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.alias} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} |

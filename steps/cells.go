@@ -71,9 +71,11 @@ var cellScripts = map[string]string{
 	// An echo: no directive, so the agent answers the prompt verbatim
 	// (BODY-01), lines, spaces and characters of every width kept.
 	"echoes": "echo ${marker:e}\n  indented,\ttabbed\n\nand wide: gr\u00fc\u00dfe \U0001F600 ",
-	// JSON as a client of another API would send it: literal prompt text
-	// (BODY-02), echoed as it is.
-	"echoes JSON": `{"messages":[{"role":"user","content":"hi ${marker:j}"}],"model":"gpt-x","prompt":"only this? ${marker:p}"}`,
+	// JSON as a client of another API would send it, a list of messages:
+	// literal prompt text (BODY-02), echoed as it is. A list, not an
+	// object: content sent raw in a data line must not read as an event
+	// object (EVT-01's to judge).
+	"echoes JSON": `[{"role":"system","content":"be brief ${marker:s}"},{"role":"user","content":"hi ${marker:j}"}]`,
 	// The timed runs: what the timing rules decide on, form by form (the
 	// start frame at once and events live; plain text flushed; the
 	// envelope after the run; the async answer at once).

@@ -324,7 +324,18 @@ func (w *World) toolsExactly(list string) error {
 	want, got = w.withoutServiceTools(want), w.withoutServiceTools(got)
 	if !slices.Equal(sorted(got), want) {
 		return outcome.Failf("the run's tools (@tools)", "exactly "+strings.Join(want, ", "), "%s", strings.Join(got, ", ")).
-			Explained(w.toolRules(got)...)
+			Explained(w.toolRules(got)...).Explained(w.missingTasks(want, got)...)
+	}
+	return nil
+}
+
+// missingTasks: a project's run that lacks a task of the project the step
+// wanted shows a project route that dropped its tasks (PROJ-04).
+func (w *World) missingTasks(want, got []string) []string {
+	for _, t := range want {
+		if slices.Contains(w.P.Projects.Main.Tasks, t) && !slices.Contains(got, t) {
+			return []string{"PROJ-04"}
+		}
 	}
 	return nil
 }
@@ -457,6 +468,7 @@ func (w *World) toolRulesOn(r *Response, got []string) []string {
 			}
 		}
 	}
+	_, scoped := r.Request.Header["X-Svc-Scoped-Tools"]
 	scopes := credentialScopes[r.Role]
 	may := func(cred string) bool {
 		return (slices.Contains(scopes, "*") || slices.Contains(scopes, cred)) &&
@@ -471,16 +483,19 @@ func (w *World) toolRulesOn(r *Response, got []string) []string {
 			out = append(out, "CRED-02")
 		}
 	}
-	_, scoped := r.Request.Header["X-Svc-Scoped-Tools"]
 	missingPlain := false
 	for _, t := range main.Tools {
 		if _, gated := main.CredentialTools[t]; !gated && !slices.Contains(got, t) {
 			missingPlain = true
 		}
 	}
+	// A tool no agent of the profile has: another agent's tools show a
+	// route that ran that agent (above), not a run given more tools.
+	other, _ := w.P.Agent("other")
 	unknown := false
 	for _, t := range got {
-		unknown = unknown || !slices.Contains(main.Tools, t) && !slices.Contains(w.P.Projects.Main.Tasks, t) && !w.isServiceTool(t)
+		unknown = unknown || !slices.Contains(main.Tools, t) && !slices.Contains(other.Tools, t) &&
+			!slices.Contains(w.P.Projects.Main.Tasks, t) && !w.isServiceTool(t)
 	}
 	if unknown && !scoped && r.Request.Header.Get("X-SVC-Run-Mode") == "" {
 		out = append(out, "TOOLS-04") // without the header, the agent's tools: no other
