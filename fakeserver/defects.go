@@ -170,6 +170,7 @@ const (
 	defThreadSegmentUnknownKey403
 	defAliasMalformedKey400
 	defThreadsRouteUnscoped
+	defThreadsCredentialScopesIgnored
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -438,6 +439,8 @@ var defectTable = [numDefects]Defect{
 	defAliasMalformedKey400:       {"alias-malformed-key-400", []string{"ERR-03"}, "on the alias route a malformed key is refused with 400"},
 	defThreadsRouteUnscoped: {"threads-route-unscoped", []string{"ERR-06"},
 		"the /threads/ route checks no chat scope: any valid key may run any agent of its owner there (the /thread/ route checks it)"},
+	defThreadsCredentialScopesIgnored: {"threads-credential-scopes-ignored", []string{"CRED-02"},
+		"on the /threads/ route no credential:use scope is honoured: the agent's credential-backed tools are always removed"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
 		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
 	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},

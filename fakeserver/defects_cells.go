@@ -110,3 +110,9 @@ func (s *view) cellJSONParsed(r *http.Request) bool {
 func (s *view) cellUnauthorized(r *http.Request) bool {
 	return s.defect(defThreadsRouteUnscoped) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
 }
+
+// cellCredentialScopesIgnored reports whether a run honours no
+// credential:use scope on one cell: the /threads/ route.
+func (s *view) cellCredentialScopesIgnored(r *http.Request) bool {
+	return s.defect(defThreadsCredentialScopesIgnored) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+}

@@ -147,6 +147,9 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 		}
 	}
 	tools, removed, err = s.credentialGate(k, proj, append(base, modeTools(modes)...), sc.named)
+	if err == nil && s.cellCredentialScopesIgnored(r) {
+		tools = slices.DeleteFunc(tools, func(n string) bool { return t.agent.credTools[n] != "" })
+	}
 	if err == nil && s.variant(varServiceTool) && !slices.Contains(tools, ServiceTool) {
 		tools = append(tools, ServiceTool) // offered by the service, never narrowed
 	}

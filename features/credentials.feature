@@ -79,3 +79,37 @@ Feature: Credential scopes
       | key              |
       | credentialSearch |
       | credentialAll    |
+
+  # "credential:use:<credential> or credential:use:*" lets every run use the
+  # tool, on every route and in every form. The alias and the thread-ID
+  # route are left out: no key role has their chat scope together with a
+  # credential:use scope.
+  @CRED-02 @cells
+  Scenario Outline: A credential scope lets the run use the tool on every route and in every form: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the run's tools include "${agents.main.searchTools}"
+
+    Examples:
+      | route | key | open | path | form |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | plain text |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an async run, its events read with the "agent" key |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | plain text |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an async run, its events read with the "agent" key |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | plain text |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an async run, its events read with the "agent" key |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | plain text |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an async run, its events read with the "project" key |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | plain text |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an async run, its events read with the "project" key |
