@@ -324,6 +324,9 @@ func (r *recording) driveCells(t *testing.T, project, projectKey string) (int, f
 			_, b := do("POST", rt.path(), rt.key, h, "@say with a header")
 			follow(rt.key, b)
 		}
+		// "Every invoke call carries Authorization": a malformed one is
+		// 401 on every route (ERR-03).
+		do("POST", rt.path(), "Bearer not-a-key", nil, "a malformed key")
 	}
 	// A start frame that waits for the agent's first words, or a stream
 	// held until the run ends, shows only on a run that pauses.
