@@ -218,6 +218,7 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 // the run finishes"), with the key of role; the tool steps read the last
 // answer.
 func (w *World) cellTools(path, form, role string) error {
+	delete(w.runs, "cell") // an earlier run's ID must not stand for this one's
 	if err := w.cellRun("lists its tools", path, form, "", ""); err != nil {
 		return err
 	}
