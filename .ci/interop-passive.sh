@@ -51,7 +51,10 @@ if [ ! -f "$har_dump" ] && [ -f "$har_dump.gz" ]; then
   gunzip -c "$har_dump.gz" >"$work/har_dump.py"
   har_dump=$work/har_dump.py
 fi
-mitmdump --version | head -1
+# The whole output is read before its first line is printed: `| head -1` closed
+# the pipe early, mitmdump died of the broken pipe, and pipefail failed the run.
+mitm_version=$(mitmdump --version 2>&1 || true)
+echo "${mitm_version%%$'\n'*}"
 chromium --version 2>/dev/null
 mkdir -p "$work/npm"
 (cd "$work/npm" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent chrome-har@1.3.1 chrome-remote-interface@0.34.0)
