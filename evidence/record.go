@@ -351,7 +351,7 @@ type Judged struct {
 
 // MaxBody is what Rejudge reads of a body: steps.MaxBody, what the run
 // records of one (a response's was cut to 1 MiB where it was judged cut).
-const MaxBody = 8 << 20
+const MaxBody = 4 << 20
 
 // Rejudge judges a run's traffic file again, exchange by exchange in the
 // file's order, as the run's judgement of every exchange judged them

@@ -17,6 +17,7 @@ import (
 	"github.com/invokeconf/invokeconf/fixtures"
 	"github.com/invokeconf/invokeconf/internal/sweep"
 	"github.com/invokeconf/invokeconf/runner"
+	"github.com/invokeconf/invokeconf/steps"
 	"github.com/invokeconf/invokeconf/testrun"
 )
 
@@ -132,8 +133,9 @@ func peakRSS(reset bool) uint64 {
 //
 // Sampled (go test): a few scenarios against random bytes and the header
 // flood, one at a time: at most
-// 48 MiB past the start as each ends (one scenario's reads: MaxBody and the
-// slack of growing a buffer to it), 32 MiB after the last. With
+// eight times steps.MaxBody past the start as each ends (one scenario's
+// reads: two bodies at MaxBody, each held about four times while judged),
+// 32 MiB after the last. With
 // INVOKECONF_FULL=1: every form, every hostile area, 16 at once (the run's default),
 // under runner.MemoryLimit as `invokeconf run` sets it: 32 MiB after the
 // last beside twice the bytes of the results' transcripts (bounded per
@@ -190,7 +192,7 @@ func TestHostileTargetMemoryIsBounded(t *testing.T) {
 			most, last := slicesMax(live.after), live.after[len(live.after)-1]
 			t.Logf("live heap before the run %d MiB; as each of %d scenarios ended: at most %d MiB, after the last %d MiB; peak RSS %d MiB",
 				before>>20, len(live.after), most>>20, last>>20, rss>>20)
-			if conc == 1 && most > before+48<<20 {
+			if conc == 1 && most > before+8*steps.MaxBody {
 				t.Errorf("the live heap reached %d MiB (%d MiB before the run) with one scenario at a time: finished scenarios keep what they read",
 					most>>20, before>>20)
 			}

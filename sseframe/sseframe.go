@@ -74,6 +74,22 @@ func (f Frame) Field(name string) (string, bool) {
 // colon counts: "using the whole line as the field name, and the empty string
 // as the field value".
 func (f Frame) Data() (string, bool) {
+	// One data line (the usual frame) is its own value: no copy of what may
+	// be megabytes.
+	var one *Line
+	for i, l := range f.Lines {
+		if l.IsComment() || l.Name != "data" {
+			continue
+		}
+		if one != nil {
+			one = nil
+			break
+		}
+		one = &f.Lines[i]
+	}
+	if one != nil {
+		return one.Value, true
+	}
 	var b strings.Builder
 	ok := false
 	for _, l := range f.Lines {

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/onsi/gomega"
 
@@ -268,11 +267,12 @@ func (w *World) abortOnText(ab *cellAbortion, sse bool) stopFunc {
 	first := w.marker("a")
 	var seen contentWatch
 	sw := &streamWatch{match: func(fr Frame) bool { return seen.see(fr, first) }}
+	tw := &textWatch{text: []byte(first)}
 	return func(rd *reading) bool {
 		if ab.started {
 			return false
 		}
-		if sse && !sw.seen(rd) || !sse && !strings.Contains(string(rd.body), first) {
+		if sse && !sw.seen(rd) || !sse && !tw.seen(rd) {
 			return false
 		}
 		ab.started = true

@@ -391,7 +391,7 @@ func (w *World) invokePlainAndDisconnect(path, threadName, text string, doc *god
 	if err != nil {
 		return err
 	}
-	resp, err := w.invokeStopping(path, prompt, func(rd *reading) bool { return strings.Contains(string(rd.body), text) })
+	resp, err := w.invokeStopping(path, prompt, watchText(text))
 	if err != nil {
 		return err
 	}

@@ -105,8 +105,8 @@ func peakHeap(fn func()) uint64 {
 // instead of hanging.
 //
 // With INVOKECONF_FULL=1, 16 at once; otherwise 8, the heap bound scaled
-// with them: 32 MiB, and 18 MiB per invoke and its follow-up (320 MiB for
-// 16). A harness that kept a second copy of each body, or read past its
+// with them: 32 MiB, and twice MaxBody and 2 MiB per invoke and its
+// follow-up (192 MiB for 16). A harness that kept a second copy of each body, or read past its
 // limit, exceeds it either way.
 func TestHugeAndEndlessBodiesAreBounded(t *testing.T) {
 	frame := "data: {\"content\":\"" + strings.Repeat("x", 64<<10) + "\"}\n\n"
@@ -148,7 +148,7 @@ func TestHugeAndEndlessBodiesAreBounded(t *testing.T) {
 			})
 			for i, err := range errs {
 				var tooLarge *BodyTooLargeError
-				want := "the body exceeded 8 MiB"
+				want := "the body exceeded " + sizeText(MaxBody)
 				if i >= parallel {
 					want = "the body exceeded " + sizeText(maxFollowUpBody)
 				}
@@ -156,7 +156,7 @@ func TestHugeAndEndlessBodiesAreBounded(t *testing.T) {
 					t.Errorf("request %d: %v, want %s", i, trim(err), want)
 				}
 			}
-			if limit := uint64(32+18*parallel) << 20; peak > limit {
+			if limit := uint64(32<<20 + parallel*(2*MaxBody+2<<20)); peak > limit {
 				t.Errorf("peak heap %d MiB with %d huge responses at once, want under %d MiB", peak>>20, 2*parallel, limit>>20)
 			}
 			t.Logf("peak heap %d MiB", peak>>20)

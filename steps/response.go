@@ -85,6 +85,28 @@ func (sw *streamWatch) seen(rd *reading) bool {
 	return sw.found
 }
 
+// textWatch finds a text in a body as it arrives, each read searched from
+// where the text could begin: no copy of the body, no search of it again.
+type textWatch struct {
+	text  []byte
+	from  int
+	found bool
+}
+
+// watchText returns a stop function that is true once the body holds text.
+func watchText(text string) stopFunc {
+	tw := &textWatch{text: []byte(text)}
+	return tw.seen
+}
+
+func (tw *textWatch) seen(rd *reading) bool {
+	if !tw.found && len(rd.body) > tw.from {
+		tw.found = bytes.Contains(rd.body[tw.from:], tw.text)
+		tw.from = max(0, len(rd.body)-len(tw.text)+1)
+	}
+	return tw.found
+}
+
 // EventFrames returns the frames that carry event objects.
 func (r *Response) EventFrames() ([]Frame, error) {
 	frames, err := r.Frames()
