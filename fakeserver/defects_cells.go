@@ -33,6 +33,12 @@ func (s *view) threadInID(r *http.Request) bool {
 	return err == nil && t != nil
 }
 
+// threadsRoute reports whether r came by /api/invoke/{id}/threads/{thread}
+// (the second spelling of the thread route).
+func threadsRoute(r *http.Request) bool {
+	return r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+}
+
 // projectRoute reports whether r came by a project route; projectThread,
 // by the project thread route.
 func projectRoute(r *http.Request) bool  { return r.PathValue("project_id") != "" }
@@ -67,7 +73,7 @@ func (s *view) cellUnscoped(r *http.Request) bool {
 // an SSE stream, the /threads/ route.
 func (s *view) cellModeless(r *http.Request) bool {
 	return s.defect(defSSERunModeIgnored) && s.responseForm(r) == formSSE ||
-		s.defect(defThreadsRunModeIgnored) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+		s.defect(defThreadsRunModeIgnored) && threadsRoute(r)
 }
 
 // asyncCall reports whether a call asked for an async run.
@@ -108,11 +114,11 @@ func (s *view) cellJSONParsed(r *http.Request) bool {
 // cellUnauthorized reports whether an agent route checks no chat scope on
 // one cell: the /threads/ route.
 func (s *view) cellUnauthorized(r *http.Request) bool {
-	return s.defect(defThreadsRouteUnscoped) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+	return s.defect(defThreadsRouteUnscoped) && threadsRoute(r)
 }
 
 // cellCredentialScopesIgnored reports whether a run honours no
 // credential:use scope on one cell: the /threads/ route.
 func (s *view) cellCredentialScopesIgnored(r *http.Request) bool {
-	return s.defect(defThreadsCredentialScopesIgnored) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+	return s.defect(defThreadsCredentialScopesIgnored) && threadsRoute(r)
 }

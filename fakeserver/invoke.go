@@ -56,7 +56,7 @@ func (s *view) routeMissing(r *http.Request) bool {
 	if r.PathValue("project_id") != "" {
 		return s.defect(defProjectRouteMissing)
 	}
-	return s.defect(defThreadsRouteMissing) && r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
+	return s.defect(defThreadsRouteMissing) && threadsRoute(r)
 }
 
 // noRoute answers a request no route takes.
