@@ -171,6 +171,9 @@ const (
 	defAliasMalformedKey400
 	defThreadsRouteUnscoped
 	defThreadsCredentialScopesIgnored
+	defSSEThreadHeaderWins
+	defAliasEnvelopeThreadHeaderIgnored
+	defProjectStreamThreadHeaderIgnored
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -441,6 +444,12 @@ var defectTable = [numDefects]Defect{
 		"the /threads/ route checks no chat scope: any valid key may run any agent of its owner there (the /thread/ route checks it)"},
 	defThreadsCredentialScopesIgnored: {"threads-credential-scopes-ignored", []string{"CRED-02"},
 		"on the /threads/ route no credential:use scope is honoured: the agent's credential-backed tools are always removed"},
+	defSSEThreadHeaderWins: {"sse-thread-header-wins", []string{"THREAD-01"},
+		"when the answer is an SSE stream, X-SVC-Thread-Id beats the thread segment of the /thread/ and /threads/ routes (the other forms use the segment)"},
+	defAliasEnvelopeThreadHeaderIgnored: {"alias-envelope-thread-header-ignored", []string{"THREAD-02"},
+		"on the alias route a call that asks for the JSON envelope ignores X-SVC-Thread-Id and starts a new thread"},
+	defProjectStreamThreadHeaderIgnored: {"project-stream-thread-header-ignored", []string{"PROJ-03"},
+		"on the project route a call that asks for an SSE stream ignores X-SVC-Thread-Id and starts a new thread (the agent routes honour it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
 		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
 	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},

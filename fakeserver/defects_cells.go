@@ -122,3 +122,17 @@ func (s *view) cellUnauthorized(r *http.Request) bool {
 func (s *view) cellCredentialScopesIgnored(r *http.Request) bool {
 	return s.defect(defThreadsCredentialScopesIgnored) && threadsRoute(r)
 }
+
+// cellThreadRefs applies the deviations in how the server reads the
+// threads a request names (threadRefs) on one cell: the header beats the
+// segment in an SSE stream; the header is ignored on the alias route's
+// envelope and the project route's stream.
+func (s *view) cellThreadRefs(r *http.Request, t *threadRefs) {
+	switch {
+	case s.defect(defSSEThreadHeaderWins) && s.responseForm(r) == formSSE && !asyncCall(r) && !projectRoute(r) && t.header != "":
+		t.segment = t.header
+	case s.defect(defAliasEnvelopeThreadHeaderIgnored) && s.aliasPath(r) && s.responseForm(r) == formJSON && !asyncCall(r),
+		s.defect(defProjectStreamThreadHeaderIgnored) && projectRoute(r) && !projectThread(r) && s.responseForm(r) == formSSE && !asyncCall(r):
+		t.header = ""
+	}
+}

@@ -201,6 +201,7 @@ func (s *view) threadFor(r *http.Request, k *apiKey, a *agent, p *project, pathT
 	}
 	named = pathThread != nil || sent.segment != "" || sent.header != ""
 	refs := rewritten(s.sw, threadRefReading, sent)
+	s.cellThreadRefs(r, &refs)
 	var id string
 	switch {
 	case refs.segment != "":

@@ -166,6 +166,12 @@ Feature: Every rule on every cell it is stated for
       | name | value | form |
       | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
+
+    @THREAD-04 @THREAD-02
+    Examples: the thread header, in every form
+      | name | value | form |
+      | X-SVC-Thread-Id | ${thread:H} | an SSE stream |
+      | X-SVC-Thread-Id | ${thread:H} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
@@ -273,6 +279,12 @@ Feature: Every rule on every cell it is stated for
       | name | value | form |
       | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
+
+    @THREAD-04 @THREAD-02
+    Examples: the thread header, in every form
+      | name | value | form |
+      | X-SVC-Thread-Id | ${thread:H} | an SSE stream |
+      | X-SVC-Thread-Id | ${thread:H} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
@@ -385,6 +397,12 @@ Feature: Every rule on every cell it is stated for
       | name | value | form |
       | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
+
+    @THREAD-04
+    Examples: the thread header, in every form
+      | name | value | form |
+      | X-SVC-Thread-Id | ${thread:H} | an SSE stream |
+      | X-SVC-Thread-Id | ${thread:H} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
@@ -500,6 +518,12 @@ Feature: Every rule on every cell it is stated for
       | name | value | form |
       | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
+
+    @THREAD-04 @THREAD-01
+    Examples: the thread header, in every form
+      | name | value | form |
+      | X-SVC-Thread-Id | ${thread:H} | an SSE stream |
+      | X-SVC-Thread-Id | ${thread:H} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
@@ -615,6 +639,12 @@ Feature: Every rule on every cell it is stated for
       | name | value | form |
       | X-SVC-Scoped-Tools | ${agents.main.tools} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
+
+    @THREAD-04 @THREAD-01
+    Examples: the thread header, in every form
+      | name | value | form |
+      | X-SVC-Thread-Id | ${thread:H} | an SSE stream |
+      | X-SVC-Thread-Id | ${thread:H} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
@@ -727,6 +757,12 @@ Feature: Every rule on every cell it is stated for
       | name | value | form |
       | X-SVC-Scoped-Tools | ${agents.main.tools},${projects.main.tasks} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
+
+    @THREAD-04 @PROJ-03
+    Examples: the thread header, in every form
+      | name | value | form |
+      | X-SVC-Thread-Id | ${thread:H} | an SSE stream |
+      | X-SVC-Thread-Id | ${thread:H} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
@@ -839,6 +875,12 @@ Feature: Every rule on every cell it is stated for
       | name | value | form |
       | X-SVC-Scoped-Tools | ${agents.main.tools},${projects.main.tasks} | an SSE stream |
       | X-SVC-Run-Mode | no-such-mode-${marker:m} | a JSON envelope |
+
+    @THREAD-04 @PROJ-03
+    Examples: the thread header, in every form
+      | name | value | form |
+      | X-SVC-Thread-Id | ${thread:H} | an SSE stream |
+      | X-SVC-Thread-Id | ${thread:H} | a JSON envelope |
       | X-SVC-Thread-Id | ${thread:H} | plain text |
       | X-SVC-Thread-Id | ${thread:H} | an async run |
 
