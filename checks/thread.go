@@ -103,13 +103,20 @@ func usesThread(x *View, hist *History, want, why string) error {
 	if n, ok := deferred(x, hist); ok {
 		return pending(n)
 	}
-	h, others := answerThread(x)
+	h, others, rules := answerThreads(x)
 	if h == "" && len(others) == 0 {
 		return skip("the answer names no thread (THREAD-04)")
 	}
-	for _, got := range append([]string{h}, others...) {
+	for i, got := range append([]string{h}, others...) {
 		if got != "" && got != want {
-			return outcome.Failf("the thread of the run", fmt.Sprintf("%q, %s", want, why), "%q", got)
+			f := outcome.Failf("the thread of the run", fmt.Sprintf("%q, %s", want, why), "%q", got)
+			if i > 0 && h == want {
+				// The header names the right thread and the answer's own
+				// name for it (the acknowledgement's, the events') does
+				// not: that name's rule explains it.
+				f.Explained(rules[i-1])
+			}
+			return f
 		}
 	}
 	return nil

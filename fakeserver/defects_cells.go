@@ -136,3 +136,27 @@ func (s *view) cellThreadRefs(r *http.Request, t *threadRefs) {
 		t.header = ""
 	}
 }
+
+// contentDrop serves the threads-sse-content-dropped defect for one
+// stream: the second event with content is sent with its content empty.
+type contentDrop struct{ seen int }
+
+// cellContentDropped returns the stream's contentDrop on its cell (an SSE
+// stream on the /threads/ route), nil elsewhere.
+func (s *view) cellContentDropped(r *http.Request) *contentDrop {
+	if s.defect(defThreadsSSEContentDropped) && threadsRoute(r) {
+		return &contentDrop{}
+	}
+	return nil
+}
+
+// apply returns ev as the stream sends it.
+func (d *contentDrop) apply(ev Event) Event {
+	if d == nil || ev.Content == "" {
+		return ev
+	}
+	if d.seen++; d.seen == 2 {
+		ev.Content = ""
+	}
+	return ev
+}

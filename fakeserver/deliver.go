@@ -136,13 +136,14 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	// Whether the stream ends without its close is decided at its end: an
 	// abort may come while it streams (sseNoClose).
 	noClose := func() bool { return s.sseNoClose(r, run) }
+	drop := s.cellContentDropped(r)
 	if run.isDone() {
-		s.writeSSEWhole(w, run, status, wire, noClose)
+		s.writeSSEWhole(w, run, status, wire, noClose, drop)
 		return
 	}
 	if c, ok := s.hijackSSE(w, r, run, status, wire.open()); ok {
 		if c != nil { // sse_conn.go: the run's callbacks write the rest
-			c.serve(s.sseEvents(wire, c.frame), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run, noClose) })
+			c.serve(s.sseEvents(wire, c.frame, drop), s.ssePing(wire, c.frame), func() { s.sseEnd(wire, c.frame, run, noClose) })
 		}
 		return
 	}
@@ -151,7 +152,7 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 		s.abandon(run)
 		return
 	}
-	if !s.stream(r, run, 0, s.sseEvents(wire, frame), nil, s.ssePing(wire, frame)) {
+	if !s.stream(r, run, 0, s.sseEvents(wire, frame, drop), nil, s.ssePing(wire, frame)) {
 		return
 	}
 	s.sseEnd(wire, frame, run, noClose)
@@ -161,7 +162,7 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 // quick run, or one a defect held the stream back for) at once, through w:
 // there is nothing to wait for, so the connection stays with net/http and
 // is kept alive, unlike a stream's that is taken over (sse_conn.go).
-func (s *view) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire, noClose func() bool) {
+func (s *view) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *sseWire, noClose func() bool, drop *contentDrop) {
 	evs, _, _ := run.snapshot(0)
 	buf := answerBuf()
 	defer buf.free()
@@ -172,6 +173,7 @@ func (s *view) writeSSEWhole(w http.ResponseWriter, run *run, status int, wire *
 		if failed.skip(s, ev) {
 			continue
 		}
+		ev = drop.apply(ev)
 		var err error
 		if buf.b, err = s.appendSSEEvent(buf.b, wire, ev); err != nil { // the stream-cut-mid-frame defect
 			complete = false
@@ -279,13 +281,15 @@ func (s *view) sseEnd(wire *sseWire, frame func([]byte) error, run *run, noClose
 }
 
 // sseEvents returns the writer of a stream's event frames (SSE-02), with
-// the comments variant and the cut-frame defect.
-func (s *view) sseEvents(wire *sseWire, frame func([]byte) error) func(Event) error {
+// the comments variant, the cut-frame defect and a cell's dropped content
+// (drop, nil when off).
+func (s *view) sseEvents(wire *sseWire, frame func([]byte) error, drop *contentDrop) func(Event) error {
 	var failed failedStream
 	return func(ev Event) error {
 		if failed.skip(s, ev) {
 			return nil
 		}
+		ev = drop.apply(ev)
 		b, err := s.appendSSEEvent(nil, wire, ev)
 		if ferr := frame(b); err == nil {
 			err = ferr

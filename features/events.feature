@@ -46,6 +46,38 @@ Feature: Event objects
     Then the status is 2xx
     And the SSE answer is "Hello, world"
 
+  # "Concatenating content across events gives the answer" holds for every
+  # stream, whichever route started it.
+  @cells
+  Scenario Outline: Concatenating content gives the answer on every route: <route>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    When I invoke "<path>" with the prompt:
+      """
+      @say Hel
+      @say "lo, "
+      @pause 100ms
+      @say world
+      """
+    Then the status is 2xx
+    And the SSE answer is "Hello, world"
+    And every exchange of the scenario holds every rule traffic decides
+
+    @EVT-03
+    Examples: the agent routes
+      | route | key | open | path |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} |
+
+    @EVT-03 @PROJ-03
+    Examples: the project routes
+      | route | key | open | path |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} |
+
   @EVT-05
   Scenario: A tool call event carries the tool's name
     When I invoke "/api/invoke/${agents.main.id}" with the prompt:
