@@ -175,6 +175,7 @@ const (
 	defAliasEnvelopeThreadHeaderIgnored
 	defProjectStreamThreadHeaderIgnored
 	defThreadsSSEContentDropped
+	defProjectDisconnectIgnored
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -453,6 +454,8 @@ var defectTable = [numDefects]Defect{
 		"on the project route a call that asks for an SSE stream ignores X-SVC-Thread-Id and starts a new thread (the agent routes honour it)"},
 	defThreadsSSEContentDropped: {"threads-sse-content-dropped", []string{"EVT-03"},
 		"on the /threads/ route an SSE stream sends the run's second piece of content as an event with empty content (the envelope, plain text and the events route keep it)"},
+	defProjectDisconnectIgnored: {"project-disconnect-ignored", []string{"FMT-08"},
+		"on the project routes a run goes on after its client disconnected, in the SSE and the plain-text form (the agent routes cancel it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
 		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
 	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},

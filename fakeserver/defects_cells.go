@@ -160,3 +160,9 @@ func (d *contentDrop) apply(ev Event) Event {
 	}
 	return ev
 }
+
+// cellKeepsRun reports whether a run goes on when its client leaves on one
+// cell: the project routes.
+func (s *view) cellKeepsRun(r *http.Request) bool {
+	return s.defect(defProjectDisconnectIgnored) && projectRoute(r)
+}

@@ -137,6 +137,9 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	// abort may come while it streams (sseNoClose).
 	noClose := func() bool { return s.sseNoClose(r, run) }
 	drop := s.cellContentDropped(r)
+	if s.cellKeepsRun(r) {
+		run.keepOnDisconnect = true
+	}
 	if run.isDone() {
 		s.writeSSEWhole(w, run, status, wire, noClose, drop)
 		return
@@ -853,7 +856,7 @@ func (s *view) plainDelivery(r *http.Request) plainDelivery {
 	d := plainDelivery{
 		held: s.defect(defPlainBuffered) || s.defect(defPlainBufferedDefault) && len(r.Header["Accept"]) == 0 ||
 			s.defect(defProjectPlainBuffered) && projectRoute(r),
-		keepRun:   s.defect(defDisconnectIgnoredPlain),
+		keepRun:   s.defect(defDisconnectIgnoredPlain) || s.cellKeepsRun(r),
 		debounced: s.defect(defPlainDebounced),
 		paced:     s.defect(defPlainPaced),
 	}

@@ -72,7 +72,7 @@ Feature: Event objects
       | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} |
       | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} |
 
-    @EVT-03 @PROJ-03
+    @EVT-03
     Examples: the project routes
       | route | key | open | path |
       | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke |

@@ -205,3 +205,64 @@ Feature: Response forms chosen by the Accept header
       @say "${escaped:late}"
       """
     Then the run that thread "T" reports completed within 5s, if any, has events that contain "${marker:early}" but not "${marker:late}"
+
+  # "When the client disconnects, the server notices on its next write and
+  # cancels the run": every call, whichever route started it. Each row waits
+  # for the run's script to end (@slow: --quick leaves them out).
+  @cells @slow
+  Scenario Outline: A client that disconnects cancels its run on every route: <route>, as an SSE stream
+    Given a thread "P" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    And the request header "Accept" is "text/event-stream"
+    When I invoke "<path>" with the prompt below as run "A" on thread "T" and disconnect after the content "${marker:early}":
+      """
+      @say "${escaped:early}"
+      @pause 300ms
+      @say tick
+      @pause 300ms
+      @say tock
+      @pause 2500ms
+      @say "${escaped:late}"
+      """
+    And the "<reader>" key
+    Then the events of run "A" on thread "T", fetched by its runID as JSON, contain "${marker:early}" but not "${marker:late}"
+
+    @FMT-08
+    Examples:
+      | route | key | open | path | reader |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | agent |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | agent |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:P} | wildcard |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:P} | agent |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:P} | agent |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | project |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:P} | project |
+
+  @cells @slow
+  Scenario Outline: A plain-text client that disconnects cancels its run on every route: <route>
+    Given a thread "P" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    And the request header "Accept" is "text/plain"
+    When I invoke "<path>" with the prompt below on thread "T" and disconnect once the plain text holds "${marker:early}":
+      """
+      @say "${escaped:early}"
+      @pause 300ms
+      @say tick
+      @pause 300ms
+      @say tock
+      @pause 2500ms
+      @say "${escaped:late}"
+      """
+    And the "<reader>" key
+    Then the run that thread "T" reports completed within 5s, if any, has events that contain "${marker:early}" but not "${marker:late}"
+
+    @FMT-08
+    Examples:
+      | route | key | open | path | reader |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | agent |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | agent |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:P} | wildcard |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:P} | agent |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:P} | agent |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | project |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:P} | project |

@@ -270,8 +270,9 @@ func starved(res *testrun.Result, id string) bool {
 var slowOnly = map[string]bool{"SSE-04": true}
 
 // slowDefects are the defects whose fault shows only in a run that pauses
-// on one cell: cells.feature's timed rows, which are @slow.
-var slowDefects = map[string]bool{"project-plain-buffered": true, "alias-start-late": true}
+// on one cell: cells.feature's timed rows and formats.feature's disconnect
+// rows of every route, which are @slow.
+var slowDefects = map[string]bool{"project-plain-buffered": true, "alias-start-late": true, "project-disconnect-ignored": true}
 
 // sampleDefects is the mutation test's sample when the full sweep is off:
 // a defect of every area, among them those whose faults block most of the

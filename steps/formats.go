@@ -423,27 +423,49 @@ func (w *World) reportedRunEvents(thread, within, want, notWant string) error {
 	if err != nil {
 		return err
 	}
-	run, err := w.pollLastRunIDFor(thread, limit)
-	if err != nil || run == "" {
+	// A resumed thread reports its earlier run until another completes:
+	// a run whose events lack the text said before the disconnect is not
+	// this one, and the poll waits for another.
+	first, err := w.lastRunID(thread)
+	if err != nil {
 		return err
 	}
-	w.runs["reported:"+thread] = run
-	if _, err := w.fetchEvents(thread, "reported:"+thread); err != nil {
+	if first != "" {
+		ours, err := w.reportedHolds(thread, first, want, notWant)
+		if err != nil || ours {
+			return err
+		}
+	}
+	run, err := eventually(w.ctx, limit, func() (string, error) { return w.lastRunID(thread) },
+		gomega.Satisfy(func(got string) bool { return got != "" && got != first }), func(string) error { return nil })
+	if err != nil || run == "" || run == first {
+		return err // no other run reported: a cancelled run need not be
+	}
+	if ours, err := w.reportedHolds(thread, run, want, notWant); err != nil || ours {
 		return err
 	}
-	if err := w.status2xx(); err != nil {
-		return err
-	}
-	return w.bodyContains(want, notWant)
+	return w.bodyContains(want, notWant) // a run reported after the disconnect without its text
 }
 
-// pollLastRunIDFor polls the thread's lastRunID until it is set or limit
-// has passed; "" when it never was.
-func (w *World) pollLastRunIDFor(thread string, limit time.Duration) (string, error) {
-	// No run within limit is no failure: a cancelled run need not be
-	// reported as completed.
-	return eventually(w.ctx, limit, func() (string, error) { return w.lastRunID(thread) },
-		gomega.Not(gomega.BeEmpty()), func(string) error { return nil })
+// reportedHolds fetches the events of a run the thread reported and says
+// whether they hold want, the text said before the disconnect: when they
+// do, the run is the scenario's and its error is bodyContains's.
+func (w *World) reportedHolds(thread, run, want, notWant string) (bool, error) {
+	w.runs["reported:"+thread] = run
+	if _, err := w.fetchEvents(thread, "reported:"+thread); err != nil {
+		return false, err
+	}
+	if err := w.status2xx(); err != nil {
+		return false, err
+	}
+	if want, err := w.expand(want); err != nil {
+		return false, err
+	} else if r, err := w.finished(); err != nil {
+		return false, err
+	} else if !strings.Contains(answerOrBody(r), want) {
+		return false, nil
+	}
+	return true, w.bodyContains(want, notWant)
 }
 
 // invokeDense invokes a script that says the text n times, pausing between,
