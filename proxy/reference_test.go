@@ -294,17 +294,21 @@ func (r *recording) driveCells(t *testing.T, project, projectKey string) (int, f
 			do("GET", "/api/threads/"+url.PathEscape(thread)+"/events?runID="+url.QueryEscape(run), key, jsonAccept, "")
 		}
 	}
+	alias := "/api/invoke/" + r.p.Agents.Main.Alias
+	// home is where a route's threads are opened, for X-SVC-Thread-Id to
+	// name one.
 	routes := []struct {
 		path func() string
 		key  string
+		home string
 	}{
-		{func() string { return agent }, agentKey},
-		{func() string { return "/api/invoke/" + r.p.Agents.Main.Alias }, "Bearer " + r.p.Keys.Alias},
-		{func() string { return "/api/invoke/" + open(agent, wildcard) }, wildcard},
-		{func() string { return agent + "/thread/" + open(agent, agentKey) }, agentKey},
-		{func() string { return agent + "/threads/" + open(agent, agentKey) }, agentKey},
-		{func() string { return project }, projectKey},
-		{func() string { return project + "/thread/" + open(project, projectKey) }, projectKey},
+		{func() string { return agent }, agentKey, agent},
+		{func() string { return alias }, "Bearer " + r.p.Keys.Alias, alias},
+		{func() string { return "/api/invoke/" + open(agent, wildcard) }, wildcard, agent},
+		{func() string { return agent + "/thread/" + open(agent, agentKey) }, agentKey, agent},
+		{func() string { return agent + "/threads/" + open(agent, agentKey) }, agentKey, agent},
+		{func() string { return project }, projectKey, project},
+		{func() string { return project + "/thread/" + open(project, projectKey) }, projectKey, project},
 	}
 	forms := []struct {
 		query string
@@ -324,13 +328,30 @@ func (r *recording) driveCells(t *testing.T, project, projectKey string) (int, f
 			_, b := do("POST", rt.path(), rt.key, h, "@say with a header")
 			follow(rt.key, b)
 		}
+		// The thread selection rules in every form: X-SVC-Thread-Id names a
+		// thread of the route's own (THREAD-01, THREAD-02; PROJ-03 on the
+		// project routes).
+		for _, f := range forms {
+			hdr := map[string]string{"X-SVC-Thread-Id": open(rt.home, rt.key)}
+			for k, v := range f.hdr {
+				hdr[k] = v
+			}
+			_, b := do("POST", rt.path()+f.query, rt.key, hdr, "@say by header")
+			// The follow-up shows which thread holds the run, with a key
+			// that reads it (the alias key need not).
+			reader := agentKey
+			if rt.home == project {
+				reader = projectKey
+			}
+			follow(reader, b)
+		}
 		// "Every invoke call carries Authorization": a malformed one is
 		// 401 on every route (ERR-03).
 		do("POST", rt.path(), "Bearer not-a-key", nil, "a malformed key")
 	}
 	// A start frame that waits for the agent's first words, or a stream
 	// held until the run ends, shows only on a run that pauses.
-	do("POST", "/api/invoke/"+r.p.Agents.Main.Alias, "Bearer "+r.p.Keys.Alias, sseAccept, "@pause 1s\n@say late words")
+	do("POST", alias, "Bearer "+r.p.Keys.Alias, sseAccept, "@pause 1s\n@say late words")
 	do("POST", project, projectKey, sseAccept, "@say early\n@pause 1s\n@say late")
 	for _, accept := range []string{"text/event-stream, */*", "application/json, */*", "Text/Event-Stream", "application /json", "Application/JSON"} {
 		do("POST", project, projectKey, map[string]string{"Accept": accept}, "literal on the project route")
