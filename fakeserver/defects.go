@@ -455,7 +455,7 @@ var defectTable = [numDefects]Defect{
 	defThreadsSSEContentDropped: {"threads-sse-content-dropped", []string{"EVT-03"},
 		"on the /threads/ route an SSE stream sends the run's second piece of content as an event with empty content (the envelope, plain text and the events route keep it)"},
 	defProjectDisconnectIgnored: {"project-disconnect-ignored", []string{"FMT-08"},
-		"on the project routes a run goes on after its client disconnected, in the SSE and the plain-text form (the agent routes cancel it)"},
+		"on the project routes a run goes on after its client disconnected (the agent routes cancel it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
 		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
 	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},

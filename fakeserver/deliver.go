@@ -137,9 +137,6 @@ func (s *view) writeSSE(w http.ResponseWriter, r *http.Request, run *run) {
 	// abort may come while it streams (sseNoClose).
 	noClose := func() bool { return s.sseNoClose(r, run) }
 	drop := s.cellContentDropped(r)
-	if s.cellKeepsRun(r) {
-		run.keepOnDisconnect = true
-	}
 	if run.isDone() {
 		s.writeSSEWhole(w, run, status, wire, noClose, drop)
 		return
@@ -807,7 +804,7 @@ func (s *view) writePlain(w http.ResponseWriter, r *http.Request, run *run) {
 		}
 		return
 	}
-	run.keepOnDisconnect = d.keepRun
+	run.keepOnDisconnect = run.keepOnDisconnect || d.keepRun
 	switch {
 	case d.flushEvery > 0:
 		s.plainOnTimer(w, r, run, d.flushEvery)
@@ -856,7 +853,7 @@ func (s *view) plainDelivery(r *http.Request) plainDelivery {
 	d := plainDelivery{
 		held: s.defect(defPlainBuffered) || s.defect(defPlainBufferedDefault) && len(r.Header["Accept"]) == 0 ||
 			s.defect(defProjectPlainBuffered) && projectRoute(r),
-		keepRun:   s.defect(defDisconnectIgnoredPlain) || s.cellKeepsRun(r),
+		keepRun:   s.defect(defDisconnectIgnoredPlain),
 		debounced: s.defect(defPlainDebounced),
 		paced:     s.defect(defPlainPaced),
 	}

@@ -276,6 +276,7 @@ func (s *view) invoke(w http.ResponseWriter, r *http.Request, k *apiKey, t *thre
 		return
 	}
 	run, resumed := s.startRun(t, k, prompt, tools, s.runNotices(r, k, tools, removed)...)
+	run.keepOnDisconnect = s.cellKeepsRun(r)
 
 	// THREAD-04: every response carries X-SVC-Thread-Id (answerHeadRewrites
 	// may drop it).

@@ -146,7 +146,8 @@ type run struct {
 	cancel context.CancelFunc
 	size   int64 // what the store counts the run as keeping (store.addRun)
 	// keepOnDisconnect: the run goes on when its client goes away (the
-	// disconnect-ignored-plain defect).
+	// project-disconnect-ignored defect, set as the run starts, and
+	// disconnect-ignored-plain, set by the plain-text form).
 	keepOnDisconnect bool
 	// aborted: an abort of its thread cancelled it (ASYNC-06).
 	aborted atomic.Bool

@@ -331,18 +331,18 @@ func (r *recording) driveCells(t *testing.T, project, projectKey string) (int, f
 		// The thread selection rules in every form: X-SVC-Thread-Id names a
 		// thread of the route's own (THREAD-01, THREAD-02; PROJ-03 on the
 		// project routes).
+		// The follow-up shows which thread holds the run, with a key that
+		// reads it (the alias key need not).
+		reader := agentKey
+		if rt.home == project {
+			reader = projectKey
+		}
 		for _, f := range forms {
 			hdr := map[string]string{"X-SVC-Thread-Id": open(rt.home, rt.key)}
 			for k, v := range f.hdr {
 				hdr[k] = v
 			}
 			_, b := do("POST", rt.path()+f.query, rt.key, hdr, "@say by header")
-			// The follow-up shows which thread holds the run, with a key
-			// that reads it (the alias key need not).
-			reader := agentKey
-			if rt.home == project {
-				reader = projectKey
-			}
 			follow(reader, b)
 		}
 		// "Every invoke call carries Authorization": a malformed one is

@@ -267,12 +267,12 @@ func (w *World) abortOnText(ab *cellAbortion, sse bool) stopFunc {
 	first := w.marker("a")
 	var seen contentWatch
 	sw := &streamWatch{match: func(fr Frame) bool { return seen.see(fr, first) }}
-	tw := &textWatch{text: []byte(first)}
+	seenText := watchText(first)
 	return func(rd *reading) bool {
 		if ab.started {
 			return false
 		}
-		if sse && !sw.seen(rd) || !sse && !tw.seen(rd) {
+		if sse && !sw.seen(rd) || !sse && !seenText(rd) {
 			return false
 		}
 		ab.started = true
