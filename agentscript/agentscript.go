@@ -104,6 +104,18 @@ type Script struct {
 	Directives []Directive
 }
 
+// Pauses returns the time the script's pauses add up to: the least a run
+// of it lasts.
+func (s Script) Pauses() time.Duration {
+	var d time.Duration
+	for _, dir := range s.Directives {
+		if dir.Kind == Pause {
+			d += dir.Duration
+		}
+	}
+	return d
+}
+
 // IsScript reports whether the prompt opens with a directive line.
 func IsScript(prompt string) bool {
 	first, _, _ := strings.Cut(prompt, "\n")

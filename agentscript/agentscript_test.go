@@ -141,3 +141,24 @@ func TestScriptPauseBound(t *testing.T) {
 		})
 	}
 }
+
+// TestPauses: a script's pauses add up to the least a run of it lasts.
+func TestPauses(t *testing.T) {
+	for _, tc := range []struct {
+		prompt string
+		want   time.Duration
+	}{
+		{"@say hi", 0},
+		{"@pause 1500ms\n@say done", 1500 * time.Millisecond},
+		{"@say a\n@pause 1s\n@say b\n@pause 250ms", 1250 * time.Millisecond},
+		{"no directive at all", 0},
+	} {
+		s, err := Parse(tc.prompt)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.prompt, err)
+		}
+		if got := s.Pauses(); got != tc.want {
+			t.Errorf("%q: Pauses() = %s, want %s", tc.prompt, got, tc.want)
+		}
+	}
+}

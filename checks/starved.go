@@ -52,18 +52,19 @@ func starved(x *View, from, to, excess time.Duration) error {
 	if late <= 0 || late < excess {
 		return nil
 	}
-	return untested(fmt.Sprintf(harnessLatePhrase+" %s late in this window (+%s to +%s), which could explain the %s past the bound: no verdict on the service",
+	return untested(fmt.Sprintf(HarnessLatePhrase+" %s late in this window (+%s to +%s), which could explain the %s past the bound: no verdict on the service",
 		late.Round(time.Millisecond), from.Round(time.Millisecond), to.Round(time.Millisecond), excess.Round(time.Millisecond)))
 }
 
-// harnessLatePhrase begins the reason of every verdict starved excused.
-const harnessLatePhrase = "the harness itself ran"
+// HarnessLatePhrase begins the reason of every verdict the harness's own
+// lateness excused (starved's, and the steps' that asked too late to tell).
+const HarnessLatePhrase = "the harness itself ran"
 
 // HarnessWasLate reports whether reason (an untested verdict's, or the
 // message of a scenario it left untested) says the harness's own lateness
 // kept a timing rule from being judged: a verdict no test may expect
 // either way on a loaded machine.
-func HarnessWasLate(reason string) bool { return strings.Contains(reason, harnessLatePhrase) }
+func HarnessWasLate(reason string) bool { return strings.Contains(reason, HarnessLatePhrase) }
 
 // worst keeps the first failure a timing check found and, apart, the first
 // delay the harness's lateness excused: a clear failure elsewhere in the

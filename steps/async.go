@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"github.com/invokeconf/invokeconf/agentscript"
 	"github.com/invokeconf/invokeconf/checks"
 	"github.com/invokeconf/invokeconf/outcome"
 	"github.com/invokeconf/invokeconf/sseframe"
@@ -134,7 +136,7 @@ func (w *World) rememberAsync(run, thread string) error {
 		return fmt.Errorf("the async answer passed ASYNC-01 but does not decode: %w", err)
 	}
 	w.threads[thread], w.runs[run] = ack.ThreadID, ack.RunID
-	w.chosenBy[ack.RunID] = w.threadRules(r)
+	w.chosenBy[ack.RunID], w.asyncStart[ack.RunID] = w.threadRules(r), r
 	return nil
 }
 
@@ -257,6 +259,16 @@ func (w *World) lastRunIDIsNot(run string) error {
 		return outcome.Failf("the thread", "a JSON object", "%s", abbreviate(r.Body()))
 	}
 	if got == id {
+		// A run asked about after its script's pauses could have passed
+		// may have completed: the harness asked too late to tell.
+		if start, ok := w.asyncStart[id]; ok {
+			if s, err := agentscript.Parse(start.Prompt()); err == nil && !s.Echo {
+				if asked, least := r.Sent().Sub(start.Sent()), s.Pauses(); asked >= least {
+					return &untested{reason: fmt.Sprintf("%s late: it asked for the thread %s after run %s was started, and the run's pauses last %s: it may have completed, no verdict on lastRunID",
+						checks.HarnessLatePhrase, asked.Round(time.Millisecond), run, least)}
+				}
+			}
+		}
 		// A thread that was not the run's own (another call's, reused)
 		// reports another story of runs.
 		return outcome.Fail("lastRunID while run "+run+" is still going", "not run "+run+" (it reports completion)", id).

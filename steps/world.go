@@ -67,8 +67,11 @@ type World struct {
 	// chosen by (threadRules): what the thread reports of the run rests
 	// on them.
 	chosenBy map[string][]string
-	runs     map[string]string // name -> run ID
-	markers  map[string]string // name -> unique text
+	// asyncStart is, per run ID of an async start, the call that started
+	// it: when it was sent and its script.
+	asyncStart map[string]*Response
+	runs       map[string]string // name -> run ID
+	markers    map[string]string // name -> unique text
 
 	// lastPrompt is the last prompt sent, expanded (prompt).
 	lastPrompt string
@@ -157,7 +160,7 @@ func (w *World) reset(ctx context.Context, p *profile.Profile, client *http.Clie
 	w.headers, w.noHeaders = map[string]string{}, map[string]bool{}
 	w.resp = nil
 	w.threads, w.runs, w.madeBy = map[string]string{}, map[string]string{}, map[string]string{}
-	w.chosenBy = map[string][]string{}
+	w.chosenBy, w.asyncStart = map[string][]string{}, map[string]*Response{}
 	w.markers = map[string]string{}
 	w.lastPrompt, w.abortStatus, w.abortResp = "", 0, nil
 	w.hist = checks.History{}
