@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -274,48 +273,17 @@ func passiveFinding(f checks.Finding, r features.Rule, v Verdict, lookup func(in
 		Transcript: []transcript.Exchange{ex}, Curl: []string{}}
 }
 
-// EvidenceOf is a recorded exchange as a passive failure shows it: keys
-// hidden, every byte printable, each body cut to 8 KiB (after keys were
-// hidden).
+// EvidenceOf is a recorded exchange as a passive failure shows it
+// (transcript.Of): keys hidden (again, should one have slipped past the
+// recording's redaction), every byte printable, each body cut to 8 KiB.
 func EvidenceOf(x *traffic.Exchange) transcript.Exchange {
-	ex := transcript.Exchange{Method: clean(x.Request.Method), URL: clean(x.Request.URL),
-		Header: cleanHeader(x.Request.Header), Body: bodyText(&x.Request.Body), Error: clean(x.Error)}
-	if resp := x.Response; resp != nil {
-		ex.Status, ex.RespHeader, ex.RespBody = resp.Status, cleanHeader(resp.Header), bodyText(&resp.Body)
-		if n := len(resp.Body.Chunks); n > 0 && resp.Body.Timed {
-			ex.Elapsed = resp.Body.Chunks[n-1].At.Round(time.Millisecond).String()
-		}
-		if resp.End != traffic.EndComplete && resp.End != traffic.EndUnknown && ex.Error == "" {
-			ex.Error = "the body ended: " + string(resp.End)
-		}
-	}
-	return ex
+	return transcript.Of(x, transcript.Options{Cut: cutHidden, Printable: printable, MaxBody: maxEvidence, KeyLen: 4 << 10})
 }
 
-func bodyText(b *traffic.Body) string {
-	switch {
-	case b.Redacted:
-		if b.Size == 0 {
-			return ""
-		}
-		return fmt.Sprintf("[%d bytes, not recorded (--redact-bodies)]", b.Size)
-	}
-	data := b.Bytes()
-	s := clean(string(data))
-	if len(s) > maxEvidence {
-		s = strings.ToValidUTF8(s[:maxEvidence], "") + fmt.Sprintf("\n[... %d more bytes]", len(s)-maxEvidence)
-	} else if b.Truncated {
-		s += fmt.Sprintf("\n[... the recording holds %d of %d bytes]", len(data), b.Size)
+// cutHidden hides what is shaped like a key in s, then cuts it to n bytes.
+func cutHidden(s string, n int, note string) string {
+	if s = hideKeys.RedactString(s); len(s) > n {
+		return strings.ToValidUTF8(s[:n], "") + note
 	}
 	return s
-}
-
-func cleanHeader(h http.Header) http.Header {
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		for _, v := range vs {
-			out[clean(k)] = append(out[clean(k)], clean(v))
-		}
-	}
-	return out
 }

@@ -2,7 +2,6 @@ package steps
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -238,29 +237,5 @@ func TestRedirectIsAnAnswer(t *testing.T) {
 	}
 	if again := w.settle(&Def{}, err).Error(); strings.Count(again, "Location") != 1 {
 		t.Errorf("settling twice repeats the note: %s", again)
-	}
-}
-
-// TestTranscriptHeadersAreBounded: a flood of response headers keeps at
-// most maxTranscriptHeaders bytes of them in a transcript, and says how
-// many lines it left out; an ordinary header set is kept whole.
-func TestTranscriptHeadersAreBounded(t *testing.T) {
-	flood := http.Header{}
-	for i := range 5000 {
-		flood.Set(fmt.Sprintf("X-Flood-%04d", i), strings.Repeat("h", 150))
-	}
-	same := func(s string) string { return s }
-	kept := cleanHeader(same, flood)
-	size := 0
-	for k, vs := range kept {
-		for _, v := range vs {
-			size += len(k) + len(v)
-		}
-	}
-	if size > maxTranscriptHeaders+200 || !strings.Contains(kept.Get(headersNotKept), "more header lines not kept") {
-		t.Errorf("a transcript keeps %d bytes of a 5000-line header flood (note %q)", size, kept.Get(headersNotKept))
-	}
-	if h := cleanHeader(same, http.Header{"Accept": {"text/event-stream"}}); h.Get("Accept") != "text/event-stream" || len(h) != 1 {
-		t.Errorf("an ordinary header set: %v", h)
 	}
 }

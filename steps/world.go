@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -207,63 +206,12 @@ func (w *World) Transcript() []Exchange {
 // cut inside a key would leave a piece that no whole-key redaction
 // recognises), bytes made safe to show.
 func (w *World) record(r *Response) {
-	clean := func(s string) string {
-		return safetext.Clean(w.redact().Cut(s, maxTranscriptBody, "\n[... truncated]"))
-	}
-	x := r.Exchange
-	e := Exchange{ID: x.ID, Method: clean(x.Request.Method), URL: clean(x.Request.URL), Header: cleanHeader(clean, x.Request.Header),
-		Body: clean(transcriptText(x.Request.Body.Bytes())), Error: clean(x.Error)}
-	if x.Response != nil {
-		e.Status, e.RespHeader = x.Response.Status, cleanHeader(clean, x.Response.Header)
-		e.RespBody = clean(transcriptText(r.Body()))
-		e.Elapsed = clean(r.End().Round(time.Millisecond).String())
-	}
+	rd := w.redact()
+	e := transcript.Of(r.Exchange, transcript.Options{Cut: rd.Cut, Printable: safetext.Clean, MaxBody: maxTranscriptBody, KeyLen: rd.MaxLen()})
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.transcript = append(w.transcript, e)
 	w.views = append(w.views, r.judged())
-}
-
-// transcriptText is what a transcript can keep of a body (record cuts it),
-// so a large body is not copied whole.
-func transcriptText(b []byte) string {
-	return string(b[:min(len(b), maxTranscriptBody+4<<10)])
-}
-
-// maxTranscriptHeaders bounds the bytes of one header set a transcript
-// keeps: a target may flood its answer with headers.
-const maxTranscriptHeaders = 16 << 10
-
-// headersNotKept is the name under which a transcript says how many header
-// lines it left out (no header has such a name).
-const headersNotKept = "[invokeconf]"
-
-// cleanHeader applies clean to a header's names and values, keeping the
-// first maxTranscriptHeaders bytes of them (in name order).
-func cleanHeader(clean func(string) string, h http.Header) http.Header {
-	if h == nil {
-		return nil
-	}
-	out := http.Header{}
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	kept, left := 0, 0
-	for _, k := range names {
-		for _, v := range h[k] {
-			if kept += len(k) + len(v); kept > maxTranscriptHeaders {
-				left++
-				continue
-			}
-			out[clean(k)] = append(out[clean(k)], clean(v))
-		}
-	}
-	if left > 0 {
-		out[headersNotKept] = []string{fmt.Sprintf("%d more header lines not kept (a transcript keeps %d KiB of headers)", left, maxTranscriptHeaders>>10)}
-	}
-	return out
 }
 
 // redirectNote says so when the scenario's last answer was a redirect,
