@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -262,21 +261,76 @@ type reading struct {
 // the run (Suite.Exchanges) and changes nothing else: the When steps keep
 // the response they judge.
 func (w *World) do(rq request) (*Response, error) {
-	path := rq.path
-	url := strings.TrimRight(w.P.BaseURL, "/") + path
+	url := strings.TrimRight(w.P.BaseURL, "/") + rq.path
 	if rq.query != "" {
 		url += "?" + rq.query
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
 	defer cancel()
-	req, err := rq.build(ctx, url)
-	if err != nil {
-		return nil, err
+	sent := &sending{w: w, rq: rq, ctx: ctx, cancel: cancel}
+	rq.expectation(url, sent).WithContext(ctx).Expect()
+	switch {
+	case sent.resp != nil:
+		return sent.resp, nil
+	case sent.err != nil:
+		return nil, sent.err
+	case sent.built.first != nil:
+		return nil, fmt.Errorf("build request %s %s: %w", rq.method, url, sent.built.first)
 	}
+	return nil, fmt.Errorf("build request %s %s: httpexpect sent nothing", rq.method, url)
+}
+
+// expectation is rq as httpexpect builds it: its headers exactly as given
+// (a body's Content-Type is text/plain unless header sets one or omit
+// names it), its body, sent by c. httpexpect follows no redirect and
+// retries nothing here: c is not an *http.Client, and no retry is asked.
+func (rq request) expectation(url string, c *sending) *httpexpect.Request {
+	c.built = &assertions{check: "build the request"}
+	e := httpexpect.NewRequestC(httpexpect.Config{BaseURL: url, Client: c, AssertionHandler: c.built}, rq.method, "")
+	header := http.Header{}
+	if rq.body != nil {
+		header.Set("Content-Type", "text/plain")
+	}
+	for k, vs := range rq.header {
+		header[http.CanonicalHeaderKey(k)] = vs
+	}
+	for _, k := range rq.omit {
+		header.Del(k)
+	}
+	for k, vs := range header {
+		for _, v := range vs {
+			e.WithHeader(k, v)
+		}
+	}
+	if rq.body != nil && *rq.body != "" {
+		e.WithBytes([]byte(*rq.body))
+	}
+	return e
+}
+
+// sending is the httpexpect Client of one request: it sends what
+// httpexpect built, reads the answer as it arrives (every read timed and
+// bounded, stop asked after each), records the exchange as the proxy
+// records its clients' traffic and keeps it (finish). httpexpect's own
+// response carries the status and headers; the body is the recording's.
+type sending struct {
+	w      *World
+	rq     request
+	ctx    context.Context
+	cancel context.CancelFunc
+	built  *assertions // httpexpect's failures building the request
+
+	resp *Response // the recorded exchange, once sent
+	err  error     // why it could not be sent
+}
+
+// Do sends req and reads its answer.
+func (c *sending) Do(req *http.Request) (*http.Response, error) {
+	w, rq := c.w, c.rq
 	rc := w.shared.recorder
 	start := time.Now()
 	x := &traffic.Exchange{ID: w.shared.nextID(), Start: start,
-		Request: traffic.Request{Method: rq.method, URL: rc.URL(url), Header: rc.Header(req.Header)}}
+		Request: traffic.Request{Method: req.Method, URL: rc.URL(req.URL.String()), Header: rc.Header(req.Header)}}
 	if rq.body != nil {
 		br := rc.Body(start)
 		br.Add([]byte(*rq.body), start)
@@ -290,10 +344,11 @@ func (w *World) do(rq request) (*Response, error) {
 		x.Error = err.Error()
 		resp.View = checks.NewView(x)
 		w.finish(resp, cell, inCell)
-		if ctx.Err() != nil {
+		if c.ctx.Err() != nil {
 			err = fmt.Errorf("no response within %s", w.deadline)
 		}
-		return nil, w.sendFailure(rq.method, path, err)
+		c.err = w.sendFailure(rq.method, rq.path, err)
+		return nil, c.err
 	}
 	defer hr.Body.Close()
 	x.Response = &traffic.Response{Status: hr.StatusCode, Header: rc.Header(hr.Header), HeaderAt: time.Since(start)}
@@ -305,7 +360,7 @@ func (w *World) do(rq request) (*Response, error) {
 		body = &limitedBody{rc: hr.Body, left: rq.maxBody, limit: rq.maxBody}
 	}
 	br := rc.Body(start)
-	resp.read(x, br, body, rq.stop, cancel)
+	resp.read(x, br, body, rq.stop, c.cancel)
 	x.Response.Body = br.Finish()
 	switch {
 	case resp.Err == errStopped:
@@ -315,7 +370,7 @@ func (w *World) do(rq request) (*Response, error) {
 	default:
 		x.Response.End = traffic.EndComplete
 	}
-	if resp.Err != nil && ctx.Err() == context.DeadlineExceeded {
+	if resp.Err != nil && c.ctx.Err() == context.DeadlineExceeded {
 		resp.Err = fmt.Errorf("the response did not end within %s", w.deadline)
 	}
 	if resp.Err != nil && resp.Err != errStopped {
@@ -326,7 +381,9 @@ func (w *World) do(rq request) (*Response, error) {
 	}
 	resp.View = checks.NewView(x)
 	w.finish(resp, cell, inCell)
-	return resp, nil
+	c.resp = resp
+	return &http.Response{Status: hr.Status, StatusCode: hr.StatusCode, Proto: hr.Proto, ProtoMajor: hr.ProtoMajor,
+		ProtoMinor: hr.ProtoMinor, Header: hr.Header, Body: http.NoBody, Request: req}, nil
 }
 
 // finish keeps a recorded exchange: the run's lateness probe's stalls while
@@ -348,28 +405,6 @@ func (w *World) finish(r *Response, cell checks.Cell, inCell bool) {
 		w.lastSelection = sel
 		w.histMu.Unlock()
 	}
-}
-
-// build returns the *http.Request.
-func (rq request) build(ctx context.Context, url string) (*http.Request, error) {
-	var body io.Reader
-	if rq.body != nil {
-		body = strings.NewReader(*rq.body)
-	}
-	req, err := http.NewRequestWithContext(ctx, rq.method, url, body)
-	if err != nil {
-		return nil, fmt.Errorf("build request %s %s: %w", rq.method, url, err)
-	}
-	if rq.body != nil {
-		req.Header.Set("Content-Type", "text/plain")
-	}
-	for k, vs := range rq.header {
-		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
-	}
-	for _, k := range rq.omit {
-		req.Header.Del(k)
-	}
-	return req, nil
 }
 
 // read reads the body into br to its end, to stop, to an error or to the
@@ -458,45 +493,6 @@ func (w *World) fetch(method, path, accept string, query ...string) (*Response, 
 		return nil, err
 	}
 	return r, w.readWhole(r)
-}
-
-// expectation is a recorded response under httpexpect's assertions: the
-// one way steps assert on a status, a header or a body with the library.
-// Its first failed assertion is its failure (err).
-type expectation struct {
-	*httpexpect.Response
-	checks *assertions
-}
-
-// expect returns r for assertions named check (a failure names it). The
-// response was sent and read by do, timed and bounded; httpexpect only
-// judges what came back.
-func (r *Response) expect(check string) *expectation {
-	a := &assertions{check: check}
-	raw := &http.Response{StatusCode: r.Status(), Header: r.Header(), Body: io.NopCloser(bytes.NewReader(r.Body())),
-		ContentLength: int64(len(r.Body()))}
-	return &expectation{
-		Response: httpexpect.NewResponseC(httpexpect.Config{AssertionHandler: a, Client: noClient}, raw, r.End()),
-		checks:   a,
-	}
-}
-
-// noClient is the client httpexpect's config asks for; an expectation
-// never sends anything.
-var noClient = &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
-	return nil, errors.New("an expectation sends nothing")
-})}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// err returns the first failed assertion, an *outcome.Failure.
-func (e *expectation) err() error {
-	if e.checks.first == nil {
-		return nil
-	}
-	return e.checks.first
 }
 
 // maxFollowUpBody bounds what the harness reads of a follow-up route's
