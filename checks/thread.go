@@ -160,7 +160,13 @@ func pathThreadWins(x *View, h *History) error {
 	case rt.Threads:
 		route = "ROUTE-05"
 	}
-	return outcome.Explain(usesThread(x, h, inv.ThreadSegment, why), route)
+	err = outcome.Explain(usesThread(x, h, inv.ThreadSegment, why), route)
+	if !h.Thread(inv.ThreadSegment) {
+		// No response showed the segment's thread to exist: a service that
+		// does not find it answers 404 (ERR-08), as for the header.
+		err = outcome.Explain(err, "ERR-08")
+	}
+	return err
 }
 
 // HeaderThreadUsed: THREAD-02. Without a thread segment, the call runs on

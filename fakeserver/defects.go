@@ -176,6 +176,11 @@ const (
 	defProjectStreamThreadHeaderIgnored
 	defThreadsSSEContentDropped
 	defProjectDisconnectIgnored
+	defProjectScopedToolsUntrimmed
+	defAsyncModeListFirstOnly
+	defAsyncScopedToolsSticky
+	defThreadsUnknownThreadNew
+	defProjectUnknownThreadHeaderNew
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -456,6 +461,16 @@ var defectTable = [numDefects]Defect{
 		"on the /threads/ route an SSE stream sends the run's second piece of content as an event with empty content (the envelope, plain text and the events route keep it)"},
 	defProjectDisconnectIgnored: {"project-disconnect-ignored", []string{"FMT-08"},
 		"on the project routes a run goes on after its client disconnected (the agent routes cancel it)"},
+	defProjectScopedToolsUntrimmed: {"project-scoped-tools-untrimmed", []string{"TOOLS-01"},
+		"on the project routes the entries of X-SVC-Scoped-Tools are not trimmed (the agent routes trim them)"},
+	defAsyncModeListFirstOnly: {"async-mode-list-first-only", []string{"MODE-01"},
+		"async runs (async=true) read only the first entry of X-SVC-Run-Mode (synchronous calls read the whole list)"},
+	defThreadsUnknownThreadNew: {"threads-unknown-thread-new", []string{"ERR-08"},
+		"on the /threads/ route a thread segment naming no thread starts a new thread (the /thread/ route answers 404)"},
+	defProjectUnknownThreadHeaderNew: {"project-unknown-thread-header-new", []string{"ERR-08"},
+		"on the project route an X-SVC-Thread-Id naming no thread starts a new thread (the agent routes answer 404)"},
+	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},
+		"an async run's X-SVC-Scoped-Tools is saved on the agent and narrows its later async runs too (synchronous runs are not narrowed by it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},
 		"on the project routes an unknown mode name in X-SVC-Run-Mode is refused with 400 (the agent routes ignore it)"},
 	defAsyncCredentialGateIgnored: {"async-credential-gate-ignored", []string{"CRED-01"},

@@ -69,6 +69,24 @@ func (s *view) cellUnscoped(r *http.Request) bool {
 		s.defect(defProjectThreadScopedToolsIgnored) && projectThread(r)
 }
 
+// cellUntrimmedTools reports whether the entries of X-SVC-Scoped-Tools
+// are read untrimmed on one cell: the project routes.
+func (s *view) cellUntrimmedTools(r *http.Request) bool {
+	return s.defect(defProjectScopedToolsUntrimmed) && projectRoute(r)
+}
+
+// cellStickyScope reports whether X-SVC-Scoped-Tools sticks to the agent
+// on one cell: async runs.
+func (s *view) cellStickyScope(r *http.Request) bool {
+	return s.defect(defAsyncScopedToolsSticky) && asyncCall(r)
+}
+
+// cellModeFirstOnly reports whether only the first entry of X-SVC-Run-Mode
+// is read on one cell: an async run.
+func (s *view) cellModeFirstOnly(r *http.Request) bool {
+	return s.defect(defAsyncModeListFirstOnly) && asyncCall(r)
+}
+
 // cellModeless reports whether a run ignores X-SVC-Run-Mode on one cell:
 // an SSE stream, the /threads/ route.
 func (s *view) cellModeless(r *http.Request) bool {
@@ -135,6 +153,14 @@ func (s *view) cellThreadRefs(r *http.Request, t *threadRefs) {
 		s.defect(defProjectStreamThreadHeaderIgnored) && projectRoute(r) && !projectThread(r) && s.responseForm(r) == formSSE && !asyncCall(r):
 		t.header = ""
 	}
+}
+
+// cellUnknownThreadNew reports whether a thread the request names that does
+// not exist starts a new thread on one cell: a /threads/ segment, an
+// X-SVC-Thread-Id on the project route.
+func (s *view) cellUnknownThreadNew(r *http.Request, refs threadRefs) bool {
+	return s.defect(defThreadsUnknownThreadNew) && threadsRoute(r) && refs.segment != "" ||
+		s.defect(defProjectUnknownThreadHeaderNew) && projectRoute(r) && !projectThread(r) && refs.segment == "" && refs.header != ""
 }
 
 // contentDrop serves the threads-sse-content-dropped defect for one

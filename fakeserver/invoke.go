@@ -214,7 +214,7 @@ func (s *view) threadFor(r *http.Request, k *apiKey, a *agent, p *project, pathT
 		return s.freshThread(k, a, p), named, nil
 	}
 	t = s.st.thread(id)
-	if t == nil && refs.segment == "" && s.defect(defUnknownThreadHeaderNewThread) {
+	if t == nil && (refs.segment == "" && s.defect(defUnknownThreadHeaderNewThread) || s.cellUnknownThreadNew(r, refs)) {
 		return s.newThread(a, p), named, nil
 	}
 	if t == nil || t.agent != a || t.project != p {
@@ -306,7 +306,7 @@ func (s *view) runNotices(r *http.Request, k *apiKey, tools, removed []string) [
 		}
 	}
 	if s.defect(defModeRemovalNotice) {
-		modes, _ := s.activeModes(r.Header, k.user)
+		modes, _ := s.activeModes(r, k.user)
 		for _, c := range modeTools(modes) {
 			if !slices.Contains(tools, c.name) {
 				notices = append(notices, Event{Notice: "tool " + c.name + " of the run mode removed: the key may not use credential " + c.cred})

@@ -116,7 +116,7 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 		proj = nil
 	}
 	base := s.offeredTools(make([]candidate, 0, 8), t, proj) // room for an agent's few tools, off the heap
-	sc, err := s.readScope(r.Header, t.agent, base)
+	sc, err := s.readScope(r, t.agent, base)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -131,7 +131,7 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 	if err := s.cellModeRefusal(r); err != nil {
 		return nil, nil, err
 	}
-	modes, err := s.activeModes(r.Header, k.user)
+	modes, err := s.activeModes(r, k.user)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -182,16 +182,17 @@ type toolScope struct {
 // readScope reads X-SVC-Scoped-Tools (step 2 of runTools). base is the run's
 // tools before narrowing, which only the variant scoped-tools-unknown-400
 // looks at.
-func (s *view) readScope(h http.Header, a *agent, base []candidate) (toolScope, error) {
+func (s *view) readScope(r *http.Request, a *agent, base []candidate) (toolScope, error) {
 	var sc toolScope
-	sc.names, sc.narrow = headerList(h, hdrScopedTools, !s.defect(defScopedToolsUntrimmed))
+	h := r.Header
+	sc.names, sc.narrow = headerList(h, hdrScopedTools, !s.defect(defScopedToolsUntrimmed) && !s.cellUntrimmedTools(r))
 	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(h, hdrScopedTools) {
 		return sc, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
 	}
 	if s.defect(defScopedToolsIgnored) {
 		sc.narrow = false
 	}
-	if s.defect(defScopedToolsSticky) {
+	if s.defect(defScopedToolsSticky) || s.cellStickyScope(r) {
 		sc.names, sc.narrow = s.stickyScope(a, sc.names, sc.narrow)
 	}
 	if len(sc.names) > 0 {
@@ -252,9 +253,9 @@ func widen(kept []candidate, names []string) []candidate {
 // activeModes returns the modes of X-SVC-Run-Mode that the server knows and
 // the workspace is entitled to, in header order (step 3 of runTools). Other
 // names are ignored, not refused (MODE-03, MODE-04).
-func (s *view) activeModes(h http.Header, u *user) ([]runMode, error) {
-	names, _ := headerList(h, hdrRunMode, !s.defect(defModeHeaderUntrimmed))
-	if s.defect(defModeListFirstOnly) && len(names) > 1 {
+func (s *view) activeModes(r *http.Request, u *user) ([]runMode, error) {
+	names, _ := headerList(r.Header, hdrRunMode, !s.defect(defModeHeaderUntrimmed))
+	if (s.defect(defModeListFirstOnly) || s.cellModeFirstOnly(r)) && len(names) > 1 {
 		names = names[:1]
 	}
 	if s.defect(defModeListLastOnly) && len(names) > 1 {

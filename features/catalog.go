@@ -64,6 +64,12 @@ type Rule struct {
 	// combination must be judged in a complete run against the reference
 	// server; none for a rule the spec states once.
 	Cells []string `yaml:"cells,omitempty" json:"cells,omitempty"`
+	// RestsOn names the rules a scenario of this rule observes it through:
+	// a failure of its scenarios is explained by theirs too, so where one
+	// of them fails in its own scenarios the report blames that one
+	// (reports' reconcile). MODE-01's list is seen only through a mode
+	// adding its tools (MODE-02).
+	RestsOn []string `yaml:"rests_on,omitempty" json:"restsOn,omitempty"`
 }
 
 // Whether recorded traffic can decide a rule (Rule.Passive).

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,33 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		}
 		if !r.Observable && r.Passive != PassiveNo {
 			t.Errorf("rule %s is not observable, so traffic cannot decide it: passive %q, want no", r.ID, r.Passive)
+		}
+	}
+	// What a rule rests on is other observable rules of the catalog, and
+	// no rule rests, through others, on itself.
+	idx, _ := RuleIndex()
+	var restsOnItself func(id string, path []string) []string
+	restsOnItself = func(id string, path []string) []string {
+		for _, on := range idx[id].RestsOn {
+			if on == path[0] {
+				return append(path, on)
+			}
+			if !slices.Contains(path, on) {
+				if loop := restsOnItself(on, append(path, on)); loop != nil {
+					return loop
+				}
+			}
+		}
+		return nil
+	}
+	for _, r := range rules {
+		for _, on := range r.RestsOn {
+			if o, ok := idx[on]; !ok || !o.Observable || on == r.ID {
+				t.Errorf("rule %s rests on %q: not another observable rule of the catalog", r.ID, on)
+			}
+		}
+		if loop := restsOnItself(r.ID, []string{r.ID}); loop != nil {
+			t.Errorf("rule %s rests on itself: %s", r.ID, strings.Join(loop, " -> "))
 		}
 	}
 }

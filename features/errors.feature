@@ -68,13 +68,33 @@ Feature: Error statuses before streaming
       | key      | path                                                |
       | wildcard | /api/invoke/${unknownID}                            |
       | agent    | /api/invoke/${agents.main.id}/thread/${unknownID}   |
+      | agent    | /api/invoke/${agents.main.id}/threads/${unknownID}  |
 
+    # "Project routes behave identically to the agent routes": a thread the
+    # project thread route names that does not exist is 404 there too.
+    @PROJ-03
+    Examples: the project thread route
+      | key      | path                                                |
+      | project  | /api/projects/${projects.main.id}/invoke/thread/${unknownID} |
+
+  # The header is read on every invoke route that takes no thread in its
+  # path (the agent ID, the alias, the project route).
   @ERR-08
-  Scenario: An X-SVC-Thread-Id naming no thread is 404, not a new thread
-    Given the "agent" key
+  Scenario Outline: An X-SVC-Thread-Id naming no thread is 404, not a new thread: <route>
+    Given the "<key>" key
     And the request header "X-SVC-Thread-Id" is "${unknownID}"
-    When I invoke "/api/invoke/${agents.main.id}" with the prompt "hello"
+    When I invoke "<path>" with the prompt "hello"
     Then the status is 404
+
+    Examples:
+      | route              | key   | path                             |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id}    |
+      | the alias route    | alias | /api/invoke/${agents.main.alias} |
+
+    @PROJ-03
+    Examples: the project route
+      | route             | key     | path                                     |
+      | the project route | project | /api/projects/${projects.main.id}/invoke |
 
   @ERR-10
   Scenario Outline: Errors before streaming are not the OpenAI error envelope

@@ -75,6 +75,43 @@ Feature: Run modes
       | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | plain text |
       | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an async run, its events read with the "project" key |
 
+  # "comma-separated mode names; whitespace is trimmed": the list's grammar
+  # is the same on every route and in every form the mode adds tools on
+  # (the rows above); the research entry comes after an unknown one, padded.
+  @MODE-01 @capability-researchMode @cells
+  Scenario Outline: The mode list is read whole and trimmed on every route and in every form: <route>, as <form>
+    Given the target offers research mode
+    And a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the answer is remembered as "own"
+    Given the request header "X-SVC-Run-Mode" is "${unknownMode} ,  research  ,"
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the run's tools are those of answer "own" and more
+
+    Examples:
+      | route | key | open | path | form |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | plain text |
+      | the agent-ID route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an async run, its events read with the "agent" key |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | plain text |
+      | the /thread/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an async run, its events read with the "agent" key |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | plain text |
+      | the /threads/ route | credentialSearch | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an async run, its events read with the "agent" key |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | plain text |
+      | the project route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an async run, its events read with the "project" key |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | plain text |
+      | the project thread route | credentialAll | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an async run, its events read with the "project" key |
+
   # "A run-mode entitlement problem or unknown mode is not an error (the mode
   # is ignored)": no event of the run has error set either.
   @MODE-03

@@ -96,13 +96,55 @@ Feature: X-SVC-Scoped-Tools
       | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | plain text |
       | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an async run, its events read with the "project" key |
 
+  # "comma-separated; whitespace is trimmed; empty entries are dropped": the
+  # header's grammar is the same on every invoke route and in every form,
+  # as its narrowing is (the rows above).
+  @TOOLS-01 @cells
+  Scenario Outline: Entries are trimmed and empty entries dropped on every route and in every form: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    And the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool} ,,  ${agents.main.plainTool2}  , ,"
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the run's tools are exactly "${agents.main.plainTool},${agents.main.plainTool2}"
+
+    Examples:
+      | route | key | open | path | form |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | plain text |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an async run, its events read with the "agent" key |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an SSE stream |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | a JSON envelope |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | plain text |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an async run, its events read with the "agent" key |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an SSE stream |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | a JSON envelope |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | plain text |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an async run, its events read with the "agent" key |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | plain text |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an async run, its events read with the "agent" key |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | plain text |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an async run, its events read with the "agent" key |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | plain text |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an async run, its events read with the "project" key |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | plain text |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an async run, its events read with the "project" key |
+
   @TOOLS-03
   Scenario: The restriction does not change the agent: the next run has all its tools again
     Given a thread "T" on the main agent
     And the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool}"
     When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "@tools"
     Then the status is 2xx
-    And the run's tools are exactly "${agents.main.plainTool}"
+    And the header narrowed the run's tools to exactly "${agents.main.plainTool}"
     Given the request header "X-SVC-Scoped-Tools" is absent
     When I invoke "/api/invoke/${agents.main.id}/thread/${thread:T}" with the prompt "@tools"
     Then the status is 2xx
@@ -131,6 +173,51 @@ Feature: X-SVC-Scoped-Tools
   Scenario Outline: Without the header the run has the agent's tools on every route and in every form: <route>, as <form>
     Given a thread "T" opened on "<open>" with the "<key>" key
     And the "<key>" key
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the run's tools are exactly "<tools>"
+
+    Examples:
+      | route | key | open | path | form | tools |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream | ${agents.main.plainTools} |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope | ${agents.main.plainTools} |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | plain text | ${agents.main.plainTools} |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an SSE stream | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | a JSON envelope | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | plain text | ${agents.main.plainTools} |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an SSE stream | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | a JSON envelope | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | plain text | ${agents.main.plainTools} |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | plain text | ${agents.main.plainTools} |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | plain text | ${agents.main.plainTools} |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an async run, its events read with the "agent" key | ${agents.main.plainTools} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | plain text | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an async run, its events read with the "project" key | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | plain text | ${agents.main.plainTools},${projects.main.tasks} |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an async run, its events read with the "project" key | ${agents.main.plainTools},${projects.main.tasks} |
+
+  # "The restriction does not change the agent": on every route and in every
+  # form, the same cell's next run without the header has the tools the rows
+  # above expect.
+  @TOOLS-03 @cells
+  Scenario Outline: The restriction does not stick on any route or in any form: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    And the request header "X-SVC-Scoped-Tools" is "${agents.main.plainTool}"
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the header narrowed the run's tools to exactly "${agents.main.plainTool}"
+    Given the request header "X-SVC-Scoped-Tools" is absent
     When I make a run that lists its tools on "<path>" as <form>
     Then the run's tools are exactly "<tools>"
 

@@ -455,6 +455,12 @@ func (w *World) wrongStatus(check string, wants []int, r *Response) *outcome.Fai
 	f.Rule = w.pick(main, nil)
 	f.Explained(w.pathRules(r)...)
 	f.Explained(w.selectionRules(r)...)
+	if (r.Status() == 401 || r.Status() == 403) && !slices.ContainsFunc(wants, func(s int) bool { return s == 401 || s == 403 }) {
+		// A refusal where the request's key is enough for its route: the
+		// auth rule that says so explains it (a scoped key refused before
+		// the service looked for what the request names).
+		f.Explained(w.authRule(r))
+	}
 	return f
 }
 

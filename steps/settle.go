@@ -118,6 +118,7 @@ func (w *World) settle(d *Def, err error) error {
 	if c.Rule == "" {
 		c.Rule = w.ownRule()
 	}
+	c.Explained(restsOn(c.Rule)...)
 	c.ExplainedBy = slices.DeleteFunc(slices.Clone(c.ExplainedBy), func(r string) bool { return r == c.Rule })
 	c.Check = w.cleanText(c.Check, maxMessage)
 	c.Expected = w.cleanText(c.Expected, maxMessage)
@@ -189,4 +190,14 @@ func (w *World) Checked() []string {
 		}
 	}
 	return out
+}
+
+// restsOn is what the catalog says a rule's scenarios observe it through
+// (features.Rule.RestsOn).
+func restsOn(rule string) []string {
+	idx, err := features.RuleIndex()
+	if err != nil {
+		return nil
+	}
+	return idx[rule].RestsOn
 }

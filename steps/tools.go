@@ -39,6 +39,9 @@ func toolDefs() []Def {
 		step1(`^the run's tools include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, true) }).AboutRun(),
 		step1(`^the run's tools do not include "([^"]*)"$`, func(w *World, list string) error { return w.toolsInclude(list, false) }).AboutRun(),
 		step1(`^the run's tools are exactly "([^"]*)"$`, (*World).toolsExactly).AboutRun(),
+		// A scenario that needs a narrowed run before its own check: the
+		// narrowing is TOOLS-02's, and its failure blocks the scenario.
+		step1(`^the header narrowed the run's tools to exactly "([^"]*)"$`, (*World).toolsExactly).AboutRun().Asserts("TOOLS-02"),
 		step1(`^the run is refused with a 4xx status, or its tools are exactly "([^"]*)"$`, (*World).refusedOrToolsExactly).AboutRun(),
 		step2(`^the run's tools are those of answer "(\w+)"( and more)?$`, func(w *World, name, more string) error {
 			base, ok := w.answers[name]
@@ -441,6 +444,7 @@ func (w *World) toolRulesOn(r *Response, got []string) []string {
 	k := w.route(r)
 	bare := k != routeProject && k != routeProjectThread
 	var out []string
+	wrongAgent := false // the tools are another agent's: its route's doing
 	if other, err := w.P.Agent("other"); err == nil {
 		if w.namesAgent(r, &other) {
 			// A run of the other agent: only its route can be wrong (tools
@@ -454,6 +458,7 @@ func (w *World) toolRulesOn(r *Response, got []string) []string {
 			return nil
 		}
 		if foreignTools(got, other.Tools, main.Tools) || len(got) == 0 {
+			wrongAgent = len(got) > 0 // none at all may be a narrowing or a mode too
 			out = append(out, w.routeRuleOf(r))
 			if made := w.madeBy[w.threadInPath(r)]; made != "" {
 				out = append(out, made) // the thread's agent came from the route that opened it
@@ -503,6 +508,9 @@ func (w *World) toolRulesOn(r *Response, got []string) []string {
 	switch {
 	case scoped:
 		out = append(out, "TOOLS-02")
+	case wrongAgent:
+		// Plain tools missing from another agent's run show its route,
+		// not a narrowing that stuck.
 	case missingPlain && r.Request.Header.Get("X-SVC-Run-Mode") != "":
 		// A mode adds to the agent's own tools, or an earlier run's
 		// narrowing stuck to the agent (a project's runs too).
