@@ -181,6 +181,8 @@ const (
 	defAsyncScopedToolsSticky
 	defThreadsUnknownThreadNew
 	defProjectUnknownThreadHeaderNew
+	defThreadsModeEntitlementIgnored
+	defThreadsModeToolsUngated
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -469,6 +471,10 @@ var defectTable = [numDefects]Defect{
 		"on the /threads/ route a thread segment naming no thread starts a new thread (the /thread/ route answers 404)"},
 	defProjectUnknownThreadHeaderNew: {"project-unknown-thread-header-new", []string{"ERR-08"},
 		"on the project route an X-SVC-Thread-Id naming no thread starts a new thread (the agent routes answer 404)"},
+	defThreadsModeEntitlementIgnored: {"threads-mode-entitlement-ignored", []string{"MODE-03"},
+		"on the /threads/ route research mode works without the workspace's entitlement (the other routes ignore it)"},
+	defThreadsModeToolsUngated: {"threads-mode-tools-ungated", []string{"MODE-05"},
+		"on the /threads/ route the tools a mode attaches skip the credential gate (the other routes gate them)"},
 	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},
 		"an async run's X-SVC-Scoped-Tools is saved on the agent and narrows its later async runs too (synchronous runs are not narrowed by it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},

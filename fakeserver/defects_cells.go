@@ -81,6 +81,18 @@ func (s *view) cellStickyScope(r *http.Request) bool {
 	return s.defect(defAsyncScopedToolsSticky) && asyncCall(r)
 }
 
+// cellModeEntitlementIgnored reports whether a mode works without the
+// workspace's entitlement on one cell: the /threads/ route.
+func (s *view) cellModeEntitlementIgnored(r *http.Request) bool {
+	return s.defect(defThreadsModeEntitlementIgnored) && threadsRoute(r)
+}
+
+// cellModeUngated reports whether the tools a mode attaches skip the
+// credential gate on one cell: the /threads/ route.
+func (s *view) cellModeUngated(r *http.Request) bool {
+	return s.defect(defThreadsModeToolsUngated) && threadsRoute(r)
+}
+
 // cellModeFirstOnly reports whether only the first entry of X-SVC-Run-Mode
 // is read on one cell: an async run.
 func (s *view) cellModeFirstOnly(r *http.Request) bool {

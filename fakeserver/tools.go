@@ -146,7 +146,13 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 			base[i].cred = "" // the defect: gated nowhere
 		}
 	}
-	tools, removed, err = s.credentialGate(k, proj, append(base, modeTools(modes)...), sc.named)
+	added := modeTools(modes)
+	if s.cellModeUngated(r) {
+		for i := range added {
+			added[i].cred = "" // the defect: gated nowhere
+		}
+	}
+	tools, removed, err = s.credentialGate(k, proj, append(base, added...), sc.named)
 	if err == nil && s.cellCredentialScopesIgnored(r) {
 		tools = slices.DeleteFunc(tools, func(n string) bool { return t.agent.credTools[n] != "" })
 	}
@@ -277,7 +283,7 @@ func (s *view) activeModes(r *http.Request, u *user) ([]runMode, error) {
 			}
 		case !known:
 			// MODE-04: ignored
-		case mode.entitled(u) || s.defect(defModeEntitlementIgnored):
+		case mode.entitled(u) || s.defect(defModeEntitlementIgnored) || s.cellModeEntitlementIgnored(r):
 			on = append(on, mode)
 		case s.defect(defModeUnentitled403):
 			return nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))

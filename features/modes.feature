@@ -129,6 +129,35 @@ Feature: Run modes
 
   # Modes are "not tool references": a tool's name, the agent's own or
   # another agent's, is a name the server does not know as a mode.
+  # "A run-mode entitlement problem ... is not an error (the mode is ignored)",
+  # on every route and in every form the notEntitled key can run on: its
+  # scopes are the main agent's, so the alias, thread-ID and project routes
+  # are not its to run.
+  @MODE-03 @cells
+  Scenario Outline: A mode the workspace is not entitled to is ignored on every route and in every form: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the answer is remembered as "own"
+    Given the request header "X-SVC-Run-Mode" is "research"
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the run's tools are those of answer "own"
+
+    Examples:
+      | route | key | open | path | form |
+      | the agent-ID route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream |
+      | the agent-ID route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope |
+      | the agent-ID route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | plain text |
+      | the agent-ID route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an async run, its events read with the "agent" key |
+      | the /thread/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream |
+      | the /thread/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope |
+      | the /thread/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | plain text |
+      | the /thread/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an async run, its events read with the "agent" key |
+      | the /threads/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream |
+      | the /threads/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope |
+      | the /threads/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | plain text |
+      | the /threads/ route | notEntitled | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an async run, its events read with the "agent" key |
+
   @MODE-04
   Scenario Outline: A mode name the server does not know is ignored, not refused
     Given the "agent" key
@@ -217,6 +246,37 @@ Feature: Run modes
     And the run's tools are those of answer "own"
     And the run's answer and kinds of events are those of answer "own"
     And no event of the run mentions the tools answer "searchResearch" has beyond answer "searchOwn"
+
+  # "A tool attached by a mode is gated by the key's credential scopes": on
+  # every route and in every form where a key of an entitled workspace lacks
+  # credential:use:search (the agent key: the main agent's routes), the
+  # research tool is removed, silently. The profile names no such key for
+  # the alias, thread-ID and project routes.
+  @MODE-05 @capability-researchMode @cells
+  Scenario Outline: A mode's tool the key's credential scopes exclude is removed on every route and in every form: <route>, as <form>
+    Given the target offers research mode
+    And a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the answer is remembered as "own"
+    Given the request header "X-SVC-Run-Mode" is "research"
+    When I make a run that lists its tools on "<path>" as <form>
+    Then the run's tools are those of answer "own"
+
+    Examples:
+      | route | key | open | path | form |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | plain text |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an async run, its events read with the "agent" key |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | plain text |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an async run, its events read with the "agent" key |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | plain text |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an async run, its events read with the "agent" key |
 
   @MODE-06 @capability-researchMode
   Scenario Outline: research adds the research tool with credential:use:search or credential:use:*

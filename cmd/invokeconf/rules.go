@@ -144,6 +144,8 @@ func writeRule(w io.Writer, r features.Rule, scs []ruleScenario) {
 		field("observable", "no: "+r.Why)
 	}
 	field("pending", r.Pending)
+	field("cells", strings.Join(r.Cells, "; "))
+	field("rests on", strings.Join(r.RestsOn, ", "))
 	passive := r.Passive
 	if r.PassiveWhy != "" {
 		passive += ": " + r.PassiveWhy
