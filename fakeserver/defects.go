@@ -183,6 +183,8 @@ const (
 	defProjectUnknownThreadHeaderNew
 	defThreadsModeEntitlementIgnored
 	defThreadsModeToolsUngated
+	defEnvelopeToolcallUnnamed
+	defEnvelopeStepUntitled
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -475,6 +477,10 @@ var defectTable = [numDefects]Defect{
 		"on the /threads/ route research mode works without the workspace's entitlement (the other routes ignore it)"},
 	defThreadsModeToolsUngated: {"threads-mode-tools-ungated", []string{"MODE-05"},
 		"on the /threads/ route the tools a mode attaches skip the credential gate (the other routes gate them)"},
+	defEnvelopeToolcallUnnamed: {"envelope-toolcall-unnamed", []string{"EVT-05"},
+		"in a JSON envelope's items toolCall carries the tool as tool instead of name (SSE events carry name)"},
+	defEnvelopeStepUntitled: {"envelope-step-untitled", []string{"EVT-06"},
+		"in a JSON envelope's items step carries title instead of description (SSE events carry description)"},
 	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},
 		"an async run's X-SVC-Scoped-Tools is saved on the agent and narrows its later async runs too (synchronous runs are not narrowed by it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},

@@ -760,6 +760,16 @@ var envelopeItemRewrites = []rewrite[*envelopeItem]{
 			it.json = remarshal(it.json, func(m map[string]any) { delete(m, "runID"); delete(m, "threadID") })
 		}
 	}},
+	{defEnvelopeToolcallUnnamed, func(it *envelopeItem) {
+		if it.json != nil && it.ev.ToolCall != nil {
+			it.json = remarshal(it.json, func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") })
+		}
+	}},
+	{defEnvelopeStepUntitled, func(it *envelopeItem) {
+		if it.json != nil && it.ev.Step != nil {
+			it.json = remarshal(it.json, func(m map[string]any) { renameInner(m, "step", "description", "title") })
+		}
+	}},
 }
 
 // keepIf leaves the event out unless keep holds.

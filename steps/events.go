@@ -113,7 +113,14 @@ func (w *World) innerField(field, inner, want string) error {
 	if err := w.judge(check); err != nil {
 		return err
 	}
-	evs, err := w.events()
+	// The events of an SSE stream (read up to where the scenario stopped)
+	// or of a JSON envelope, whichever form the request asked for.
+	var evs []map[string]any
+	if w.resp != nil && w.resp.MediaType() == "application/json" {
+		evs, err = w.responseEvents(w.resp)
+	} else {
+		evs, err = w.events()
+	}
 	if err != nil {
 		return err
 	}
@@ -122,7 +129,7 @@ func (w *World) innerField(field, inner, want string) error {
 			return nil
 		}
 	}
-	return outcome.Failf("the SSE events", fmt.Sprintf("an event with %s.%s = %q", field, inner, want),
+	return outcome.Failf("the run's events", fmt.Sprintf("an event with %s.%s = %q", field, inner, want),
 		"%d events without it: %s", len(evs), abbreviate(w.resp.Body()))
 }
 

@@ -276,7 +276,12 @@ func (w *World) runTools(r *Response) ([]string, error) {
 		// The answer the form carries: an envelope sent before the run
 		// ended (FMT-02), content that does not add up (EVT-03).
 		f := outcome.Failf("the run's answer", "the tool list of the agent script's @tools", "%s", bounded(text)).Explained("EVT-03")
-		if r.MediaType() == "application/json" {
+		switch {
+		case w.route(r) == routeEvents && r.MediaType() == "application/json":
+			// The events route's envelope, answered before the run ended
+			// ("stays open until the run finishes"), or not the run's.
+			f.Explained("ASYNC-04", "ASYNC-02")
+		case r.MediaType() == "application/json":
 			f.Explained(w.on(r, "FMT-02"))
 		}
 		return nil, f
