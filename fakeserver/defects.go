@@ -185,6 +185,7 @@ const (
 	defThreadsModeToolsUngated
 	defEnvelopeToolcallUnnamed
 	defEnvelopeStepUntitled
+	defThreadsAsyncFalseAsTrue
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -481,6 +482,8 @@ var defectTable = [numDefects]Defect{
 		"in a JSON envelope's items toolCall carries the tool as tool instead of name (SSE events carry name)"},
 	defEnvelopeStepUntitled: {"envelope-step-untitled", []string{"EVT-06"},
 		"in a JSON envelope's items step carries title instead of description (SSE events carry description)"},
+	defThreadsAsyncFalseAsTrue: {"threads-async-false-as-true", []string{"ASYNC-07"},
+		"on the /threads/ route async=false starts an async run (the other routes answer synchronously)"},
 	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},
 		"an async run's X-SVC-Scoped-Tools is saved on the agent and narrows its later async runs too (synchronous runs are not narrowed by it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},

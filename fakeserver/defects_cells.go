@@ -93,6 +93,12 @@ func (s *view) cellModeUngated(r *http.Request) bool {
 	return s.defect(defThreadsModeToolsUngated) && threadsRoute(r)
 }
 
+// cellAsyncFalseAsTrue reports whether async=false starts an async run on
+// one cell: the /threads/ route.
+func (s *view) cellAsyncFalseAsTrue(r *http.Request) bool {
+	return s.defect(defThreadsAsyncFalseAsTrue) && threadsRoute(r)
+}
+
 // cellModeFirstOnly reports whether only the first entry of X-SVC-Run-Mode
 // is read on one cell: an async run.
 func (s *view) cellModeFirstOnly(r *http.Request) bool {

@@ -139,3 +139,29 @@ Feature: Async runs and the follow-up routes
       | query        |
       |              |
       | ?async=false |
+
+  # "async: boolean, default false" is a query parameter of every invoke
+  # route ("Payload of all five"; the project routes take "the same async
+  # parameter").
+  @ASYNC-07 @scripted @cells
+  Scenario Outline: Without async=true the call is synchronous on every route: <route><query>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    When I invoke "<path><query>" with the prompt "sync ${marker:s}"
+    Then the status is 2xx
+    And the plain-text answer is "sync ${marker:s}"
+
+    Examples:
+      | route | key | open | path | query |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} |  |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} |  |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} |  |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} |  |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke |  |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} |  |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | ?async=false |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | ?async=false |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | ?async=false |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | ?async=false |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | ?async=false |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | ?async=false |
