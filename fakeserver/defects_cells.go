@@ -69,40 +69,22 @@ func (s *view) cellUnscoped(r *http.Request) bool {
 		s.defect(defProjectThreadScopedToolsIgnored) && projectThread(r)
 }
 
-// cellUntrimmedTools reports whether the entries of X-SVC-Scoped-Tools
-// are read untrimmed on one cell: the project routes.
-func (s *view) cellUntrimmedTools(r *http.Request) bool {
-	return s.defect(defProjectScopedToolsUntrimmed) && projectRoute(r)
+// oneCell says where each defect of one cell acts, by what the request
+// asks: a defect listed here is consulted as s.inCell(d, r), beside the
+// switch that breaks the same rule everywhere.
+var oneCell = map[defectID]func(*http.Request) bool{
+	defProjectScopedToolsUntrimmed:   projectRoute, // X-SVC-Scoped-Tools read untrimmed
+	defAsyncScopedToolsSticky:        asyncCall,    // X-SVC-Scoped-Tools sticks to the agent
+	defAsyncModeListFirstOnly:        asyncCall,    // only the first X-SVC-Run-Mode entry read
+	defThreadsModeEntitlementIgnored: threadsRoute, // a mode works without the entitlement
+	defThreadsModeToolsUngated:       threadsRoute, // a mode's tools skip the credential gate
+	defThreadsAsyncFalseAsTrue:       threadsRoute, // async=false starts an async run
 }
 
-// cellStickyScope reports whether X-SVC-Scoped-Tools sticks to the agent
-// on one cell: async runs.
-func (s *view) cellStickyScope(r *http.Request) bool {
-	return s.defect(defAsyncScopedToolsSticky) && asyncCall(r)
-}
-
-// cellModeEntitlementIgnored reports whether a mode works without the
-// workspace's entitlement on one cell: the /threads/ route.
-func (s *view) cellModeEntitlementIgnored(r *http.Request) bool {
-	return s.defect(defThreadsModeEntitlementIgnored) && threadsRoute(r)
-}
-
-// cellModeUngated reports whether the tools a mode attaches skip the
-// credential gate on one cell: the /threads/ route.
-func (s *view) cellModeUngated(r *http.Request) bool {
-	return s.defect(defThreadsModeToolsUngated) && threadsRoute(r)
-}
-
-// cellAsyncFalseAsTrue reports whether async=false starts an async run on
-// one cell: the /threads/ route.
-func (s *view) cellAsyncFalseAsTrue(r *http.Request) bool {
-	return s.defect(defThreadsAsyncFalseAsTrue) && threadsRoute(r)
-}
-
-// cellModeFirstOnly reports whether only the first entry of X-SVC-Run-Mode
-// is read on one cell: an async run.
-func (s *view) cellModeFirstOnly(r *http.Request) bool {
-	return s.defect(defAsyncModeListFirstOnly) && asyncCall(r)
+// inCell reports whether the one-cell defect d is on and r is in its cell.
+func (s *view) inCell(d defectID, r *http.Request) bool {
+	where, ok := oneCell[d]
+	return ok && s.defect(d) && where(r)
 }
 
 // cellModeless reports whether a run ignores X-SVC-Run-Mode on one cell:

@@ -328,7 +328,7 @@ func (s *view) readAsync(r *http.Request) (bool, error) {
 		return false, nil // no query to parse
 	}
 	async, err := parseAsync(r.URL.Query())
-	if (s.defect(defAsyncFalseAsTrue) || s.cellAsyncFalseAsTrue(r)) && r.URL.Query().Has("async") {
+	if (s.defect(defAsyncFalseAsTrue) || s.inCell(defThreadsAsyncFalseAsTrue, r)) && r.URL.Query().Has("async") {
 		async = true
 	}
 	return async && !s.defect(defAsyncIgnored), err

@@ -147,7 +147,7 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 		}
 	}
 	added := modeTools(modes)
-	if s.cellModeUngated(r) {
+	if s.inCell(defThreadsModeToolsUngated, r) {
 		for i := range added {
 			added[i].cred = "" // the defect: gated nowhere
 		}
@@ -191,14 +191,14 @@ type toolScope struct {
 func (s *view) readScope(r *http.Request, a *agent, base []candidate) (toolScope, error) {
 	var sc toolScope
 	h := r.Header
-	sc.names, sc.narrow = headerList(h, hdrScopedTools, !s.defect(defScopedToolsUntrimmed) && !s.cellUntrimmedTools(r))
+	sc.names, sc.narrow = headerList(h, hdrScopedTools, !s.defect(defScopedToolsUntrimmed) && !s.inCell(defProjectScopedToolsUntrimmed, r))
 	if s.defect(defScopedToolsEmpty400) && hasEmptyEntry(h, hdrScopedTools) {
 		return sc, &authError{http.StatusBadRequest, HeaderScopedTools + " has an empty entry"}
 	}
 	if s.defect(defScopedToolsIgnored) {
 		sc.narrow = false
 	}
-	if s.defect(defScopedToolsSticky) || s.cellStickyScope(r) {
+	if s.defect(defScopedToolsSticky) || s.inCell(defAsyncScopedToolsSticky, r) {
 		sc.names, sc.narrow = s.stickyScope(a, sc.names, sc.narrow)
 	}
 	if len(sc.names) > 0 {
@@ -261,7 +261,7 @@ func widen(kept []candidate, names []string) []candidate {
 // names are ignored, not refused (MODE-03, MODE-04).
 func (s *view) activeModes(r *http.Request, u *user) ([]runMode, error) {
 	names, _ := headerList(r.Header, hdrRunMode, !s.defect(defModeHeaderUntrimmed))
-	if (s.defect(defModeListFirstOnly) || s.cellModeFirstOnly(r)) && len(names) > 1 {
+	if (s.defect(defModeListFirstOnly) || s.inCell(defAsyncModeListFirstOnly, r)) && len(names) > 1 {
 		names = names[:1]
 	}
 	if s.defect(defModeListLastOnly) && len(names) > 1 {
@@ -283,7 +283,7 @@ func (s *view) activeModes(r *http.Request, u *user) ([]runMode, error) {
 			}
 		case !known:
 			// MODE-04: ignored
-		case mode.entitled(u) || s.defect(defModeEntitlementIgnored) || s.cellModeEntitlementIgnored(r):
+		case mode.entitled(u) || s.defect(defModeEntitlementIgnored) || s.inCell(defThreadsModeEntitlementIgnored, r):
 			on = append(on, mode)
 		case s.defect(defModeUnentitled403):
 			return nil, forbidden(fmt.Sprintf("the workspace is not entitled to run mode %q", name))

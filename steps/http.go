@@ -267,7 +267,7 @@ func (w *World) do(rq request) (*Response, error) {
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.deadline)
 	defer cancel()
-	sent := &sending{w: w, rq: rq, ctx: ctx, cancel: cancel}
+	sent := &sending{w: w, rq: rq, ctx: ctx, cancel: cancel, built: &assertions{check: "build the request"}}
 	rq.expectation(url, sent).WithContext(ctx).Expect()
 	switch {
 	case sent.resp != nil:
@@ -285,7 +285,6 @@ func (w *World) do(rq request) (*Response, error) {
 // names it), its body, sent by c. httpexpect follows no redirect and
 // retries nothing here: c is not an *http.Client, and no retry is asked.
 func (rq request) expectation(url string, c *sending) *httpexpect.Request {
-	c.built = &assertions{check: "build the request"}
 	e := httpexpect.NewRequestC(httpexpect.Config{BaseURL: url, Client: c, AssertionHandler: c.built}, rq.method, "")
 	header := http.Header{}
 	if rq.body != nil {
