@@ -186,6 +186,9 @@ const (
 	defEnvelopeToolcallUnnamed
 	defEnvelopeStepUntitled
 	defThreadsAsyncFalseAsTrue
+	defProjectPromptUnflagged
+	defEnvelopeWaitingDropped
+	defResumedToolinputDropped
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -484,6 +487,12 @@ var defectTable = [numDefects]Defect{
 		"in a JSON envelope's items step carries title instead of description (SSE events carry description)"},
 	defThreadsAsyncFalseAsTrue: {"threads-async-false-as-true", []string{"ASYNC-07"},
 		"on the /threads/ route async=false starts an async run (the other routes answer synchronously)"},
+	defProjectPromptUnflagged: {"project-prompt-unflagged", []string{"EVT-07"},
+		"inside a project a prompt event's sensitive flag is dropped (bare-agent runs keep it)"},
+	defEnvelopeWaitingDropped: {"envelope-waiting-dropped", []string{"EVT-08"},
+		"a JSON envelope's items leave out waitingOnModel (SSE events carry it)"},
+	defResumedToolinputDropped: {"resumed-toolinput-dropped", []string{"EVT-09"},
+		"a run that continues a thread never signals toolInput (a thread's first run does)"},
 	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},
 		"an async run's X-SVC-Scoped-Tools is saved on the agent and narrows its later async runs too (synchronous runs are not narrowed by it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},

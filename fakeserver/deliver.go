@@ -765,6 +765,11 @@ var envelopeItemRewrites = []rewrite[*envelopeItem]{
 			it.json = remarshal(it.json, func(m map[string]any) { renameInner(m, "toolCall", "name", "tool") })
 		}
 	}},
+	{defEnvelopeWaitingDropped, func(it *envelopeItem) {
+		if it.json != nil && it.ev.WaitingOnModel {
+			it.json = remarshal(it.json, func(m map[string]any) { delete(m, "waitingOnModel") })
+		}
+	}},
 	{defEnvelopeStepUntitled, func(it *envelopeItem) {
 		if it.json != nil && it.ev.Step != nil {
 			it.json = remarshal(it.json, func(m map[string]any) { renameInner(m, "step", "description", "title") })

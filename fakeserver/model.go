@@ -101,8 +101,12 @@ func (e *emitter) emit(ev Event) {
 	switch {
 	case ev.WaitingOnModel && e.s.defect(defWaitingDropped):
 		return
-	case ev.ToolInput != nil && e.s.defect(defToolinputDropped):
+	case ev.ToolInput != nil && (e.s.defect(defToolinputDropped) || e.s.defect(defResumedToolinputDropped) && e.r.resumes):
 		return
+	case ev.Prompt != nil && e.s.defect(defProjectPromptUnflagged) && e.r.thread.project != nil:
+		p := *ev.Prompt
+		p.Sensitive = false
+		ev.Prompt = &p
 	case ev.ToolCall != nil && e.s.defect(defRicherMerged):
 		ev.Step = &Step{Description: "calling " + ev.ToolCall.Name}
 	}

@@ -151,6 +151,9 @@ type run struct {
 	keepOnDisconnect bool
 	// aborted: an abort of its thread cancelled it (ASYNC-06).
 	aborted atomic.Bool
+	// resumes: the run continues a thread that had runs before it (set
+	// before the run starts; read by resumed-toolinput-dropped).
+	resumes bool
 
 	mu      sync.Mutex
 	events  []Event
@@ -288,6 +291,7 @@ func (s *view) startRun(t *thread, k *apiKey, prompt string, tools []string, fir
 	}
 	s.st.mu.Lock()
 	resumed = len(t.runs) > 0
+	r.resumes = resumed
 	s.st.addRun(t, r, len(prompt))
 	if s.defect(defLastrunAtStart) {
 		t.lastCompleted = r // Defect: reported as completed as soon as it starts.

@@ -145,6 +145,91 @@ Feature: Event objects
       | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope | application/json |
       | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope | application/json |
 
+  # A request for input, and the signals of a model not yet answering or
+  # composing a tool's arguments, are events like the others, on every
+  # route. The prompt event is read in the stream only: a run that asks for
+  # input may wait for it and never end, so no envelope need come.
+  @EVT-07 @cells
+  Scenario Outline: Prompt events carry fields, message and the sensitive flag on every route: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    And the request header "Accept" is "<accept>"
+    When I invoke "<path>" with the prompt "@ask sensitive fields=username,password Log in to Example" and stop reading at the first prompt event
+    Then the status is 2xx
+    And an event has prompt with message "Log in to Example" and sensitive true, and carries fields
+
+    Examples:
+      | route | key | open | path | form | accept |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream | text/event-stream |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an SSE stream | text/event-stream |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an SSE stream | text/event-stream |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream | text/event-stream |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream | text/event-stream |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream | text/event-stream |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream | text/event-stream |
+
+  @EVT-08 @cells
+  Scenario Outline: Waiting on the model is signalled on every route and in both forms of events: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    And the request header "Accept" is "<accept>"
+    When I invoke "<path>" with the prompt:
+      """
+      @waiting
+      @pause 300ms
+      @say here I am
+      """
+    Then the status is 2xx
+    And an event has waitingOnModel set before the first event with content
+
+    Examples:
+      | route | key | open | path | form | accept |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream | text/event-stream |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an SSE stream | text/event-stream |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an SSE stream | text/event-stream |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream | text/event-stream |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream | text/event-stream |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream | text/event-stream |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream | text/event-stream |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope | application/json |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | a JSON envelope | application/json |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | a JSON envelope | application/json |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope | application/json |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope | application/json |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope | application/json |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope | application/json |
+
+  @EVT-09 @cells
+  Scenario Outline: Composing tool arguments is signalled on every route and in both forms of events: <route>, as <form>
+    Given a thread "T" opened on "<open>" with the "<key>" key
+    And the "<key>" key
+    And the request header "Accept" is "<accept>"
+    When I invoke "<path>" with the prompt:
+      """
+      @toolinput ${agents.main.plainTool} {"q":"x"}
+      @pause 300ms
+      @tool ${agents.main.plainTool} {"q":"x"}
+      """
+    Then the status is 2xx
+    And an event has toolInput set before the first event with toolCall
+
+    Examples:
+      | route | key | open | path | form | accept |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | an SSE stream | text/event-stream |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | an SSE stream | text/event-stream |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | an SSE stream | text/event-stream |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | an SSE stream | text/event-stream |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | an SSE stream | text/event-stream |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | an SSE stream | text/event-stream |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | an SSE stream | text/event-stream |
+      | the agent-ID route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id} | a JSON envelope | application/json |
+      | the alias route | alias | /api/invoke/${agents.main.alias} | /api/invoke/${agents.main.alias} | a JSON envelope | application/json |
+      | the thread-ID route | wildcard | /api/invoke/${agents.main.id} | /api/invoke/${thread:T} | a JSON envelope | application/json |
+      | the /thread/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/thread/${thread:T} | a JSON envelope | application/json |
+      | the /threads/ route | agent | /api/invoke/${agents.main.id} | /api/invoke/${agents.main.id}/threads/${thread:T} | a JSON envelope | application/json |
+      | the project route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke | a JSON envelope | application/json |
+      | the project thread route | project | /api/projects/${projects.main.id}/invoke | /api/projects/${projects.main.id}/invoke/thread/${thread:T} | a JSON envelope | application/json |
+
   @EVT-05
   Scenario: A tool call event carries the tool's name
     When I invoke "/api/invoke/${agents.main.id}" with the prompt:

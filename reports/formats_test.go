@@ -104,17 +104,26 @@ func TestFormatsAgreeWithTheExitCode(t *testing.T) {
 		{"partial", testrun.Selection{Areas: []string{"sse"}}, nil, nil, Options{}, "partial", 0, 0, "partial, not a certification"},
 		{"MUST failure", all, nil, failRule("SSE-05", "no close frame"), Options{}, "fail", 1, -1, "FAIL"},
 		{"SHOULD warning", all, nil, failRule("EVT-08", "no waitingOnModel"), Options{}, "pass", 0, 0, "certification report"},
-		{"SHOULD warning as failure", all, nil, failRule("EVT-08", "no waitingOnModel"), Options{JUnitWarnings: JUnitWarningsFailure}, "pass", 0, 1, "certification report"},
+		{"SHOULD warning as failure", all, nil, failRule("EVT-08", "no waitingOnModel"), Options{JUnitWarnings: JUnitWarningsFailure}, "pass", 0, -1, "certification report"},
 		{"stale baseline", all, &Baseline{File: "known.yaml", Expected: []BaselineEntry{{Rule: "SSE-05", Reason: "r"}}}, nil, Options{}, "fail", 1, 1, "stale"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := synthetic(t, tc.sel, tc.bl, tc.change)
+			// junitFailures -1: one failure per scenario the change failed.
+			failedScenarios, change := 0, tc.change
+			if change != nil {
+				change = func(s *testrun.ScenarioResult) {
+					if tc.change(s); s.Status == testrun.Failed {
+						failedScenarios++
+					}
+				}
+			}
+			rep := synthetic(t, tc.sel, tc.bl, change)
 			if rep.Outcome != tc.outcome || rep.ExitCode != tc.exit {
 				t.Fatalf("outcome %s, exit %d (%s); want %s, %d", rep.Outcome, rep.ExitCode, rep.Headline, tc.outcome, tc.exit)
 			}
 			doc := junitOf(t, rep, tc.opts)
-			if tc.junitFailures < 0 && doc.Failures > 0 {
-				tc.junitFailures = doc.Failures // one per failed scenario
+			if tc.junitFailures < 0 {
+				tc.junitFailures = failedScenarios
 			}
 			if doc.Failures != tc.junitFailures || doc.Errors != 0 {
 				t.Errorf("junit: %d failures, %d errors; want %d failures", doc.Failures, doc.Errors, tc.junitFailures)
