@@ -189,6 +189,9 @@ const (
 	defProjectPromptUnflagged
 	defEnvelopeWaitingDropped
 	defResumedToolinputDropped
+	defProjectThreadTasksMissing
+	defProjectThreadCredentialsMissing
+	defResumedProjectModelUnset
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -493,6 +496,12 @@ var defectTable = [numDefects]Defect{
 		"a JSON envelope's items leave out waitingOnModel (SSE events carry it)"},
 	defResumedToolinputDropped: {"resumed-toolinput-dropped", []string{"EVT-09"},
 		"a run that continues a thread never signals toolInput (a thread's first run does)"},
+	defProjectThreadTasksMissing: {"project-thread-tasks-missing", []string{"PROJ-04"},
+		"on the project thread route the run lacks the project's tasks as tools (the project route has them)"},
+	defProjectThreadCredentialsMissing: {"project-thread-credentials-missing", []string{"PROJ-05"},
+		"on the project thread route the project's credentials do not apply (the project route's runs use them)"},
+	defResumedProjectModelUnset: {"resumed-project-model-unset", []string{"PROJ-06"},
+		"a run that continues a project thread runs on the agent's own model (a project thread's first run uses the project's)"},
 	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},
 		"an async run's X-SVC-Scoped-Tools is saved on the agent and narrows its later async runs too (synchronous runs are not narrowed by it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},

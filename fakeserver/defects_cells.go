@@ -73,12 +73,14 @@ func (s *view) cellUnscoped(r *http.Request) bool {
 // asks: a defect listed here is consulted as s.inCell(d, r), beside the
 // switch that breaks the same rule everywhere.
 var oneCell = map[defectID]func(*http.Request) bool{
-	defProjectScopedToolsUntrimmed:   projectRoute, // X-SVC-Scoped-Tools read untrimmed
-	defAsyncScopedToolsSticky:        asyncCall,    // X-SVC-Scoped-Tools sticks to the agent
-	defAsyncModeListFirstOnly:        asyncCall,    // only the first X-SVC-Run-Mode entry read
-	defThreadsModeEntitlementIgnored: threadsRoute, // a mode works without the entitlement
-	defThreadsModeToolsUngated:       threadsRoute, // a mode's tools skip the credential gate
-	defThreadsAsyncFalseAsTrue:       threadsRoute, // async=false starts an async run
+	defProjectScopedToolsUntrimmed:     projectRoute,  // X-SVC-Scoped-Tools read untrimmed
+	defAsyncScopedToolsSticky:          asyncCall,     // X-SVC-Scoped-Tools sticks to the agent
+	defAsyncModeListFirstOnly:          asyncCall,     // only the first X-SVC-Run-Mode entry read
+	defThreadsModeEntitlementIgnored:   threadsRoute,  // a mode works without the entitlement
+	defThreadsModeToolsUngated:         threadsRoute,  // a mode's tools skip the credential gate
+	defThreadsAsyncFalseAsTrue:         threadsRoute,  // async=false starts an async run
+	defProjectThreadTasksMissing:       projectThread, // the project's tasks left out
+	defProjectThreadCredentialsMissing: projectThread, // the project's credentials left out
 }
 
 // inCell reports whether the one-cell defect d is on and r is in its cell.

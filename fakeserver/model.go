@@ -68,7 +68,7 @@ func (s *view) turn(r *run, prompt string) Turn {
 		Prompt:       prompt,
 		Tools:        r.tools,
 		History:      func() []Message { return s.history(r) },
-		ModelSetting: s.projectModel(r.thread),
+		ModelSetting: s.projectModel(r),
 		Emit:         em.emit,
 		Call: func(ctx context.Context, name string, args json.RawMessage) (string, error) {
 			return s.callTool(ctx, r, em.emit, name, args)

@@ -104,12 +104,13 @@ func (s *view) authorizeProject(k *apiKey, id string) (*project, error) {
 	return p, nil
 }
 
-// projectModel is the model setting that applies to a run on the thread:
-// the project's inside a project, "" (the agent's own model) otherwise
+// projectModel is the model setting that applies to the run: the
+// project's inside a project, "" (the agent's own model) otherwise
 // (PROJ-06).
-func (s *view) projectModel(t *thread) string {
+func (s *view) projectModel(r *run) string {
+	t := r.thread
 	p := t.project
-	if s.defect(defProjectContextDropped) {
+	if s.defect(defProjectContextDropped) || s.defect(defResumedProjectModelUnset) && r.resumes {
 		p = nil
 	}
 	if p == nil && s.defect(defProjectModelEverywhere) {

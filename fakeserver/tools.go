@@ -116,6 +116,10 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 		proj = nil
 	}
 	base := s.offeredTools(make([]candidate, 0, 8), t, proj) // room for an agent's few tools, off the heap
+	if s.inCell(defProjectThreadTasksMissing, r) {
+		tasks := s.tasksFor(t.agent, proj)
+		base = slices.DeleteFunc(base, func(c candidate) bool { return slices.Contains(tasks, c.name) })
+	}
 	sc, err := s.readScope(r, t.agent, base)
 	if err != nil {
 		return nil, nil, err
@@ -152,7 +156,11 @@ func (s *view) runTools(r *http.Request, k *apiKey, t *thread) (tools, removed [
 			added[i].cred = "" // the defect: gated nowhere
 		}
 	}
-	tools, removed, err = s.credentialGate(k, proj, append(base, added...), sc.named)
+	credProj := proj
+	if s.inCell(defProjectThreadCredentialsMissing, r) {
+		credProj = nil
+	}
+	tools, removed, err = s.credentialGate(k, credProj, append(base, added...), sc.named)
 	if err == nil && s.cellCredentialScopesIgnored(r) {
 		tools = slices.DeleteFunc(tools, func(n string) bool { return t.agent.credTools[n] != "" })
 	}

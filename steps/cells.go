@@ -33,13 +33,13 @@ func cellDefs() []Def {
 			func(w *World, how, path, form string) error { return w.cellRun(how, path, form, "", "") }).AboutRun().Need("keys.agent").Sends(cellScriptOf),
 		step5(`^I make a run that (is aborted) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text|an async run) with the header "([^"]*)" set to "([^"]*)"$`,
 			(*World).cellRun).AboutRun().Need("keys.agent").Sends(cellScriptOf),
-		step2(`^I make a run that lists its tools on "([^"]*)" as (an SSE stream|a JSON envelope|plain text)$`,
-			func(w *World, path, form string) error { return w.cellTools(path, form, "") }).AboutRun().Sends(toolsScript),
+		step3(`^I make a run that (lists its tools|reports its model) on "([^"]*)" as (an SSE stream|a JSON envelope|plain text)$`,
+			func(w *World, how, path, form string) error { return w.cellAnswer(how, path, form, "") }).AboutRun().Sends(cellScriptOf),
 		// The events route needs thread:read or project:threads, which
 		// the keys of some routes lack: the step names the key that reads
 		// them.
-		step2(`^I make a run that lists its tools on "([^"]*)" as an async run, its events read with the "(\w+)" key$`,
-			func(w *World, path, role string) error { return w.cellTools(path, "an async run", role) }).AboutRun().Sends(toolsScript),
+		step3(`^I make a run that (lists its tools|reports its model) on "([^"]*)" as an async run, its events read with the "(\w+)" key$`,
+			func(w *World, how, path, role string) error { return w.cellAnswer(how, path, "an async run", role) }).AboutRun().Sends(cellScriptOf),
 		step2(`^I make a run that completes on "([^"]*)" with the Accept header "([^"]*)"$`, func(w *World, path, accept string) error {
 			return w.cellRun("completes", path, "plain text", "Accept", accept)
 		}).AboutRun().Sends(func([]string) []string { return []string{cellScripts["completes"]} }),
@@ -67,6 +67,9 @@ var cellScripts = map[string]string{
 	// The run's tools, which the request headers X-SVC-Scoped-Tools and
 	// X-SVC-Run-Mode change on every route and in every form.
 	"lists its tools": "@tools",
+	// The run's model, which a project's model settings set inside it
+	// (PROJ-06) on every project route and in every form.
+	"reports its model": "@model",
 	// An echo: no directive, so the agent answers the prompt verbatim
 	// (BODY-01), lines, spaces and characters of every width kept.
 	"echoes": "echo ${marker:e}\n  indented,\ttabbed\n\nand wide: gr\u00fc\u00dfe \U0001F600 ",
@@ -83,9 +86,6 @@ var cellScripts = map[string]string{
 	"timed a JSON envelope": "@say ${marker:a}\n@pause 1s\n@say ${marker:b}",
 	"timed an async run":    "@pause 1500ms\n@say ${marker:a}",
 }
-
-// toolsScript is the script of a run that lists its tools.
-func toolsScript([]string) []string { return []string{cellScripts["lists its tools"]} }
 
 // cellScriptOf is the script of a cell step's run by how it ends (its
 // first argument).
@@ -208,17 +208,18 @@ func (w *World) cellRun(how, path, form, name, value string) error {
 	return nil
 }
 
-// cellTools makes a run on a cell whose agent lists its tools (@tools),
-// with the request headers the scenario set: the header rules are the
+// cellAnswer makes a run on a cell whose agent lists its tools (@tools)
+// or reports its model (@model), how says which, with the request headers
+// the scenario set: the header rules are the
 // invoke routes' ("Payload of all five"; "Project routes behave
 // identically ... same Accept variants, same async parameter"). An async
 // run's answer is read from the events route by its runID, which waits
 // for the run ("With Accept: application/json the call stays open until
-// the run finishes"), with the key of role; the tool steps read the last
-// answer.
-func (w *World) cellTools(path, form, role string) error {
+// the run finishes"), with the key of role; the tool and model steps read
+// the last answer.
+func (w *World) cellAnswer(how, path, form, role string) error {
 	delete(w.runs, "cell") // an earlier run's ID must not stand for this one's
-	if err := w.cellRun("lists its tools", path, form, "", ""); err != nil {
+	if err := w.cellRun(how, path, form, "", ""); err != nil {
 		return err
 	}
 	if cellForms[form].query == "" {

@@ -246,14 +246,30 @@ func answerText(r *Response) (string, error) {
 
 // runTools reads the tool list a run printed for @tools.
 func (w *World) runTools(r *Response) ([]string, error) {
-	if err := w.need2xx(r.Method()+" "+r.URL()+": the status of the run that lists its tools", r); err != nil {
+	text, err := w.runText(r, "the run that lists its tools")
+	if err != nil {
 		return nil, err
+	}
+	tools, ok := agentscript.ParseTools(text)
+	if !ok {
+		return nil, w.notPrinted(r, "the tool list of the agent script's @tools", text)
+	}
+	return tools, nil
+}
+
+// runText reads the answer of a run whose agent printed something (@tools,
+// @model), in whatever form r carries it. Its status and its form are the
+// prerequisites: a refusal fails the route's rule, events that cannot be
+// read the form's.
+func (w *World) runText(r *Response, what string) (string, error) {
+	if err := w.need2xx(r.Method()+" "+r.URL()+": the status of "+what, r); err != nil {
+		return "", err
 	}
 	if w.route(r) == routeEvents && r.MediaType() != "text/event-stream" {
 		if _, _, ok := r.Answer(); !ok {
 			// "events of a run; shape: not shown": only an SSE stream or
 			// an envelope of events can be read.
-			return nil, &untested{reason: "the events route's answer is neither an SSE stream nor an envelope of events (its shape is not shown): the run's tools cannot be read from it"}
+			return "", &untested{reason: "the events route's answer is neither an SSE stream nor an envelope of events (its shape is not shown): the run's answer cannot be read from it"}
 		}
 	}
 	text, err := answerText(r)
@@ -269,24 +285,26 @@ func (w *World) runTools(r *Response) ([]string, error) {
 		case r.Request.Header.Get("Accept") == "text/event-stream":
 			rule = w.on(r, "FMT-01")
 		}
-		return nil, outcome.Failf(r.Method()+" "+r.URL()+": the run's answer", "events that can be read", "%v", err).Breaks(rule)
+		return "", outcome.Failf(r.Method()+" "+r.URL()+": the run's answer", "events that can be read", "%v", err).Breaks(rule)
 	}
-	tools, ok := agentscript.ParseTools(text)
-	if !ok {
-		// The answer the form carries: an envelope sent before the run
-		// ended (FMT-02), content that does not add up (EVT-03).
-		f := outcome.Failf("the run's answer", "the tool list of the agent script's @tools", "%s", bounded(text)).Explained("EVT-03")
-		switch {
-		case w.route(r) == routeEvents && r.MediaType() == "application/json":
-			// The events route's envelope, answered before the run ended
-			// ("stays open until the run finishes"), or not the run's.
-			f.Explained("ASYNC-04", "ASYNC-02")
-		case r.MediaType() == "application/json":
-			f.Explained(w.on(r, "FMT-02"))
-		}
-		return nil, f
+	return text, nil
+}
+
+// notPrinted is the failure of an answer that does not hold what the
+// agent printed: the answer its form carries may be an envelope sent before
+// the run ended (FMT-02, or the events route's ASYNC-04), or content that
+// does not add up (EVT-03).
+func (w *World) notPrinted(r *Response, want, text string) *outcome.Failure {
+	f := outcome.Failf("the run's answer", want, "%s", bounded(text)).Explained("EVT-03")
+	switch {
+	case w.route(r) == routeEvents && r.MediaType() == "application/json":
+		// The events route's envelope, answered before the run ended
+		// ("stays open until the run finishes"), or not the run's.
+		f.Explained("ASYNC-04", "ASYNC-02")
+	case r.MediaType() == "application/json":
+		f.Explained(w.on(r, "FMT-02"))
 	}
-	return tools, nil
+	return f
 }
 
 func (w *World) lastTools() ([]string, error) {
@@ -551,16 +569,13 @@ func (w *World) modelIs(not, want string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.status2xx(); err != nil {
-		return err
-	}
-	text, err := answerText(r)
+	text, err := w.runText(r, "the run that reports its model")
 	if err != nil {
-		return outcome.Failf("the run's answer", "events that can be read", "%v", err)
+		return err
 	}
 	got, ok := agentscript.ParseModel(text)
 	if !ok {
-		return outcome.Failf("the run's answer", "the model name of the agent script's @model", "%s", bounded(text))
+		return w.notPrinted(r, "the model name of the agent script's @model", text)
 	}
 	if (got == want) == (not != "") {
 		return outcome.Fail("the run's model (@model)", strings.TrimSpace(not+" "+want), got)
