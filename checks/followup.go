@@ -928,10 +928,15 @@ func abortedStream(r *runRecord, ab abortRecord) error {
 	}
 	if len(got) > may {
 		// The abort named the thread the run's answer named: an answer that
-		// named another thread than the run's explains a run it missed.
-		return outcome.Failf(fmt.Sprintf("the SSE stream of run %q after an abort of its thread", r.run),
+		// named another thread than the run's, or a call that did not run
+		// on the thread it chose, explains a run it missed.
+		f := outcome.Failf(fmt.Sprintf("the SSE stream of run %q after an abort of its thread", r.run),
 			fmt.Sprintf("the run cancelled: no content the script says more than %s after the abort, at most %q", AbortTolerance, text[:may]),
 			"%q", got).Explained(ruleOnRoute("THREAD-04", r.project))
+		if r.rule != "" {
+			f.Explained(ruleOnRoute(r.rule, r.project))
+		}
+		return f
 	}
 	if !r.ended {
 		return skip("the stream did not end as the service wrote it")

@@ -192,6 +192,13 @@ const (
 	defProjectThreadTasksMissing
 	defProjectThreadCredentialsMissing
 	defResumedProjectModelUnset
+	defThreadRouteNonAgentIgnored
+	defThreadSegmentApiDisabledIgnored
+	defAsyncAgentIdRunsMain
+	defEnvelopeAliasRunsMain
+	defAsyncThreadIdNewThread
+	defStreamThreadRouteResumeEchoed
+	defStreamThreadsResumeEchoed
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -502,6 +509,20 @@ var defectTable = [numDefects]Defect{
 		"on the project thread route the project's credentials do not apply (the project route's runs use them)"},
 	defResumedProjectModelUnset: {"resumed-project-model-unset", []string{"PROJ-06"},
 		"a run that continues a project thread runs on the agent's own model (a project thread's first run uses the project's)"},
+	defThreadRouteNonAgentIgnored: {"thread-route-non-agent-id-ignored", []string{"ERR-01"},
+		"on the /thread/ route an {id} that names no agent is ignored: the thread's agent runs (the other routes answer 400)"},
+	defThreadSegmentApiDisabledIgnored: {"thread-segment-api-disabled-ignored", []string{"ERR-07"},
+		"on the /thread/ and /threads/ routes a key on an instance with API access disabled works (the other routes answer 403)"},
+	defAsyncAgentIdRunsMain: {"async-agent-id-runs-main", []string{"ROUTE-01"},
+		"an async run on an agent ID runs the workspace's main agent (agents.main), whichever agent it names (synchronous calls run the agent named)"},
+	defEnvelopeAliasRunsMain: {"envelope-alias-runs-main", []string{"ROUTE-02"},
+		"asked for a JSON envelope, an alias runs the workspace's main agent (agents.main), whichever agent it names (the other forms resolve it)"},
+	defAsyncThreadIdNewThread: {"async-thread-id-new-thread", []string{"ROUTE-03"},
+		"an async run on a thread ID starts a new thread of its agent (synchronous calls continue the thread)"},
+	defStreamThreadRouteResumeEchoed: {"stream-thread-route-resume-echoed", []string{"ROUTE-04", "THREAD-01", "THREAD-04"},
+		"asked for an SSE stream, the /thread/ route starts a fresh conversation under the thread's ID (the other forms continue it)"},
+	defStreamThreadsResumeEchoed: {"stream-threads-resume-echoed", []string{"ROUTE-05", "THREAD-01", "THREAD-04"},
+		"asked for an SSE stream, the /threads/ route starts a fresh conversation under the thread's ID (the other forms continue it)"},
 	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},
 		"an async run's X-SVC-Scoped-Tools is saved on the agent and narrows its later async runs too (synchronous runs are not narrowed by it)"},
 	defProjectUnknownMode400: {"project-unknown-mode-400", []string{"MODE-04"},

@@ -39,6 +39,11 @@ func threadsRoute(r *http.Request) bool {
 	return r.PathValue("thread") != "" && strings.Contains(r.URL.Path, "/threads/")
 }
 
+// threadRoute reports whether r came by /api/invoke/{id}/thread/{thread};
+// threadSegment, by either spelling of that route.
+func threadRoute(r *http.Request) bool   { return threadSegment(r) && !threadsRoute(r) }
+func threadSegment(r *http.Request) bool { return r.PathValue("thread") != "" }
+
 // projectRoute reports whether r came by a project route; projectThread,
 // by the project thread route.
 func projectRoute(r *http.Request) bool  { return r.PathValue("project_id") != "" }
@@ -81,6 +86,13 @@ var oneCell = map[defectID]func(*http.Request) bool{
 	defThreadsAsyncFalseAsTrue:         threadsRoute,  // async=false starts an async run
 	defProjectThreadTasksMissing:       projectThread, // the project's tasks left out
 	defProjectThreadCredentialsMissing: projectThread, // the project's credentials left out
+	defThreadRouteNonAgentIgnored:      threadRoute,   // {id} naming no agent ignored
+	defThreadSegmentApiDisabledIgnored: threadSegment, // API access disabled ignored
+	defAsyncAgentIdRunsMain:            asyncCall,     // an agent ID runs agents.main
+	defEnvelopeAliasRunsMain:           envelopeAsked, // an alias runs agents.main
+	defAsyncThreadIdNewThread:          asyncCall,     // a thread ID's thread not continued
+	defStreamThreadRouteResumeEchoed:   func(r *http.Request) bool { return streamAsked(r) && threadRoute(r) },
+	defStreamThreadsResumeEchoed:       func(r *http.Request) bool { return streamAsked(r) && threadsRoute(r) },
 }
 
 // inCell reports whether the one-cell defect d is on and r is in its cell.
@@ -95,6 +107,12 @@ func (s *view) cellModeless(r *http.Request) bool {
 	return s.defect(defSSERunModeIgnored) && s.responseForm(r) == formSSE ||
 		s.defect(defThreadsRunModeIgnored) && threadsRoute(r)
 }
+
+// envelopeAsked and streamAsked report whether a synchronous call asked for
+// a JSON envelope, or for an SSE stream, by the literal Accept the spec
+// compares.
+func envelopeAsked(r *http.Request) bool { return !asyncCall(r) && acceptOf(r) == valueJSON[0] }
+func streamAsked(r *http.Request) bool   { return !asyncCall(r) && acceptOf(r) == "text/event-stream" }
 
 // asyncCall reports whether a call asked for an async run.
 func asyncCall(r *http.Request) bool {

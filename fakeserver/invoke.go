@@ -72,6 +72,15 @@ func (s *view) agentFor(k *apiKey, r *http.Request) (*agent, *thread, error) {
 	if err != nil && (s.scopeFromHeader(k, r) || s.cellUnauthorized(r)) {
 		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope, or no scope is read.
 	}
+	if err == nil && pathThread == nil && s.st.mainAgent != nil && (s.inCell(defAsyncAgentIdRunsMain, r) && a.id == value ||
+		s.inCell(defEnvelopeAliasRunsMain, r) && a.alias == value && a.id != value) {
+		a = s.st.mainAgent // Defect: the agent {id} names does not run.
+	}
+	if err != nil && s.inCell(defThreadRouteNonAgentIgnored, r) && s.nonAgent(value) {
+		if t := s.st.thread(r.PathValue("thread")); t != nil {
+			return t.agent, nil, nil // Defect: the thread's agent runs, whatever {id} names.
+		}
+	}
 	return a, pathThread, err
 }
 
@@ -81,7 +90,7 @@ func (s *view) agentFor(k *apiKey, r *http.Request) (*agent, *thread, error) {
 // the request named a thread (threadFor).
 func (s *view) answerThread(w http.ResponseWriter, r *http.Request, t *thread, named bool) (http.ResponseWriter, *thread) {
 	project := t.project != nil
-	if s.defect(defThreadResumeEchoed) && named {
+	if s.defect(defThreadResumeEchoed) && named || s.inCell(defStreamThreadRouteResumeEchoed, r) || s.inCell(defStreamThreadsResumeEchoed, r) {
 		// Defect: a fresh conversation, under the ID the caller asked for.
 		w = &headerWriter{ResponseWriter: w, name: "X-SVC-Thread-Id", value: t.id}
 		t = s.newThread(t.agent, t.project)
@@ -151,6 +160,13 @@ func (s *view) hiddenThread(k *apiKey, ids ...string) error {
 	return nil
 }
 
+// nonAgent reports whether value is an ID that exists but names no agent.
+func (s *view) nonAgent(value string) bool {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	return s.st.nonAgents[value]
+}
+
 // resolve maps a path value to its agent, and to its thread when it is a
 // thread ID. ERR-01: an ID that exists but names no agent is 400. ERR-08: an
 // ID that does not exist is 404.
@@ -192,7 +208,7 @@ func (s *view) resolve(value string) (*agent, *thread, error) {
 // switch on thread selection is consulted here, or in the rows of
 // threadRefReading, which say what the server reads of the request.
 func (s *view) threadFor(r *http.Request, k *apiKey, a *agent, p *project, pathThread *thread) (t *thread, named bool, err error) {
-	if s.defect(defThreadIdNewThread) {
+	if s.defect(defThreadIdNewThread) || s.inCell(defAsyncThreadIdNewThread, r) {
 		pathThread = nil // Defect: {id}'s thread is not continued.
 	}
 	sent := threadRefs{segment: r.PathValue("thread"), header: headerValue(r, hdrThreadID)}

@@ -65,6 +65,9 @@ func seedAgents(st *store, p *profile.Profile) error {
 			return fmt.Errorf("agents.%s: duplicate agent ID %q", role, a.ID)
 		}
 		st.agents[a.ID] = ag
+		if role == "main" {
+			st.mainAgent = ag
+		}
 		if a.Alias != "" {
 			st.aliases[a.Alias] = ag
 		}

@@ -9,6 +9,21 @@ Feature: Error statuses before streaming
     When I invoke "/api/invoke/${nonAgentID}" with the prompt "hello"
     Then the status is 400
 
+  # "400: {id} resolves to no agent": {id} is the same segment on the
+  # thread routes, so an ID that names something other than an agent is 400
+  # there too, whatever thread follows it (the thread exists: not 404).
+  @ERR-01 @cells
+  Scenario Outline: An ID that resolves to no agent is 400 on the thread routes too: <route>
+    Given a thread "T" opened on "/api/invoke/${agents.main.id}" with the "agent" key
+    And the "wildcard" key
+    When I invoke "<path>" with the prompt "hello"
+    Then the status is 400
+
+    Examples:
+      | route               | path                                           |
+      | the /thread/ route  | /api/invoke/${nonAgentID}/thread/${thread:T}   |
+      | the /threads/ route | /api/invoke/${nonAgentID}/threads/${thread:T}  |
+
   @ERR-02
   Scenario: A request without a key is 401
     Given no key
@@ -57,6 +72,24 @@ Feature: Error statuses before streaming
     Given the "apiDisabled" key
     When I invoke "/api/invoke/${agents.main.id}" with the prompt "hello"
     Then the status is 403
+
+  # The key alone decides: on every agent route, for what {id} names and a
+  # thread in the path. (On the project routes the key, agent:chat:* only,
+  # is refused for its scope anyway: AUTH-05.)
+  @ERR-07 @cells
+  Scenario Outline: A key on an instance with API access disabled is 403 on every agent route: <route>
+    Given a thread "T" opened on "/api/invoke/${agents.main.id}" with the "agent" key
+    And the "apiDisabled" key
+    When I invoke "<path>" with the prompt "hello"
+    Then the status is 403
+
+    Examples:
+      | route               | path                                                 |
+      | the agent-ID route  | /api/invoke/${agents.main.id}                        |
+      | the alias route     | /api/invoke/${agents.main.alias}                     |
+      | the thread-ID route | /api/invoke/${thread:T}                              |
+      | the /thread/ route  | /api/invoke/${agents.main.id}/thread/${thread:T}     |
+      | the /threads/ route | /api/invoke/${agents.main.id}/threads/${thread:T}    |
 
   @ERR-08
   Scenario Outline: An agent, alias or thread that does not exist is 404

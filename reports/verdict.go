@@ -694,12 +694,20 @@ func cellsOf(r features.Rule, v Verdict, cells []checks.Cell) (names, unmet []st
 // explainObserved drops the observations (testrun.Observation) that a rule
 // which failed in its own scenarios explains as well (their ExplainedBy):
 // the judgement of every exchange blames one rule for a fault, as
-// reconcile does for the scenarios.
+// reconcile does for the scenarios. A rule whose own scenarios that rule's
+// failure blocked explains them too: the fault behind both is one.
 func explainObserved(in []testrun.ScenarioResult) []testrun.ScenarioResult {
 	failedOwn := map[string]bool{}
 	for _, s := range in {
 		if s.Status == testrun.Failed && s.Failure != nil {
 			failedOwn[causeOf(s)] = true
+		}
+	}
+	for _, s := range in {
+		if s.Status == testrun.Blocked && failedOwn[causeOf(s)] {
+			for _, r := range s.Rules {
+				failedOwn[r] = true
+			}
 		}
 	}
 	for i, s := range in {

@@ -166,5 +166,12 @@ func (w *World) promptEvent(message, sensitive string) error {
 // setBefore: EVT-08 and EVT-09, where the spec's words give an order,
 // judged by checks.SetBefore.
 func (w *World) setBefore(field, later string) error {
-	return w.judgeAs(map[string]string{"waitingOnModel": "EVT-08", "toolInput": "EVT-09"}[field], checks.SetBefore(field, later))
+	err := w.judgeAs(map[string]string{"waitingOnModel": "EVT-08", "toolInput": "EVT-09"}[field], checks.SetBefore(field, later))
+	if r := w.resp; r != nil && r.MediaType() == "application/json" {
+		// The envelope's items are the run's events: an envelope that
+		// leaves some out (FMT-07) or came before the run ended (FMT-02)
+		// explains a signal missing from them.
+		return outcome.Explain(err, w.on(r, "FMT-07"), w.on(r, "FMT-02"))
+	}
+	return err
 }
