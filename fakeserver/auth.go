@@ -106,7 +106,7 @@ func (s *view) authenticate(r *http.Request) (*apiKey, error) {
 		}
 		return nil, unauthorized("API key expired")
 	}
-	if k.user.apiDisabled && !s.defect(defApiDisabledIgnored) && !s.inCell(defThreadSegmentApiDisabledIgnored, r) {
+	if k.user.apiDisabled && !s.defect(defApiDisabledIgnored) && !s.inCell(defThreadSegmentApiDisabledIgnored, r) && !s.inCell(defAbortApiDisabledIgnored, r) {
 		return nil, forbidden("API access is disabled for this instance")
 	}
 	return k, nil

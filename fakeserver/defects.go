@@ -199,6 +199,10 @@ const (
 	defAsyncThreadIdNewThread
 	defStreamThreadRouteResumeEchoed
 	defStreamThreadsResumeEchoed
+	defAbortApiDisabledIgnored
+	defThreadRouteScopeResolved
+	defThreadsNeedThreadScope
+	defProjectThreadScopeAnyProject
 	// Scopes of the project routes and the follow-up routes.
 	defProjectNeedsAgentScope
 	defProjectAgentScopeAccepted
@@ -318,9 +322,9 @@ var defectTable = [numDefects]Defect{
 	defThreadIdNewThread:    {"thread-id-new-thread", []string{"ROUTE-03"}, "a thread ID in {id} runs its agent on a new thread"},
 	defThreadSegmentIgnored: {"thread-segment-ignored", []string{"ROUTE-04", "ROUTE-05", "PROJ-02"}, "the thread path segment is ignored"},
 	defThreadsRouteMissing:  {"threads-route-missing", []string{"ROUTE-05"}, "the /threads/{thread} spelling of the route is missing"},
-	defAliasDefaultAgent:    {"alias-default-agent", []string{"ROUTE-02"}, "an alias is resolved to the service's first agent instead of the agent behind it"},
-	defThreadIdDefaultAgent: {"thread-id-default-agent", []string{"ROUTE-03"}, "a thread ID in {id} continues the thread with the service's first agent instead of the agent that owns it"},
-	defAgentIdDefaultAgent:  {"agent-id-default-agent", []string{"ROUTE-01"}, "an agent ID in {id} runs the service's first agent instead of the agent it names"},
+	defAliasDefaultAgent:    {"alias-default-agent", []string{"ROUTE-02"}, "an alias is resolved to the service's main agent (agents.main) instead of the agent behind it"},
+	defThreadIdDefaultAgent: {"thread-id-default-agent", []string{"ROUTE-03"}, "a thread ID in {id} continues the thread with the service's main agent (agents.main) instead of the agent that owns it"},
+	defAgentIdDefaultAgent:  {"agent-id-default-agent", []string{"ROUTE-01"}, "an agent ID in {id} runs the service's main agent (agents.main) instead of the agent it names"},
 	// Thread selection.
 	defThreadHeaderWins:    {"thread-header-wins", []string{"THREAD-01", "PROJ-03"}, "X-SVC-Thread-Id beats the thread path segment"},
 	defThreadHeaderIgnored: {"thread-header-ignored", []string{"THREAD-02", "PROJ-03"}, "X-SVC-Thread-Id is ignored"},
@@ -465,7 +469,7 @@ var defectTable = [numDefects]Defect{
 	defProjectExpired403:          {"project-expired-403", []string{"ERR-05"}, "on the project routes an expired key is refused with 403 (the agent routes answer 401)"},
 	defThreadSegmentUnknownKey403: {"thread-segment-unknown-key-403", []string{"ERR-04"}, "on the /thread/ and /threads/ routes an unknown key is refused with 403"},
 	defAliasMalformedKey400:       {"alias-malformed-key-400", []string{"ERR-03"}, "on the alias route a malformed key is refused with 400"},
-	defThreadsRouteUnscoped: {"threads-route-unscoped", []string{"ERR-06"},
+	defThreadsRouteUnscoped: {"threads-route-unscoped", []string{"AUTH-01", "ERR-06"},
 		"the /threads/ route checks no chat scope: any valid key may run any agent of its owner there (the /thread/ route checks it)"},
 	defThreadsCredentialScopesIgnored: {"threads-credential-scopes-ignored", []string{"CRED-02"},
 		"on the /threads/ route no credential:use scope is honoured: the agent's credential-backed tools are always removed"},
@@ -521,6 +525,14 @@ var defectTable = [numDefects]Defect{
 		"an async run on a thread ID starts a new thread of its agent (synchronous calls continue the thread)"},
 	defStreamThreadRouteResumeEchoed: {"stream-thread-route-resume-echoed", []string{"ROUTE-04", "THREAD-01", "THREAD-04"},
 		"asked for an SSE stream, the /thread/ route starts a fresh conversation under the thread's ID (the other forms continue it)"},
+	defThreadRouteScopeResolved: {"thread-route-scope-resolved", []string{"AUTH-01"},
+		"on the /thread/ route the scope is checked against the resolved agent: a key for the agent ID covers its alias there (the other routes check the literal {id})"},
+	defThreadsNeedThreadScope: {"threads-need-thread-scope", []string{"AUTH-03"},
+		"on the /threads/ route continuing a thread needs agent:chat:<thread> (the /thread/ route takes the agent's scope)"},
+	defProjectThreadScopeAnyProject: {"project-thread-scope-any-project", []string{"AUTH-05"},
+		"on the project thread route any project:chat scope covers every project (the project route checks the project)"},
+	defAbortApiDisabledIgnored: {"abort-api-disabled-ignored", []string{"ERR-07"},
+		"POST /api/threads/{id}/abort works with a key on an instance with API access disabled (the invoke routes answer 403)"},
 	defStreamThreadsResumeEchoed: {"stream-threads-resume-echoed", []string{"ROUTE-05", "THREAD-01", "THREAD-04"},
 		"asked for an SSE stream, the /threads/ route starts a fresh conversation under the thread's ID (the other forms continue it)"},
 	defAsyncScopedToolsSticky: {"async-scoped-tools-sticky", []string{"TOOLS-03"},

@@ -88,6 +88,10 @@ var oneCell = map[defectID]func(*http.Request) bool{
 	defProjectThreadCredentialsMissing: projectThread, // the project's credentials left out
 	defThreadRouteNonAgentIgnored:      threadRoute,   // {id} naming no agent ignored
 	defThreadSegmentApiDisabledIgnored: threadSegment, // API access disabled ignored
+	defThreadRouteScopeResolved:        threadRoute,   // the scope checked against the resolved agent
+	defThreadsNeedThreadScope:          threadsRoute,  // an agent-scoped key refused a thread
+	defProjectThreadScopeAnyProject:    projectThread, // any project:chat scope covers
+	defAbortApiDisabledIgnored:         abortCall,     // API access disabled ignored
 	defAsyncAgentIdRunsMain:            asyncCall,     // an agent ID runs agents.main
 	defEnvelopeAliasRunsMain:           envelopeAsked, // an alias runs agents.main
 	defAsyncThreadIdNewThread:          asyncCall,     // a thread ID's thread not continued
@@ -113,6 +117,9 @@ func (s *view) cellModeless(r *http.Request) bool {
 // compares.
 func envelopeAsked(r *http.Request) bool { return !asyncCall(r) && acceptOf(r) == valueJSON[0] }
 func streamAsked(r *http.Request) bool   { return !asyncCall(r) && acceptOf(r) == "text/event-stream" }
+
+// abortCall reports whether r is POST /api/threads/{id}/abort.
+func abortCall(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/abort") }
 
 // asyncCall reports whether a call asked for an async run.
 func asyncCall(r *http.Request) bool {

@@ -68,13 +68,15 @@ func (s *view) noRoute(w http.ResponseWriter, r *http.Request) {
 // under the scope-from-header defects, under a scope a header lends it.
 func (s *view) agentFor(k *apiKey, r *http.Request) (*agent, *thread, error) {
 	value := r.PathValue("id")
-	a, pathThread, err := s.authorizeAgentPath(k, value)
+	a, pathThread, err := s.authorizeAgentPath(k, value, r)
 	if err != nil && (s.scopeFromHeader(k, r) || s.cellUnauthorized(r)) {
 		a, pathThread, err = s.resolve(value) // Defect: a header widened the scope, or no scope is read.
 	}
-	if err == nil && pathThread == nil && s.st.mainAgent != nil && (s.inCell(defAsyncAgentIdRunsMain, r) && a.id == value ||
+	if err == nil && pathThread == nil && (s.inCell(defAsyncAgentIdRunsMain, r) && a.id == value ||
 		s.inCell(defEnvelopeAliasRunsMain, r) && a.alias == value && a.id != value) {
-		a = s.st.mainAgent // Defect: the agent {id} names does not run.
+		s.st.mu.Lock()
+		a = s.st.defaultAgentLocked() // Defect: the agent {id} names does not run.
+		s.st.mu.Unlock()
 	}
 	if err != nil && s.inCell(defThreadRouteNonAgentIgnored, r) && s.nonAgent(value) {
 		if t := s.st.thread(r.PathValue("thread")); t != nil {
@@ -108,7 +110,7 @@ func (s *view) answerThread(w http.ResponseWriter, r *http.Request, t *thread, n
 // authorizeAgentPath applies the scope rules of /api/invoke/{id} and resolves
 // {id} (ROUTE-01..03): an agent ID, an alias, or a thread ID (whose agent runs
 // and whose thread continues).
-func (s *view) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, error) {
+func (s *view) authorizeAgentPath(k *apiKey, value string, r *http.Request) (*agent, *thread, error) {
 	// AUTH-01, AUTH-02: the required scope is agent:chat:<value in path>, the
 	// literal value, checked before anything is resolved.
 	covered := k.canChat(value) || s.defect(defScopeUnchecked)
@@ -116,7 +118,7 @@ func (s *view) authorizeAgentPath(k *apiKey, value string) (*agent, *thread, err
 	if s.defect(defThreadScopeIgnored) && t != nil {
 		covered = k.hasWildcard()
 	}
-	if s.defect(defScopeResolved) && a != nil {
+	if (s.defect(defScopeResolved) || s.inCell(defThreadRouteScopeResolved, r)) && a != nil {
 		// Defect: the scope is checked against the resolved agent, so an
 		// ID-scoped key reaches the alias and an agent key reaches its threads.
 		covered = k.canChat(a.id) || (a.alias != "" && k.canChat(a.alias))
@@ -175,19 +177,19 @@ func (s *view) resolve(value string) (*agent, *thread, error) {
 	defer s.st.mu.Unlock()
 	if a := s.st.agents[value]; a != nil && !s.defect(defAgentIdUnresolved) {
 		if s.defect(defAgentIdDefaultAgent) {
-			return s.st.firstAgentLocked(), nil, nil
+			return s.st.defaultAgentLocked(), nil, nil
 		}
 		return a, nil, nil
 	}
 	if a := s.st.aliases[value]; a != nil && !s.defect(defAliasUnresolved) {
 		if s.defect(defAliasDefaultAgent) {
-			return s.st.firstAgentLocked(), nil, nil
+			return s.st.defaultAgentLocked(), nil, nil
 		}
 		return a, nil, nil
 	}
 	if t := s.st.threads[value]; t != nil {
 		if s.defect(defThreadIdDefaultAgent) {
-			t.agent = s.st.firstAgentLocked() // Defect: the thread moves to another agent.
+			t.agent = s.st.defaultAgentLocked() // Defect: the thread moves to another agent.
 		}
 		return t.agent, t, nil
 	}
@@ -236,7 +238,7 @@ func (s *view) threadFor(r *http.Request, k *apiKey, a *agent, p *project, pathT
 	if t == nil || t.agent != a || t.project != p {
 		return nil, named, &authError{http.StatusNotFound, fmt.Sprintf("no thread %s for this agent", id)}
 	}
-	if s.defect(defThreadNeedsThreadScope) && !k.canChat(t.id) {
+	if (s.defect(defThreadNeedsThreadScope) || s.inCell(defThreadsNeedThreadScope, r)) && !k.canChat(t.id) {
 		return nil, named, forbidden(fmt.Sprintf("the key's scopes do not cover agent:chat:%s", t.id))
 	}
 	return t, named, nil
@@ -542,10 +544,15 @@ func extractJSONPrompt(body string) string {
 	return body
 }
 
-// firstAgentLocked returns the agent with the smallest ID (the
-// alias-default-agent, agent-id-default-agent and thread-id-default-agent
-// defects). The caller holds st.mu.
-func (st *store) firstAgentLocked() *agent {
+// defaultAgentLocked is the agent the *-default-agent and *-runs-main
+// defects run in another's place: the profile's agents.main, else the agent
+// with the smallest ID. Not the smallest ID always: a bundle's agents, with
+// random IDs, would make the defect act on agents.main's own calls only
+// sometimes. The caller holds st.mu.
+func (st *store) defaultAgentLocked() *agent {
+	if st.mainAgent != nil {
+		return st.mainAgent
+	}
 	var first *agent
 	for id, a := range st.agents {
 		if first == nil || id < first.id {

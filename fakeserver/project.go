@@ -26,7 +26,7 @@ func (s *view) handleProjectInvoke(w http.ResponseWriter, r *http.Request) {
 		s.problemErr(w, err)
 		return
 	}
-	p, err := s.authorizeProject(k, r.PathValue("project_id"))
+	p, err := s.authorizeProject(k, r.PathValue("project_id"), r)
 	if err != nil {
 		s.problemErr(w, err)
 		return
@@ -77,7 +77,7 @@ var projectReading = []rewrite[*http.Request]{
 // authorizeProject applies AUTH-05: the project routes need
 // project:chat:<project_id>, the literal path value, checked before the
 // project is looked up; an agent scope does not cover them.
-func (s *view) authorizeProject(k *apiKey, id string) (*project, error) {
+func (s *view) authorizeProject(k *apiKey, id string, r *http.Request) (*project, error) {
 	s.st.mu.Lock()
 	p := s.st.projects[id]
 	s.st.mu.Unlock()
@@ -91,6 +91,10 @@ func (s *view) authorizeProject(k *apiKey, id string) (*project, error) {
 		covered = p != nil && k.canChat(p.agent.id)
 	case s.defect(defProjectAgentScopeAccepted) && p != nil:
 		covered = covered || k.canChat(p.agent.id)
+	case s.inCell(defProjectThreadScopeAnyProject, r):
+		for _, sc := range k.scopes {
+			covered = covered || strings.HasPrefix(sc, "project:chat:")
+		}
 	}
 	if !covered {
 		return nil, forbidden(fmt.Sprintf("the key's scopes do not cover project:chat:%s", id))

@@ -20,8 +20,8 @@ type store struct {
 	// scopedCreds are the credentials some project scopes (PROJ-05). Only
 	// seeding gives projects credentials, so it is read without mu.
 	scopedCreds map[string]bool
-	// mainAgent is the profile's agents.main, set at seeding and read
-	// without mu: the agent some one-cell defects run in another's place.
+	// mainAgent is the profile's agents.main, set at seeding: the agent
+	// the *-default-agent defects run in another's place.
 	mainAgent *agent
 	// nonAgents are IDs that exist but name no agent (knowledge sets and the
 	// like): invoking one is the spec's 400.

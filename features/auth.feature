@@ -30,6 +30,22 @@ Feature: Authentication and scopes
       | threadChat | X-SVC-Thread-Id | ${threads.main.id} |
       | otherAgent | X-SVC-Agent     | ${agents.other.id} |
 
+  # "agent:chat:<the literal path value>": {id} is the same segment on the
+  # thread routes, so the key must cover it as written there too.
+  @AUTH-01
+  Scenario Outline: On the thread routes the scope is the literal {id} too
+    Given a thread "T" opened on "/api/invoke/${agents.main.id}" with the "agent" key
+    And the "<key>" key
+    When I invoke "<path>" with the prompt "scope check"
+    Then the status is <status>
+
+    Examples:
+      | key   | path                                                   | status |
+      | agent | /api/invoke/${agents.main.alias}/thread/${thread:T}    | 403    |
+      | alias | /api/invoke/${agents.main.alias}/thread/${thread:T}    | 2xx    |
+      | alias | /api/invoke/${agents.main.id}/threads/${thread:T}      | 403    |
+      | agent | /api/invoke/${agents.main.alias}/threads/${thread:T}   | 403    |
+
   @AUTH-02
   Scenario Outline: A thread ID in {id} needs agent:chat:<thread> or a wildcard key
     Given a thread "T" on the main agent
@@ -66,6 +82,7 @@ Feature: Authentication and scopes
       | header     | path                                               |
       | thread "T" | /api/invoke/${agents.main.id}                      |
       | absent     | /api/invoke/${agents.main.id}/thread/${thread:T}   |
+      | absent     | /api/invoke/${agents.main.id}/threads/${thread:T}  |
 
   @AUTH-04
   Scenario Outline: A wildcard key reaches only agents its owner can open
@@ -129,9 +146,11 @@ Feature: Authentication and scopes
     Then the status is <status>
 
     Examples:
-      | key     | status |
-      | project | 2xx    |
-      | agent   | 403    |
+      | key          | status |
+      | project      | 2xx    |
+      | agent        | 403    |
+      | wildcard     | 403    |
+      | otherProject | 403    |
 
   @AUTH-01 @ERR-06
   Scenario: A project key does not cover the agent routes of the project's agent

@@ -91,6 +91,17 @@ Feature: Error statuses before streaming
       | the /thread/ route  | /api/invoke/${agents.main.id}/thread/${thread:T}     |
       | the /threads/ route | /api/invoke/${agents.main.id}/threads/${thread:T}    |
 
+  # The key alone decides on the follow-up routes too: abort is covered by
+  # agent:chat (AUTH-07), which this key holds as agent:chat:*. (The events
+  # and thread routes need thread:read, which it lacks: a 403 there shows
+  # nothing of this rule.)
+  @ERR-07
+  Scenario: A key on an instance with API access disabled cannot abort a thread's run either
+    Given a thread "T" on the main agent
+    And the "apiDisabled" key
+    When I abort thread "T"
+    Then the status is 403
+
   @ERR-08
   Scenario Outline: An agent, alias or thread that does not exist is 404
     Given the "<key>" key

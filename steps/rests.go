@@ -346,6 +346,9 @@ func (w *World) refusalCandidates(r *Response) (main, ownOnly []string) {
 			ownOnly = append(ownOnly, "THREAD-03", "THREAD-04")
 			ownOnly = append(ownOnly, w.selections()...)
 			ownOnly = append(ownOnly, "ROUTE-01")
+			if rule, ok := routeRule[w.idKind(r.Route().ID)]; ok && r.Route().Thread != "" {
+				ownOnly = append(ownOnly, rule) // the {id} before the segment: an alias unresolved (ROUTE-02)
+			}
 		}
 	default:
 		main = append(w.headerRules(r), w.routeRuleOf(r))
@@ -521,8 +524,8 @@ func (w *World) statusRules(status int, r *Response) []string {
 			return []string{w.authRule(r)}
 		default:
 			out := []string{"ERR-06", w.authRule(r)}
-			if k == routeAgentID || k == routeAlias {
-				out = append(out, "AUTH-01") // the scope comes from the path value, whatever the headers
+			if k == routeAgentID || k == routeAlias || k == routeThreadSegment || k == routeThreadsSegment {
+				out = append(out, "AUTH-01") // the scope comes from the path value {id}, whatever the headers
 			}
 			if strings.HasPrefix(r.Role, "wildcard") {
 				out = append(out, "AUTH-04") // re-checked against the owner's access
