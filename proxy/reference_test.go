@@ -297,18 +297,20 @@ func (r *recording) driveCells(t *testing.T, project, projectKey string) (int, f
 	alias := "/api/invoke/" + r.p.Agents.Main.Alias
 	// home is where a route's threads are opened, for X-SVC-Thread-Id to
 	// name one.
+	// fresh: the route starts a new thread (it names none).
 	routes := []struct {
-		path func() string
-		key  string
-		home string
+		path  func() string
+		key   string
+		home  string
+		fresh bool
 	}{
-		{func() string { return agent }, agentKey, agent},
-		{func() string { return alias }, "Bearer " + r.p.Keys.Alias, alias},
-		{func() string { return "/api/invoke/" + open(agent, wildcard) }, wildcard, agent},
-		{func() string { return agent + "/thread/" + open(agent, agentKey) }, agentKey, agent},
-		{func() string { return agent + "/threads/" + open(agent, agentKey) }, agentKey, agent},
-		{func() string { return project }, projectKey, project},
-		{func() string { return project + "/thread/" + open(project, projectKey) }, projectKey, project},
+		{func() string { return agent }, agentKey, agent, true},
+		{func() string { return alias }, "Bearer " + r.p.Keys.Alias, alias, true},
+		{func() string { return "/api/invoke/" + open(agent, wildcard) }, wildcard, agent, false},
+		{func() string { return agent + "/thread/" + open(agent, agentKey) }, agentKey, agent, false},
+		{func() string { return agent + "/threads/" + open(agent, agentKey) }, agentKey, agent, false},
+		{func() string { return project }, projectKey, project, true},
+		{func() string { return project + "/thread/" + open(project, projectKey) }, projectKey, project, false},
 	}
 	forms := []struct {
 		query string
@@ -344,6 +346,14 @@ func (r *recording) driveCells(t *testing.T, project, projectKey string) (int, f
 			}
 			_, b := do("POST", rt.path()+f.query, rt.key, hdr, "@say by header")
 			follow(reader, b)
+		}
+		// A request for input on every route that starts a thread, read up
+		// to its prompt event (EVT-07: "Payload of all five"). Not on a
+		// resumed thread: which thread such a run is on needs a follow-up
+		// of the run, which a stream cut at its prompt cannot name.
+		if rt.fresh {
+			n++
+			r.callUntilPrompt(t, rt.path(), rt.key, "@ask sensitive fields=token Paste a token\n@say after the ask")
 		}
 		// "Every invoke call carries Authorization": a malformed one is
 		// 401 on every route (ERR-03).
