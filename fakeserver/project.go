@@ -83,7 +83,7 @@ func (s *view) authorizeProject(k *apiKey, id string, r *http.Request) (*project
 	s.st.mu.Unlock()
 	covered := k.has("project:chat:" + id)
 	switch {
-	case s.defect(defProjectScopeAnyProject):
+	case s.defect(defProjectScopeAnyProject) || s.inCell(defProjectThreadScopeAnyProject, r):
 		for _, sc := range k.scopes {
 			covered = covered || strings.HasPrefix(sc, "project:chat:")
 		}
@@ -91,10 +91,6 @@ func (s *view) authorizeProject(k *apiKey, id string, r *http.Request) (*project
 		covered = p != nil && k.canChat(p.agent.id)
 	case s.defect(defProjectAgentScopeAccepted) && p != nil:
 		covered = covered || k.canChat(p.agent.id)
-	case s.inCell(defProjectThreadScopeAnyProject, r):
-		for _, sc := range k.scopes {
-			covered = covered || strings.HasPrefix(sc, "project:chat:")
-		}
 	}
 	if !covered {
 		return nil, forbidden(fmt.Sprintf("the key's scopes do not cover project:chat:%s", id))

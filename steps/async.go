@@ -191,19 +191,35 @@ func (w *World) completedOnly(want, notWant, later, run string) error {
 		return err
 	}
 	if id, ok := w.runs[run]; ok && strings.Contains(answerOrBody(r), later) {
-		if start, ok := w.asyncStart[id]; ok {
-			if s, err := agentscript.Parse(start.Prompt()); err == nil && !s.Echo {
-				if asked, least := r.Sent().Sub(start.Sent()), s.Pauses(); asked >= least {
-					return &untested{reason: fmt.Sprintf("%s late: it called %s after run %s was started, and the run's pauses last %s: it may have completed, no verdict on which run is the last completed",
-						checks.HarnessLatePhrase, asked.Round(time.Millisecond), run, least)}
-				}
-			}
+		if err := w.askedLate(r, id, run, "called", "which run is the last completed"); err != nil {
+			return err
 		}
 	}
 	if err := w.bodyContains(want, notWant); err != nil {
 		return err
 	}
 	return w.bodyContains("", later)
+}
+
+// askedLate returns an untested verdict when r was sent after the async run
+// id (the scenario's run) could have completed: its script's pauses had
+// passed since it was started. Whether it had is then unknown: no verdict
+// on what depends on it. nil when r came sooner, or the run's script is not
+// known.
+func (w *World) askedLate(r *Response, id, run, did, verdict string) error {
+	start, ok := w.asyncStart[id]
+	if !ok {
+		return nil
+	}
+	s, err := agentscript.Parse(start.Prompt())
+	if err != nil || s.Echo {
+		return nil
+	}
+	if asked, least := r.Sent().Sub(start.Sent()), s.Pauses(); asked >= least {
+		return &untested{reason: fmt.Sprintf("%s late: it %s %s after run %s was started, and the run's pauses last %s: it may have completed, no verdict on %s",
+			checks.HarnessLatePhrase, did, asked.Round(time.Millisecond), run, least, verdict)}
+	}
+	return nil
 }
 
 // fetchEvents calls GET /api/threads/{id}/events with Accept:
@@ -289,13 +305,8 @@ func (w *World) lastRunIDIsNot(run string) error {
 	if got == id {
 		// A run asked about after its script's pauses could have passed
 		// may have completed: the harness asked too late to tell.
-		if start, ok := w.asyncStart[id]; ok {
-			if s, err := agentscript.Parse(start.Prompt()); err == nil && !s.Echo {
-				if asked, least := r.Sent().Sub(start.Sent()), s.Pauses(); asked >= least {
-					return &untested{reason: fmt.Sprintf("%s late: it asked for the thread %s after run %s was started, and the run's pauses last %s: it may have completed, no verdict on lastRunID",
-						checks.HarnessLatePhrase, asked.Round(time.Millisecond), run, least)}
-				}
-			}
+		if err := w.askedLate(r, id, run, "asked for the thread", "lastRunID"); err != nil {
+			return err
 		}
 		// A thread that was not the run's own (another call's, reused)
 		// reports another story of runs.
